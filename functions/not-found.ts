@@ -1,0 +1,27 @@
+import { AppError } from "../shared/domain/errors";
+import { endpoint } from "../shared/http/endpoint";
+import { allowedMethods, registerEndpoint } from "../shared/http/registry";
+
+/** Catch-all: the error object for unknown routes (404) and wrong methods (405 with Allow). */
+export const notFound = endpoint({
+  name: "not-found",
+  method: "ANY",
+  route: "{*path}",
+  summary: "Unknown route",
+  tag: "Meta",
+  scope: null,
+  hidden: true,
+  responses: [],
+  async handle({ request }) {
+    const path = new URL(request.url).pathname;
+    const allowed = allowedMethods(decodeURIComponent(path));
+    if (allowed.length > 0) {
+      throw new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allowed.join(", ")}`, {
+        headers: { Allow: allowed.join(", ") },
+      });
+    }
+    throw new AppError("NOT_FOUND", `No route matches ${path}`);
+  },
+});
+
+registerEndpoint(notFound);

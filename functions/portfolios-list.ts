@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { currencyCode } from "../shared/domain/currency";
+import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { portfolioSchema, portfolioStatusSchema } from "../shared/domain/portfolio";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+
+export const portfoliosList = endpoint({
+  name: "portfolios-list",
+  method: "GET",
+  route: "api/v1/portfolios",
+  summary: "List portfolios; filters combine",
+  tag: "Portfolios",
+  scope: "api.read",
+  query: pageQuery.extend({
+    status: portfolioStatusSchema.optional(),
+    clientId: z.string().min(1).max(100).optional(),
+    currency: currencyCode.optional(),
+  }),
+  responses: [
+    {
+      status: 200,
+      description: "A page of portfolios, ordered by code",
+      schema: z.object({ data: z.array(portfolioSchema), pagination: paginationSchema }),
+    },
+  ],
+  async handle({ query }) {
+    const { page, pageSize, ...filter } = query;
+    const { items, pagination } = await services().portfolios().list(filter, page, pageSize);
+    return { status: 200, body: { data: items, pagination } };
+  },
+});
+
+registerEndpoint(portfoliosList);

@@ -1,0 +1,274 @@
+// Investment Data Service: the Azure deployment.
+// One resource group holds everything; one user-assigned identity reaches every service with
+// Microsoft Entra ID (shared keys and local auth are off, and nothing here lists a key).
+//
+//   az deployment group create -g <rg> -f infra/main.bicep -p infra/main.parameters.json \
+//     -p jwtSigningKey=<base64 key> bootstrapClientSecret=<secret>
+
+targetScope = 'resourceGroup'
+
+@description('Azure region for every resource. Defaults to the resource group\'s region; it must offer Flex Consumption.')
+param location string = resourceGroup().location
+
+@description('Short lowercase name of the deployment environment (for example prod, test), used in resource names and tags.')
+@minLength(1)
+@maxLength(10)
+param environmentName string = 'prod'
+
+@description('Short lowercase prefix for resource names (letters and digits).')
+@minLength(2)
+@maxLength(11)
+param namePrefix string = 'invdata'
+
+@description('Extra tags for every resource.')
+param tags object = {}
+
+@description('Name of the Cosmos DB SQL database (app setting COSMOS_DATABASE).')
+param cosmosDatabaseName string = 'investment-data'
+
+@secure()
+@minLength(44)
+@description('Key that signs the API\'s access tokens: base64 of at least 32 random bytes (openssl rand -base64 32). Stored as Key Vault secret jwt-signing-key.')
+param jwtSigningKey string
+
+@description('Key id (kid) written into issued tokens (app setting JWT_KEY_ID).')
+param jwtKeyId string = 'k1'
+
+@description('Audience (aud) of issued tokens (app setting JWT_AUDIENCE).')
+param jwtAudience string = 'investment-data-api'
+
+@description('Client id of the bootstrap admin API client created at start-up (app setting BOOTSTRAP_CLIENT_ID).')
+@minLength(3)
+@maxLength(100)
+param bootstrapClientId string = 'bootstrap-admin'
+
+@secure()
+@minLength(16)
+@description('Secret of the bootstrap admin API client, at least 16 characters. Stored as Key Vault secret bootstrap-client-secret.')
+param bootstrapClientSecret string
+
+@description('Requests per minute for standard-tier API clients.')
+param rateLimitStandardPerMinute int = 60
+
+@description('Requests per day for standard-tier API clients.')
+param rateLimitStandardPerDay int = 10000
+
+@description('Requests per minute for premium-tier API clients.')
+param rateLimitPremiumPerMinute int = 300
+
+@description('Requests per day for premium-tier API clients.')
+param rateLimitPremiumPerDay int = 100000
+
+@description('Replication of the storage account.')
+@allowed([
+  'Standard_LRS'
+  'Standard_ZRS'
+  'Standard_GRS'
+  'Standard_RAGRS'
+  'Standard_GZRS'
+  'Standard_RAGZRS'
+])
+param storageSkuName string = 'Standard_LRS'
+
+@description('SFTP local user for the file drop (lowercase letters and digits). Leave empty to add users later.')
+param sftpUserName string = ''
+
+@description('OpenSSH public key of the SFTP local user ("ssh-ed25519 AAAA..." or "ssh-rsa AAAA...").')
+param sftpUserPublicKey string = ''
+
+@description('Deliveries of a Service Bus message before it is dead-lettered.')
+@minValue(1)
+@maxValue(100)
+param serviceBusMaxDeliveryCount int = 10
+
+@description('Most instances the function app may scale out to (Flex Consumption: 40-1000).')
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@description('Memory of each function app instance in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Days Log Analytics keeps logs.')
+@minValue(30)
+@maxValue(730)
+param logRetentionInDays int = 30
+
+@description('Make Application Insights accept only Microsoft Entra authenticated telemetry.')
+param appInsightsDisableLocalAuth bool = false
+
+// Globally unique names: the same inputs give the same names, so a redeployment updates in place.
+var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
+var baseName = toLower('${namePrefix}-${environmentName}')
+var compactPrefix = toLower(replace(namePrefix, '-', ''))
+var allTags = union(
+  {
+    application: 'investment-data-service'
+    environment: environmentName
+  },
+  tags
+)
+
+var names = {
+  identity: 'id-${baseName}-${token}'
+  logAnalytics: 'log-${baseName}-${token}'
+  appInsights: 'appi-${baseName}-${token}'
+  storage: take('st${compactPrefix}${token}', 24)
+  cosmos: 'cosmos-${baseName}-${token}'
+  serviceBus: 'sb-${baseName}-${token}'
+  keyVault: take('kv${compactPrefix}${token}', 24)
+  plan: 'plan-${baseName}-${token}'
+  functionApp: 'func-${baseName}-${token}'
+}
+var deploymentContainerName = 'app-package'
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  params: {
+    name: names.identity
+    location: location
+    tags: allTags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    workspaceName: names.logAnalytics
+    appInsightsName: names.appInsights
+    location: location
+    tags: allTags
+    retentionInDays: logRetentionInDays
+    disableLocalAuth: appInsightsDisableLocalAuth
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: names.storage
+    location: location
+    tags: allTags
+    skuName: storageSkuName
+    deploymentContainerName: deploymentContainerName
+    sftpUserName: sftpUserName
+    sftpUserPublicKey: sftpUserPublicKey
+  }
+}
+
+module cosmos 'modules/cosmos.bicep' = {
+  name: 'cosmos'
+  params: {
+    accountName: names.cosmos
+    databaseName: cosmosDatabaseName
+    location: location
+    tags: allTags
+  }
+}
+
+module serviceBus 'modules/servicebus.bicep' = {
+  name: 'servicebus'
+  params: {
+    name: names.serviceBus
+    location: location
+    tags: allTags
+    maxDeliveryCount: serviceBusMaxDeliveryCount
+  }
+}
+
+module keyVault 'modules/keyvault.bicep' = {
+  name: 'keyvault'
+  params: {
+    name: names.keyVault
+    location: location
+    tags: allTags
+    jwtSigningKey: jwtSigningKey
+    bootstrapClientSecret: bootstrapClientSecret
+  }
+}
+
+module roles 'modules/roles.bicep' = {
+  name: 'roles'
+  params: {
+    principalId: identity.outputs.principalId
+    storageAccountName: storage.outputs.name
+    cosmosAccountName: cosmos.outputs.accountName
+    serviceBusNamespaceName: serviceBus.outputs.name
+    keyVaultName: keyVault.outputs.name
+    appInsightsName: monitoring.outputs.appInsightsName
+  }
+}
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'functionapp'
+  params: {
+    name: names.functionApp
+    planName: names.plan
+    location: location
+    tags: allTags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    storageQueueEndpoint: storage.outputs.queueEndpoint
+    deploymentContainerName: deploymentContainerName
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabaseName: cosmos.outputs.databaseName
+    serviceBusHostName: serviceBus.outputs.hostName
+    appInsightsConnectionString: monitoring.outputs.connectionString
+    jwtSigningKeySecretUri: keyVault.outputs.jwtSigningKeySecretUri
+    bootstrapClientSecretUri: keyVault.outputs.bootstrapClientSecretUri
+    jwtKeyId: jwtKeyId
+    jwtAudience: jwtAudience
+    bootstrapClientId: bootstrapClientId
+    rateLimitStandardPerMinute: rateLimitStandardPerMinute
+    rateLimitStandardPerDay: rateLimitStandardPerDay
+    rateLimitPremiumPerMinute: rateLimitPremiumPerMinute
+    rateLimitPremiumPerDay: rateLimitPremiumPerDay
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+  }
+  // The host must be able to read the deployment container and the Key Vault secrets as soon as
+  // the app exists, so the role assignments come first.
+  dependsOn: [
+    roles
+  ]
+}
+
+@description('Name of the function app (for func azure functionapp publish).')
+output functionAppName string = functionApp.outputs.name
+
+@description('Default host name of the function app.')
+output functionAppHostName string = functionApp.outputs.defaultHostName
+
+@description('Base URL of the API ({base_url}).')
+output apiBaseUrl string = functionApp.outputs.baseUrl
+
+@description('Cosmos DB document endpoint.')
+output cosmosEndpoint string = cosmos.outputs.endpoint
+
+@description('Name of the storage account.')
+output storageAccountName string = storage.outputs.name
+
+@description('Host name for SFTP clients (port 22); the login is <storage account>.<local user>.')
+output sftpHost string = storage.outputs.sftpHost
+
+@description('SFTP login of the local user created by this deployment, if any.')
+output sftpLogin string = storage.outputs.sftpLogin
+
+@description('Fully qualified Service Bus namespace.')
+output serviceBusNamespace string = serviceBus.outputs.hostName
+
+@description('Name of the key vault holding the service\'s secrets.')
+output keyVaultName string = keyVault.outputs.name
+
+@description('Event Grid system topic for blob events (for the blob trigger subscription).')
+output blobEventsTopicName string = storage.outputs.blobEventsTopicName
+
+@description('Client id of the function app\'s user-assigned identity.')
+output identityClientId string = identity.outputs.clientId

@@ -1,0 +1,191 @@
+// The function app on Flex Consumption (FC1, Linux, Node 20), running as the user-assigned identity.
+// No connection strings or keys: the host, the SDKs (DefaultAzureCredential via AZURE_CLIENT_ID) and
+// the Key Vault references all authenticate as that identity.
+
+@description('Name of the function app (becomes <name>.azurewebsites.net).')
+@minLength(2)
+@maxLength(60)
+param name string
+
+@description('Name of the Flex Consumption plan.')
+param planName string
+
+@description('Azure region of the plan and the app (must offer Flex Consumption).')
+param location string
+
+@description('Tags applied to the plan and the app.')
+param tags object = {}
+
+@description('Resource id of the user-assigned identity.')
+param identityId string
+
+@description('Client id of the user-assigned identity.')
+param identityClientId string
+
+@description('Name of the storage account used by the Functions host.')
+param storageAccountName string
+
+@description('Blob endpoint of the storage account (with trailing slash).')
+param storageBlobEndpoint string
+
+@description('Queue endpoint of the storage account (with trailing slash).')
+param storageQueueEndpoint string
+
+@description('Blob container holding the deployment package.')
+param deploymentContainerName string
+
+@description('Cosmos DB document endpoint.')
+param cosmosEndpoint string
+
+@description('Cosmos DB SQL database name.')
+param cosmosDatabaseName string
+
+@description('Fully qualified host name of the Service Bus namespace.')
+param serviceBusHostName string
+
+@description('Application Insights connection string.')
+param appInsightsConnectionString string
+
+@description('Versionless URI of the jwt-signing-key secret.')
+param jwtSigningKeySecretUri string
+
+@description('Versionless URI of the bootstrap-client-secret secret.')
+param bootstrapClientSecretUri string
+
+@description('Key id (kid) written into issued tokens.')
+param jwtKeyId string
+
+@description('Audience (aud) of issued tokens.')
+param jwtAudience string
+
+@description('Client id of the bootstrap admin API client.')
+param bootstrapClientId string
+
+@description('Requests per minute for standard-tier API clients.')
+param rateLimitStandardPerMinute int
+
+@description('Requests per day for standard-tier API clients.')
+param rateLimitStandardPerDay int
+
+@description('Requests per minute for premium-tier API clients.')
+param rateLimitPremiumPerMinute int
+
+@description('Requests per day for premium-tier API clients.')
+param rateLimitPremiumPerDay int
+
+@description('Most instances the app may scale out to.')
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int
+
+@description('Memory of each instance in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    // Key Vault references resolve with this identity (there is no system-assigned one).
+    keyVaultReferenceIdentity: identityId
+    siteConfig: {
+      minTlsVersion: '1.2'
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storageBlobEndpoint}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      runtime: {
+        name: 'node'
+        version: '20'
+      }
+    }
+  }
+}
+
+// A separate resource so that JWT_ISSUER can use the app's own host name. This is the complete
+// list: settings set by hand in the portal are replaced on the next deployment.
+// COSMOS_KEY is deliberately absent: without it the service uses the managed identity.
+resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: functionApp
+  name: 'appsettings'
+  properties: {
+    // Functions host storage, identity-based.
+    AzureWebJobsStorage__accountName: storageAccountName
+    AzureWebJobsStorage__credential: 'managedidentity'
+    AzureWebJobsStorage__clientId: identityClientId
+    // Connection named "ServiceBusConnection" for the Service Bus queue triggers, identity-based.
+    ServiceBusConnection__fullyQualifiedNamespace: serviceBusHostName
+    ServiceBusConnection__credential: 'managedidentity'
+    ServiceBusConnection__clientId: identityClientId
+    APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
+    APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+    // DefaultAzureCredential in the service's own code picks the user-assigned identity by this.
+    AZURE_CLIENT_ID: identityClientId
+    COSMOS_ENDPOINT: cosmosEndpoint
+    COSMOS_DATABASE: cosmosDatabaseName
+    STORAGE_BLOB_ENDPOINT: storageBlobEndpoint
+    STORAGE_QUEUE_ENDPOINT: storageQueueEndpoint
+    MESSAGE_BUS: 'service-bus'
+    SERVICEBUS_NAMESPACE: serviceBusHostName
+    JWT_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=${jwtSigningKeySecretUri})'
+    JWT_KEY_ID: jwtKeyId
+    JWT_ISSUER: 'https://${functionApp.properties.defaultHostName}'
+    JWT_AUDIENCE: jwtAudience
+    BOOTSTRAP_CLIENT_ID: bootstrapClientId
+    BOOTSTRAP_CLIENT_SECRET: '@Microsoft.KeyVault(SecretUri=${bootstrapClientSecretUri})'
+    RATE_LIMIT_STANDARD_PER_MINUTE: string(rateLimitStandardPerMinute)
+    RATE_LIMIT_STANDARD_PER_DAY: string(rateLimitStandardPerDay)
+    RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
+    RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+  }
+}
+
+@description('Name of the function app.')
+output name string = functionApp.name
+
+@description('Default host name of the function app.')
+output defaultHostName string = functionApp.properties.defaultHostName
+
+@description('Base URL of the API.')
+output baseUrl string = 'https://${functionApp.properties.defaultHostName}'

@@ -1,0 +1,62 @@
+// Service Bus namespace (Standard, Microsoft Entra ID only) with the two queues of the event flow:
+// events (outbox -> fan-out) and deliveries (fan-out -> webhook delivery).
+
+@description('Name of the Service Bus namespace (6-50 letters, digits and hyphens, globally unique).')
+@minLength(6)
+@maxLength(50)
+param name string
+
+@description('Azure region of the namespace.')
+param location string
+
+@description('Tags applied to the namespace.')
+param tags object = {}
+
+@description('Deliveries of a message before Service Bus moves it to the dead-letter queue.')
+@minValue(1)
+@maxValue(100)
+param maxDeliveryCount int = 10
+
+var queueNames = [
+  'events'
+  'deliveries'
+]
+
+resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
+  name: name
+  location: location
+  tags: tags
+  sku: {
+    name: 'Standard'
+    tier: 'Standard'
+  }
+  properties: {
+    disableLocalAuth: true
+    minimumTlsVersion: '1.2'
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
+  for queueName in queueNames: {
+    parent: namespace
+    name: queueName
+    properties: {
+      maxDeliveryCount: maxDeliveryCount
+      deadLetteringOnMessageExpiration: true
+      defaultMessageTimeToLive: 'P14D'
+      lockDuration: 'PT1M'
+      maxSizeInMegabytes: 1024
+      requiresDuplicateDetection: false
+      requiresSession: false
+      enablePartitioning: false
+    }
+  }
+]
+
+@description('Name of the namespace.')
+output name string = namespace.name
+
+// serviceBusEndpoint is https://<namespace>.servicebus.windows.net:443/ (suffix differs per cloud).
+@description('Fully qualified host name of the namespace, e.g. <namespace>.servicebus.windows.net.')
+output hostName string = split(split(namespace.properties.serviceBusEndpoint, '/')[2], ':')[0]

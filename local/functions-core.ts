@@ -1,0 +1,33 @@
+/**
+ * The local host's stand-in for `@azure/functions-core`, the module the Azure Functions worker provides.
+ * `@azure/functions` hands it every `app.http` / `app.timer` / ... registration; the local host reads
+ * them from here, so functions register exactly as they do in Azure.
+ */
+export interface CoreBinding {
+  type: string;
+  direction: "in" | "out";
+  [option: string]: unknown;
+}
+
+export interface CoreRegistration {
+  name: string;
+  bindings: Record<string, CoreBinding>;
+  handler: (...args: unknown[]) => unknown;
+}
+
+export const registrations: CoreRegistration[] = [];
+
+export function registerFunction(metadata: { name: string; bindings: Record<string, CoreBinding> }, handler: (...args: unknown[]) => unknown): { dispose(): void } {
+  registrations.push({ name: metadata.name, bindings: metadata.bindings, handler });
+  return { dispose: () => {} };
+}
+
+export function setProgrammingModel(): void {}
+
+export function registerHook(): { dispose(): void } {
+  return { dispose: () => {} };
+}
+
+export function log(): void {}
+
+export const version = "local";

@@ -1,0 +1,159 @@
+/**
+ * The local runtime (`npm start`): the real local components as child processes on loopback (the Cosmos
+ * stand-in with its journal, Azurite), the database, containers and queues, the bootstrap API client, and
+ * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
+ */
+import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { containerDefinitions } from "../shared/adapters/cosmos/containers";
+import { ConfigError, parseConfig } from "../shared/config";
+import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
+import { CosmosPersistence } from "./cosmos-persistence";
+import { loadFunctions } from "./functions-host";
+import { HttpHost } from "./http-host";
+import { provision, storagePorts } from "./provision";
+import { loadLocalSettings } from "./settings";
+import { TimerHost } from "./timer-host";
+
+const root = resolve(__dirname, "..", "..");
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const warn = (line: string): void => void process.stderr.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function requireFree(port: number, what: string): Promise<void> {
+  if (!(await isPortFree(port, "127.0.0.1"))) {
+    throw new Error(`port ${port} (${what}) is in use by another program; stop it or change the setting`);
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { values, source } = loadLocalSettings(root);
+  Object.assign(process.env, values);
+  const config = parseConfig(process.env);
+  const storage = config.STORAGE_CONNECTION_STRING;
+  if (storage === undefined) throw new ConfigError("Invalid configuration:\n  STORAGE_CONNECTION_STRING: is required by the local runtime");
+  const cosmosUrl = new URL(config.COSMOS_ENDPOINT);
+  if (cosmosUrl.protocol !== "http:") throw new ConfigError("Invalid configuration:\n  COSMOS_ENDPOINT: the local runtime serves the Cosmos stand-in over http://127.0.0.1:<port>");
+  const cosmosPort = Number(cosmosUrl.port || 80);
+  const ports = storagePorts(storage);
+  const httpPort = Number(process.env.PORT ?? 7071);
+  const dataDir = resolve(root, process.env.LOCAL_DATA_DIR ?? ".data");
+  mkdirSync(join(dataDir, "azurite"), { recursive: true });
+
+  const cosmosScript = join(__dirname, "cosmos-server.js");
+  const azuriteScript = join(__dirname, "azurite-server.js");
+  await killStale(dataDir, "cosmos", cosmosScript);
+  await killStale(dataDir, "azurite", azuriteScript);
+  await requireFree(cosmosPort, "COSMOS_ENDPOINT");
+  await requireFree(ports.blob, "STORAGE_CONNECTION_STRING BlobEndpoint");
+  await requireFree(ports.queue, "STORAGE_CONNECTION_STRING QueueEndpoint");
+  if (httpPort !== 0) await requireFree(httpPort, "PORT");
+
+  const children: Child[] = [];
+  const persistence = new CosmosPersistence(join(dataDir, "cosmos"));
+  const cosmosChild = startChild(dataDir, "cosmos", cosmosScript, [String(cosmosPort), persistence.journalPath()], warn);
+  children.push(cosmosChild);
+  const azuriteChild = startChild(
+    dataDir,
+    "azurite",
+    azuriteScript,
+    [
+      "--blobHost", "127.0.0.1", "--blobPort", String(ports.blob),
+      "--queueHost", "127.0.0.1", "--queuePort", String(ports.queue),
+      "--tableHost", "127.0.0.1", "--tablePort", String(await freePort()),
+      "--location", join(dataDir, "azurite"), "--skipApiVersionCheck", "--loose", "--silent", "--disableTelemetry",
+    ],
+    warn,
+  );
+  children.push(azuriteChild);
+
+  let stopping: Promise<void> | undefined;
+  let httpHost: HttpHost | undefined;
+  let timerHost: TimerHost | undefined;
+  let snapshotTimer: NodeJS.Timeout | undefined;
+  const { services } = await import("../shared/composition");
+  const rotate = async (journal: string): Promise<void> => {
+    const ack = nextMessage(cosmosChild.process, "rotated", 10_000);
+    cosmosChild.process.send({ type: "rotate", file: journal });
+    await ack;
+  };
+  const shutdown = (signal: string): Promise<void> => {
+    stopping ??= (async () => {
+      say(`\n${signal}: stopping…`);
+      if (snapshotTimer !== undefined) clearInterval(snapshotTimer);
+      await httpHost?.stop();
+      await timerHost?.stop();
+      try {
+        await persistence.snapshot(services().cosmosClient(), config.COSMOS_DATABASE, rotate);
+      } catch (error) {
+        warn(`final snapshot failed (the journal still holds every write): ${String(error)}`);
+      }
+      await Promise.all(children.map((c) => c.stop()));
+      say("stopped");
+    })();
+    return stopping;
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT").then(() => process.exit(0)));
+  process.once("SIGTERM", () => void shutdown("SIGTERM").then(() => process.exit(0)));
+  process.on("SIGINT", () => process.exit(130)); // a second Ctrl-C does not wait
+
+  try {
+    await nextMessage(cosmosChild.process, "ready", 15_000);
+    await waitForPort(ports.blob, "127.0.0.1", 15_000);
+    await waitForPort(ports.queue, "127.0.0.1", 15_000);
+
+    const cosmos = services().cosmosClient();
+    await provision(cosmos, config.COSMOS_DATABASE, storage);
+    const partitionKeys = Object.fromEntries(containerDefinitions.map((d) => [d.id, d.partitionKey]));
+    const restored = await persistence.restore(cosmos, partitionKeys);
+    persistence.dropReplayed();
+
+    const functions = loadFunctions(join(root, "dist", "functions"));
+    if (config.BOOTSTRAP_CLIENT_ID !== undefined && config.BOOTSTRAP_CLIENT_SECRET !== undefined) {
+      await services().apiClients().ensureBootstrap(config.BOOTSTRAP_CLIENT_ID, config.BOOTSTRAP_CLIENT_SECRET);
+    }
+    httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
+    const port = await httpHost.start();
+    timerHost = new TimerHost(functions, say);
+    timerHost.start();
+
+    const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
+    let lastSnapshot = Date.now();
+    snapshotTimer = setInterval(() => {
+      const size = persistence.currentJournalSize();
+      if (size > 8 * 1024 * 1024 || (size > 0 && Date.now() - lastSnapshot > snapshotSeconds * 1000)) {
+        lastSnapshot = Date.now();
+        persistence.snapshot(services().cosmosClient(), config.COSMOS_DATABASE, rotate).catch((error: unknown) => warn(`snapshot failed: ${String(error)}`));
+      }
+    }, 15_000);
+    snapshotTimer.unref();
+
+    const baseUrl = `http://127.0.0.1:${port}`;
+    say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);
+    say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
+    say(`  data:     ${dataDir} (${restored} documents restored)`);
+    say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
+    say("  Ctrl-C stops everything");
+    process.send?.({ type: "ready", baseUrl });
+  } catch (error) {
+    await shutdown("start-up failed");
+    throw error;
+  }
+}
+
+main().catch((error: unknown) => {
+  warn(error instanceof ConfigError ? error.message : `start-up failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  process.exit(1);
+});

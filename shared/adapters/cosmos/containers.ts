@@ -1,0 +1,16 @@
+/** The Cosmos DB containers of one deployment and their partition key paths (mirrored in infra/). */
+export const containerDefinitions = [
+  { id: "portfolios", partitionKey: "/id" },
+  { id: "securities", partitionKey: "/id" },
+  { id: "prices", partitionKey: "/securityId" },
+  { id: "fxRates", partitionKey: "/pair" },
+  { id: "positions", partitionKey: "/portfolioId" },
+  { id: "transactions", partitionKey: "/portfolioId" },
+  { id: "jobs", partitionKey: "/id" },
+  { id: "exceptions", partitionKey: "/id" },
+  { id: "settings", partitionKey: "/kind" },
+  { id: "events", partitionKey: "/id" },
+  { id: "counters", partitionKey: "/key" },
+] as const;
+
+export type ContainerName = (typeof containerDefinitions)[number]["id"];

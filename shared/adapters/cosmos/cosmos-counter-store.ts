@@ -1,0 +1,86 @@
+import type { Container, PatchRequestBody } from "@azure/cosmos";
+import type { CounterStore, WindowCounts } from "../../ports/counter-store";
+import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+
+/** A subject's counters for one UTC day: the day total, and the count of minute `mw` only. */
+interface RateDoc {
+  id: string;
+  key: string;
+  kind: "rate";
+  d: number;
+  mw: number;
+  mc: number;
+  expiresAt: string;
+}
+
+/**
+ * Counters in the `counters` container (partition /key, id = key). A request is one conditional patch:
+ * increment both windows while the stored minute is current, else roll the minute over.
+ */
+export class CosmosCounterStore implements CounterStore {
+  constructor(private readonly container: Container) {}
+
+  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts> {
+    const key = `rate|${subject}|${dayKey}`;
+    const item = this.container.item(key, key);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const sameMinute: PatchRequestBody = {
+          condition: `FROM c WHERE c.mw >= ${minuteOfDay}`,
+          operations: [
+            { op: "incr", path: "/d", value: 1 },
+            { op: "incr", path: "/mc", value: 1 },
+          ],
+        };
+        const { resource } = await item.patch<RateDoc>(sameMinute);
+        if (resource !== undefined) return { day: resource.d, minute: resource.mc };
+      } catch (error) {
+        if (isNotFound(error)) {
+          const doc: RateDoc = { id: key, key, kind: "rate", d: 1, mw: minuteOfDay, mc: 1, expiresAt: expiresAt.toISOString() };
+          try {
+            await this.container.items.create(doc);
+            return { day: 1, minute: 1 };
+          } catch (createError) {
+            if (isConflict(createError)) continue;
+            throw createError;
+          }
+        }
+        if (!isPreconditionFailed(error)) throw error;
+      }
+      // The stored minute is an earlier one: start the new minute unless another request just did.
+      try {
+        const { resource } = await item.patch<RateDoc>({
+          condition: `FROM c WHERE c.mw < ${minuteOfDay}`,
+          operations: [
+            { op: "incr", path: "/d", value: 1 },
+            { op: "set", path: "/mw", value: minuteOfDay },
+            { op: "set", path: "/mc", value: 1 },
+          ],
+        });
+        if (resource !== undefined) return { day: resource.d, minute: resource.mc };
+      } catch (error) {
+        if (!isPreconditionFailed(error)) throw error;
+      }
+    }
+    throw new Error(`rate counter ${key} kept changing under contention`);
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    const { resources } = await this.container.items
+      .query<{ id: string; key: string }>({
+        query: "SELECT c.id, c.key FROM c WHERE c.expiresAt < @now",
+        parameters: [{ name: "@now", value: now.toISOString() }],
+      })
+      .fetchAll();
+    let purged = 0;
+    for (const doc of resources) {
+      try {
+        await this.container.item(doc.id, doc.key).delete();
+        purged++;
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    return purged;
+  }
+}

@@ -1,0 +1,126 @@
+import type { Container, SqlParameter } from "@azure/cosmos";
+import { AppError } from "../../domain/errors";
+import type { Page } from "../../domain/pagination";
+import type { Portfolio } from "../../domain/portfolio";
+import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
+import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+
+interface PortfolioDoc extends Portfolio {
+  docType: "portfolio";
+  _etag?: string;
+}
+
+/** Reserves a portfolio code; the code is unique across partitions, so it gets a document of its own. */
+interface CodeDoc {
+  id: string;
+  docType: "portfolio-code";
+  portfolioId: string;
+  _etag?: string;
+}
+
+const codeDocId = (code: string): string => `code|${code.toUpperCase()}`;
+
+const toPortfolio = (doc: PortfolioDoc): Portfolio => {
+  const { docType: _docType, ...rest } = stripSystem(doc);
+  return rest;
+};
+
+/** Portfolios in the `portfolios` container (partition /id), with code reservations beside them. */
+export class CosmosPortfolioRepository implements PortfolioRepository {
+  constructor(private readonly container: Container) {}
+
+  async get(id: string): Promise<Portfolio | undefined> {
+    const doc = await this.read(id);
+    return doc === undefined ? undefined : toPortfolio(doc);
+  }
+
+  async create(portfolio: Portfolio): Promise<void> {
+    await this.reserveCode(portfolio.code, portfolio.id);
+    const doc: PortfolioDoc = { ...portfolio, docType: "portfolio" };
+    await this.container.items.create(doc);
+  }
+
+  async update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const doc = await this.read(id);
+      if (doc === undefined) return undefined;
+      const next = change(toPortfolio(doc));
+      try {
+        await this.container
+          .item(id, id)
+          .replace<PortfolioDoc>({ ...next, docType: "portfolio" }, { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
+        return next;
+      } catch (error) {
+        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
+      }
+    }
+  }
+
+  async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>> {
+    const where = ["c.docType = 'portfolio'"];
+    const parameters: SqlParameter[] = [];
+    if (filter.status !== undefined) {
+      where.push("c.status = @status");
+      parameters.push({ name: "@status", value: filter.status });
+    }
+    if (filter.clientId !== undefined) {
+      where.push("c.clientId = @clientId");
+      parameters.push({ name: "@clientId", value: filter.clientId });
+    }
+    if (filter.currency !== undefined) {
+      where.push("c.baseCurrency = @currency");
+      parameters.push({ name: "@currency", value: filter.currency });
+    }
+    const condition = where.join(" AND ");
+    const { resources: counts } = await this.container.items
+      .query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${condition}`, parameters })
+      .fetchAll();
+    const totalItems = counts[0] ?? 0;
+    const skip = (page - 1) * pageSize;
+    if (skip >= totalItems) return { items: [], totalItems };
+    // The query subset that both Cosmos and the local stand-in support has TOP but not OFFSET.
+    const { resources } = await this.container.items
+      .query<PortfolioDoc>({
+        query: `SELECT TOP @top * FROM c WHERE ${condition} ORDER BY c.code`,
+        parameters: [...parameters, { name: "@top", value: skip + pageSize }],
+      })
+      .fetchAll();
+    return { items: resources.slice(skip).map(toPortfolio), totalItems };
+  }
+
+  private async read(id: string): Promise<PortfolioDoc | undefined> {
+    if (id.startsWith("code|")) return undefined;
+    try {
+      const { resource } = await this.container.item(id, id).read<PortfolioDoc>();
+      return resource?.docType === "portfolio" ? resource : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Claims the code for `portfolioId`. A reservation left by a create that crashed before writing its
+   * portfolio is taken over, so a retried create is not blocked forever.
+   */
+  private async reserveCode(code: string, portfolioId: string): Promise<void> {
+    const id = codeDocId(code);
+    const reservation: CodeDoc = { id, docType: "portfolio-code", portfolioId };
+    try {
+      await this.container.items.create(reservation);
+      return;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const { resource: existing } = await this.container.item(id, id).read<CodeDoc>();
+    if (existing === undefined || (await this.read(existing.portfolioId)) !== undefined) {
+      throw new AppError("CONFLICT", `A portfolio with code '${code}' already exists`);
+    }
+    try {
+      await this.container.item(id, id).replace(reservation, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+    } catch (error) {
+      if (isPreconditionFailed(error)) throw new AppError("CONFLICT", `A portfolio with code '${code}' already exists`);
+      throw error;
+    }
+  }
+}

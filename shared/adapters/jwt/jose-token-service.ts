@@ -1,0 +1,86 @@
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import { scopeSchema, type Scope } from "../../domain/api-client";
+import { AppError } from "../../domain/errors";
+import type { AccessTokenClaims, TokenService } from "../../ports/token-service";
+
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+const ALGORITHM = "HS256";
+
+export interface JwtKey {
+  kid: string;
+  secret: Uint8Array;
+}
+
+export interface JwtSettings {
+  issuer: string;
+  audience: string;
+  /** Signs new tokens. */
+  current: JwtKey;
+  /** Still verifies tokens signed before a key rotation. */
+  previous?: JwtKey;
+}
+
+const unauthorized = (message: string, cause?: unknown): AppError =>
+  new AppError("UNAUTHORIZED", message, {
+    cause,
+    headers: { "WWW-Authenticate": `Bearer error="invalid_token", error_description="${message}"` },
+  });
+
+/** HS256 access tokens signed with a key from config, so every instance verifies every other's tokens. */
+export class JoseTokenService implements TokenService {
+  private readonly keys: Map<string, Uint8Array>;
+
+  constructor(
+    private readonly settings: JwtSettings,
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {
+    this.keys = new Map([[settings.current.kid, settings.current.secret]]);
+    if (settings.previous !== undefined) this.keys.set(settings.previous.kid, settings.previous.secret);
+  }
+
+  async issue(clientId: string, scopes: Scope[]): Promise<{ accessToken: string; expiresIn: number }> {
+    const now = this.nowSeconds();
+    const accessToken = await new SignJWT({ scope: scopes.join(" ") })
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.settings.current.kid, typ: "JWT" })
+      .setIssuer(this.settings.issuer)
+      .setAudience(this.settings.audience)
+      .setSubject(clientId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ACCESS_TOKEN_LIFETIME_SECONDS)
+      .setJti(crypto.randomUUID())
+      .sign(this.settings.current.secret);
+    return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS };
+  }
+
+  async verify(token: string): Promise<AccessTokenClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        (header) => {
+          const key = header.kid === undefined ? undefined : this.keys.get(header.kid);
+          if (key === undefined) throw unauthorized("The access token was signed with an unknown key");
+          return key;
+        },
+        {
+          algorithms: [ALGORITHM],
+          issuer: this.settings.issuer,
+          audience: this.settings.audience,
+          requiredClaims: ["exp", "iat", "sub"],
+          currentDate: new Date(this.nowSeconds() * 1000),
+        },
+      ));
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw unauthorized("The access token has expired", error);
+      if (error instanceof joseErrors.JOSEError) throw unauthorized("The access token is invalid", error);
+      throw error;
+    }
+    const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : [];
+    const parsed = scopeSchema.array().safeParse(scopes);
+    if (!parsed.success || payload.sub === undefined || payload.iat === undefined) {
+      throw unauthorized("The access token is invalid");
+    }
+    return { clientId: payload.sub, scopes: parsed.data, issuedAt: payload.iat };
+  }
+}

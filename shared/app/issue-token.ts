@@ -1,0 +1,67 @@
+import { scopeSchema, type Scope } from "../domain/api-client";
+import { verifySecret } from "../domain/secret-hash";
+import type { ApiClientRepository } from "../ports/api-client-repository";
+import type { TokenService } from "../ports/token-service";
+
+/** An RFC 6749 §5.2 error. */
+export class OAuthError extends Error {
+  override readonly name = "OAuthError";
+  constructor(
+    readonly error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope",
+    readonly description: string,
+  ) {
+    super(description);
+  }
+
+  get status(): number {
+    return this.error === "invalid_client" ? 401 : 400;
+  }
+}
+
+export interface TokenRequest {
+  grantType: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  scope: string | undefined;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+}
+
+/** The client credentials grant (RFC 6749 §4.4). */
+export class IssueToken {
+  constructor(
+    private readonly clients: ApiClientRepository,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async execute(request: TokenRequest): Promise<TokenResponse> {
+    if (request.grantType === undefined) throw new OAuthError("invalid_request", "grant_type is required");
+    if (request.grantType !== "client_credentials") {
+      throw new OAuthError("unsupported_grant_type", "Only the client_credentials grant is supported");
+    }
+    if (request.clientId === undefined || request.clientSecret === undefined) {
+      throw new OAuthError("invalid_client", "Client authentication failed");
+    }
+    const stored = await this.clients.get(request.clientId);
+    const secretOk = await verifySecret(request.clientSecret, stored?.secretHash);
+    if (stored === undefined || !secretOk || stored.status !== "active") {
+      throw new OAuthError("invalid_client", "Client authentication failed");
+    }
+    let granted: Scope[] = stored.scopes;
+    if (request.scope !== undefined && request.scope.trim() !== "") {
+      const asked = [...new Set(request.scope.trim().split(/ +/))];
+      const parsed = scopeSchema.array().safeParse(asked);
+      if (!parsed.success || parsed.data.some((s) => !stored.scopes.includes(s))) {
+        throw new OAuthError("invalid_scope", "The requested scope is unknown or not granted to this client");
+      }
+      granted = parsed.data;
+    }
+    const { accessToken, expiresIn } = await this.tokens.issue(stored.clientId, granted);
+    return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope: granted.join(" ") };
+  }
+}

@@ -1,0 +1,79 @@
+import type { CosmosClient } from "@azure/cosmos";
+import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
+import { getConfig, type Config } from "./config";
+import { CosmosApiClientRepository } from "./adapters/cosmos/cosmos-api-client-repository";
+import { CosmosDatabase, createCosmosClient } from "./adapters/cosmos/cosmos-client";
+import { CosmosCounterStore } from "./adapters/cosmos/cosmos-counter-store";
+import { CosmosPortfolioRepository } from "./adapters/cosmos/cosmos-portfolio-repository";
+import { JoseTokenService } from "./adapters/jwt/jose-token-service";
+import { ApiClients } from "./app/api-clients";
+import { Authenticator } from "./app/authenticate";
+import { IssueToken } from "./app/issue-token";
+import { Portfolios } from "./app/portfolios";
+import { RateLimiter } from "./app/rate-limiter";
+import { systemClock, type Clock } from "./ports/clock";
+
+function lazy<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+/** Builds every adapter and use case from config, once, on first use. */
+export class Composition {
+  constructor(
+    readonly config: Config,
+    readonly clock: Clock = systemClock,
+  ) {}
+
+  readonly credential = lazy<TokenCredential>(() => new DefaultAzureCredential());
+  readonly cosmosClient = lazy<CosmosClient>(() => createCosmosClient(this.config, this.credential));
+  readonly cosmos = lazy(() => new CosmosDatabase(this.cosmosClient(), this.config.COSMOS_DATABASE));
+
+  readonly apiClientRepository = lazy(() => new CosmosApiClientRepository(this.cosmos().container("settings")));
+  readonly portfolioRepository = lazy(() => new CosmosPortfolioRepository(this.cosmos().container("portfolios")));
+  readonly counterStore = lazy(() => new CosmosCounterStore(this.cosmos().container("counters")));
+
+  readonly tokenService = lazy(() => {
+    const c = this.config;
+    return new JoseTokenService(
+      {
+        issuer: c.JWT_ISSUER,
+        audience: c.JWT_AUDIENCE,
+        current: { kid: c.JWT_KEY_ID, secret: Buffer.from(c.JWT_SIGNING_KEY, "base64") },
+        ...(c.JWT_PREVIOUS_SIGNING_KEY !== undefined && c.JWT_PREVIOUS_KEY_ID !== undefined
+          ? { previous: { kid: c.JWT_PREVIOUS_KEY_ID, secret: Buffer.from(c.JWT_PREVIOUS_SIGNING_KEY, "base64") } }
+          : {}),
+      },
+      () => Math.floor(this.clock.now().getTime() / 1000),
+    );
+  });
+
+  readonly authenticator = lazy(
+    () => new Authenticator(this.tokenService(), this.apiClientRepository(), this.clock, this.config.AUTH_CLIENT_CACHE_SECONDS),
+  );
+  readonly rateLimiter = lazy(() => {
+    const c = this.config;
+    return new RateLimiter(
+      {
+        standard: { perMinute: c.RATE_LIMIT_STANDARD_PER_MINUTE, perDay: c.RATE_LIMIT_STANDARD_PER_DAY },
+        premium: { perMinute: c.RATE_LIMIT_PREMIUM_PER_MINUTE, perDay: c.RATE_LIMIT_PREMIUM_PER_DAY },
+        anonymous: { perMinute: c.RATE_LIMIT_ANONYMOUS_PER_MINUTE, perDay: c.RATE_LIMIT_ANONYMOUS_PER_DAY },
+      },
+      this.counterStore(),
+      this.clock,
+    );
+  });
+  readonly issueToken = lazy(() => new IssueToken(this.apiClientRepository(), this.tokenService()));
+  readonly apiClients = lazy(
+    () => new ApiClients(this.apiClientRepository(), this.clock, (id) => this.authenticator().forget(id)),
+  );
+  readonly portfolios = lazy(() => new Portfolios(this.portfolioRepository(), this.clock));
+}
+
+let current: Composition | undefined;
+
+/** The process-wide composition root. */
+export function services(): Composition {
+  current ??= new Composition(getConfig());
+  return current;
+}

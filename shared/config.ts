@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+const positiveInt = z.coerce.number().int().positive();
+const flag = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+
+/** Every app setting the service reads. Names are the Azure app settings / local.settings.json Values. */
+export const configSchema = z
+  .object({
+    COSMOS_ENDPOINT: z.url(),
+    /** Absent in Azure: the managed identity is used instead of a key. */
+    COSMOS_KEY: z.string().min(1).optional(),
+    COSMOS_DATABASE: z.string().min(1).default("investment-data"),
+    /** Off for the local emulator, which answers on one loopback address only. */
+    COSMOS_ENDPOINT_DISCOVERY: flag.default(true),
+    STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
+    STORAGE_BLOB_ENDPOINT: z.url().optional(),
+    STORAGE_QUEUE_ENDPOINT: z.url().optional(),
+    MESSAGE_BUS: z.enum(["storage-queue", "service-bus"]).default("storage-queue"),
+    SERVICEBUS_NAMESPACE: z.string().min(1).optional(),
+    SERVICEBUS_CONNECTION_STRING: z.string().min(1).optional(),
+    JWT_SIGNING_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, "base64").length >= 32, "must be base64 of at least 32 bytes"),
+    JWT_KEY_ID: z.string().min(1).default("k1"),
+    /** Optional previous key, still accepted for verification during a key rotation. */
+    JWT_PREVIOUS_SIGNING_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, "base64").length >= 32, "must be base64 of at least 32 bytes")
+      .optional(),
+    JWT_PREVIOUS_KEY_ID: z.string().min(1).optional(),
+    JWT_ISSUER: z.string().min(1).default("investment-data-service"),
+    JWT_AUDIENCE: z.string().min(1).default("investment-data-api"),
+    BOOTSTRAP_CLIENT_ID: z.string().min(3).max(100).optional(),
+    BOOTSTRAP_CLIENT_SECRET: z.string().min(16).optional(),
+    RATE_LIMIT_STANDARD_PER_MINUTE: positiveInt.default(60),
+    RATE_LIMIT_STANDARD_PER_DAY: positiveInt.default(10_000),
+    RATE_LIMIT_PREMIUM_PER_MINUTE: positiveInt.default(300),
+    RATE_LIMIT_PREMIUM_PER_DAY: positiveInt.default(100_000),
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt.default(60),
+    RATE_LIMIT_ANONYMOUS_PER_DAY: positiveInt.default(10_000),
+    /** How long a disabled client's live tokens may still work on another instance. */
+    AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
+    PURGE_SCHEDULE: z.string().min(1).default("0 */5 * * * *"),
+    APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
+  })
+  .superRefine((c, ctx) => {
+    if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [c.BOOTSTRAP_CLIENT_ID === undefined ? "BOOTSTRAP_CLIENT_ID" : "BOOTSTRAP_CLIENT_SECRET"],
+        message: "BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together",
+      });
+    }
+    if ((c.JWT_PREVIOUS_SIGNING_KEY === undefined) !== (c.JWT_PREVIOUS_KEY_ID === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["JWT_PREVIOUS_KEY_ID"],
+        message: "JWT_PREVIOUS_SIGNING_KEY and JWT_PREVIOUS_KEY_ID must be set together",
+      });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Parses settings; an empty string counts as unset. Throws a ConfigError naming every bad setting. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== "") cleaned[key] = value;
+  }
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => {
+      const name = i.path.join(".") || "(config)";
+      return `${name}: ${cleaned[name] === undefined && i.code === "invalid_type" ? "is required" : i.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  return result.data;
+}
+
+let cached: Config | undefined;
+
+/** The process-wide config, parsed from process.env on first use. */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { currencyCode } from "./currency";
+
+export const portfolioStatusSchema = z.enum(["active", "inactive", "archived"]);
+export type PortfolioStatus = z.infer<typeof portfolioStatusSchema>;
+export const portfolioTypeSchema = z.enum(["standard", "composite", "fund"]);
+
+export const portfolioSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string(),
+    clientId: z.string(),
+    baseCurrency: z.string(),
+    type: portfolioTypeSchema,
+    status: portfolioStatusSchema,
+    memberIds: z.array(z.string()).optional().meta({ description: "Member portfolio ids (composite only)" }),
+    totalValue: z.number().nullable(),
+    latestValuationDate: z.iso.date().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "Portfolio" });
+export type Portfolio = z.infer<typeof portfolioSchema>;
+
+const code = z
+  .string()
+  .trim()
+  .min(1)
+  .max(50)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' and '-' only");
+
+export const portfolioCreateSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    code,
+    clientId: z.string().trim().min(1).max(100),
+    baseCurrency: currencyCode,
+    type: portfolioTypeSchema.default("standard"),
+    status: z.enum(["active", "inactive"]).default("active"),
+    memberIds: z.array(z.string().min(1)).max(500).optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.type === "composite" && (p.memberIds === undefined || p.memberIds.length === 0)) {
+      ctx.addIssue({ code: "custom", path: ["memberIds"], message: "a composite portfolio needs at least one member" });
+    }
+    if (p.type !== "composite" && p.memberIds !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["memberIds"], message: "only composite portfolios have members" });
+    }
+    if (p.memberIds !== undefined && new Set(p.memberIds).size !== p.memberIds.length) {
+      ctx.addIssue({ code: "custom", path: ["memberIds"], message: "members must not repeat" });
+    }
+  })
+  .meta({ id: "PortfolioCreate" });
+export type PortfolioCreate = z.infer<typeof portfolioCreateSchema>;
+
+export const portfolioPatchSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    status: portfolioStatusSchema.optional(),
+  })
+  .refine((p) => p.name !== undefined || p.status !== undefined, { message: "name or status is required" })
+  .meta({ id: "PortfolioPatch" });
+export type PortfolioPatch = z.infer<typeof portfolioPatchSchema>;
+
+const transitions: Record<PortfolioStatus, readonly PortfolioStatus[]> = {
+  active: ["inactive", "archived"],
+  inactive: ["active", "archived"],
+  archived: [],
+};
+
+/** active ⇄ inactive, either → archived; archived is final. Staying put is allowed. */
+export function canTransition(from: PortfolioStatus, to: PortfolioStatus): boolean {
+  return from === to ? from !== "archived" : transitions[from].includes(to);
+}
+
+export const portfolioIdParams = z.object({ portfolioId: z.string().min(1).max(200) });

@@ -1,0 +1,78 @@
+import type { HttpRequest } from "@azure/functions";
+import type { z } from "zod";
+import type { Scope } from "../domain/api-client";
+import type { Principal } from "../app/principal";
+import type { Logger } from "../logging";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export const allHttpMethods = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"] as const;
+
+export interface EndpointResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface EndpointInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Undefined only on endpoints without a scope. */
+  principal: Principal | undefined;
+  request: HttpRequest;
+  requestId: string;
+  log: Logger;
+}
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface SuccessResponse {
+  status: number;
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP operation: its route, scope, input schemas, documented responses and handler. */
+export interface Endpoint<
+  PS extends z.ZodType | undefined = z.ZodType | undefined,
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+  BS extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  /** The function name, matching its file in functions/. */
+  name: string;
+  /** "ANY" only for the catch-all. */
+  method: HttpMethod | "ANY";
+  /** Functions route template, e.g. `api/v1/portfolios/{portfolioId}`. */
+  route: string;
+  summary: string;
+  tag: string;
+  /** The scope required, or null for a public endpoint (the OpenAPI document). */
+  scope: Scope | null;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  /** Documents a form-encoded body the handler parses itself (the token endpoint). */
+  formBody?: z.ZodType;
+  /** Errors use RFC 6749's shape instead of the error object (the token endpoint). */
+  oauthErrors?: boolean;
+  /** Left out of the OpenAPI document (the catch-all). */
+  hidden?: boolean;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  responses: SuccessResponse[];
+  /** Error statuses this endpoint can answer beyond the common ones (400, 401, 403, 429, 500). */
+  errors?: number[];
+  handle(input: EndpointInput<Infer<PS>, Infer<QS>, Infer<BS>>): Promise<EndpointResult>;
+}
+
+export type AnyEndpoint = Endpoint<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+
+/** Keeps the generic parameters inferred from the schemas at the call site. */
+export function endpoint<
+  PS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+>(definition: Endpoint<PS, QS, BS>): Endpoint<PS, QS, BS> {
+  return definition;
+}

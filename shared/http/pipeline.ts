@@ -1,0 +1,120 @@
+import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { z } from "zod";
+import type { Principal } from "../app/principal";
+import { requireScope } from "../app/authenticate";
+import type { RateLimitDecision } from "../app/rate-limiter";
+import { services } from "../composition";
+import { AppError } from "../domain/errors";
+import { issuesToDetails } from "../domain/validation";
+import { Logger, type LogSink } from "../logging";
+import type { AnyEndpoint, EndpointResult } from "./endpoint";
+import { errorResult } from "./error-response";
+import { requestIdOf, sourceAddress } from "./request-info";
+
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+/** Shapes an error for this endpoint's clients; the token endpoint overrides it with RFC 6749's shape. */
+export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => EndpointResult;
+
+const contextSink =
+  (context: InvocationContext): LogSink =>
+  (level, line) => {
+    if (level === "error") context.error(line);
+    else if (level === "warn") context.warn(line);
+    else if (level === "debug") context.debug(line);
+    else context.info(line);
+  };
+
+/**
+ * The pipeline every HTTP function runs: request id, authentication, rate limit, scope, input
+ * validation, the handler, errors in the spec's shape, and the standard headers on every response.
+ */
+export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = errorResult): HttpHandler {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const started = performance.now();
+    const svc = services();
+    const requestId = requestIdOf(request);
+    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), { requestId, function: endpoint.name });
+    let rate: RateLimitDecision | undefined;
+    let principal: Principal | undefined;
+    let result: EndpointResult;
+    try {
+      let authError: unknown;
+      if (endpoint.scope !== null) {
+        try {
+          principal = await svc.authenticator().authenticate(request.headers.get("authorization"));
+        } catch (error) {
+          authError = error;
+        }
+      }
+      rate = await svc
+        .rateLimiter()
+        .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
+      if (rate.exceeded) {
+        throw new AppError("RATE_LIMIT_EXCEEDED", "Too many requests; see Retry-After", {
+          headers: { "Retry-After": String(rate.retryAfter ?? 1) },
+        });
+      }
+      if (authError !== undefined) throw authError;
+      if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
+      const params = parsePart(endpoint.params, request.params, "path");
+      const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
+      const body = endpoint.body === undefined ? undefined : await parseBody(endpoint.body, request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      result = await endpoint.handle({ params, query, body, principal, request, requestId, log });
+    } catch (error) {
+      result = shapeError(error, requestId, log);
+    }
+    const headers: Record<string, string> = { "X-Request-Id": requestId };
+    if (rate !== undefined) {
+      headers["X-RateLimit-Limit"] = String(rate.limit);
+      headers["X-RateLimit-Remaining"] = String(rate.remaining);
+      headers["X-RateLimit-Reset"] = String(rate.reset);
+    }
+    if (result.body !== undefined) headers["Content-Type"] = "application/json; charset=utf-8";
+    Object.assign(headers, result.headers);
+    if (log.enabled("info")) {
+      log.info("request", {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: result.status,
+        clientId: principal?.clientId,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      });
+    }
+    return { status: result.status, headers, ...(result.body !== undefined ? { body: JSON.stringify(result.body) } : {}) };
+  };
+}
+
+function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" | "query"): never {
+  if (schema === undefined) return undefined as never;
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, { details: issuesToDetails(parsed.error.issues) });
+  }
+  return parsed.data as never;
+}
+
+async function parseBody(schema: z.ZodType, request: HttpRequest, maxBytes: number): Promise<never> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const text = await request.text();
+  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  if (text.trim() === "") throw new AppError("INVALID_REQUEST", "A JSON request body is required");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AppError("INVALID_REQUEST", "The request body is not valid JSON");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new AppError("INVALID_REQUEST", "The request body must be a JSON object");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(parsed.error.issues) });
+  }
+  return parsed.data as never;
+}
+
+const tooLarge = (maxBytes: number): AppError =>
+  new AppError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes} bytes`);

@@ -1,0 +1,6 @@
+/** The source of "now"; tests pass a fixed or advancing clock. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

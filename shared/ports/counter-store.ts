@@ -1,0 +1,13 @@
+/** One fixed-window rate counter: the day total and the count of the current minute. */
+export interface WindowCounts {
+  day: number;
+  minute: number;
+}
+
+/** Shared counters (rate-limit windows, later idempotency keys) that hold across instances. */
+export interface CounterStore {
+  /** Counts one request for `subject` in the given day and minute windows and returns the totals after it. */
+  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts>;
+  /** Deletes every counter whose expiry has passed; returns how many. */
+  purgeExpired(now: Date): Promise<number>;
+}

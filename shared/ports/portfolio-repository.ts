@@ -1,0 +1,21 @@
+import type { Page } from "../domain/pagination";
+import type { Portfolio, PortfolioStatus } from "../domain/portfolio";
+
+export interface PortfolioFilter {
+  status?: PortfolioStatus;
+  clientId?: string;
+  currency?: string;
+}
+
+/** Stored portfolios; `code` is unique (case-insensitive) across the deployment. */
+export interface PortfolioRepository {
+  get(id: string): Promise<Portfolio | undefined>;
+  /** Throws CONFLICT when the code is taken. */
+  create(portfolio: Portfolio): Promise<void>;
+  /**
+   * Applies `change` to the stored portfolio atomically (optimistic concurrency, retried on a race).
+   * Returns undefined when the portfolio does not exist; errors thrown by `change` propagate.
+   */
+  update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined>;
+  list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>>;
+}
