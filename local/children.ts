@@ -78,7 +78,9 @@ export function startChild(dataDir: string, name: string, script: string, args: 
     process: child,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
+        // Closing the IPC channel is the stop signal our child scripts obey.
+        if (child.connected) child.disconnect();
+        else child.kill("SIGTERM");
         const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
         await exited;
         clearTimeout(timer);

@@ -117,8 +117,10 @@ function main(): void {
     }
   });
   // Never outlive the local runtime that started us, even when it was killed.
+  // The parent stops us by closing the channel, after its final snapshot; signals sent to the whole
+  // process group (Ctrl-C, a service manager) must not end the stand-in before that.
   process.on("disconnect", () => process.exit(0));
-  process.on("SIGTERM", () => process.exit(0));
+  process.on("SIGTERM", () => {});
   process.on("SIGINT", () => {});
 }
 

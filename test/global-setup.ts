@@ -1,0 +1,25 @@
+import type { TestProject } from "vitest/node";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    cosmosEndpoint: string;
+  }
+}
+
+let runtime: Runtime | undefined;
+let data: ReturnType<typeof tempDir> | undefined;
+
+/** One local runtime (the same one `npm start` runs) on free ports for the integration tests. */
+export async function setup(project: TestProject): Promise<void> {
+  data = tempDir("ids-test-");
+  runtime = await startRuntime(await runtimeEnv(data.path));
+  project.provide("baseUrl", runtime.baseUrl);
+  project.provide("cosmosEndpoint", runtime.env.COSMOS_ENDPOINT ?? "");
+}
+
+export async function teardown(): Promise<void> {
+  await runtime?.stop();
+  data?.remove();
+}

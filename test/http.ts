@@ -1,0 +1,68 @@
+import { inject } from "vitest";
+import { BOOTSTRAP } from "./runtime";
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  text: string;
+}
+
+export function baseUrl(): string {
+  return inject("baseUrl");
+}
+
+/** One HTTP call to the runtime under test. `body` objects are sent as JSON, strings as they are. */
+export async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; base?: string } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (typeof options.body === "string") body = options.body;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const response = await fetch(`${options.base ?? baseUrl()}${path}`, { method, headers, body, redirect: "manual" });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export async function tokenFor(clientId: string, clientSecret: string, scope?: string, base?: string): Promise<string> {
+  const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
+  if (scope !== undefined) form.set("scope", scope);
+  const reply = await call("POST", "/auth/token", {
+    body: form.toString(),
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    ...(base !== undefined ? { base } : {}),
+  });
+  if (reply.status !== 200) throw new Error(`token request failed: ${reply.status} ${reply.text}`);
+  return reply.body.access_token as string;
+}
+
+export const adminToken = (base?: string): Promise<string> => tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, base);
+
+/** Creates an API client through the API and returns its credentials and a token. */
+export async function newClient(
+  admin: string,
+  scopes: string[],
+  tier: "standard" | "premium" = "premium",
+): Promise<{ clientId: string; clientSecret: string; token: string }> {
+  const reply = await call("POST", "/api/v1/settings/api-clients", { token: admin, body: { name: `test ${scopes.join(",")}`, scopes, tier } });
+  if (reply.status !== 201) throw new Error(`client creation failed: ${reply.status} ${reply.text}`);
+  const { clientId, clientSecret } = reply.body.data as { clientId: string; clientSecret: string };
+  return { clientId, clientSecret, token: await tokenFor(clientId, clientSecret) };
+}
+
+let counter = 0;
+/** A portfolio code unique to this test run. */
+export const uniqueCode = (prefix = "P"): string => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
