@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCosmos } from "../../test/cosmos-stand-in";
+import { CosmosCounterStore } from "../adapters/cosmos/cosmos-counter-store";
+import { RateLimiter } from "./rate-limiter";
+
+describe("RateLimiter on the Cosmos stand-in", () => {
+  let cosmos: Awaited<ReturnType<typeof startCosmos>>;
+  let store: CosmosCounterStore;
+  let now = Date.UTC(2026, 0, 5, 10, 30, 15);
+  const clock = { now: () => new Date(now) };
+  const limits = { standard: { perMinute: 3, perDay: 5 }, premium: { perMinute: 10, perDay: 100 }, anonymous: { perMinute: 2, perDay: 4 } };
+
+  beforeAll(async () => {
+    cosmos = await startCosmos();
+    store = new CosmosCounterStore(cosmos.db.container("counters"));
+  });
+  afterAll(async () => cosmos.stop());
+
+  it("counts per minute, resets at the next minute, and reports the tighter window", async () => {
+    const limiter = new RateLimiter(limits, store, clock);
+    const minuteEnd = Math.floor(Date.UTC(2026, 0, 5, 10, 31, 0) / 1000);
+    const first = await limiter.consume("client:a", "standard");
+    expect(first).toEqual({ limit: 3, remaining: 2, reset: minuteEnd, exceeded: false });
+    await limiter.consume("client:a", "standard");
+    expect((await limiter.consume("client:a", "standard")).remaining).toBe(0);
+    const over = await limiter.consume("client:a", "standard");
+    expect(over.exceeded).toBe(true);
+    expect(over.retryAfter).toBe(45);
+
+    now += 60_000; // next minute: the minute window resets, the day has 1 left (5 - 4)
+    const next = await limiter.consume("client:a", "standard");
+    expect(next.exceeded).toBe(false);
+    expect(next.remaining).toBe(0);
+    const dayEnd = Math.floor(Date.UTC(2026, 0, 6) / 1000);
+    expect(next.reset).toBe(dayEnd);
+    const dayOver = await limiter.consume("client:a", "standard");
+    expect(dayOver.exceeded).toBe(true);
+    expect(dayOver.retryAfter).toBe(dayEnd - Math.floor(now / 1000));
+
+    now = Date.UTC(2026, 0, 6, 0, 0, 1); // a new day
+    expect((await limiter.consume("client:a", "standard")).exceeded).toBe(false);
+  });
+
+  it("keeps subjects and tiers apart", async () => {
+    const limiter = new RateLimiter(limits, store, clock);
+    for (let i = 0; i < 2; i++) expect((await limiter.consume("ip:10.0.0.1", "anonymous")).exceeded).toBe(false);
+    expect((await limiter.consume("ip:10.0.0.1", "anonymous")).exceeded).toBe(true);
+    expect((await limiter.consume("ip:10.0.0.2", "anonymous")).exceeded).toBe(false);
+    expect((await limiter.consume("client:p", "premium")).limit).toBe(10);
+  });
+
+  it("overshoots by at most a few under concurrency", async () => {
+    const limiter = new RateLimiter({ ...limits, premium: { perMinute: 50, perDay: 1000 } }, store, clock);
+    const decisions = await Promise.all(Array.from({ length: 80 }, () => limiter.consume("client:burst", "premium")));
+    const allowed = decisions.filter((d) => !d.exceeded).length;
+    expect(allowed).toBeGreaterThanOrEqual(50);
+    expect(allowed).toBeLessThanOrEqual(53);
+  });
+
+  it("purges expired windows", async () => {
+    const limiter = new RateLimiter(limits, store, clock);
+    await limiter.consume("client:old", "standard");
+    expect(await store.purgeExpired(new Date(now))).toBe(0);
+    const purged = await store.purgeExpired(new Date(now + 3 * 86_400_000));
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect(await store.purgeExpired(new Date(now + 3 * 86_400_000))).toBe(0);
+  });
+});

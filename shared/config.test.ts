@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "./config";
+
+const valid = {
+  COSMOS_ENDPOINT: "http://127.0.0.1:8081",
+  JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"),
+};
+
+describe("parseConfig", () => {
+  it("applies defaults", () => {
+    const config = parseConfig(valid);
+    expect(config.RATE_LIMIT_STANDARD_PER_MINUTE).toBe(60);
+    expect(config.RATE_LIMIT_PREMIUM_PER_DAY).toBe(100_000);
+    expect(config.COSMOS_DATABASE).toBe("investment-data");
+    expect(config.COSMOS_ENDPOINT_DISCOVERY).toBe(true);
+  });
+
+  it("names a missing setting", () => {
+    expect(() => parseConfig({ JWT_SIGNING_KEY: valid.JWT_SIGNING_KEY })).toThrow(/COSMOS_ENDPOINT: is required/);
+  });
+
+  it("treats an empty value as unset", () => {
+    expect(() => parseConfig({ ...valid, COSMOS_ENDPOINT: "" })).toThrow(ConfigError);
+    expect(parseConfig({ ...valid, APPLICATIONINSIGHTS_CONNECTION_STRING: "" }).APPLICATIONINSIGHTS_CONNECTION_STRING).toBeUndefined();
+  });
+
+  it("names every invalid setting", () => {
+    let message = "";
+    try {
+      parseConfig({ ...valid, JWT_SIGNING_KEY: "c2hvcnQ=", RATE_LIMIT_STANDARD_PER_MINUTE: "-1", LOG_LEVEL: "loud" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/JWT_SIGNING_KEY: must be base64 of at least 32 bytes/);
+    expect(message).toMatch(/RATE_LIMIT_STANDARD_PER_MINUTE/);
+    expect(message).toMatch(/LOG_LEVEL/);
+  });
+
+  it("requires the bootstrap id and secret together", () => {
+    expect(() => parseConfig({ ...valid, BOOTSTRAP_CLIENT_ID: "admin" })).toThrow(/BOOTSTRAP_CLIENT_SECRET/);
+  });
+});

@@ -1,0 +1,81 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { call, tokenFor } from "./http";
+import { BOOTSTRAP, root, runtimeEnv, startRuntime, tempDir } from "./runtime";
+
+const portfolio = (code: string) => ({ name: "Durable", code, clientId: "c-durable", baseCurrency: "EUR" });
+
+describe("the local runtime (npm start)", () => {
+  const dirs: ReturnType<typeof tempDir>[] = [];
+  afterAll(() => dirs.forEach((d) => d.remove()));
+  const newDir = () => {
+    const dir = tempDir("ids-runtime-");
+    dirs.push(dir);
+    return dir.path;
+  };
+
+  it("keeps data across a clean restart and across a crash, and restarts on the same ports after a crash", async () => {
+    const env = await runtimeEnv(newDir());
+    const first = await startRuntime(env);
+    let token = await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, first.baseUrl);
+    const a = await call("POST", "/api/v1/portfolios", { base: first.baseUrl, token, body: portfolio("DURABLE-A") });
+    expect(a.status).toBe(201);
+    await first.stop();
+    expect(first.output()).toContain("stopped");
+
+    const second = await startRuntime(env);
+    token = await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, second.baseUrl);
+    expect((await call("GET", `/api/v1/portfolios/${a.body.data.id}`, { base: second.baseUrl, token })).status).toBe(200);
+    const b = await call("POST", "/api/v1/portfolios", { base: second.baseUrl, token, body: portfolio("DURABLE-B") });
+    expect(b.status).toBe(201);
+    const renamed = await call("PATCH", `/api/v1/portfolios/${a.body.data.id}`, { base: second.baseUrl, token, body: { name: "Renamed before crash" } });
+    expect(renamed.status).toBe(200);
+    await second.kill(); // no snapshot, no clean-up: only the journal has B and the rename
+
+    const third = await startRuntime(env); // same ports: nothing may be left holding them
+    token = await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, third.baseUrl);
+    const list = await call("GET", "/api/v1/portfolios?clientId=c-durable", { base: third.baseUrl, token });
+    expect(list.body.data.map((p: { code: string; name: string }) => [p.code, p.name])).toEqual([
+      ["DURABLE-A", "Renamed before crash"],
+      ["DURABLE-B", "Durable"],
+    ]);
+    expect((await call("POST", "/api/v1/portfolios", { base: third.baseUrl, token, body: portfolio("DURABLE-B") })).status).toBe(409);
+    await third.stop();
+  }, 120_000);
+
+  it("limits callers without a valid client per address, and runs the purge timer", async () => {
+    const runtime = await startRuntime(
+      await runtimeEnv(newDir(), { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "3", PURGE_SCHEDULE: "*/1 * * * * *", LOG_LEVEL: "info" }),
+    );
+    try {
+      // Stay inside one minute window so the count is not reset half-way.
+      const secondsLeft = 60 - (Math.floor(Date.now() / 1000) % 60);
+      if (secondsLeft < 5) await new Promise((r) => setTimeout(r, secondsLeft * 1000 + 200));
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 4; i++) {
+        last = await call("GET", "/api/v1/portfolios", { base: runtime.baseUrl });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect(last?.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+      expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+      const token = await call("POST", "/auth/token", { base: runtime.baseUrl, body: "grant_type=client_credentials", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+      expect(token.status).toBe(429);
+      expect(token.body.error).toBe("temporarily_unavailable");
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(runtime.output()).toContain("expired counters purged");
+    } finally {
+      await runtime.stop();
+    }
+  }, 60_000);
+
+  it("refuses to start with an invalid setting and names it", async () => {
+    const env = await runtimeEnv(newDir(), { JWT_SIGNING_KEY: "dG9vLXNob3J0", RATE_LIMIT_PREMIUM_PER_MINUTE: "many" });
+    const result = spawnSync(process.execPath, [join(root, "dist", "local", "main.js")], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 20_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("JWT_SIGNING_KEY: must be base64 of at least 32 bytes");
+    expect(result.stderr).toContain("RATE_LIMIT_PREMIUM_PER_MINUTE");
+  });
+});
