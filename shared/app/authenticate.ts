@@ -2,7 +2,7 @@ import { toPublicClient, type ApiClient } from "../domain/api-client";
 import { AppError } from "../domain/errors";
 import type { ApiClientRepository } from "../ports/api-client-repository";
 import type { Clock } from "../ports/clock";
-import type { TokenService } from "../ports/token-service";
+import type { AccessTokenClaims, TokenService } from "../ports/token-service";
 import type { Principal } from "./principal";
 
 const invalid = (message: string): AppError =>
@@ -16,6 +16,8 @@ const invalid = (message: string): AppError =>
  */
 export class Authenticator {
   private readonly cache = new Map<string, { client: ApiClient | undefined; until: number }>();
+  /** Tokens already verified, until they expire: a signature is checked once per token, not per request. */
+  private readonly verified = new Map<string, AccessTokenClaims>();
 
   constructor(
     private readonly tokens: TokenService,
@@ -30,12 +32,23 @@ export class Authenticator {
     }
     const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/i.exec(authorization.trim());
     if (match?.[1] === undefined) throw invalid("The Authorization header must be 'Bearer <token>'");
-    const claims = await this.tokens.verify(match[1]);
+    const claims = await this.verify(match[1]);
     const client = await this.client(claims.clientId);
     if (client === undefined || client.status !== "active") throw invalid("The API client is disabled or unknown");
     // A scope removed from the client since the token was issued is no longer granted.
     const scopes = claims.scopes.filter((s) => client.scopes.includes(s));
     return { clientId: client.clientId, scopes, tier: client.tier };
+  }
+
+  private async verify(token: string): Promise<AccessTokenClaims> {
+    const nowSeconds = this.clock.now().getTime() / 1000;
+    const hit = this.verified.get(token);
+    if (hit !== undefined && hit.expiresAt > nowSeconds) return hit;
+    this.verified.delete(token);
+    const claims = await this.tokens.verify(token);
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(token, claims);
+    return claims;
   }
 
   /** Drops the cached copy after a change on this instance. */

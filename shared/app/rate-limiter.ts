@@ -1,6 +1,6 @@
 import type { Tier } from "../domain/api-client";
 import type { Clock } from "../ports/clock";
-import type { CounterStore } from "../ports/counter-store";
+import type { CounterStore, WindowCounts } from "../ports/counter-store";
 
 export interface WindowLimits {
   perMinute: number;
@@ -21,8 +21,19 @@ export interface RateLimitDecision {
 
 const DAY_MS = 86_400_000;
 
-/** Fixed-window limits per minute and per UTC day, counted in the shared counter store. */
+interface Waiter {
+  resolve(counts: WindowCounts): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Fixed-window limits per minute and per UTC day, counted in the shared counter store. Hits on one
+ * window that arrive while its previous write is in flight are written together as one atomic
+ * increment; each still gets its own exact position in the count.
+ */
 export class RateLimiter {
+  private readonly queues = new Map<string, Waiter[]>();
+
   constructor(
     private readonly limits: Record<RateLimitTier, WindowLimits>,
     private readonly counters: CounterStore,
@@ -37,7 +48,7 @@ export class RateLimiter {
     const dayReset = Math.floor((dayStart + DAY_MS) / 1000);
     const dayKey = new Date(dayStart).toISOString().slice(0, 10);
 
-    const counts = await this.counters.hitRateWindow(subject, dayKey, minuteOfDay, new Date(dayStart + 2 * DAY_MS));
+    const counts = await this.hit(subject, dayKey, minuteOfDay, new Date(dayStart + 2 * DAY_MS));
     const { perMinute, perDay } = this.limits[tier];
     const minuteLeft = perMinute - counts.minute;
     const dayLeft = perDay - counts.day;
@@ -50,5 +61,39 @@ export class RateLimiter {
       decision.retryAfter = Math.max(1, until - Math.floor(now / 1000));
     }
     return decision;
+  }
+
+  private hit(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts> {
+    const key = `${subject}|${dayKey}|${minuteOfDay}`;
+    return new Promise<WindowCounts>((resolve, reject) => {
+      const queue = this.queues.get(key);
+      if (queue !== undefined) {
+        queue.push({ resolve, reject });
+        return;
+      }
+      this.queues.set(key, [{ resolve, reject }]);
+      void this.drain(key, subject, dayKey, minuteOfDay, expiresAt);
+    });
+  }
+
+  /** Writes the queued hits of one window, batch after batch, until none are waiting. */
+  private async drain(key: string, subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<void> {
+    for (;;) {
+      const batch = this.queues.get(key) ?? [];
+      if (batch.length === 0) {
+        this.queues.delete(key);
+        return;
+      }
+      this.queues.set(key, []);
+      try {
+        const totals = await this.counters.hitRateWindow(subject, dayKey, minuteOfDay, expiresAt, batch.length);
+        batch.forEach((waiter, i) => {
+          const before = batch.length - 1 - i;
+          waiter.resolve({ day: totals.day - before, minute: totals.minute - before });
+        });
+      } catch (error) {
+        batch.forEach((waiter) => waiter.reject(error));
+      }
+    }
   }
 }

@@ -6,8 +6,8 @@ export interface WindowCounts {
 
 /** Shared counters (rate-limit windows, later idempotency keys) that hold across instances. */
 export interface CounterStore {
-  /** Counts one request for `subject` in the given day and minute windows and returns the totals after it. */
-  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts>;
+  /** Counts `hits` requests for `subject` in the given day and minute windows, atomically, and returns the totals after them. */
+  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date, hits: number): Promise<WindowCounts>;
   /** Deletes every counter whose expiry has passed; returns how many. */
   purgeExpired(now: Date): Promise<number>;
 }

@@ -4,6 +4,8 @@ export interface AccessTokenClaims {
   clientId: string;
   scopes: Scope[];
   issuedAt: number;
+  /** Epoch seconds. */
+  expiresAt: number;
 }
 
 /** Issues and verifies signed access tokens. `verify` throws UNAUTHORIZED on any defect. */

@@ -14,13 +14,13 @@ interface RateDoc {
 }
 
 /**
- * Counters in the `counters` container (partition /key, id = key). A request is one conditional patch:
+ * Counters in the `counters` container (partition /key, id = key). A hit is one conditional patch:
  * increment both windows while the stored minute is current, else roll the minute over.
  */
 export class CosmosCounterStore implements CounterStore {
   constructor(private readonly container: Container) {}
 
-  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts> {
+  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date, hits: number): Promise<WindowCounts> {
     const key = `rate|${subject}|${dayKey}`;
     const item = this.container.item(key, key);
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -28,18 +28,18 @@ export class CosmosCounterStore implements CounterStore {
         const sameMinute: PatchRequestBody = {
           condition: `FROM c WHERE c.mw >= ${minuteOfDay}`,
           operations: [
-            { op: "incr", path: "/d", value: 1 },
-            { op: "incr", path: "/mc", value: 1 },
+            { op: "incr", path: "/d", value: hits },
+            { op: "incr", path: "/mc", value: hits },
           ],
         };
         const { resource } = await item.patch<RateDoc>(sameMinute);
         if (resource !== undefined) return { day: resource.d, minute: resource.mc };
       } catch (error) {
         if (isNotFound(error)) {
-          const doc: RateDoc = { id: key, key, kind: "rate", d: 1, mw: minuteOfDay, mc: 1, expiresAt: expiresAt.toISOString() };
+          const doc: RateDoc = { id: key, key, kind: "rate", d: hits, mw: minuteOfDay, mc: hits, expiresAt: expiresAt.toISOString() };
           try {
             await this.container.items.create(doc);
-            return { day: 1, minute: 1 };
+            return { day: hits, minute: hits };
           } catch (createError) {
             if (isConflict(createError)) continue;
             throw createError;
@@ -52,9 +52,9 @@ export class CosmosCounterStore implements CounterStore {
         const { resource } = await item.patch<RateDoc>({
           condition: `FROM c WHERE c.mw < ${minuteOfDay}`,
           operations: [
-            { op: "incr", path: "/d", value: 1 },
+            { op: "incr", path: "/d", value: hits },
             { op: "set", path: "/mw", value: minuteOfDay },
-            { op: "set", path: "/mc", value: 1 },
+            { op: "set", path: "/mc", value: hits },
           ],
         });
         if (resource !== undefined) return { day: resource.d, minute: resource.mc };

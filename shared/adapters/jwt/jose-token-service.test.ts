@@ -14,7 +14,7 @@ describe("JoseTokenService", () => {
     expect(expiresIn).toBe(3600);
     const header = JSON.parse(Buffer.from(accessToken.split(".")[0] ?? "", "base64url").toString());
     expect(header).toMatchObject({ alg: "HS256", kid: "k2" });
-    expect(await service.verify(accessToken)).toEqual({ clientId: "client-1", scopes: ["api.read", "api.write"], issuedAt: 1_000_000 });
+    expect(await service.verify(accessToken)).toEqual({ clientId: "client-1", scopes: ["api.read", "api.write"], issuedAt: 1_000_000, expiresAt: 1_003_600 });
   });
 
   it("rejects a token after its hour is up (fake clock)", async () => {

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { scopeSchema, type Scope } from "../../domain/api-client";
 import { AppError } from "../../domain/errors";
@@ -28,14 +29,17 @@ const unauthorized = (message: string, cause?: unknown): AppError =>
 
 /** HS256 access tokens signed with a key from config, so every instance verifies every other's tokens. */
 export class JoseTokenService implements TokenService {
-  private readonly keys: Map<string, Uint8Array>;
+  // KeyObjects, not raw bytes: jose would otherwise import the key again on every call.
+  private readonly keys: Map<string, KeyObject>;
+  private readonly signingKey: KeyObject;
 
   constructor(
     private readonly settings: JwtSettings,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
-    this.keys = new Map([[settings.current.kid, settings.current.secret]]);
-    if (settings.previous !== undefined) this.keys.set(settings.previous.kid, settings.previous.secret);
+    this.signingKey = createSecretKey(settings.current.secret);
+    this.keys = new Map([[settings.current.kid, this.signingKey]]);
+    if (settings.previous !== undefined) this.keys.set(settings.previous.kid, createSecretKey(settings.previous.secret));
   }
 
   async issue(clientId: string, scopes: Scope[]): Promise<{ accessToken: string; expiresIn: number }> {
@@ -48,7 +52,7 @@ export class JoseTokenService implements TokenService {
       .setIssuedAt(now)
       .setExpirationTime(now + ACCESS_TOKEN_LIFETIME_SECONDS)
       .setJti(crypto.randomUUID())
-      .sign(this.settings.current.secret);
+      .sign(this.signingKey);
     return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS };
   }
 
@@ -78,9 +82,9 @@ export class JoseTokenService implements TokenService {
     }
     const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : [];
     const parsed = scopeSchema.array().safeParse(scopes);
-    if (!parsed.success || payload.sub === undefined || payload.iat === undefined) {
+    if (!parsed.success || payload.sub === undefined || payload.iat === undefined || payload.exp === undefined) {
       throw unauthorized("The access token is invalid");
     }
-    return { clientId: payload.sub, scopes: parsed.data, issuedAt: payload.iat };
+    return { clientId: payload.sub, scopes: parsed.data, issuedAt: payload.iat, expiresAt: payload.exp };
   }
 }
