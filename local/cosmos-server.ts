@@ -64,7 +64,7 @@ function journalEntries(req: IncomingMessage, requestBody: Buffer, status: numbe
       const op = ops[i];
       if (op === undefined || result.statusCode === undefined || result.statusCode > 299) return;
       if (op.operationType === "Delete") entries.push({ op: "del", db, coll, id: op.id, pk: partitionValue(op.partitionKey) });
-      else if (result.resourceBody !== undefined) entries.push({ op: "put", db, coll, doc: strip(result.resourceBody) });
+      else if (op.operationType !== "Read" && result.resourceBody !== undefined) entries.push({ op: "put", db, coll, doc: strip(result.resourceBody) });
     });
     return entries;
   }

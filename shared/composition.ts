@@ -12,6 +12,21 @@ import { IssueToken } from "./app/issue-token";
 import { Portfolios } from "./app/portfolios";
 import { RateLimiter } from "./app/rate-limiter";
 import { systemClock, type Clock } from "./ports/clock";
+import { CosmosExceptionRepository } from "./adapters/cosmos/cosmos-exception-repository";
+import { CosmosFxRateRepository } from "./adapters/cosmos/cosmos-fx-rate-repository";
+import { CosmosIdempotencyStore } from "./adapters/cosmos/cosmos-idempotency-store";
+import { CosmosJobRepository } from "./adapters/cosmos/cosmos-job-repository";
+import { CosmosOutbox } from "./adapters/cosmos/cosmos-outbox";
+import { CosmosPositionRepository } from "./adapters/cosmos/cosmos-position-repository";
+import { CosmosPriceRepository } from "./adapters/cosmos/cosmos-price-repository";
+import { CosmosSecurityRepository } from "./adapters/cosmos/cosmos-security-repository";
+import { CosmosTransactionRepository } from "./adapters/cosmos/cosmos-transaction-repository";
+import { Exceptions } from "./app/exceptions";
+import { Holdings } from "./app/holdings";
+import { Idempotency } from "./app/idempotency";
+import { ImportService } from "./app/import/import-service";
+import { InvestmentQueries } from "./app/investment-queries";
+import { ValuationService } from "./app/valuation-service";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -68,6 +83,52 @@ export class Composition {
     () => new ApiClients(this.apiClientRepository(), this.clock, (id) => this.authenticator().forget(id)),
   );
   readonly portfolios = lazy(() => new Portfolios(this.portfolioRepository(), this.clock));
+
+  readonly securityRepository = lazy(() => new CosmosSecurityRepository(this.cosmos().container("securities")));
+  readonly priceRepository = lazy(() => new CosmosPriceRepository(this.cosmos().container("prices")));
+  readonly fxRateRepository = lazy(() => new CosmosFxRateRepository(this.cosmos().container("fxRates")));
+  readonly positionRepository = lazy(() => new CosmosPositionRepository(this.cosmos().container("positions")));
+  readonly transactionRepository = lazy(() => new CosmosTransactionRepository(this.cosmos().container("transactions")));
+  readonly jobRepository = lazy(() => new CosmosJobRepository(this.cosmos().container("jobs")));
+  readonly exceptionRepository = lazy(() => new CosmosExceptionRepository(this.cosmos().container("exceptions")));
+  readonly outbox = lazy(() => new CosmosOutbox(this.cosmos().container("events")));
+  readonly idempotencyStore = lazy(() => new CosmosIdempotencyStore(this.cosmos().container("counters")));
+
+  readonly exceptions = lazy(() => new Exceptions(this.exceptionRepository(), this.outbox(), this.clock));
+  readonly valuation = lazy(
+    () =>
+      new ValuationService(
+        this.portfolioRepository(),
+        this.positionRepository(),
+        this.securityRepository(),
+        this.priceRepository(),
+        this.fxRateRepository(),
+        this.outbox(),
+        this.exceptions(),
+        this.clock,
+        { pricePreference: this.config.VALUATION_PRICE_PREFERENCE, staleAfterDays: this.config.STALE_PRICE_DAYS },
+      ),
+  );
+  readonly imports = lazy(
+    () =>
+      new ImportService({
+        portfolios: this.portfolioRepository(),
+        securities: this.securityRepository(),
+        prices: this.priceRepository(),
+        fxRates: this.fxRateRepository(),
+        positions: this.positionRepository(),
+        transactions: this.transactionRepository(),
+        jobs: this.jobRepository(),
+        outbox: this.outbox(),
+        exceptions: this.exceptions(),
+        valuation: this.valuation(),
+        clock: this.clock,
+        priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,
+      }),
+  );
+  readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
+  readonly queries = lazy(() => new InvestmentQueries(this.securityRepository(), this.priceRepository(), this.transactionRepository(), this.jobRepository()));
+  readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
 }
 
 let current: Composition | undefined;

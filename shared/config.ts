@@ -43,6 +43,16 @@ export const configSchema = z
     /** How long a disabled client's live tokens may still work on another instance. */
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     PURGE_SCHEDULE: z.string().min(1).default("0 */5 * * * *"),
+    /** Price types valuation uses, most preferred first. */
+    VALUATION_PRICE_PREFERENCE: z
+      .string()
+      .default("close,nav,mid")
+      .transform((v) => v.split(",").map((t) => t.trim()))
+      .pipe(z.array(z.enum(["close", "mid", "bid", "ask", "nav"])).min(1)),
+    /** A price older than this many days before the valuation date opens a STALE_PRICE exception. */
+    STALE_PRICE_DAYS: z.coerce.number().int().min(0).default(5),
+    /** A day-on-day price move beyond this fraction opens a PRICE_JUMP exception. */
+    PRICE_JUMP_THRESHOLD: z.coerce.number().positive().default(0.25),
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),

@@ -17,6 +17,8 @@ export interface EndpointInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The body as received, when the endpoint has a body schema. */
+  rawBody: string | undefined;
   /** Undefined only on endpoints without a scope. */
   principal: Principal | undefined;
   request: HttpRequest;
@@ -52,6 +54,8 @@ export interface Endpoint<
   params?: PS;
   query?: QS;
   body?: BS;
+  /** Documents the body instead of `body` (when `body` only checks the outline and the handler validates the rest). */
+  docBody?: z.ZodType;
   /** Documents a form-encoded body the handler parses itself (the token endpoint). */
   formBody?: z.ZodType;
   /** Errors use RFC 6749's shape instead of the error object (the token endpoint). */

@@ -59,8 +59,9 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
       const params = parsePart(endpoint.params, request.params, "path");
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
-      const body = endpoint.body === undefined ? undefined : await parseBody(endpoint.body, request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
-      result = await endpoint.handle({ params, query, body, principal, request, requestId, log });
+      const raw = endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
+      result = await endpoint.handle({ params, query, body, rawBody: raw, principal, request, requestId, log });
     } catch (error) {
       result = shapeError(error, requestId, log);
     }
@@ -94,11 +95,15 @@ function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" 
   return parsed.data as never;
 }
 
-async function parseBody(schema: z.ZodType, request: HttpRequest, maxBytes: number): Promise<never> {
+async function readBody(request: HttpRequest, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const text = await request.text();
   if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
+  return text;
+}
+
+function parseBody(schema: z.ZodType, text: string): never {
   if (text.trim() === "") throw new AppError("INVALID_REQUEST", "A JSON request body is required");
   let json: unknown;
   try {
@@ -117,4 +122,4 @@ async function parseBody(schema: z.ZodType, request: HttpRequest, maxBytes: numb
 }
 
 const tooLarge = (maxBytes: number): AppError =>
-  new AppError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes} bytes`);
+  new AppError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MB` : `${maxBytes} bytes`}`);

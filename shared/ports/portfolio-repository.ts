@@ -18,4 +18,9 @@ export interface PortfolioRepository {
    */
   update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined>;
   list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>>;
+  getMany(ids: readonly string[]): Promise<Map<string, Portfolio>>;
+  /** Portfolio ids by code (keys upper-cased). */
+  idsForCodes(codes: readonly string[]): Promise<Map<string, string>>;
+  /** Composites that have any of these portfolios as members. */
+  compositesContaining(memberIds: readonly string[]): Promise<Portfolio[]>;
 }

@@ -3,6 +3,7 @@ import { AppError } from "../../domain/errors";
 import type { Page } from "../../domain/pagination";
 import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
+import { bulkRead } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 
 interface PortfolioDoc extends Portfolio {
@@ -86,6 +87,34 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       })
       .fetchAll();
     return { items: resources.slice(skip).map(toPortfolio), totalItems };
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {
+    const unique = [...new Set(ids)].filter((id) => !id.startsWith("code|"));
+    const docs = await bulkRead<PortfolioDoc>(this.container, unique.map((id) => ({ id, partitionKey: id })));
+    const out = new Map<string, Portfolio>();
+    for (const doc of docs.values()) if (doc.docType === "portfolio") out.set(doc.id, toPortfolio(doc));
+    return out;
+  }
+
+  async idsForCodes(codes: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(codes.map((c) => c.toUpperCase()))];
+    const docs = await bulkRead<CodeDoc>(this.container, unique.map((code) => ({ id: codeDocId(code), partitionKey: codeDocId(code) })));
+    const reserved = new Map<string, string>();
+    for (const doc of docs.values()) reserved.set(doc.id.slice("code|".length), doc.portfolioId);
+    // A reservation whose portfolio was never written (a crashed create) names no portfolio.
+    const existing = await this.getMany([...reserved.values()]);
+    return new Map([...reserved].filter(([, id]) => existing.has(id)));
+  }
+
+  async compositesContaining(memberIds: readonly string[]): Promise<Portfolio[]> {
+    const { resources } = await this.container.items
+      .query<PortfolioDoc>({
+        query: "SELECT * FROM c WHERE c.docType = 'portfolio' AND c.type = 'composite' AND EXISTS(SELECT VALUE m FROM m IN c.memberIds WHERE ARRAY_CONTAINS(@ids, m))",
+        parameters: [{ name: "@ids", value: [...new Set(memberIds)] }],
+      })
+      .fetchAll();
+    return resources.map(toPortfolio);
   }
 
   private async read(id: string): Promise<PortfolioDoc | undefined> {

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { dataExceptionSchema } from "../shared/domain/exception";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+
+const exceptionIdParams = z.object({ exceptionId: z.string().min(1).max(200) });
+
+export const exceptionsGet = endpoint({
+  name: "exceptions-get",
+  method: "GET",
+  route: "api/v1/exceptions/{exceptionId}",
+  summary: "One data-quality exception",
+  tag: "Data quality",
+  scope: "api.read",
+  params: exceptionIdParams,
+  responses: [{ status: 200, description: "The exception", schema: z.object({ data: dataExceptionSchema }) }],
+  errors: [404],
+  async handle({ params }) {
+    return { status: 200, body: { data: await services().exceptions().get(params.exceptionId) } };
+  },
+});
+
+registerEndpoint(exceptionsGet);

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { dataExceptionSchema } from "../shared/domain/exception";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+
+export const exceptionsPatch = endpoint({
+  name: "exceptions-patch",
+  method: "PATCH",
+  route: "api/v1/exceptions/{exceptionId}",
+  summary: "Resolve a data-quality exception",
+  tag: "Data quality",
+  scope: "api.write",
+  params: z.object({ exceptionId: z.string().min(1).max(200) }),
+  body: z.strictObject({ status: z.literal("resolved") }).meta({ id: "ExceptionPatch" }),
+  responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataExceptionSchema }) }],
+  errors: [404, 409, 413],
+  async handle({ params }) {
+    return { status: 200, body: { data: await services().exceptions().resolve(params.exceptionId) } };
+  },
+});
+
+registerEndpoint(exceptionsPatch);

@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { currencyCode } from "../shared/domain/currency";
+import { isinSchema } from "../shared/domain/isin";
+import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { assetClassSchema, securitySchema } from "../shared/domain/security";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+
+export const securitiesList = endpoint({
+  name: "securities-list",
+  method: "GET",
+  route: "api/v1/securities",
+  summary: "List securities; filters combine",
+  tag: "Securities",
+  scope: "api.read",
+  query: pageQuery.extend({
+    isin: isinSchema.optional(),
+    ticker: z.string().min(1).max(30).optional(),
+    assetClass: assetClassSchema.optional(),
+    currency: currencyCode.optional(),
+    q: z.string().min(1).max(100).optional().meta({ description: "Name starts with (case-insensitive)" }),
+  }),
+  responses: [{ status: 200, description: "A page of securities, ordered by id", schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }) }],
+  async handle({ query }) {
+    const { page, pageSize, ...filter } = query;
+    const { items, pagination } = await services().queries().listSecurities(filter, page, pageSize);
+    return { status: 200, body: { data: items, pagination } };
+  },
+});
+
+registerEndpoint(securitiesList);

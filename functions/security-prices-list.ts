@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { isoDate } from "../shared/domain/dates";
+import { cursorPaginationOf, cursorPaginationSchema, cursorQuery, pageRequestOf } from "../shared/domain/page-request";
+import { priceSchema, priceTypeSchema } from "../shared/domain/price";
+import { securityIdParams } from "../shared/domain/security";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+import { checkRange } from "../shared/http/date-range";
+
+export const securityPricesList = endpoint({
+  name: "security-prices-list",
+  method: "GET",
+  route: "api/v1/securities/{securityId}/prices",
+  summary: "Prices of a security, sorted by date; from and to are inclusive",
+  tag: "Securities",
+  scope: "api.read",
+  params: securityIdParams,
+  query: cursorQuery.extend({ from: isoDate.optional(), to: isoDate.optional(), type: priceTypeSchema.optional() }),
+  responses: [{ status: 200, description: "A page of prices", schema: z.object({ data: z.array(priceSchema), pagination: cursorPaginationSchema }) }],
+  errors: [404],
+  async handle({ params, query }) {
+    const { from, to, type, ...paging } = query;
+    checkRange(from, to);
+    const request = pageRequestOf(paging);
+    const page = await services().queries().priceList(params.securityId, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) }, request);
+    return { status: 200, body: { data: page.items, pagination: cursorPaginationOf(request, page) } };
+  },
+});
+
+registerEndpoint(securityPricesList);

@@ -1,0 +1,72 @@
+import type { Container, SqlParameter } from "@azure/cosmos";
+import type { DataException } from "../../domain/exception";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import type { ExceptionFilter, ExceptionRepository } from "../../ports/investment-repositories";
+import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { pagedQuery } from "./paged-query";
+
+interface ExceptionDoc extends DataException {
+  docType: "exception";
+  sortKey: string;
+  _etag?: string;
+}
+
+const toException = ({ docType: _d, sortKey: _s, _etag: _e, ...e }: ExceptionDoc): DataException => e;
+const toDoc = (e: DataException): ExceptionDoc => ({ ...e, docType: "exception", sortKey: `${e.createdAt}|${e.id}` });
+
+/** Data-quality exceptions in the `exceptions` container (partition /id; the id derives from the condition). */
+export class CosmosExceptionRepository implements ExceptionRepository {
+  constructor(private readonly container: Container) {}
+
+  async createIfNew(exception: DataException): Promise<boolean> {
+    try {
+      await this.container.items.create(toDoc(exception));
+      return true;
+    } catch (error) {
+      if (isConflict(error)) return false;
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<DataException | undefined> {
+    const doc = await this.read(id);
+    return doc === undefined ? undefined : toException(doc);
+  }
+
+  async update(id: string, change: (current: DataException) => DataException): Promise<DataException | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const doc = await this.read(id);
+      if (doc === undefined) return undefined;
+      const next = change(toException(doc));
+      try {
+        await this.container.item(id, id).replace(toDoc(next), { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
+        return next;
+      } catch (error) {
+        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
+      }
+    }
+  }
+
+  async list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>> {
+    const where = ["c.docType = 'exception'"];
+    const parameters: SqlParameter[] = [];
+    for (const key of ["type", "status", "severity"] as const) {
+      const value = filter[key];
+      if (value === undefined) continue;
+      where.push(`c.${key} = @${key}`);
+      parameters.push({ name: `@${key}`, value });
+    }
+    const page = await pagedQuery<ExceptionDoc>(this.container, { where, parameters, sortField: "sortKey", descending: true }, request);
+    return { ...page, items: page.items.map(toException) };
+  }
+
+  private async read(id: string): Promise<ExceptionDoc | undefined> {
+    try {
+      const { resource } = await this.container.item(id, id).read<ExceptionDoc>();
+      return resource?.docType === "exception" ? resource : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { Container, SqlParameter } from "@azure/cosmos";
+import type { Job } from "../../domain/job";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import type { JobRepository } from "../../ports/investment-repositories";
+import { isNotFound } from "./cosmos-errors";
+import { pagedQuery } from "./paged-query";
+
+interface JobDoc extends Job {
+  docType: "job";
+  sortKey: string;
+}
+
+const toJob = ({ docType: _d, sortKey: _s, ...job }: JobDoc): Job => job;
+
+/** Refresh jobs in the `jobs` container (partition /id), newest first. */
+export class CosmosJobRepository implements JobRepository {
+  constructor(private readonly container: Container) {}
+
+  async put(job: Job): Promise<void> {
+    const doc: JobDoc = { ...job, docType: "job", sortKey: `${job.startedAt}|${job.id}` };
+    await this.container.items.upsert(doc);
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    try {
+      const { resource } = await this.container.item(id, id).read<JobDoc>();
+      return resource?.docType === "job" ? toJob(resource) : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>> {
+    const where = ["c.docType = 'job'"];
+    const parameters: SqlParameter[] = [];
+    if (filter.status !== undefined) {
+      where.push("c.status = @status");
+      parameters.push({ name: "@status", value: filter.status });
+    }
+    if (filter.dataType !== undefined) {
+      where.push("c.dataType = @dataType");
+      parameters.push({ name: "@dataType", value: filter.dataType });
+    }
+    const page = await pagedQuery<JobDoc>(this.container, { where, parameters, sortField: "sortKey", descending: true }, request);
+    return { ...page, items: page.items.map(toJob) };
+  }
+}

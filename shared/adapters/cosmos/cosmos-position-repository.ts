@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import type { Container, JSONObject } from "@azure/cosmos";
+import type { PositionSnapshot } from "../../domain/position";
+import type { Holding } from "../../domain/valuation";
+import type { PositionRepository, SnapshotRef, StoredValuation } from "../../ports/investment-repositories";
+import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
+import { isNotFound } from "./cosmos-errors";
+
+interface SnapshotDoc extends PositionSnapshot {
+  id: string;
+  docType: "snapshot";
+  securityIds: string[];
+}
+
+/** A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit. */
+interface ValuationDoc extends Omit<StoredValuation, "holdings"> {
+  id: string;
+  docType: "valuation";
+  runId: string;
+  chunks: number;
+}
+
+interface ChunkDoc {
+  id: string;
+  portfolioId: string;
+  docType: "valuation-chunk";
+  holdings: Holding[];
+}
+
+const CHUNK_SIZE = 1000;
+const snapshotId = (date: string): string => `snap|${date}`;
+const valuationId = (date: string): string => `val|${date}`;
+const chunkId = (date: string, runId: string, index: number): string => `val|${date}|${runId}|${index}`;
+const toSnapshot = ({ id: _i, docType: _d, securityIds: _s, ...snapshot }: SnapshotDoc): PositionSnapshot => snapshot;
+const refOf = (r: SnapshotRef): string => `${r.portfolioId}|${r.date}`;
+
+/** Snapshots and valuations in the `positions` container (partition /portfolioId). */
+export class CosmosPositionRepository implements PositionRepository {
+  constructor(private readonly container: Container) {}
+
+  async getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>> {
+    const docs = await bulkRead<SnapshotDoc>(this.container, refs.map((r) => ({ id: snapshotId(r.date), partitionKey: r.portfolioId })));
+    const out = new Map<string, PositionSnapshot>();
+    for (const doc of docs.values()) out.set(refOf(doc), toSnapshot(doc));
+    return out;
+  }
+
+  async saveSnapshots(snapshots: readonly PositionSnapshot[]): Promise<void> {
+    const docs: SnapshotDoc[] = snapshots.map((s) => ({
+      ...s,
+      id: snapshotId(s.date),
+      docType: "snapshot",
+      securityIds: [...new Set(s.positions.map((p) => p.securityId))],
+    }));
+    await bulkUpsert(this.container, docs as unknown as JSONObject[]);
+  }
+
+  async latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined> {
+    const { resources } = await this.container.items
+      .query<SnapshotDoc>({
+        query: "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'snapshot' AND c.date <= @d ORDER BY c.date DESC",
+        parameters: [
+          { name: "@p", value: portfolioId },
+          { name: "@d", value: onOrBefore },
+        ],
+      })
+      .fetchAll();
+    const doc = resources[0];
+    return doc === undefined ? undefined : toSnapshot(doc);
+  }
+
+  async snapshotsHolding(securityIds: readonly string[], from: string): Promise<SnapshotRef[]> {
+    const out = new Map<string, SnapshotRef>();
+    const unique = [...new Set(securityIds)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const { resources } = await this.container.items
+        .query<SnapshotRef>({
+          query:
+            "SELECT c.portfolioId, c.date FROM c WHERE c.docType = 'snapshot' AND c.date >= @from AND EXISTS(SELECT VALUE s FROM s IN c.securityIds WHERE ARRAY_CONTAINS(@ids, s))",
+          parameters: [
+            { name: "@from", value: from },
+            { name: "@ids", value: unique.slice(i, i + 500) },
+          ],
+        })
+        .fetchAll();
+      for (const r of resources) out.set(refOf(r), { portfolioId: r.portfolioId, date: r.date });
+    }
+    return [...out.values()];
+  }
+
+  async snapshotsFrom(from: string): Promise<(SnapshotRef & { currencies: string[] })[]> {
+    const { resources } = await this.container.items
+      .query<SnapshotRef & { currencies: string[] }>({
+        query: "SELECT c.portfolioId, c.date, c.currencies FROM c WHERE c.docType = 'snapshot' AND c.date >= @from",
+        parameters: [{ name: "@from", value: from }],
+      })
+      .fetchAll();
+    return resources;
+  }
+
+  async saveValuation(valuation: StoredValuation): Promise<void> {
+    const runId = randomUUID();
+    const { portfolioId, date, holdings, ...header } = valuation;
+    const chunks: ChunkDoc[] = [];
+    for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
+      chunks.push({ id: chunkId(date, runId, i), portfolioId, docType: "valuation-chunk", holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE) });
+    }
+    const previous = await this.header(portfolioId, date);
+    // Chunks first, then the header that points at them: a reader never sees a half-written valuation.
+    await bulkUpsert(this.container, chunks as unknown as JSONObject[]);
+    const doc: ValuationDoc = { ...header, portfolioId, date, id: valuationId(date), docType: "valuation", runId, chunks: chunks.length };
+    await this.container.items.upsert(doc);
+    if (previous !== undefined) {
+      await bulkDelete(
+        this.container,
+        Array.from({ length: previous.chunks }, (_, i) => ({ id: chunkId(date, previous.runId, i), partitionKey: portfolioId })),
+      );
+    }
+  }
+
+  async valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined> {
+    let header = await this.header(portfolioId, date);
+    if (header === undefined && orEarlier) {
+      const { resources } = await this.container.items
+        .query<ValuationDoc>({
+          query: "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'valuation' AND c.date <= @d ORDER BY c.date DESC",
+          parameters: [
+            { name: "@p", value: portfolioId },
+            { name: "@d", value: date },
+          ],
+        })
+        .fetchAll();
+      header = resources[0];
+    }
+    if (header === undefined) return undefined;
+    const found = header;
+    const chunks = await bulkRead<ChunkDoc>(
+      this.container,
+      Array.from({ length: found.chunks }, (_, i) => ({ id: chunkId(found.date, found.runId, i), partitionKey: portfolioId })),
+    );
+    const holdings: Holding[] = [];
+    for (let i = 0; i < found.chunks; i++) holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
+    return { portfolioId, date: found.date, baseCurrency: found.baseCurrency, totalValue: found.totalValue, valuedAt: found.valuedAt, holdings };
+  }
+
+  private async header(portfolioId: string, date: string): Promise<ValuationDoc | undefined> {
+    try {
+      const { resource } = await this.container.item(valuationId(date), portfolioId).read<ValuationDoc>();
+      return resource;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { AppError, notFound } from "../domain/errors";
+import { eventIdOf, type EventEnvelope } from "../domain/events";
+import { exceptionIdOf, type DataException, type ExceptionCandidate } from "../domain/exception";
+import type { CursorPage, PageRequest } from "../domain/page-request";
+import type { Clock } from "../ports/clock";
+import type { ExceptionFilter, ExceptionRepository } from "../ports/investment-repositories";
+import type { Outbox } from "../ports/outbox";
+
+/** Data-quality exceptions: opened once per condition, each announced by `exception.created`. */
+export class Exceptions {
+  constructor(
+    private readonly repository: ExceptionRepository,
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Opens an exception for each condition not seen before; returns how many were new. */
+  async open(candidates: readonly ExceptionCandidate[], jobId: string | null): Promise<number> {
+    const unique = new Map(candidates.map((c) => [c.key, c]));
+    let opened = 0;
+    const events: EventEnvelope[] = [];
+    for (const candidate of unique.values()) {
+      const now = this.clock.now().toISOString();
+      const exception: DataException = {
+        id: exceptionIdOf(candidate.key),
+        type: candidate.type,
+        severity: candidate.severity,
+        message: candidate.message,
+        entity: candidate.entity,
+        jobId,
+        status: "open",
+        createdAt: now,
+        resolvedAt: null,
+      };
+      const created = await this.repository.createIfNew(exception);
+      // Appended even when the exception already existed: a retry after a crash between the two
+      // writes then still announces it, and the event's id keeps it to one announcement.
+      const stored = created ? exception : await this.repository.get(exception.id);
+      if (stored === undefined) continue;
+      if (created) opened++;
+      events.push({
+        id: eventIdOf("exception.created", stored.id),
+        event: "exception.created",
+        timestamp: stored.createdAt,
+        data: { exceptionId: stored.id, type: stored.type, severity: stored.severity, message: stored.message, entity: stored.entity },
+      });
+    }
+    await this.outbox.append(events);
+    return opened;
+  }
+
+  async get(id: string): Promise<DataException> {
+    const exception = await this.repository.get(id);
+    if (exception === undefined) throw notFound(`Exception '${id}'`);
+    return exception;
+  }
+
+  list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>> {
+    return this.repository.list(filter, request);
+  }
+
+  async resolve(id: string): Promise<DataException> {
+    const updated = await this.repository.update(id, (current) => {
+      if (current.status === "resolved") throw new AppError("CONFLICT", "The exception is already resolved");
+      return { ...current, status: "resolved", resolvedAt: this.clock.now().toISOString() };
+    });
+    if (updated === undefined) throw notFound(`Exception '${id}'`);
+    return updated;
+  }
+}

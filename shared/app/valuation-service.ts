@@ -1,0 +1,123 @@
+import { eventIdOf, type EventEnvelope } from "../domain/events";
+import type { ExceptionCandidate } from "../domain/exception";
+import { fxPair } from "../domain/fx-rate";
+import type { Portfolio } from "../domain/portfolio";
+import type { PositionSnapshot } from "../domain/position";
+import { valuePortfolio, type PositionInput, type PriceType, type SecurityInfo, type Valuation, type ValuationIssue } from "../domain/valuation";
+import type { Clock } from "../ports/clock";
+import type { FxRateRepository, PositionRepository, PriceRepository, SecurityRepository, SnapshotRef } from "../ports/investment-repositories";
+import type { Outbox } from "../ports/outbox";
+import type { PortfolioRepository } from "../ports/portfolio-repository";
+import type { Exceptions } from "./exceptions";
+
+export interface ValuationSettings {
+  pricePreference: readonly PriceType[];
+  staleAfterDays: number;
+}
+
+/** Currency pairs that can value `currencies` in `base`: direct, inverse, and both legs through USD. */
+export function pairsFor(currencies: Iterable<string>, base: string): string[] {
+  const pairs = new Set<string>([fxPair("USD", base), fxPair(base, "USD")]);
+  for (const c of currencies) {
+    for (const [a, b] of [[c, base], [base, c], [c, "USD"], ["USD", c]] as const) if (a !== b) pairs.add(fxPair(a, b));
+  }
+  return [...pairs].filter((p) => p.slice(0, 3) !== p.slice(3));
+}
+
+function issueToCandidate(issue: ValuationIssue, portfolioId: string): ExceptionCandidate {
+  switch (issue.type) {
+    case "MISSING_PRICE":
+      return { key: `MISSING_PRICE|${issue.securityId}|${issue.date}`, type: "MISSING_PRICE", severity: "error", message: `No price for security ${issue.securityId} on or before ${issue.date} (portfolio ${portfolioId})`, entity: { type: "security", id: issue.securityId } };
+    case "STALE_PRICE":
+      return { key: `STALE_PRICE|${issue.securityId}|${issue.priceDate}`, type: "STALE_PRICE", severity: "warning", message: `The latest price of security ${issue.securityId} is from ${issue.priceDate}, ${issue.ageDays} days before ${issue.date}`, entity: { type: "security", id: issue.securityId } };
+    case "MISSING_FX_RATE":
+      return { key: `MISSING_FX_RATE|${issue.from}${issue.to}|${issue.date}`, type: "MISSING_FX_RATE", severity: "error", message: `No FX rate from ${issue.from} to ${issue.to} on or before ${issue.date} (direct, inverse or through USD)`, entity: { type: "fxPair", id: `${issue.from}${issue.to}` } };
+    case "UNKNOWN_SECURITY":
+      return { key: `UNKNOWN_SECURITY|${issue.securityId}`, type: "UNKNOWN_SECURITY", severity: "error", message: `Security ${issue.securityId} is held but not known`, entity: { type: "security", id: issue.securityId } };
+  }
+}
+
+/**
+ * Revalues portfolios after their positions, prices or FX rates changed: holdings, total value and
+ * latest valuation date, `portfolio.valued`, and the data-quality exceptions the valuation finds.
+ * Composites are revalued after their members.
+ */
+export class ValuationService {
+  constructor(
+    private readonly portfolios: PortfolioRepository,
+    private readonly positions: PositionRepository,
+    private readonly securities: SecurityRepository,
+    private readonly prices: PriceRepository,
+    private readonly fxRates: FxRateRepository,
+    private readonly outbox: Outbox,
+    private readonly exceptions: Exceptions,
+    private readonly clock: Clock,
+    private readonly settings: ValuationSettings,
+  ) {}
+
+  async revalue(refs: readonly SnapshotRef[], jobId: string | null): Promise<Valuation[]> {
+    const unique = [...new Map(refs.map((r) => [`${r.portfolioId}|${r.date}`, r])).values()];
+    if (unique.length === 0) return [];
+    const portfolios = await this.portfolios.getMany(unique.map((r) => r.portfolioId));
+    const snapshots = await this.positions.getSnapshots(unique);
+    const done: Valuation[] = [];
+    for (const ref of unique) {
+      const portfolio = portfolios.get(ref.portfolioId);
+      const snapshot = snapshots.get(`${ref.portfolioId}|${ref.date}`);
+      if (portfolio === undefined || snapshot === undefined || portfolio.type === "composite") continue;
+      done.push(await this.valueAndStore(portfolio, ref.date, snapshot.positions, jobId));
+    }
+    const composites = await this.portfolios.compositesContaining([...new Set(done.map((v) => v.portfolioId))]);
+    for (const composite of composites) {
+      const dates = new Set(done.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date));
+      for (const date of dates) done.push(await this.valueComposite(composite, date, jobId));
+    }
+    return done;
+  }
+
+  private async valueComposite(composite: Portfolio, date: string, jobId: string | null): Promise<Valuation> {
+    const memberSnapshots = await Promise.all((composite.memberIds ?? []).map((id) => this.positions.latestSnapshot(id, date)));
+    const positions = memberSnapshots.filter((s): s is PositionSnapshot => s !== undefined).flatMap((s) => s.positions);
+    return this.valueAndStore(composite, date, positions, jobId);
+  }
+
+  private async valueAndStore(portfolio: Portfolio, date: string, positions: readonly PositionInput[], jobId: string | null): Promise<Valuation> {
+    const securityIds = [...new Set(positions.map((p) => p.securityId))];
+    const [securities, prices] = await Promise.all([this.securities.getMany(securityIds), this.prices.history(securityIds)]);
+    const currencies = new Set<string>();
+    const infos = new Map<string, SecurityInfo>();
+    for (const s of securities.values()) {
+      currencies.add(s.currency);
+      infos.set(s.id, { id: s.id, ...(s.isin !== null ? { isin: s.isin } : {}), name: s.name, assetClass: s.assetClass, currency: s.currency, ...(s.lookThroughPortfolioId !== null ? { lookThroughPortfolioId: s.lookThroughPortfolioId } : {}) });
+    }
+    for (const series of prices.values()) for (const p of series) currencies.add(p.currency);
+    const fx = await this.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency), date);
+    const valuation = valuePortfolio({
+      portfolioId: portfolio.id,
+      baseCurrency: portfolio.baseCurrency,
+      date,
+      positions,
+      securities: infos,
+      prices,
+      fx,
+      pricePreference: this.settings.pricePreference,
+      staleAfterDays: this.settings.staleAfterDays,
+    });
+    const valuedAt = this.clock.now().toISOString();
+    await this.positions.saveValuation({ portfolioId: portfolio.id, date, baseCurrency: portfolio.baseCurrency, totalValue: valuation.totalValue, holdings: valuation.holdings, valuedAt });
+    await this.portfolios.update(portfolio.id, (current) =>
+      current.latestValuationDate !== null && current.latestValuationDate > date
+        ? current
+        : { ...current, totalValue: valuation.totalValue, latestValuationDate: date, updatedAt: valuedAt },
+    );
+    const event: EventEnvelope = {
+      id: eventIdOf("portfolio.valued", `${portfolio.id}|${date}|${valuedAt}`),
+      event: "portfolio.valued",
+      timestamp: valuedAt,
+      data: { portfolioId: portfolio.id, valuationDate: date, totalValue: valuation.totalValue, currency: portfolio.baseCurrency },
+    };
+    await this.outbox.append([event]);
+    await this.exceptions.open(valuation.issues.map((i) => issueToCandidate(i, portfolio.id)), jobId);
+    return valuation;
+  }
+}

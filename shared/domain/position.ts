@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { currencyCode } from "./currency";
+import { isoDate } from "./dates";
+import { isinSchema } from "./isin";
+
+/** One record of `POST /api/v1/import/positions`. The records of one portfolio and date form a snapshot. */
+export const positionImportSchema = z
+  .strictObject({
+    portfolioId: z.string().min(1).max(200).optional(),
+    portfolioCode: z.string().min(1).max(50).optional(),
+    securityId: z.string().min(1).max(200).optional(),
+    isin: isinSchema.optional(),
+    date: isoDate,
+    quantity: z.number().finite(),
+    costBasis: z.number().finite().optional(),
+    currency: currencyCode.optional(),
+  })
+  .refine((p) => p.portfolioId !== undefined || p.portfolioCode !== undefined, { message: "portfolioId or portfolioCode is required", path: ["portfolioId"] })
+  .refine((p) => p.securityId !== undefined || p.isin !== undefined, { message: "securityId or isin is required", path: ["securityId"] })
+  .meta({ id: "PositionImport" });
+export type PositionImport = z.infer<typeof positionImportSchema>;
+
+export interface Position {
+  securityId: string;
+  quantity: number;
+  costBasis: number | null;
+  currency: string | null;
+}
+
+/** The positions of one portfolio on one date; a new import for that date replaces it whole. */
+export interface PositionSnapshot {
+  portfolioId: string;
+  date: string;
+  positions: Position[];
+  /** The currencies of the snapshot's securities (which FX rates can change its value). */
+  currencies: string[];
+  updatedAt: string;
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { currencyCode } from "./currency";
+import { isoDate } from "./dates";
+import { isinSchema } from "./isin";
+
+export const priceTypeSchema = z.enum(["close", "mid", "bid", "ask", "nav"]);
+export type PriceType = z.infer<typeof priceTypeSchema>;
+
+/** The spec's price record, as accepted by `POST /api/v1/import/prices`. */
+export const priceImportSchema = z
+  .strictObject({
+    isin: isinSchema,
+    date: isoDate,
+    price: z.number().positive().finite(),
+    currency: currencyCode,
+    type: priceTypeSchema,
+    source: z.string().trim().min(1).max(100),
+  })
+  .meta({ id: "PriceImport" });
+export type PriceImport = z.infer<typeof priceImportSchema>;
+
+export const priceSchema = z
+  .object({
+    securityId: z.string(),
+    isin: z.string().nullable(),
+    date: z.iso.date(),
+    price: z.number(),
+    currency: z.string(),
+    type: priceTypeSchema,
+    source: z.string(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "Price" });
+export type Price = z.infer<typeof priceSchema>;
+
+/** Natural key: one price per security, date, type and source. */
+export const priceId = (p: { date: string; type: string; source: string }): string => `${p.date}|${p.type}|${p.source}`;

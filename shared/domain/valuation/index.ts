@@ -1,0 +1,12 @@
+export { allocate, PreciseDecimal, roundMoney, roundTo, toDecimal, toNumber } from "./money";
+export { latestOnOrBefore, resolveFx } from "./fx";
+export type { FxMethod, FxPoint, FxResolution, FxTable } from "./fx";
+export { selectPrice } from "./price-selection";
+export type { PricePoint, PriceType } from "./price-selection";
+export { priceJump } from "./price-jump";
+export { valuePortfolio } from "./valuation";
+export type { Holding, PositionInput, SecurityInfo, Valuation, ValuationInput, ValuationIssue } from "./valuation";
+export { lookThrough } from "./look-through";
+export type { FundValuation, LookThroughContext } from "./look-through";
+export { daysBetween } from "./calendar";
+export { compareHoldings, totalOf, weightOf } from "./holding-ranking";

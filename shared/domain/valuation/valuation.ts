@@ -1,0 +1,178 @@
+import type Decimal from "decimal.js";
+import { daysBetween } from "./calendar";
+import { resolveFx, type FxMethod, type FxTable } from "./fx";
+import { compareHoldings, totalOf, weightOf } from "./holding-ranking";
+import { roundMoney, roundTo, toDecimal, toNumber } from "./money";
+import { selectPrice, type PricePoint, type PriceType } from "./price-selection";
+
+export interface SecurityInfo {
+  id: string;
+  isin?: string;
+  name: string;
+  assetClass: string;
+  currency: string;
+  lookThroughPortfolioId?: string;
+}
+
+export interface PositionInput {
+  securityId: string;
+  quantity: number;
+}
+
+/** Everything needed to value one portfolio on one date; nothing is fetched. */
+export interface ValuationInput {
+  portfolioId: string;
+  baseCurrency: string;
+  date: string;
+  /** May name a security several times (a composite merges its members); quantities are summed. */
+  positions: readonly PositionInput[];
+  securities: ReadonlyMap<string, SecurityInfo>;
+  /** All known prices, by security id. */
+  prices: ReadonlyMap<string, readonly PricePoint[]>;
+  fx: FxTable;
+  pricePreference: readonly PriceType[];
+  /** A chosen price more than this many days older than `date` is reported as stale. */
+  staleAfterDays: number;
+}
+
+export interface Holding {
+  securityId: string;
+  isin: string | null;
+  name: string;
+  assetClass: string;
+  quantity: number;
+  price: number | null;
+  priceDate: string | null;
+  priceType: PriceType | null;
+  priceCurrency: string | null;
+  fxRate: number | null;
+  fxMethod: FxMethod | null;
+  marketValue: number | null;
+  weight: number | null;
+  via?: string[];
+}
+
+export type ValuationIssue =
+  | { type: "MISSING_PRICE"; securityId: string; date: string }
+  | { type: "STALE_PRICE"; securityId: string; date: string; priceDate: string; ageDays: number }
+  | { type: "MISSING_FX_RATE"; from: string; to: string; date: string; securityId: string }
+  | { type: "UNKNOWN_SECURITY"; securityId: string; date: string };
+
+export interface Valuation {
+  portfolioId: string;
+  date: string;
+  baseCurrency: string;
+  totalValue: number;
+  holdings: Holding[];
+  issues: ValuationIssue[];
+}
+
+/**
+ * Values one portfolio on its date: each security's net quantity at its selected price,
+ * converted into the base currency. Holdings that cannot be valued are still listed, with null
+ * value and weight and an issue saying why, and are left out of the total.
+ */
+export function valuePortfolio(input: ValuationInput): Valuation {
+  const issues = new Map<string, ValuationIssue>();
+  const report = (issue: ValuationIssue): void => {
+    // Every issue is built with its fields in one fixed order, so the JSON text is a stable key.
+    const key = JSON.stringify(issue);
+    if (!issues.has(key)) issues.set(key, issue);
+  };
+
+  const unweighted = [...netQuantities(input.positions)].map(([securityId, quantity]) =>
+    valueHolding(securityId, quantity, input, report),
+  );
+  // The total adds the already rounded values, so it always equals the sum of the listed holdings.
+  const total = totalOf(unweighted);
+  const holdings = unweighted
+    .map((holding) => ({ ...holding, weight: weightOf(holding.marketValue, total) }))
+    .sort(compareHoldings);
+
+  return {
+    portfolioId: input.portfolioId,
+    date: input.date,
+    baseCurrency: input.baseCurrency,
+    totalValue: toNumber(total),
+    holdings,
+    issues: [...issues.values()],
+  };
+}
+
+/** Net quantity per security, summed exactly, without zeros, in security id order. */
+function netQuantities(positions: readonly PositionInput[]): Map<string, Decimal> {
+  const sums = new Map<string, Decimal>();
+  for (const { securityId, quantity } of positions) {
+    const previous = sums.get(securityId);
+    sums.set(securityId, previous === undefined ? toDecimal(quantity) : previous.plus(toDecimal(quantity)));
+  }
+  // Sorting here makes the issue list come out in a stable order too.
+  const ids = [...sums.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const net = new Map<string, Decimal>();
+  for (const id of ids) {
+    const quantity = sums.get(id);
+    if (quantity !== undefined && !quantity.isZero()) net.set(id, quantity);
+  }
+  return net;
+}
+
+function valueHolding(
+  securityId: string,
+  quantity: Decimal,
+  input: ValuationInput,
+  report: (issue: ValuationIssue) => void,
+): Holding {
+  const { date, baseCurrency } = input;
+  const security = input.securities.get(securityId);
+  const unvalued: Holding = {
+    securityId,
+    isin: security?.isin ?? null,
+    // An unknown security still shows up, under its id, so that no position silently vanishes.
+    name: security?.name ?? securityId,
+    assetClass: security?.assetClass ?? "other",
+    quantity: toNumber(quantity),
+    price: null,
+    priceDate: null,
+    priceType: null,
+    priceCurrency: null,
+    fxRate: null,
+    fxMethod: null,
+    marketValue: null,
+    weight: null,
+  };
+  // Without the security record there is nothing to check a price against; do not guess a value.
+  if (security === undefined) {
+    report({ type: "UNKNOWN_SECURITY", securityId, date });
+    return unvalued;
+  }
+
+  const point = selectPrice(input.prices.get(securityId) ?? [], date, input.pricePreference);
+  if (point === undefined) {
+    report({ type: "MISSING_PRICE", securityId, date });
+    return unvalued;
+  }
+  const ageDays = daysBetween(point.date, date);
+  if (ageDays > input.staleAfterDays) {
+    report({ type: "STALE_PRICE", securityId, date, priceDate: point.date, ageDays });
+  }
+  const priced: Holding = {
+    ...unvalued,
+    price: point.price,
+    priceDate: point.date,
+    priceType: point.type,
+    priceCurrency: point.currency,
+  };
+
+  const fx = resolveFx(point.currency, baseCurrency, date, input.fx);
+  if (fx === undefined) {
+    report({ type: "MISSING_FX_RATE", from: point.currency, to: baseCurrency, date, securityId });
+    return priced;
+  }
+  const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate));
+  return {
+    ...priced,
+    fxRate: toNumber(roundTo(fx.rate, 10)),
+    fxMethod: fx.method,
+    marketValue: toNumber(value),
+  };
+}

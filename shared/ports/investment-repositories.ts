@@ -1,0 +1,117 @@
+import type { DataException } from "../domain/exception";
+import type { FxRate } from "../domain/fx-rate";
+import type { Job } from "../domain/job";
+import type { CursorPage, PageRequest } from "../domain/page-request";
+import type { Page } from "../domain/pagination";
+import type { PositionSnapshot } from "../domain/position";
+import type { Price, PriceType } from "../domain/price";
+import type { Security } from "../domain/security";
+import type { Transaction, TransactionStatus, TransactionType } from "../domain/transaction";
+import type { FxTable, Holding, PricePoint } from "../domain/valuation";
+
+export interface WriteCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface SecurityFilter {
+  isin?: string;
+  ticker?: string;
+  assetClass?: string;
+  currency?: string;
+  /** Name starts with (case-insensitive). */
+  q?: string;
+}
+
+/** Securities, with an ISIN → id lookup beside them. */
+export interface SecurityRepository {
+  get(id: string): Promise<Security | undefined>;
+  getMany(ids: readonly string[]): Promise<Map<string, Security>>;
+  idsForIsins(isins: readonly string[]): Promise<Map<string, string>>;
+  list(filter: SecurityFilter, page: number, pageSize: number): Promise<Page<Security>>;
+  save(securities: readonly Security[]): Promise<WriteCounts>;
+}
+
+export interface PriceFilter {
+  from?: string;
+  to?: string;
+  type?: PriceType;
+}
+
+/** Prices by security, date, type and source, plus a compact per-security history for valuation. */
+export interface PriceRepository {
+  save(prices: readonly Price[]): Promise<WriteCounts>;
+  history(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
+  list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
+}
+
+/** FX rates by currency pair, date and source. */
+export interface FxRateRepository {
+  save(rates: readonly FxRate[]): Promise<WriteCounts>;
+  /** The latest rate on or before `date` of each pair that has one. */
+  latest(pairs: readonly string[], date: string): Promise<FxTable>;
+}
+
+export interface SnapshotRef {
+  portfolioId: string;
+  date: string;
+}
+
+export interface StoredValuation {
+  portfolioId: string;
+  date: string;
+  baseCurrency: string;
+  totalValue: number;
+  holdings: Holding[];
+  valuedAt: string;
+}
+
+/** Position snapshots and the valuations made from them (the `positions` container, by portfolio). */
+export interface PositionRepository {
+  getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>>;
+  saveSnapshots(snapshots: readonly PositionSnapshot[]): Promise<void>;
+  latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined>;
+  /** Snapshots on or after `from` that hold any of the securities. */
+  snapshotsHolding(securityIds: readonly string[], from: string): Promise<SnapshotRef[]>;
+  /** Snapshots on or after `from` with the currencies of their securities. */
+  snapshotsFrom(from: string): Promise<(SnapshotRef & { currencies: string[] })[]>;
+  saveValuation(valuation: StoredValuation): Promise<void>;
+  /** The valuation on `date` exactly, or the latest before it when `orEarlier`. */
+  valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined>;
+}
+
+export interface TransactionFilter {
+  portfolioId?: string;
+  securityId?: string;
+  from?: string;
+  to?: string;
+  type?: TransactionType;
+  status?: TransactionStatus;
+}
+
+export interface TransactionRepository {
+  getMany(refs: readonly { portfolioId: string; id: string }[]): Promise<Map<string, Transaction>>;
+  save(transactions: readonly Transaction[]): Promise<void>;
+  list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>>;
+}
+
+export interface JobRepository {
+  put(job: Job): Promise<void>;
+  get(id: string): Promise<Job | undefined>;
+  list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>>;
+}
+
+export interface ExceptionFilter {
+  type?: DataException["type"];
+  status?: DataException["status"];
+  severity?: DataException["severity"];
+}
+
+export interface ExceptionRepository {
+  /** Creates the exception unless one with its id exists; true when created. */
+  createIfNew(exception: DataException): Promise<boolean>;
+  get(id: string): Promise<DataException | undefined>;
+  update(id: string, change: (current: DataException) => DataException): Promise<DataException | undefined>;
+  list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>>;
+}
