@@ -81,7 +81,7 @@ export function startChild(dataDir: string, name: string, script: string, args: 
         // Closing the IPC channel is the stop signal our child scripts obey.
         if (child.connected) child.disconnect();
         else child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
         await exited;
         clearTimeout(timer);
       }

@@ -6,10 +6,8 @@
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import { containerDefinitions } from "../shared/adapters/cosmos/containers";
 import { ConfigError, parseConfig } from "../shared/config";
 import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
-import { CosmosPersistence } from "./cosmos-persistence";
 import { loadFunctions } from "./functions-host";
 import { HttpHost } from "./http-host";
 import { provision, storagePorts } from "./provision";
@@ -62,8 +60,8 @@ async function main(): Promise<void> {
   if (httpPort !== 0) await requireFree(httpPort, "PORT");
 
   const children: Child[] = [];
-  const persistence = new CosmosPersistence(join(dataDir, "cosmos"));
-  const cosmosChild = startChild(dataDir, "cosmos", cosmosScript, [String(cosmosPort), persistence.journalPath()], warn);
+  const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
+  const cosmosChild = startChild(dataDir, "cosmos", cosmosScript, [String(cosmosPort), join(dataDir, "cosmos"), String(snapshotSeconds)], warn);
   children.push(cosmosChild);
   const azuriteChild = startChild(
     dataDir,
@@ -82,24 +80,13 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   let httpHost: HttpHost | undefined;
   let timerHost: TimerHost | undefined;
-  let snapshotTimer: NodeJS.Timeout | undefined;
   const { services } = await import("../shared/composition");
-  const rotate = async (journal: string): Promise<void> => {
-    const ack = nextMessage(cosmosChild.process, "rotated", 10_000);
-    cosmosChild.process.send({ type: "rotate", file: journal });
-    await ack;
-  };
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       say(`\n${signal}: stopping…`);
-      if (snapshotTimer !== undefined) clearInterval(snapshotTimer);
       await httpHost?.stop();
       await timerHost?.stop();
-      try {
-        await persistence.snapshot(services().cosmosClient(), config.COSMOS_DATABASE, rotate);
-      } catch (error) {
-        warn(`final snapshot failed (the journal still holds every write): ${String(error)}`);
-      }
+      // Closing the channel makes the Cosmos child write its final snapshot before it exits.
       await Promise.all(children.map((c) => c.stop()));
       say("stopped");
     })();
@@ -110,15 +97,11 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => process.exit(130)); // a second Ctrl-C does not wait
 
   try {
-    await nextMessage(cosmosChild.process, "ready", 15_000);
+    const { documents: restored } = (await nextMessage(cosmosChild.process, "ready", 60_000)) as { documents: number };
     await waitForPort(ports.blob, "127.0.0.1", 15_000);
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
-    const cosmos = services().cosmosClient();
-    await provision(cosmos, config.COSMOS_DATABASE, storage);
-    const partitionKeys = Object.fromEntries(containerDefinitions.map((d) => [d.id, d.partitionKey]));
-    const restored = await persistence.restore(cosmos, partitionKeys);
-    persistence.dropReplayed();
+    await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
 
     const functions = loadFunctions(join(root, "dist", "functions"));
     if (config.BOOTSTRAP_CLIENT_ID !== undefined && config.BOOTSTRAP_CLIENT_SECRET !== undefined) {
@@ -128,17 +111,6 @@ async function main(): Promise<void> {
     const port = await httpHost.start();
     timerHost = new TimerHost(functions, say);
     timerHost.start();
-
-    const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
-    let lastSnapshot = Date.now();
-    snapshotTimer = setInterval(() => {
-      const size = persistence.currentJournalSize();
-      if (size > 8 * 1024 * 1024 || (size > 0 && Date.now() - lastSnapshot > snapshotSeconds * 1000)) {
-        lastSnapshot = Date.now();
-        persistence.snapshot(services().cosmosClient(), config.COSMOS_DATABASE, rotate).catch((error: unknown) => warn(`snapshot failed: ${String(error)}`));
-      }
-    }, 15_000);
-    snapshotTimer.unref();
 
     const baseUrl = `http://127.0.0.1:${port}`;
     say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);

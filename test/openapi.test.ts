@@ -22,6 +22,16 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/api-clients",
         "/api/v1/settings/api-clients/{clientId}",
         "/api/v1/settings/api-clients/{clientId}/rotate-secret",
+        "/api/v1/import/{dataType}",
+        "/api/v1/securities",
+        "/api/v1/securities/{securityId}",
+        "/api/v1/securities/{securityId}/prices",
+        "/api/v1/transactions",
+        "/api/v1/portfolios/{portfolioId}/holdings",
+        "/api/v1/jobs",
+        "/api/v1/jobs/{jobId}",
+        "/api/v1/exceptions",
+        "/api/v1/exceptions/{exceptionId}",
       ].sort(),
     );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
@@ -39,5 +49,18 @@ describe("GET /api/v1/openapi.json", () => {
     expect(token.security).toEqual([]);
     expect(doc.components.schemas.Error).toBeDefined();
     expect(doc.components.schemas.Portfolio.properties.status.enum).toEqual(["active", "inactive", "archived"]);
+
+    const imports = doc.paths["/api/v1/import/{dataType}"].post;
+    expect(imports.security).toEqual([{ bearerAuth: ["api.write"] }]);
+    expect(imports.parameters[0].schema.enum).toEqual(["positions", "transactions", "prices", "fx-rates", "securities"]);
+    expect(imports.requestBody.content["application/json"].schema.anyOf).toHaveLength(5);
+    expect(Object.keys(imports.responses)).toEqual(expect.arrayContaining(["200", "409", "413", "422"]));
+    for (const name of ["Import_prices", "Import_positions", "Import_transactions", "Import_fxRates", "Import_securities", "Security", "Price", "Transaction", "Holdings", "RefreshJob", "DataQualityException", "CursorPagination"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    expect(doc.components.schemas.PriceImport.required).toEqual(["isin", "date", "price", "currency", "type", "source"]);
+    const transactions = doc.paths["/api/v1/transactions"].get;
+    expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "from", "page", "pageSize", "portfolioId", "securityId", "status", "to", "type"]);
+    expect(doc.paths["/api/v1/portfolios/{portfolioId}/holdings"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["date", "lookThrough", "portfolioId"]);
   });
 });

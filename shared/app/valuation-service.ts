@@ -69,8 +69,12 @@ export class ValuationService {
     }
     const composites = await this.portfolios.compositesContaining([...new Set(done.map((v) => v.portfolioId))]);
     for (const composite of composites) {
-      const dates = new Set(done.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date));
-      for (const date of dates) done.push(await this.valueComposite(composite, date, jobId));
+      const changed = done.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date).sort();
+      const first = changed[0];
+      if (first === undefined) continue;
+      // A member's snapshot also counts on the composite's later dates, until that member's next snapshot.
+      const later = await this.positions.snapshotDates(composite.memberIds ?? [], first);
+      for (const date of new Set([...changed, ...later])) done.push(await this.valueComposite(composite, date, jobId));
     }
     return done;
   }

@@ -20,8 +20,11 @@ export function isValidIsin(value: string): boolean {
 
 export const isinSchema = z
   .string()
-  .refine((v) => ISIN_FORMAT.test(v), { message: "must be an ISIN: 2 letters, 9 letters or digits, 1 check digit" })
-  .refine(isValidIsin, { message: "ISIN check digit is wrong" })
+  .superRefine((v, ctx) => {
+    // One problem per field: the check digit is only worth checking once the format is right.
+    if (!ISIN_FORMAT.test(v)) ctx.addIssue({ code: "custom", message: "must be an ISIN: 2 letters, 9 letters or digits, 1 check digit" });
+    else if (!isValidIsin(v)) ctx.addIssue({ code: "custom", message: "ISIN check digit is wrong" });
+  })
   .meta({ description: "ISIN (ISO 6166), check digit verified", example: "US0378331005" });
 
 export const looksLikeIsin = (value: string): boolean => ISIN_FORMAT.test(value);

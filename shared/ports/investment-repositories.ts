@@ -41,7 +41,8 @@ export interface PriceFilter {
 
 /** Prices by security, date, type and source, plus a compact per-security history for valuation. */
 export interface PriceRepository {
-  save(prices: readonly Price[]): Promise<WriteCounts>;
+  /** `history` is what `history()` returned for these securities just before: it tells which prices exist. */
+  save(prices: readonly Price[], history: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts>;
   history(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
   list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
 }
@@ -74,6 +75,8 @@ export interface PositionRepository {
   latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined>;
   /** Snapshots on or after `from` that hold any of the securities. */
   snapshotsHolding(securityIds: readonly string[], from: string): Promise<SnapshotRef[]>;
+  /** The dates of the snapshots of these portfolios on or after `from`. */
+  snapshotDates(portfolioIds: readonly string[], from: string): Promise<string[]>;
   /** Snapshots on or after `from` with the currencies of their securities. */
   snapshotsFrom(from: string): Promise<(SnapshotRef & { currencies: string[] })[]>;
   saveValuation(valuation: StoredValuation): Promise<void>;
@@ -92,7 +95,11 @@ export interface TransactionFilter {
 
 export interface TransactionRepository {
   getMany(refs: readonly { portfolioId: string; id: string }[]): Promise<Map<string, Transaction>>;
-  save(transactions: readonly Transaction[]): Promise<void>;
+  /**
+   * Writes each transaction if it is still as `previous` (as returned by getMany; undefined = must not
+   * exist yet). Throws CONFLICT when another writer got there first; nothing is then half-checked.
+   */
+  save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<void>;
   list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>>;
 }
 

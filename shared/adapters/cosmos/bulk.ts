@@ -1,14 +1,18 @@
 import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
 import { stripSystem } from "./cosmos-errors";
 
-const CHUNK = 1000;
+const CHUNK = 10_000;
 
 export interface DocRef {
   id: string;
   partitionKey: string;
 }
 
-async function bulkWithRetry(container: Container, operations: OperationInput[]): Promise<{ statusCode: number; resourceBody?: JSONObject }[]> {
+/** The SDK sends at most 100 operations per partition key range in one bulk call. */
+const BULK_CALL = 100;
+const PARALLEL_CALLS = 8;
+
+async function bulkCall(container: Container, operations: OperationInput[]): Promise<{ statusCode: number; resourceBody?: JSONObject }[]> {
   const results: { statusCode: number; resourceBody?: JSONObject }[] = new Array(operations.length);
   let pending = operations.map((op, index) => ({ op, index }));
   for (let attempt = 0; pending.length > 0; attempt++) {
@@ -26,8 +30,27 @@ async function bulkWithRetry(container: Container, operations: OperationInput[])
   return results;
 }
 
-/** Reads many documents by id and partition key; missing ones are absent from the map (key: `${partitionKey}|${id}`). */
-export async function bulkRead<T extends object>(container: Container, refs: readonly DocRef[]): Promise<Map<string, T>> {
+/** Runs operations in bulk calls of 100, several at once, retrying throttled ones; results in input order. */
+export async function bulkWithRetry(container: Container, operations: readonly OperationInput[]): Promise<{ statusCode: number; resourceBody?: JSONObject }[]> {
+  const results: { statusCode: number; resourceBody?: JSONObject }[] = new Array(operations.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < operations.length) {
+      const start = next;
+      next += BULK_CALL;
+      const chunk = await bulkCall(container, operations.slice(start, start + BULK_CALL));
+      chunk.forEach((r, i) => (results[start + i] = r));
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_CALLS }, worker));
+  return results;
+}
+
+/**
+ * Reads many documents by id and partition key; missing ones are absent from the map (key:
+ * `${partitionKey}|${id}`). System properties are dropped unless `keepEtag` (for a conditional write).
+ */
+export async function bulkRead<T extends object>(container: Container, refs: readonly DocRef[], keepEtag = false): Promise<Map<string, T>> {
   const found = new Map<string, T>();
   for (let start = 0; start < refs.length; start += CHUNK) {
     const chunk = refs.slice(start, start + CHUNK);
@@ -39,7 +62,8 @@ export async function bulkRead<T extends object>(container: Container, refs: rea
       const ref = chunk[i];
       if (ref === undefined) return;
       if (result.statusCode === 200 && result.resourceBody !== undefined) {
-        found.set(refKey(ref), stripSystem(result.resourceBody as unknown as T));
+        const body = result.resourceBody as unknown as T & { _etag?: string };
+        found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag } as T) : stripSystem(body));
       } else if (result.statusCode !== 404) {
         throw new Error(`bulk read of ${container.id}/${ref.id} failed with ${result.statusCode}`);
       }

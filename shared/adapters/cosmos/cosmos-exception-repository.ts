@@ -2,7 +2,7 @@ import type { Container, SqlParameter } from "@azure/cosmos";
 import type { DataException } from "../../domain/exception";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { ExceptionFilter, ExceptionRepository } from "../../ports/investment-repositories";
-import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 
 interface ExceptionDoc extends DataException {
@@ -11,7 +11,10 @@ interface ExceptionDoc extends DataException {
   _etag?: string;
 }
 
-const toException = ({ docType: _d, sortKey: _s, _etag: _e, ...e }: ExceptionDoc): DataException => e;
+const toException = (doc: ExceptionDoc): DataException => {
+  const { docType: _d, sortKey: _s, _etag: _e, ...e } = stripSystem(doc);
+  return e;
+};
 const toDoc = (e: DataException): ExceptionDoc => ({ ...e, docType: "exception", sortKey: `${e.createdAt}|${e.id}` });
 
 /** Data-quality exceptions in the `exceptions` container (partition /id; the id derives from the condition). */

@@ -2,7 +2,7 @@ import type { Container, SqlParameter } from "@azure/cosmos";
 import type { Job } from "../../domain/job";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { JobRepository } from "../../ports/investment-repositories";
-import { isNotFound } from "./cosmos-errors";
+import { isNotFound, stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 
 interface JobDoc extends Job {
@@ -10,7 +10,10 @@ interface JobDoc extends Job {
   sortKey: string;
 }
 
-const toJob = ({ docType: _d, sortKey: _s, ...job }: JobDoc): Job => job;
+const toJob = (doc: JobDoc): Job => {
+  const { docType: _d, sortKey: _s, ...job } = stripSystem(doc);
+  return job;
+};
 
 /** Refresh jobs in the `jobs` container (partition /id), newest first. */
 export class CosmosJobRepository implements JobRepository {

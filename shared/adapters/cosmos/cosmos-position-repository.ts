@@ -88,6 +88,19 @@ export class CosmosPositionRepository implements PositionRepository {
     return [...out.values()];
   }
 
+  async snapshotDates(portfolioIds: readonly string[], from: string): Promise<string[]> {
+    const { resources } = await this.container.items
+      .query<string>({
+        query: "SELECT VALUE c.date FROM c WHERE c.docType = 'snapshot' AND ARRAY_CONTAINS(@ids, c.portfolioId) AND c.date >= @from",
+        parameters: [
+          { name: "@ids", value: [...new Set(portfolioIds)] },
+          { name: "@from", value: from },
+        ],
+      })
+      .fetchAll();
+    return [...new Set(resources)].sort();
+  }
+
   async snapshotsFrom(from: string): Promise<(SnapshotRef & { currencies: string[] })[]> {
     const { resources } = await this.container.items
       .query<SnapshotRef & { currencies: string[] }>({

@@ -3,7 +3,7 @@ import type { Page } from "../../domain/pagination";
 import type { Security } from "../../domain/security";
 import type { SecurityFilter, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, refKey, sameContent } from "./bulk";
-import { isNotFound } from "./cosmos-errors";
+import { isNotFound, stripSystem } from "./cosmos-errors";
 
 interface SecurityDoc extends Security {
   docType: "security";
@@ -18,7 +18,7 @@ interface IsinDoc {
 
 const isinDocId = (isin: string): string => `isin|${isin}`;
 const toSecurity = (doc: SecurityDoc): Security => {
-  const { docType: _t, nameLower: _n, ...security } = doc;
+  const { docType: _t, nameLower: _n, ...security } = stripSystem(doc);
   return security;
 };
 

@@ -1,8 +1,9 @@
-import type { Container, JSONObject, SqlParameter } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject, type OperationInput, type SqlParameter } from "@azure/cosmos";
+import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Transaction } from "../../domain/transaction";
 import type { TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
-import { bulkRead, bulkUpsert } from "./bulk";
+import { bulkRead, bulkWithRetry } from "./bulk";
 import { pagedQuery } from "./paged-query";
 
 interface TransactionDoc extends Transaction {
@@ -17,16 +18,36 @@ const toTransaction = ({ docType: _d, sortKey: _s, ...t }: TransactionDoc): Tran
 export class CosmosTransactionRepository implements TransactionRepository {
   constructor(private readonly container: Container) {}
 
+  /** The version each transaction handed out by getMany was read at. */
+  private readonly versions = new WeakMap<Transaction, string>();
+
   async getMany(refs: readonly { portfolioId: string; id: string }[]): Promise<Map<string, Transaction>> {
-    const docs = await bulkRead<TransactionDoc>(this.container, refs.map((r) => ({ id: r.id, partitionKey: r.portfolioId })));
+    const docs = await bulkRead<TransactionDoc & { _etag?: string }>(this.container, refs.map((r) => ({ id: r.id, partitionKey: r.portfolioId })), true);
     const out = new Map<string, Transaction>();
-    for (const doc of docs.values()) out.set(doc.id, toTransaction(doc));
+    for (const { _etag, ...doc } of docs.values()) {
+      const transaction = toTransaction(doc);
+      if (_etag !== undefined) this.versions.set(transaction, _etag);
+      out.set(doc.id, transaction);
+    }
     return out;
   }
 
-  async save(transactions: readonly Transaction[]): Promise<void> {
-    const docs: TransactionDoc[] = transactions.map((t) => ({ ...t, docType: "transaction", sortKey: `${t.tradeDate}|${t.id}` }));
-    await bulkUpsert(this.container, docs as unknown as JSONObject[]);
+  async save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<void> {
+    const operations: OperationInput[] = writes.map(({ next, previous }) => {
+      const doc = { ...next, docType: "transaction", sortKey: `${next.tradeDate}|${next.id}` } satisfies TransactionDoc;
+      return previous === undefined
+        ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
+        : { operationType: BulkOperationType.Replace, id: next.id, resourceBody: doc as unknown as JSONObject, ifMatch: this.versions.get(previous) ?? "" };
+    });
+    for (let start = 0; start < operations.length; start += 1000) {
+      const results = await bulkWithRetry(this.container, operations.slice(start, start + 1000));
+      const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
+      if (raced >= 0) {
+        throw new AppError("CONFLICT", `Transaction '${writes[start + raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`);
+      }
+      const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
+      if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);
+    }
   }
 
   async list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {

@@ -1,5 +1,6 @@
 import { priceId, type Price } from "../../domain/price";
-import { priceJump } from "../../domain/valuation";
+import type { ExceptionCandidate } from "../../domain/exception";
+import { priceJump, type PricePoint } from "../../domain/valuation";
 import type { Clock } from "../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../ports/investment-repositories";
 import type { PreparedImport } from "./import-types";
@@ -30,22 +31,8 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
     received: records.length,
     async commit() {
       const history = await deps.prices.history(prices.map((p) => p.securityId));
-      const counts = await deps.prices.save(prices);
-      const exceptions = prices.flatMap((price) => {
-        const earlier = (history.get(price.securityId) ?? []).filter((p) => p.type === price.type && p.date < price.date);
-        const previous = earlier.reduce<(typeof earlier)[number] | undefined>((best, p) => (best === undefined || p.date > best.date ? p : best), undefined);
-        const jump = priceJump(previous, price, deps.jumpThreshold);
-        if (jump === undefined || previous === undefined) return [];
-        return [
-          {
-            key: `PRICE_JUMP|${price.securityId}|${price.type}|${price.date}|${price.source}`,
-            type: "PRICE_JUMP" as const,
-            severity: "warning" as const,
-            message: `${price.type} price of ${price.isin} moved ${(jump.change * 100).toFixed(2)}% from ${previous.price} (${previous.date}) to ${price.price} (${price.date})`,
-            entity: { type: "price", id: `${price.securityId}|${priceId(price)}` },
-          },
-        ];
-      });
+      const counts = await deps.prices.save(prices, history);
+      const exceptions = findPriceJumps(prices, history, deps.jumpThreshold);
       return {
         counts,
         events: [],
@@ -58,4 +45,41 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
       };
     },
   };
+}
+
+/** Day-on-day moves beyond the threshold, against the previous price of the same type: stored or earlier in this payload. */
+function findPriceJumps(prices: readonly Price[], history: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): ExceptionCandidate[] {
+  const series = new Map<string, PricePoint[]>();
+  const add = (securityId: string, p: PricePoint): void => {
+    const key = `${securityId}|${p.type}`;
+    const list = series.get(key);
+    if (list === undefined) series.set(key, [p]);
+    else list.push(p);
+  };
+  for (const securityId of new Set(prices.map((p) => p.securityId))) for (const p of history.get(securityId) ?? []) add(securityId, p);
+  for (const p of prices) add(p.securityId, p);
+  for (const list of series.values()) list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.source < b.source ? -1 : 1));
+  const out: ExceptionCandidate[] = [];
+  for (const price of prices) {
+    const list = series.get(`${price.securityId}|${price.type}`) ?? [];
+    // The last point strictly before the price's date (binary search).
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((list[mid]?.date ?? "") < price.date) lo = mid + 1;
+      else hi = mid;
+    }
+    const previous = lo > 0 ? list[lo - 1] : undefined;
+    const jump = priceJump(previous, price, threshold);
+    if (jump === undefined || previous === undefined) continue;
+    out.push({
+      key: `PRICE_JUMP|${price.securityId}|${price.type}|${price.date}|${price.source}`,
+      type: "PRICE_JUMP",
+      severity: "warning",
+      message: `${price.type} price of ${price.isin ?? price.securityId} moved ${(jump.change * 100).toFixed(2)}% from ${previous.price} (${previous.date}) to ${price.price} (${price.date})`,
+      entity: { type: "price", id: `${price.securityId}|${priceId(price)}` },
+    });
+  }
+  return out;
 }

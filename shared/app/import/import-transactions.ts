@@ -89,6 +89,7 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
     async commit() {
       const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
       const writes: Transaction[] = [];
+      const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
       for (const { transaction, before } of next) {
         if (before === undefined) counts.created++;
         else if (sameTransaction(before, transaction)) {
@@ -96,8 +97,9 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
           continue;
         } else counts.updated++;
         writes.push(transaction);
+        changes.push({ next: transaction, previous: before });
       }
-      await deps.transactions.save(writes);
+      await deps.transactions.save(changes);
       // Every settled transaction of the payload: the event id makes it one announcement, and a
       // retry after a crash between the two writes still announces it.
       const settled = next.filter(({ transaction }) => transaction.status === "settled").map(({ transaction, before }) => (writes.includes(transaction) ? transaction : (before ?? transaction)));

@@ -1,0 +1,241 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { adminToken, call } from "./http";
+import {
+  createPortfolio,
+  createSecurities,
+  eventsWhere,
+  exceptionsFor,
+  holdingsOf,
+  imported,
+  price,
+  securityRecord,
+  type DataException,
+} from "./investment-fixtures";
+
+// The four data-quality exceptions valuation and price imports open: each opens once, the same
+// condition again opens no second one, and each can be resolved. Settings of the test runtime:
+// STALE_PRICE_DAYS 5, PRICE_JUMP_THRESHOLD 0.25. Dates: 2017, before any FX import's date.
+describe("data-quality exceptions", () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await adminToken();
+  });
+
+  async function expectOneCreatedEvent(exception: DataException): Promise<void> {
+    const events = await eventsWhere("exception.created", (d) => d.exceptionId === exception.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data).toEqual({ exceptionId: exception.id, type: exception.type, severity: exception.severity, message: exception.message, entity: exception.entity });
+  }
+
+  // Field-for-field equality of the single-exception reads with the list is its own test below,
+  // so that these checks of the resolve flow stay visible on their own.
+  async function expectResolvable(exception: DataException): Promise<void> {
+    const path = `/api/v1/exceptions/${exception.id}`;
+    const got = await call("GET", path, { token });
+    expect(got.status).toBe(200);
+    expect(got.body.data).toMatchObject(exception);
+    const resolved = await call("PATCH", path, { token, body: { status: "resolved" } });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.data).toMatchObject({ ...exception, status: "resolved", resolvedAt: expect.stringMatching(/Z$/) });
+    expect(resolved.body.data.resolvedAt >= exception.createdAt).toBe(true);
+    expect((await call("GET", path, { token })).body.data).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
+    const again = await call("PATCH", path, { token, body: { status: "resolved" } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("CONFLICT");
+    expect((await call("GET", path, { token })).body.data).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
+    const listed = (await exceptionsFor(token, exception.type, exception.entity.id)).find((e) => e.id === exception.id);
+    expect(listed).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
+  }
+
+  it("MISSING_PRICE: a held security without any price on or before the date", async () => {
+    const portfolio = await createPortfolio(token);
+    const sec = securityRecord();
+    const [secId] = (await createSecurities(token, [sec])) as [string];
+    // Only a price after the valuation date exists.
+    await imported(token, "prices", { prices: [price(sec.isin, "2017-01-11", 10)] });
+    const job = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 10 }] });
+
+    const view = await holdingsOf(token, portfolio.id);
+    expect(view.holdings).toEqual([expect.objectContaining({ securityId: secId, quantity: 10, price: null, marketValue: null, weight: null })]);
+    expect(view.totalValue).toBe(0);
+
+    const opened = await exceptionsFor(token, "MISSING_PRICE", secId);
+    expect(opened).toHaveLength(1);
+    const exception = opened[0] as DataException;
+    expect(exception).toMatchObject({ type: "MISSING_PRICE", severity: "error", status: "open", entity: { type: "security", id: secId }, jobId: job.jobId, resolvedAt: null });
+    expect(exception.message).toContain(secId);
+    await expectOneCreatedEvent(exception);
+
+    // The same condition again (the portfolio revalued on the same date, and a second portfolio
+    // holding the same security on the same date) opens nothing new.
+    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 20 }] });
+    const other = await createPortfolio(token);
+    await imported(token, "positions", { positions: [{ portfolioId: other.id, securityId: secId, date: "2017-01-10", quantity: 1 }] });
+    expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toEqual([exception]);
+    await expectOneCreatedEvent(exception);
+
+    // Filters: type, status and severity narrow the list to matching exceptions.
+    const filtered = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=open&severity=error&pageSize=200`, { token });
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.data.every((e: DataException) => e.type === "MISSING_PRICE" && e.status === "open" && e.severity === "error")).toBe(true);
+
+    await expectResolvable(exception);
+    const resolvedList = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=resolved&pageSize=200`, { token });
+    expect(resolvedList.body.data.some((e: DataException) => e.id === exception.id)).toBe(true);
+    const warnings = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&severity=warning&pageSize=200`, { token });
+    expect(warnings.body.data.some((e: DataException) => e.id === exception.id)).toBe(false);
+  });
+
+  it("STALE_PRICE: the chosen price is more than 5 days older than the valuation date", async () => {
+    const portfolio = await createPortfolio(token);
+    const stale = securityRecord();
+    const fresh = securityRecord();
+    const [staleId, freshId] = (await createSecurities(token, [stale, fresh])) as [string, string];
+    // 2017-02-01 → 2017-02-07 is 6 days: stale. 2017-02-02 → 2017-02-07 is 5 days: not stale.
+    await imported(token, "prices", { prices: [price(stale.isin, "2017-02-01", 10), price(fresh.isin, "2017-02-02", 20)] });
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: staleId, date: "2017-02-07", quantity: 1 },
+        { portfolioId: portfolio.id, securityId: freshId, date: "2017-02-07", quantity: 1 },
+      ],
+    });
+    // Stale prices still value the holding: 10 + 20 = 30.00
+    const view = await holdingsOf(token, portfolio.id);
+    expect(view.totalValue).toBe(30);
+    expect(view.holdings.find((h) => h.securityId === staleId)).toMatchObject({ price: 10, priceDate: "2017-02-01", marketValue: 10 });
+
+    const opened = await exceptionsFor(token, "STALE_PRICE", staleId);
+    expect(opened).toHaveLength(1);
+    const exception = opened[0] as DataException;
+    expect(exception).toMatchObject({ type: "STALE_PRICE", severity: "warning", status: "open", entity: { type: "security", id: staleId } });
+    expect(exception.message).toContain("2017-02-01");
+    expect(await exceptionsFor(token, "STALE_PRICE", freshId)).toEqual([]);
+    await expectOneCreatedEvent(exception);
+
+    // The same stale price again: revalued on the same date, and valued on a later date.
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: staleId, date: "2017-02-07", quantity: 2 },
+        { portfolioId: portfolio.id, securityId: freshId, date: "2017-02-07", quantity: 1 },
+      ],
+    });
+    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: staleId, date: "2017-02-08", quantity: 2 }] });
+    expect(await exceptionsFor(token, "STALE_PRICE", staleId)).toEqual([exception]);
+    await expectOneCreatedEvent(exception);
+
+    await expectResolvable(exception);
+  });
+
+  it("PRICE_JUMP: a price moving more than 25% from the previous price of the same type", async () => {
+    const jumpy = securityRecord();
+    const edge = securityRecord();
+    const [jumpyId, edgeId] = (await createSecurities(token, [jumpy, edge])) as [string, string];
+    await imported(token, "prices", {
+      prices: [price(jumpy.isin, "2017-03-01", 100), price(jumpy.isin, "2017-03-01", 50, { type: "mid" }), price(edge.isin, "2017-03-01", 100)],
+    });
+    // jumpy close 100 → 130: +30% > 25%. edge close 100 → 125: exactly 25%, not beyond.
+    // jumpy mid 50 → 55: +10%, its own type's previous price, no jump.
+    const job = await imported(token, "prices", {
+      prices: [price(jumpy.isin, "2017-03-02", 130), price(jumpy.isin, "2017-03-02", 55, { type: "mid" }), price(edge.isin, "2017-03-02", 125)],
+    });
+
+    const opened = await exceptionsFor(token, "PRICE_JUMP", `${jumpyId}|`, "prefix");
+    expect(opened).toHaveLength(1);
+    const exception = opened[0] as DataException;
+    expect(exception).toMatchObject({ type: "PRICE_JUMP", severity: "warning", status: "open", jobId: job.jobId });
+    expect(exception.entity.type).toBe("price");
+    expect(exception.entity.id).toContain("2017-03-02");
+    expect(exception.entity.id).toContain("close");
+    expect(exception.message).toContain("30.00%");
+    expect(await exceptionsFor(token, "PRICE_JUMP", `${edgeId}|`, "prefix")).toEqual([]);
+    await expectOneCreatedEvent(exception);
+
+    // The same jump imported again opens nothing new.
+    await imported(token, "prices", { prices: [price(jumpy.isin, "2017-03-02", 130)] });
+    expect(await exceptionsFor(token, "PRICE_JUMP", `${jumpyId}|`, "prefix")).toEqual([exception]);
+    await expectOneCreatedEvent(exception);
+
+    // A fall of more than 25% is a jump too: 130 → 90 is -30.77%.
+    await imported(token, "prices", { prices: [price(jumpy.isin, "2017-03-03", 90)] });
+    const both = await exceptionsFor(token, "PRICE_JUMP", `${jumpyId}|`, "prefix");
+    expect(both).toHaveLength(2);
+    expect(both.find((e) => e.id !== exception.id)?.entity.id).toContain("2017-03-03");
+
+    await expectResolvable(exception);
+  });
+
+  it("PRICE_JUMP: also between two prices of the same payload", async () => {
+    const sec = securityRecord();
+    const [secId] = (await createSecurities(token, [sec])) as [string];
+    // close 100 on 03-06, then 200 on 03-07 (+100%), imported together.
+    await imported(token, "prices", { prices: [price(sec.isin, "2017-03-06", 100), price(sec.isin, "2017-03-07", 200)] });
+    const opened = await exceptionsFor(token, "PRICE_JUMP", `${secId}|`, "prefix");
+    expect(opened).toHaveLength(1);
+    expect(opened[0]?.entity.id).toContain("2017-03-07");
+  });
+
+  it("MISSING_FX_RATE: no direct, inverse or USD-cross rate into the base currency", async () => {
+    // MNT and ISK appear in no other test and no rate involving them is ever imported.
+    const portfolio = await createPortfolio(token, { baseCurrency: "ISK" });
+    const sec = securityRecord({ currency: "MNT" });
+    const local = securityRecord({ currency: "ISK" });
+    const [secId, localId] = (await createSecurities(token, [sec, local])) as [string, string];
+    await imported(token, "prices", { prices: [price(sec.isin, "2017-04-10", 3000, { currency: "MNT" }), price(local.isin, "2017-04-10", 7, { currency: "ISK" })] });
+    const job = await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: secId, date: "2017-04-10", quantity: 2 },
+        { portfolioId: portfolio.id, securityId: localId, date: "2017-04-10", quantity: 3 },
+      ],
+    });
+
+    // The MNT holding is listed with its price but no value; the total is the ISK holding only: 3 × 7 = 21.00
+    const view = await holdingsOf(token, portfolio.id);
+    expect(view.totalValue).toBe(21);
+    expect(view.holdings).toEqual([
+      expect.objectContaining({ securityId: localId, marketValue: 21, weight: 1 }),
+      expect.objectContaining({ securityId: secId, price: 3000, priceCurrency: "MNT", fxRate: null, fxMethod: null, marketValue: null, weight: null }),
+    ]);
+
+    const opened = await exceptionsFor(token, "MISSING_FX_RATE", "MNTISK");
+    expect(opened).toHaveLength(1);
+    const exception = opened[0] as DataException;
+    expect(exception).toMatchObject({ type: "MISSING_FX_RATE", severity: "error", status: "open", entity: { type: "fxPair", id: "MNTISK" }, jobId: job.jobId });
+    await expectOneCreatedEvent(exception);
+
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: secId, date: "2017-04-10", quantity: 5 },
+        { portfolioId: portfolio.id, securityId: localId, date: "2017-04-10", quantity: 3 },
+      ],
+    });
+    expect(await exceptionsFor(token, "MISSING_FX_RATE", "MNTISK")).toEqual([exception]);
+    await expectOneCreatedEvent(exception);
+
+    await expectResolvable(exception);
+  });
+
+  it("GET and PATCH /exceptions/{id} answer the documented fields only, exactly as the list shows them", async () => {
+    const portfolio = await createPortfolio(token);
+    const sec = securityRecord();
+    const [secId] = (await createSecurities(token, [sec])) as [string];
+    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-05-02", quantity: 1 }] });
+    const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);
+    expect(listed).toBeDefined();
+    const documented = ["createdAt", "entity", "id", "jobId", "message", "resolvedAt", "severity", "status", "type"];
+    expect(Object.keys(listed as DataException).sort()).toEqual(documented);
+    const got = await call("GET", `/api/v1/exceptions/${listed?.id}`, { token });
+    expect(got.status).toBe(200);
+    expect(got.body.data).toEqual(listed);
+    const resolved = await call("PATCH", `/api/v1/exceptions/${listed?.id}`, { token, body: { status: "resolved" } });
+    expect(resolved.status).toBe(200);
+    expect(Object.keys(resolved.body.data).sort()).toEqual(documented);
+  });
+
+  it("PATCH: 404 for an unknown exception, 422 for a body other than { status: resolved }", async () => {
+    const missing = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "resolved" } });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("NOT_FOUND");
+    const bad = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "open" } });
+    expect([400, 422]).toContain(bad.status);
+  });
+});
