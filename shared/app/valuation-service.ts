@@ -87,7 +87,10 @@ export class ValuationService {
 
   private async valueAndStore(portfolio: Portfolio, date: string, positions: readonly PositionInput[], jobId: string | null): Promise<Valuation> {
     const securityIds = [...new Set(positions.map((p) => p.securityId))];
-    const [securities, prices] = await Promise.all([this.securities.getMany(securityIds), this.prices.history(securityIds)]);
+    const [securities, prices] = await Promise.all([
+      this.securities.getMany(securityIds),
+      this.prices.forValuation(securityIds, date, this.settings.pricePreference),
+    ]);
     const currencies = new Set<string>();
     const infos = new Map<string, SecurityInfo>();
     for (const s of securities.values()) {

@@ -39,11 +39,13 @@ export interface PriceFilter {
   type?: PriceType;
 }
 
-/** Prices by security, date, type and source, plus a compact per-security history for valuation. */
+/** Prices by security, date, type and source, plus each security's newest point per type and source. */
 export interface PriceRepository {
-  /** `history` is what `history()` returned for these securities just before: it tells which prices exist. */
-  save(prices: readonly Price[], history: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts>;
-  history(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
+  save(prices: readonly Price[]): Promise<WriteCounts>;
+  /** The newest stored point of each type and source, per security. */
+  latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
+  /** The stored points a valuation on `date` needs: every point of the newest dates on or before it. */
+  forValuation(securityIds: readonly string[], date: string, types: readonly PricePoint["type"][]): Promise<Map<string, PricePoint[]>>;
   list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
 }
 

@@ -3,7 +3,7 @@ import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { priceId, type Price } from "../../domain/price";
 import type { PricePoint } from "../../domain/valuation";
 import type { PriceFilter, PriceRepository, WriteCounts } from "../../ports/investment-repositories";
-import { bulkRead, bulkUpsert, bulkWithRetry } from "./bulk";
+import { bulkRead, bulkWithRetry } from "./bulk";
 import { pagedQuery } from "./paged-query";
 
 interface PriceDoc extends Price {
@@ -11,60 +11,90 @@ interface PriceDoc extends Price {
   docType: "price";
 }
 
-/** Every price point of one security, compact, so valuation reads one document per security. */
-interface HistoryDoc {
-  id: "history";
+/** A security's newest point of each type and source: small, so imports and valuations read it cheaply. */
+interface LatestDoc {
+  id: "latest";
   securityId: string;
-  docType: "price-history";
-  /** [date, type, source, price, currency], sorted by date, type, source. */
+  docType: "price-latest";
+  /** [date, type, source, price, currency], one per type and source. */
   points: [string, string, string, number, string][];
+  _etag?: string;
 }
 
-const HISTORY_CAP = 20_000;
+/** How many of the newest stored points a valuation on an earlier date reads per security. */
+const LOOKBACK_POINTS = 50;
 
-/** Prices in the `prices` container (partition /securityId, id `date|type|source`) and one history document per security. */
+const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][number]): PricePoint => ({ date, type: type as PricePoint["type"], source, price, currency });
+
+/**
+ * Prices in the `prices` container (partition /securityId, id `date|type|source`), and one `latest`
+ * document per security. Counts come from the writes themselves: a create that conflicts is an
+ * existing price, read and compared.
+ */
 export class CosmosPriceRepository implements PriceRepository {
   constructor(private readonly container: Container) {}
 
-  async save(prices: readonly Price[], history: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts> {
-    // The history document holds every stored point of a security (up to its cap), so it decides
-    // created / updated / unchanged without a read per price. Points older than a capped history are read.
-    const known = new Map<string, PricePoint>();
-    const oldest = new Map<string, string>();
-    for (const [securityId, points] of history) {
-      for (const p of points) known.set(`${securityId}|${priceId(p)}`, p);
-      if (points.length >= HISTORY_CAP && points[0] !== undefined) oldest.set(securityId, points[0].date);
-    }
-    const uncovered = prices.filter((p) => { const o = oldest.get(p.securityId); return o !== undefined && p.date < o; });
-    const stored = await bulkRead<PriceDoc>(this.container, uncovered.map((p) => ({ id: priceId(p), partitionKey: p.securityId })));
-    for (const doc of stored.values()) known.set(`${doc.securityId}|${doc.id}`, doc);
+  async save(prices: readonly Price[]): Promise<WriteCounts> {
+    const docs: PriceDoc[] = prices.map((p) => ({ ...p, id: priceId(p), docType: "price" }));
+    const created = await bulkWithRetry(this.container, docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })));
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-    const writes: PriceDoc[] = [];
-    for (const price of prices) {
-      const before = known.get(`${price.securityId}|${priceId(price)}`);
-      if (before === undefined) counts.created++;
-      else if (before.price === price.price && before.currency === price.currency) {
-        counts.unchanged++;
-        continue;
-      } else counts.updated++;
-      writes.push({ ...price, id: priceId(price), docType: "price" });
-    }
-    // Prices first, then their history: the history never claims a price that is not stored.
-    await bulkUpsert(this.container, writes as unknown as JSONObject[]);
-    await this.updateHistories(writes);
+    const existing: PriceDoc[] = [];
+    created.forEach((result, i) => {
+      const doc = docs[i];
+      if (doc === undefined) return;
+      if (result.statusCode === 201) counts.created++;
+      else if (result.statusCode === 409) existing.push(doc);
+      else throw new Error(`price write failed with ${result.statusCode}`);
+    });
+    const stored = await bulkRead<PriceDoc>(this.container, existing.map((d) => ({ id: d.id, partitionKey: d.securityId })));
+    const changed = existing.filter((doc) => {
+      const before = stored.get(`${doc.securityId}|${doc.id}`);
+      const same = before !== undefined && before.price === doc.price && before.currency === doc.currency;
+      if (same) counts.unchanged++;
+      else counts.updated++;
+      return !same;
+    });
+    const upserts = await bulkWithRetry(this.container, changed.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })));
+    const failed = upserts.find((r) => r.statusCode < 200 || r.statusCode > 299);
+    if (failed !== undefined) throw new Error(`price write failed with ${failed.statusCode}`);
+    // Prices first, then the latest points: `latest` never names a price that is not stored.
+    await this.mergeLatest([...docs.filter((_, i) => created[i]?.statusCode === 201), ...changed]);
     return counts;
   }
 
-  async history(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>> {
-    const unique = [...new Set(securityIds)];
-    const docs = await bulkRead<HistoryDoc>(this.container, unique.map((id) => ({ id: "history", partitionKey: id })));
+  async latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>> {
+    const docs = await bulkRead<LatestDoc>(this.container, [...new Set(securityIds)].map((id) => ({ id: "latest", partitionKey: id })));
     const out = new Map<string, PricePoint[]>();
-    for (const doc of docs.values()) {
-      out.set(
-        doc.securityId,
-        doc.points.map(([date, type, source, price, currency]) => ({ date, type: type as PricePoint["type"], source, price, currency })),
-      );
+    for (const doc of docs.values()) out.set(doc.securityId, doc.points.map(toPoint));
+    return out;
+  }
+
+  async forValuation(securityIds: readonly string[], date: string, types: readonly PricePoint["type"][]): Promise<Map<string, PricePoint[]>> {
+    const latest = await this.latest(securityIds);
+    const out = new Map<string, PricePoint[]>();
+    const older: string[] = [];
+    for (const securityId of new Set(securityIds)) {
+      const points = latest.get(securityId) ?? [];
+      // When no preferred type has a point after the date, the newest points are the answer;
+      // otherwise an earlier point may be the one that counts, so read the newest on or before it.
+      if (points.some((p) => types.includes(p.type) && p.date > date)) older.push(securityId);
+      else out.set(securityId, points);
     }
+    await Promise.all(
+      older.map(async (securityId) => {
+        const { resources } = await this.container.items
+          .query<PriceDoc>({
+            query: "SELECT TOP @n * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
+            parameters: [
+              { name: "@n", value: LOOKBACK_POINTS },
+              { name: "@s", value: securityId },
+              { name: "@d", value: date },
+            ],
+          })
+          .fetchAll();
+        out.set(securityId, resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency })));
+      }),
+    );
     return out;
   }
 
@@ -88,11 +118,10 @@ export class CosmosPriceRepository implements PriceRepository {
   }
 
   /**
-   * Merges written prices into each security's history document. Two imports may touch one security at
-   * once, so the write is conditional on the version read (create if absent, replace if unchanged) and
-   * a lost race is merged again.
+   * Folds written prices into each security's `latest` document. Two imports may touch one security
+   * at once, so the write is conditional on the version read, and a lost race is merged again.
    */
-  private async updateHistories(written: readonly PriceDoc[]): Promise<void> {
+  private async mergeLatest(written: readonly PriceDoc[]): Promise<void> {
     const bySecurity = new Map<string, PriceDoc[]>();
     for (const doc of written) {
       const list = bySecurity.get(doc.securityId);
@@ -101,26 +130,39 @@ export class CosmosPriceRepository implements PriceRepository {
     }
     let pending = [...bySecurity.keys()];
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= 10) throw new Error(`price history of ${pending.length} securities kept changing under contention`);
-      const current = await bulkRead<HistoryDoc & { _etag?: string }>(this.container, pending.map((id) => ({ id: "history", partitionKey: id })), true);
-      const operations: OperationInput[] = pending.map((securityId) => {
-        const before = current.get(`${securityId}|history`);
-        const points = new Map<string, HistoryDoc["points"][number]>();
-        for (const p of before?.points ?? []) points.set(`${p[0]}|${p[1]}|${p[2]}`, p);
-        for (const p of bySecurity.get(securityId) ?? []) points.set(priceId(p), [p.date, p.type, p.source, p.price, p.currency]);
-        const sorted = [...points.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, p]) => p);
-        const doc: HistoryDoc = { id: "history", securityId, docType: "price-history", points: sorted.slice(-HISTORY_CAP) };
-        return before === undefined
-          ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
-          : { operationType: BulkOperationType.Replace, id: "history", resourceBody: doc as unknown as JSONObject, ifMatch: before._etag ?? "" };
-      });
+      if (attempt >= 10) throw new Error(`latest prices of ${pending.length} securities kept changing under contention`);
+      const current = await bulkRead<LatestDoc>(this.container, pending.map((id) => ({ id: "latest", partitionKey: id })), true);
+      const operations: OperationInput[] = [];
+      const touched: string[] = [];
+      for (const securityId of pending) {
+        const before = current.get(`${securityId}|latest`);
+        const newest = new Map<string, LatestDoc["points"][number]>();
+        for (const p of before?.points ?? []) newest.set(`${p[1]}|${p[2]}`, p);
+        let changed = before === undefined;
+        for (const p of bySecurity.get(securityId) ?? []) {
+          const key = `${p.type}|${p.source}`;
+          const known = newest.get(key);
+          if (known === undefined || p.date > known[0] || (p.date === known[0] && (p.price !== known[3] || p.currency !== known[4]))) {
+            newest.set(key, [p.date, p.type, p.source, p.price, p.currency]);
+            changed = true;
+          }
+        }
+        if (!changed) continue;
+        const doc: LatestDoc = { id: "latest", securityId, docType: "price-latest", points: [...newest.values()].sort() };
+        touched.push(securityId);
+        operations.push(
+          before === undefined
+            ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
+            : { operationType: BulkOperationType.Replace, id: "latest", resourceBody: doc as unknown as JSONObject, ifMatch: before._etag ?? "" },
+        );
+      }
       const results = await bulkWithRetry(this.container, operations);
       const retry: string[] = [];
       results.forEach((r, i) => {
-        const securityId = pending[i];
+        const securityId = touched[i];
         if (securityId === undefined) return;
         if (r.statusCode === 409 || r.statusCode === 412) retry.push(securityId);
-        else if (r.statusCode < 200 || r.statusCode > 299) throw new Error(`price history write failed with ${r.statusCode}`);
+        else if (r.statusCode < 200 || r.statusCode > 299) throw new Error(`latest prices write failed with ${r.statusCode}`);
       });
       pending = retry;
     }

@@ -17,22 +17,22 @@ export interface PriceImportDeps {
 
 export async function preparePrices(body: unknown, problems: Problems, deps: PriceImportDeps): Promise<PreparedImport> {
   const records = parseRecords("prices", body, problems);
-  await deps.references.loadSecurities(records.map((r) => (r === undefined ? undefined : { isin: r.isin })));
+  await deps.references.loadIsins(records.map((r) => r?.isin));
   const now = deps.clock.now().toISOString();
   const prices: Price[] = [];
   records.forEach((record, i) => {
     if (record === undefined) return;
-    const security = deps.references.security({ isin: record.isin }, `prices[${i}]`, problems);
-    if (security !== undefined) prices.push({ ...record, securityId: security.id, updatedAt: now });
+    const securityId = deps.references.securityIdForIsin(record.isin, `prices[${i}]`, problems);
+    if (securityId !== undefined) prices.push({ ...record, securityId, updatedAt: now });
   });
   flagDuplicates(records, (r) => `${r.isin}|${priceId(r)}`, (i) => `prices[${i}]`, problems);
   problems.throwIfAny();
   return {
     received: records.length,
     async commit() {
-      const history = await deps.prices.history(prices.map((p) => p.securityId));
-      const counts = await deps.prices.save(prices, history);
-      const exceptions = findPriceJumps(prices, history, deps.jumpThreshold);
+      const latest = await deps.prices.latest(prices.map((p) => p.securityId));
+      const counts = await deps.prices.save(prices);
+      const exceptions = findPriceJumps(prices, latest, deps.jumpThreshold);
       return {
         counts,
         events: [],
@@ -47,8 +47,12 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
   };
 }
 
-/** Day-on-day moves beyond the threshold, against the previous price of the same type: stored or earlier in this payload. */
-function findPriceJumps(prices: readonly Price[], history: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): ExceptionCandidate[] {
+/**
+ * Day-on-day moves beyond the threshold, against the previous price of the same type: the newest
+ * stored one (when it is older than the new price) or an earlier price of this payload. A backfilled
+ * price older than what is stored is compared with the payload's own earlier prices.
+ */
+function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): ExceptionCandidate[] {
   const series = new Map<string, PricePoint[]>();
   const add = (securityId: string, p: PricePoint): void => {
     const key = `${securityId}|${p.type}`;
@@ -56,7 +60,7 @@ function findPriceJumps(prices: readonly Price[], history: ReadonlyMap<string, r
     if (list === undefined) series.set(key, [p]);
     else list.push(p);
   };
-  for (const securityId of new Set(prices.map((p) => p.securityId))) for (const p of history.get(securityId) ?? []) add(securityId, p);
+  for (const securityId of new Set(prices.map((p) => p.securityId))) for (const p of latest.get(securityId) ?? []) add(securityId, p);
   for (const p of prices) add(p.securityId, p);
   for (const list of series.values()) list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.source < b.source ? -1 : 1));
   const out: ExceptionCandidate[] = [];

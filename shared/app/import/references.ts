@@ -40,6 +40,18 @@ export class ReferenceResolver {
     this.securitiesById = await this.securities.getMany([...ids, ...this.securityIdByIsin.values()]);
   }
 
+  /** Loads ISIN → security id only, for records that need no more than the id (prices). */
+  async loadIsins(isins: readonly (string | undefined)[]): Promise<void> {
+    this.securityIdByIsin = await this.securities.idsForIsins(isins.filter((i): i is string => i !== undefined));
+  }
+
+  /** The id of the security an ISIN names (after loadIsins), or undefined with a problem added. */
+  securityIdForIsin(isin: string, field: string, problems: Problems): string | undefined {
+    const id = this.securityIdByIsin.get(isin);
+    if (id === undefined) problems.add(`${field}.isin`, `security '${isin}' does not exist; import it first`);
+    return id;
+  }
+
   /** The writable portfolio a record names, or undefined with a problem added. */
   portfolio(ref: PortfolioRef, field: string, problems: Problems, options: { allowComposite: boolean }): Portfolio | undefined {
     const id = ref.portfolioId ?? this.portfolioIdByCode.get((ref.portfolioCode ?? "").toUpperCase());
