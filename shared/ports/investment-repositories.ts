@@ -41,7 +41,8 @@ export interface PriceFilter {
 
 /** Prices by security, date, type and source, plus each security's newest point per type and source. */
 export interface PriceRepository {
-  save(prices: readonly Price[]): Promise<WriteCounts>;
+  /** `latest`, when given, is what latest() returned for these securities just before (saves a read). */
+  save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts>;
   /** The newest stored point of each type and source, per security. */
   latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
   /** The stored points a valuation on `date` needs: every point of the newest dates on or before it. */

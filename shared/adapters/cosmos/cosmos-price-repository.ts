@@ -32,9 +32,12 @@ const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][numb
  * existing price, read and compared.
  */
 export class CosmosPriceRepository implements PriceRepository {
+  /** The stored document each array handed out by latest() was read from (for a conditional write). */
+  private readonly versions = new WeakMap<readonly PricePoint[], LatestDoc>();
+
   constructor(private readonly container: Container) {}
 
-  async save(prices: readonly Price[]): Promise<WriteCounts> {
+  async save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts> {
     const docs: PriceDoc[] = prices.map((p) => ({ ...p, id: priceId(p), docType: "price" }));
     const created = await bulkWithRetry(this.container, docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })));
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
@@ -58,14 +61,18 @@ export class CosmosPriceRepository implements PriceRepository {
     const failed = upserts.find((r) => r.statusCode < 200 || r.statusCode > 299);
     if (failed !== undefined) throw new Error(`price write failed with ${failed.statusCode}`);
     // Prices first, then the latest points: `latest` never names a price that is not stored.
-    await this.mergeLatest([...docs.filter((_, i) => created[i]?.statusCode === 201), ...changed]);
+    await this.mergeLatest([...docs.filter((_, i) => created[i]?.statusCode === 201), ...changed], latest);
     return counts;
   }
 
   async latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>> {
-    const docs = await bulkRead<LatestDoc>(this.container, [...new Set(securityIds)].map((id) => ({ id: "latest", partitionKey: id })));
+    const docs = await bulkRead<LatestDoc>(this.container, [...new Set(securityIds)].map((id) => ({ id: "latest", partitionKey: id })), true);
     const out = new Map<string, PricePoint[]>();
-    for (const doc of docs.values()) out.set(doc.securityId, doc.points.map(toPoint));
+    for (const doc of docs.values()) {
+      const points = doc.points.map(toPoint);
+      this.versions.set(points, doc);
+      out.set(doc.securityId, points);
+    }
     return out;
   }
 
@@ -121,7 +128,7 @@ export class CosmosPriceRepository implements PriceRepository {
    * Folds written prices into each security's `latest` document. Two imports may touch one security
    * at once, so the write is conditional on the version read, and a lost race is merged again.
    */
-  private async mergeLatest(written: readonly PriceDoc[]): Promise<void> {
+  private async mergeLatest(written: readonly PriceDoc[], known?: ReadonlyMap<string, readonly PricePoint[]>): Promise<void> {
     const bySecurity = new Map<string, PriceDoc[]>();
     for (const doc of written) {
       const list = bySecurity.get(doc.securityId);
@@ -131,7 +138,15 @@ export class CosmosPriceRepository implements PriceRepository {
     let pending = [...bySecurity.keys()];
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= 10) throw new Error(`latest prices of ${pending.length} securities kept changing under contention`);
-      const current = await bulkRead<LatestDoc>(this.container, pending.map((id) => ({ id: "latest", partitionKey: id })), true);
+      // First attempt: the versions the caller read just before, if it passed them; a stale one only costs a retry.
+      const current =
+        attempt === 0 && known !== undefined
+          ? new Map(pending.flatMap((id) => {
+              const points = known.get(id);
+              const doc = points === undefined ? undefined : this.versions.get(points);
+              return doc === undefined ? [] : [[`${id}|latest`, doc] as const];
+            }))
+          : await bulkRead<LatestDoc>(this.container, pending.map((id) => ({ id: "latest", partitionKey: id })), true);
       const operations: OperationInput[] = [];
       const touched: string[] = [];
       for (const securityId of pending) {

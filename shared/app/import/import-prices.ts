@@ -31,7 +31,7 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
     received: records.length,
     async commit() {
       const latest = await deps.prices.latest(prices.map((p) => p.securityId));
-      const counts = await deps.prices.save(prices);
+      const counts = await deps.prices.save(prices, latest);
       const exceptions = findPriceJumps(prices, latest, deps.jumpThreshold);
       return {
         counts,
@@ -75,6 +75,8 @@ function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, re
       else hi = mid;
     }
     const previous = lo > 0 ? list[lo - 1] : undefined;
+    // The exact (decimal) check only where a float estimate is not clearly inside the threshold.
+    if (previous === undefined || (previous.price > 0 && Math.abs(price.price - previous.price) / previous.price < threshold * 0.999)) continue;
     const jump = priceJump(previous, price, threshold);
     if (jump === undefined || previous === undefined) continue;
     out.push({
