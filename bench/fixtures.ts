@@ -1,17 +1,9 @@
-/** Valid ISINs for benchmarks: "XS" + 9 digits from `n` + the Luhn check digit. */
+import { isinCheckDigit } from "../shared/domain/isin";
+
+/** Valid ISINs for benchmarks: "XS" + 9 digits from `n` + the check digit. */
 export function isinFor(n: number): string {
   const body = `XS${String(n).padStart(9, "0")}`;
-  const digits = [...body].map((c) => (c >= "A" ? String(c.charCodeAt(0) - 55) : c)).join("");
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return `${body}${(10 - (sum % 10)) % 10}`;
+  return `${body}${isinCheckDigit(body)}`;
 }
 
 export function dateAfter(start: string, days: number): string {

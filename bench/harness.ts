@@ -1,22 +1,9 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { launchRuntime, localComponentEnv, projectRoot } from "../local/launch";
 
-export const root = resolve(__dirname, "..", "..");
 export const ADMIN = { id: "bench-admin", secret: "bench-admin-secret-0123456789" };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
 
 export interface BenchRuntime {
   baseUrl: string;
@@ -30,12 +17,8 @@ export interface BenchRuntime {
 /** Starts the local runtime (as `npm start` does) on free ports with a throw-away data folder. */
 export async function startBenchRuntime(extraEnv: Record<string, string> = {}, execArgv: string[] = []): Promise<BenchRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), "ids-bench-"));
-  const [http, cosmos, blob, queue] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const env: Record<string, string> = {
-    PORT: String(http),
-    LOCAL_DATA_DIR: dataDir,
-    COSMOS_ENDPOINT: `http://127.0.0.1:${cosmos}`,
-    STORAGE_CONNECTION_STRING: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;`,
+    ...(await localComponentEnv(dataDir)),
     BOOTSTRAP_CLIENT_ID: ADMIN.id,
     BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
     // The limiter still runs on every request (that is part of what is measured); only its ceiling is raised.
@@ -44,22 +27,16 @@ export async function startBenchRuntime(extraEnv: Record<string, string> = {}, e
     LOG_LEVEL: "warn",
     ...extraEnv,
   };
-  const child: ChildProcess = fork(join(root, "dist", "local", "main.js"), [], { cwd: root, execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    child.on("message", (m: { type?: string; baseUrl?: string }) => m.type === "ready" && m.baseUrl !== undefined && resolveUrl(m.baseUrl));
-    child.once("exit", (code) => reject(new Error(`runtime exited with ${code}`)));
-  });
-  const settings = JSON.parse(require("node:fs").readFileSync(join(root, "local.settings.example.json"), "utf8")) as { Values: Record<string, string> };
+  const runtime = await launchRuntime(env, { execArgv, timeoutMs: 60_000 });
+  const settings = JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as { Values: Record<string, string> };
   return {
-    baseUrl,
+    baseUrl: runtime.baseUrl,
     cosmosEndpoint: env.COSMOS_ENDPOINT ?? "",
     cosmosKey: settings.Values.COSMOS_KEY ?? "",
     database: settings.Values.COSMOS_DATABASE ?? "investment-data",
-    pid: child.pid ?? 0,
+    pid: runtime.child.pid ?? 0,
     async stop() {
-      child.kill("SIGTERM");
-      await exited;
+      await runtime.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

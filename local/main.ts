@@ -4,10 +4,10 @@
  * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
  */
 import { mkdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../shared/config";
 import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
+import { freePort } from "./launch";
 import { loadFunctions } from "./functions-host";
 import { HttpHost } from "./http-host";
 import { provision, storagePorts } from "./provision";
@@ -17,17 +17,6 @@ import { TimerHost } from "./timer-host";
 const root = resolve(__dirname, "..", "..");
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const warn = (line: string): void => void process.stderr.write(`${line}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function requireFree(port: number, what: string): Promise<void> {
   if (!(await isPortFree(port, "127.0.0.1"))) {

@@ -1,0 +1,92 @@
+/**
+ * Starting the local runtime as a child process on free ports: what the tests and the benchmarks do
+ * to get a service of their own, exactly as `npm start` runs it.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** The folder of package.json: this file runs compiled (dist/local) and, in tests, from source (local). */
+export const projectRoot = ((): string => {
+  let dir = __dirname;
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
+
+/** A TCP port nothing listens on right now (loopback). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** The settings that place a runtime and its components on free ports, with its own data folder. */
+export async function localComponentEnv(dataDir: string): Promise<Record<string, string>> {
+  const [http, cosmos, blob, queue] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  return {
+    PORT: String(http),
+    LOCAL_DATA_DIR: dataDir,
+    COSMOS_ENDPOINT: `http://127.0.0.1:${cosmos}`,
+    STORAGE_CONNECTION_STRING: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;`,
+  };
+}
+
+export interface LaunchedRuntime {
+  baseUrl: string;
+  env: Record<string, string>;
+  child: ChildProcess;
+  output(): string;
+  /** Like Ctrl-C: waits for the final snapshot and the components. */
+  stop(): Promise<void>;
+  /** A crash: SIGKILL, no clean-up. */
+  kill(): Promise<void>;
+}
+
+/** Starts `dist/local/main.js` with these settings and waits for its ready message. */
+export async function launchRuntime(env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<LaunchedRuntime> {
+  const child = fork(join(projectRoot, "dist", "local", "main.js"), [], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    execArgv: options.execArgv ?? [],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    child.on("message", (m: { type?: string; baseUrl?: string }) => {
+      if (m.type === "ready" && m.baseUrl !== undefined) {
+        clearTimeout(timer);
+        resolveUrl(m.baseUrl);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`runtime exited with ${code}:\n${output}`));
+    });
+  });
+  const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+  return {
+    baseUrl,
+    env,
+    child,
+    output: () => output,
+    async stop() {
+      if (alive()) child.kill("SIGTERM");
+      await exited;
+    },
+    async kill() {
+      if (alive()) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
