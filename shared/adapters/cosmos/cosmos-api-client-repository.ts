@@ -4,6 +4,7 @@ import { AppError } from "../../domain/errors";
 import type { Page } from "../../domain/pagination";
 import type { ApiClientRepository } from "../../ports/api-client-repository";
 import { isConflict, isNotFound, stripSystem } from "./cosmos-errors";
+import { pagedQuery } from "./paged-query";
 
 const KIND = "api-client";
 
@@ -47,19 +48,7 @@ export class CosmosApiClientRepository implements ApiClientRepository {
   }
 
   async list(page: number, pageSize: number): Promise<Page<StoredApiClient>> {
-    const parameters = [{ name: "@kind", value: KIND }];
-    const { resources: counts } = await this.container.items
-      .query<number>({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.kind = @kind", parameters })
-      .fetchAll();
-    const totalItems = counts[0] ?? 0;
-    const skip = (page - 1) * pageSize;
-    if (skip >= totalItems) return { items: [], totalItems };
-    const { resources } = await this.container.items
-      .query<ApiClientDoc>({
-        query: "SELECT TOP @top * FROM c WHERE c.kind = @kind ORDER BY c.createdAt",
-        parameters: [...parameters, { name: "@top", value: skip + pageSize }],
-      })
-      .fetchAll();
-    return { items: resources.slice(skip).map(toStored), totalItems };
+    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id" }, { page, pageSize });
+    return { items: result.items.map(toStored), totalItems: result.totalItems };
   }
 }

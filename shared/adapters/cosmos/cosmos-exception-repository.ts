@@ -1,9 +1,9 @@
-import type { Container, SqlParameter } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import type { DataException } from "../../domain/exception";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { ExceptionFilter, ExceptionRepository } from "../../ports/investment-repositories";
 import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
-import { pagedQuery } from "./paged-query";
+import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface ExceptionDoc extends DataException {
   docType: "exception";
@@ -51,15 +51,8 @@ export class CosmosExceptionRepository implements ExceptionRepository {
   }
 
   async list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>> {
-    const where = ["c.docType = 'exception'"];
-    const parameters: SqlParameter[] = [];
-    for (const key of ["type", "status", "severity"] as const) {
-      const value = filter[key];
-      if (value === undefined) continue;
-      where.push(`c.${key} = @${key}`);
-      parameters.push({ name: `@${key}`, value });
-    }
-    const page = await pagedQuery<ExceptionDoc>(this.container, { where, parameters, sortField: "sortKey", descending: true }, request);
+    const { where, parameters } = equalityFilters({ type: filter.type, status: filter.status, severity: filter.severity });
+    const page = await pagedQuery<ExceptionDoc>(this.container, { where: ["c.docType = 'exception'", ...where], parameters, sortField: "sortKey", descending: true }, request);
     return { ...page, items: page.items.map(toException) };
   }
 

@@ -1,9 +1,9 @@
-import type { Container, SqlParameter } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import type { Job } from "../../domain/job";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { JobRepository } from "../../ports/investment-repositories";
 import { isNotFound, stripSystem } from "./cosmos-errors";
-import { pagedQuery } from "./paged-query";
+import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface JobDoc extends Job {
   docType: "job";
@@ -35,17 +35,8 @@ export class CosmosJobRepository implements JobRepository {
   }
 
   async list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>> {
-    const where = ["c.docType = 'job'"];
-    const parameters: SqlParameter[] = [];
-    if (filter.status !== undefined) {
-      where.push("c.status = @status");
-      parameters.push({ name: "@status", value: filter.status });
-    }
-    if (filter.dataType !== undefined) {
-      where.push("c.dataType = @dataType");
-      parameters.push({ name: "@dataType", value: filter.dataType });
-    }
-    const page = await pagedQuery<JobDoc>(this.container, { where, parameters, sortField: "sortKey", descending: true }, request);
+    const { where, parameters } = equalityFilters({ status: filter.status, dataType: filter.dataType });
+    const page = await pagedQuery<JobDoc>(this.container, { where: ["c.docType = 'job'", ...where], parameters, sortField: "sortKey", descending: true }, request);
     return { ...page, items: page.items.map(toJob) };
   }
 }

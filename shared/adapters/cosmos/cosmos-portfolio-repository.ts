@@ -1,9 +1,10 @@
-import type { Container, SqlParameter } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { Page } from "../../domain/pagination";
 import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
 import { bulkRead } from "./bulk";
+import { equalityFilters, pagedQuery } from "./paged-query";
 import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 
 interface PortfolioDoc extends Portfolio {
@@ -58,35 +59,9 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   }
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>> {
-    const where = ["c.docType = 'portfolio'"];
-    const parameters: SqlParameter[] = [];
-    if (filter.status !== undefined) {
-      where.push("c.status = @status");
-      parameters.push({ name: "@status", value: filter.status });
-    }
-    if (filter.clientId !== undefined) {
-      where.push("c.clientId = @clientId");
-      parameters.push({ name: "@clientId", value: filter.clientId });
-    }
-    if (filter.currency !== undefined) {
-      where.push("c.baseCurrency = @currency");
-      parameters.push({ name: "@currency", value: filter.currency });
-    }
-    const condition = where.join(" AND ");
-    const { resources: counts } = await this.container.items
-      .query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${condition}`, parameters })
-      .fetchAll();
-    const totalItems = counts[0] ?? 0;
-    const skip = (page - 1) * pageSize;
-    if (skip >= totalItems) return { items: [], totalItems };
-    // The query subset that both Cosmos and the local stand-in support has TOP but not OFFSET.
-    const { resources } = await this.container.items
-      .query<PortfolioDoc>({
-        query: `SELECT TOP @top * FROM c WHERE ${condition} ORDER BY c.code`,
-        parameters: [...parameters, { name: "@top", value: skip + pageSize }],
-      })
-      .fetchAll();
-    return { items: resources.slice(skip).map(toPortfolio), totalItems };
+    const { where, parameters } = equalityFilters({ status: filter.status, clientId: filter.clientId, baseCurrency: filter.currency });
+    const result = await pagedQuery<PortfolioDoc>(this.container, { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" }, { page, pageSize });
+    return { items: result.items.map(toPortfolio), totalItems: result.totalItems };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {

@@ -1,9 +1,10 @@
-import type { Container, JSONObject, SqlParameter } from "@azure/cosmos";
+import type { Container, JSONObject } from "@azure/cosmos";
 import type { Page } from "../../domain/pagination";
 import type { Security } from "../../domain/security";
 import type { SecurityFilter, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, refKey, sameContent } from "./bulk";
 import { isNotFound, stripSystem } from "./cosmos-errors";
+import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface SecurityDoc extends Security {
   docType: "security";
@@ -53,30 +54,13 @@ export class CosmosSecurityRepository implements SecurityRepository {
   }
 
   async list(filter: SecurityFilter, page: number, pageSize: number): Promise<Page<Security>> {
-    const where = ["c.docType = 'security'"];
-    const parameters: SqlParameter[] = [];
-    const add = (field: string, name: string, value: string | undefined): void => {
-      if (value === undefined) return;
-      where.push(`c.${field} = @${name}`);
-      parameters.push({ name: `@${name}`, value });
-    };
-    add("isin", "isin", filter.isin);
-    add("ticker", "ticker", filter.ticker);
-    add("assetClass", "assetClass", filter.assetClass);
-    add("currency", "currency", filter.currency);
+    const { where, parameters } = equalityFilters({ isin: filter.isin, ticker: filter.ticker, assetClass: filter.assetClass, currency: filter.currency });
     if (filter.q !== undefined) {
       where.push("STARTSWITH(c.nameLower, @q)");
       parameters.push({ name: "@q", value: filter.q.toLowerCase() });
     }
-    const condition = where.join(" AND ");
-    const { resources: counts } = await this.container.items.query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${condition}`, parameters }).fetchAll();
-    const totalItems = counts[0] ?? 0;
-    const skip = (page - 1) * pageSize;
-    if (skip >= totalItems) return { items: [], totalItems };
-    const { resources } = await this.container.items
-      .query<SecurityDoc>({ query: `SELECT TOP @top * FROM c WHERE ${condition} ORDER BY c.id`, parameters: [...parameters, { name: "@top", value: skip + pageSize }] })
-      .fetchAll();
-    return { items: resources.slice(skip).map((d) => toSecurity(d)), totalItems };
+    const result = await pagedQuery<SecurityDoc>(this.container, { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" }, { page, pageSize });
+    return { items: result.items.map(toSecurity), totalItems: result.totalItems };
   }
 
   async save(securities: readonly Security[]): Promise<WriteCounts> {

@@ -1,10 +1,10 @@
-import { BulkOperationType, type Container, type JSONObject, type OperationInput, type SqlParameter } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Transaction } from "../../domain/transaction";
 import type { TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
 import { bulkRead, bulkWithRetry } from "./bulk";
-import { pagedQuery } from "./paged-query";
+import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface TransactionDoc extends Transaction {
   docType: "transaction";
@@ -51,17 +51,8 @@ export class CosmosTransactionRepository implements TransactionRepository {
   }
 
   async list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {
-    const where = ["c.docType = 'transaction'"];
-    const parameters: SqlParameter[] = [];
-    const eq = (field: keyof TransactionFilter, value: string | undefined): void => {
-      if (value === undefined) return;
-      where.push(`c.${field} = @${field}`);
-      parameters.push({ name: `@${field}`, value });
-    };
-    eq("portfolioId", filter.portfolioId);
-    eq("securityId", filter.securityId);
-    eq("type", filter.type);
-    eq("status", filter.status);
+    const { where, parameters } = equalityFilters({ portfolioId: filter.portfolioId, securityId: filter.securityId, type: filter.type, status: filter.status });
+    where.unshift("c.docType = 'transaction'");
     if (filter.from !== undefined) {
       where.push("c.tradeDate >= @from");
       parameters.push({ name: "@from", value: filter.from });

@@ -12,6 +12,18 @@ export interface PagedQuery {
   descending?: boolean;
 }
 
+/** `c.<field> = @<field>` for every filter that is set. */
+export function equalityFilters(filters: Record<string, string | undefined>): { where: string[]; parameters: SqlParameter[] } {
+  const where: string[] = [];
+  const parameters: SqlParameter[] = [];
+  for (const [field, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    where.push(`c.${field} = @${field}`);
+    parameters.push({ name: `@${field}`, value });
+  }
+  return { where, parameters };
+}
+
 const encodeCursor = (value: string): string => Buffer.from(JSON.stringify({ after: value })).toString("base64url");
 
 function decodeCursor(cursor: string): string {
