@@ -21,7 +21,8 @@ export class Problems {
 
   throwIfAny(): void {
     if (this.details.length > 0) {
-      throw new AppError("VALIDATION_ERROR", `The import failed validation (${this.details.length}${this.details.length >= MAX_DETAILS ? "+" : ""} problems); nothing was written`, {
+      const count = `${this.details.length}${this.details.length >= MAX_DETAILS ? "+" : ""} problem${this.details.length === 1 ? "" : "s"}`;
+      throw new AppError("VALIDATION_ERROR", `The import failed validation (${count}); nothing was written`, {
         details: this.details,
       });
     }
