@@ -81,9 +81,11 @@ async function main(): Promise<void> {
     })();
     return stopping;
   };
-  process.once("SIGINT", () => void shutdown("SIGINT").then(() => process.exit(0)));
+  process.once("SIGINT", () => {
+    process.once("SIGINT", () => process.exit(130)); // a second Ctrl-C does not wait
+    void shutdown("SIGINT").then(() => process.exit(0));
+  });
   process.once("SIGTERM", () => void shutdown("SIGTERM").then(() => process.exit(0)));
-  process.on("SIGINT", () => process.exit(130)); // a second Ctrl-C does not wait
 
   try {
     const { documents: restored } = (await nextMessage(cosmosChild.process, "ready", 60_000)) as { documents: number };

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, tokenFor } from "./http";
@@ -41,7 +42,13 @@ describe("the local runtime (npm start)", () => {
       ["DURABLE-B", "Durable"],
     ]);
     expect((await call("POST", "/api/v1/portfolios", { base: third.baseUrl, token, body: portfolio("DURABLE-B") })).status).toBe(409);
-    await third.stop();
+    // Ctrl-C: a clean stop that removes what it started.
+    third.child.kill("SIGINT");
+    await new Promise<void>((resolve) => third.child.once("exit", () => resolve()));
+    expect(third.child.exitCode).toBe(0);
+    expect(third.output()).toContain("stopped");
+    expect(existsSync(join(env.LOCAL_DATA_DIR ?? "", "cosmos.pid"))).toBe(false);
+    expect(existsSync(join(env.LOCAL_DATA_DIR ?? "", "azurite.pid"))).toBe(false);
   }, 120_000);
 
   it("limits callers without a valid client per address, and runs the purge timer", async () => {
