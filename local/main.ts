@@ -13,6 +13,8 @@ import { HttpHost } from "./http-host";
 import { provision, storagePorts } from "./provision";
 import { loadLocalSettings } from "./settings";
 import { TimerHost } from "./timer-host";
+import { QueueHost } from "./queue-host";
+import { BlobHost } from "./blob-host";
 
 const root = resolve(__dirname, "..", "..");
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -69,12 +71,16 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   let httpHost: HttpHost | undefined;
   let timerHost: TimerHost | undefined;
+  let queueHost: QueueHost | undefined;
+  let blobHost: BlobHost | undefined;
   const { services } = await import("../shared/composition");
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       say(`\n${signal}: stopping…`);
       await httpHost?.stop();
       await timerHost?.stop();
+      await queueHost?.stop();
+      await blobHost?.stop();
       // Closing the channel makes the Cosmos child write its final snapshot before it exits.
       await Promise.all(children.map((c) => c.stop()));
       say("stopped");
@@ -102,6 +108,10 @@ async function main(): Promise<void> {
     const port = await httpHost.start();
     timerHost = new TimerHost(functions, say);
     timerHost.start();
+    queueHost = new QueueHost(functions, storage, say);
+    await queueHost.start();
+    blobHost = new BlobHost(functions, storage, say);
+    await blobHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;
     say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);

@@ -5,6 +5,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     cosmosEndpoint: string;
+    storageConnectionString: string;
   }
 }
 
@@ -17,6 +18,7 @@ export async function setup(project: TestProject): Promise<void> {
   runtime = await startRuntime(await runtimeEnv(data.path));
   project.provide("baseUrl", runtime.baseUrl);
   project.provide("cosmosEndpoint", runtime.env.COSMOS_ENDPOINT ?? "");
+  project.provide("storageConnectionString", runtime.env.STORAGE_CONNECTION_STRING ?? "");
 }
 
 export async function teardown(): Promise<void> {

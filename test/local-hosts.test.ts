@@ -1,0 +1,122 @@
+import { BlobServiceClient } from "@azure/storage-blob";
+import { QueueServiceClient } from "@azure/storage-queue";
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { BlobHost, compileBlobPath } from "../local/blob-host";
+import type { LoadedFunction } from "../local/functions-host";
+import { decodeMessage, QueueHost } from "../local/queue-host";
+
+const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** A function definition as the host loads it from functions/; the host, Azurite and the queues are real. */
+const fn = (name: string, trigger: Record<string, unknown>, handler: (item: unknown, context: { triggerMetadata?: Record<string, unknown> }) => unknown): LoadedFunction => ({
+  name,
+  trigger: { direction: "in", ...trigger } as LoadedFunction["trigger"],
+  handler: handler as LoadedFunction["handler"],
+});
+
+describe("local queue host (on Azurite)", () => {
+  const connection = (): string => inject("storageConnectionString");
+  const hosts: { stop(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.stop()));
+  });
+
+  it("decodes messages as the Functions host does", () => {
+    expect(decodeMessage('{"a":1}')).toEqual({ a: 1 });
+    expect(decodeMessage(Buffer.from('{"a":1}').toString("base64"))).toEqual({ a: 1 });
+    expect(decodeMessage("plain text")).toBe("plain text");
+  });
+
+  it("delivers storage-queue and Service Bus triggered messages, and deletes them once handled", async () => {
+    const queueName = `q-${randomUUID().slice(0, 8)}`;
+    const busName = `sb-${randomUUID().slice(0, 8)}`;
+    const seen: unknown[] = [];
+    const host = new QueueHost(
+      [fn("on-queue", { type: "queueTrigger", queueName }, (item) => void seen.push(item)), fn("on-bus", { type: "serviceBusTrigger", queueName: busName }, (item) => void seen.push(item))],
+      connection(),
+      () => {},
+      { pollMs: 50 },
+    );
+    hosts.push(host);
+    await host.start();
+    const service = QueueServiceClient.fromConnectionString(connection());
+    await service.getQueueClient(queueName).sendMessage(JSON.stringify({ n: 1 }));
+    await service.getQueueClient(busName).sendMessage(Buffer.from(JSON.stringify({ n: 2 })).toString("base64"));
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(expect.arrayContaining([{ n: 1 }, { n: 2 }]));
+    await until(async () => (await service.getQueueClient(queueName).getProperties()).approximateMessagesCount === 0);
+  });
+
+  it("retries a failing message and moves it to <queue>-poison after the last attempt", async () => {
+    const queueName = `p-${randomUUID().slice(0, 8)}`;
+    let attempts = 0;
+    const host = new QueueHost([fn("fails", { type: "queueTrigger", queueName }, () => { attempts++; throw new Error("boom"); })], connection(), () => {}, { pollMs: 50, visibilityTimeout: 1, maxDequeueCount: 3 });
+    hosts.push(host);
+    await host.start();
+    const service = QueueServiceClient.fromConnectionString(connection());
+    await service.getQueueClient(queueName).sendMessage("poison me");
+    const poison = service.getQueueClient(`${queueName}-poison`);
+    await until(async () => (await poison.peekMessages()).peekedMessageItems.length === 1, 15_000);
+    expect(attempts).toBe(3);
+    expect((await poison.peekMessages()).peekedMessageItems[0]?.messageText).toBe("poison me");
+  }, 20_000);
+});
+
+describe("local blob host (on Azurite)", () => {
+  const connection = (): string => inject("storageConnectionString");
+
+  it("matches blob paths with named parts", () => {
+    const path = compileBlobPath("inbound/{feed}/{name}.csv");
+    expect(path.container).toBe("inbound");
+    expect(path.match("custodian/positions-2024.csv")).toEqual({ feed: "custodian", name: "positions-2024" });
+    expect(path.match("custodian/positions.xlsx")).toBeUndefined();
+  });
+
+  it("runs each new or changed blob once, also across a restart of the host", async () => {
+    const containerName = `blobs-${randomUUID().slice(0, 8)}`;
+    const seen: { content: string; name: unknown }[] = [];
+    const definition = fn("on-blob", { type: "blobTrigger", path: `${containerName}/{name}.json` }, (content, context) => {
+      seen.push({ content: (content as Buffer).toString("utf8"), name: context.triggerMetadata?.name });
+    });
+    const first = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
+    await first.start();
+    const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
+    await container.getBlockBlobClient("a.json").upload('{"v":1}', 7);
+    await container.getBlockBlobClient("ignored.txt").upload("x", 1);
+    await until(() => seen.length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual([{ content: '{"v":1}', name: "a" }]);
+    await container.getBlockBlobClient("a.json").upload('{"v":2}', 7);
+    await until(() => seen.length === 2);
+    expect(seen[1]).toEqual({ content: '{"v":2}', name: "a" });
+    await first.stop();
+
+    const second = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
+    await second.start();
+    await new Promise((r) => setTimeout(r, 400));
+    await second.stop();
+    expect(seen).toHaveLength(2);
+  });
+
+  it("gives up on a blob after the last attempt and reports it on the poison queue", async () => {
+    const containerName = `bad-${randomUUID().slice(0, 8)}`;
+    let attempts = 0;
+    const host = new BlobHost([fn("bad-blob", { type: "blobTrigger", path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), () => {}, { pollMs: 50, maxAttempts: 2 });
+    await host.start();
+    await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).getBlockBlobClient("broken.csv").upload("x", 1);
+    await until(() => attempts === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    await host.stop();
+    expect(attempts).toBe(2);
+    const poison = await QueueServiceClient.fromConnectionString(connection()).getQueueClient("webjobs-blobtrigger-poison").peekMessages({ numberOfMessages: 32 });
+    const reported = poison.peekedMessageItems.map((m) => JSON.parse(Buffer.from(m.messageText, "base64").toString("utf8")) as { BlobName: string; ContainerName: string });
+    expect(reported).toContainEqual(expect.objectContaining({ BlobName: "broken.csv", ContainerName: containerName }));
+  });
+});
