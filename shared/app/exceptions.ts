@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../domain/concurrency";
 import { AppError, notFound } from "../domain/errors";
 import { eventIdOf, type EventEnvelope } from "../domain/events";
 import { exceptionIdOf, type DataException, type ExceptionCandidate } from "../domain/exception";
@@ -16,10 +17,8 @@ export class Exceptions {
 
   /** Opens an exception for each condition not seen before; returns how many were new. */
   async open(candidates: readonly ExceptionCandidate[], jobId: string | null): Promise<number> {
-    const unique = new Map(candidates.map((c) => [c.key, c]));
-    let opened = 0;
-    const events: EventEnvelope[] = [];
-    for (const candidate of unique.values()) {
+    const unique = [...new Map(candidates.map((c) => [c.key, c])).values()];
+    const outcomes = await mapConcurrent(unique, 16, async (candidate) => {
       const now = this.clock.now().toISOString();
       const exception: DataException = {
         id: exceptionIdOf(candidate.key),
@@ -33,18 +32,24 @@ export class Exceptions {
         resolvedAt: null,
       };
       const created = await this.repository.createIfNew(exception);
-      // Appended even when the exception already existed: a retry after a crash between the two
+      // Announced even when the exception already existed: a retry after a crash between the two
       // writes then still announces it, and the event's id keeps it to one announcement.
       const stored = created ? exception : await this.repository.get(exception.id);
-      if (stored === undefined) continue;
-      if (created) opened++;
-      events.push({
-        id: eventIdOf("exception.created", stored.id),
-        event: "exception.created",
-        timestamp: stored.createdAt,
-        data: { exceptionId: stored.id, type: stored.type, severity: stored.severity, message: stored.message, entity: stored.entity },
-      });
-    }
+      return { created, stored };
+    });
+    const events: EventEnvelope[] = outcomes.flatMap(({ stored }) =>
+      stored === undefined
+        ? []
+        : [
+            {
+              id: eventIdOf("exception.created", stored.id),
+              event: "exception.created" as const,
+              timestamp: stored.createdAt,
+              data: { exceptionId: stored.id, type: stored.type, severity: stored.severity, message: stored.message, entity: stored.entity },
+            },
+          ],
+    );
+    const opened = outcomes.filter((o) => o.created).length;
     await this.outbox.append(events);
     return opened;
   }

@@ -1,4 +1,5 @@
 import type { Container, JSONObject } from "@azure/cosmos";
+import { mapConcurrent } from "../../domain/concurrency";
 import { fxRateId, type FxRate } from "../../domain/fx-rate";
 import type { FxPoint, FxTable } from "../../domain/valuation";
 import type { FxRateRepository, WriteCounts } from "../../ports/investment-repositories";
@@ -34,22 +35,20 @@ export class CosmosFxRateRepository implements FxRateRepository {
 
   async latest(pairs: readonly string[], date: string): Promise<FxTable> {
     const table = new Map<string, FxPoint[]>();
-    await Promise.all(
-      [...new Set(pairs)].map(async (pair) => {
-        // Several sources may quote the same date: the one whose name sorts last wins, deterministically.
-        const { resources } = await this.container.items
-          .query<FxDoc>({
-            query: "SELECT TOP 1 * FROM c WHERE c.pair = @pair AND c.docType = 'fx' AND c.date <= @date ORDER BY c.id DESC",
-            parameters: [
-              { name: "@pair", value: pair },
-              { name: "@date", value: date },
-            ],
-          })
-          .fetchAll();
-        const top = resources[0];
-        if (top !== undefined) table.set(pair, [{ date: top.date, rate: top.rate }]);
-      }),
-    );
+    await mapConcurrent([...new Set(pairs)], 16, async (pair) => {
+      // Several sources may quote the same date: the one whose name sorts last wins, deterministically.
+      const { resources } = await this.container.items
+        .query<FxDoc>({
+          query: "SELECT TOP 1 * FROM c WHERE c.pair = @pair AND c.docType = 'fx' AND c.date <= @date ORDER BY c.id DESC",
+          parameters: [
+            { name: "@pair", value: pair },
+            { name: "@date", value: date },
+          ],
+        })
+        .fetchAll();
+      const top = resources[0];
+      if (top !== undefined) table.set(pair, [{ date: top.date, rate: top.rate }]);
+    });
     return table;
   }
 }

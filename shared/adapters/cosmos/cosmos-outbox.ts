@@ -1,4 +1,5 @@
 import type { Container, SqlParameter } from "@azure/cosmos";
+import { mapConcurrent } from "../../domain/concurrency";
 import type { EventEnvelope } from "../../domain/events";
 import type { Outbox } from "../../ports/outbox";
 import { isConflict } from "./cosmos-errors";
@@ -14,16 +15,14 @@ export class CosmosOutbox implements Outbox {
   constructor(private readonly container: Container) {}
 
   async append(events: readonly EventEnvelope[]): Promise<void> {
-    await Promise.all(
-      events.map(async (event) => {
-        const doc: OutboxDoc = { ...event, docType: "outbox", status: "pending" };
-        try {
-          await this.container.items.create(doc);
-        } catch (error) {
-          if (!isConflict(error)) throw error; // already appended by an earlier attempt
-        }
-      }),
-    );
+    await mapConcurrent(events, 16, async (event) => {
+      const doc: OutboxDoc = { ...event, docType: "outbox", status: "pending" };
+      try {
+        await this.container.items.create(doc);
+      } catch (error) {
+        if (!isConflict(error)) throw error; // already appended by an earlier attempt
+      }
+    });
   }
 
   async list(filter: { event?: string; since?: string }): Promise<EventEnvelope[]> {

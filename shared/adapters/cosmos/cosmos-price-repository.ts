@@ -1,4 +1,5 @@
 import { BulkOperationType, type Container, type JSONObject, type OperationInput, type SqlParameter } from "@azure/cosmos";
+import { mapConcurrent } from "../../domain/concurrency";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { priceId, type Price } from "../../domain/price";
 import type { PricePoint } from "../../domain/valuation";
@@ -87,21 +88,19 @@ export class CosmosPriceRepository implements PriceRepository {
       if (points.some((p) => types.includes(p.type) && p.date > date)) older.push(securityId);
       else out.set(securityId, points);
     }
-    await Promise.all(
-      older.map(async (securityId) => {
-        const { resources } = await this.container.items
-          .query<PriceDoc>({
-            query: "SELECT TOP @n * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
-            parameters: [
-              { name: "@n", value: LOOKBACK_POINTS },
-              { name: "@s", value: securityId },
-              { name: "@d", value: date },
-            ],
-          })
-          .fetchAll();
-        out.set(securityId, resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency })));
-      }),
-    );
+    await mapConcurrent(older, 16, async (securityId) => {
+      const { resources } = await this.container.items
+        .query<PriceDoc>({
+          query: "SELECT TOP @n * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
+          parameters: [
+            { name: "@n", value: LOOKBACK_POINTS },
+            { name: "@s", value: securityId },
+            { name: "@d", value: date },
+          ],
+        })
+        .fetchAll();
+      out.set(securityId, resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency })));
+    });
     return out;
   }
 
