@@ -16,6 +16,13 @@ export const importPost = endpoint({
   body: z.record(z.string(), z.unknown()),
   docBody: z.union(dataTypes.map((t) => importBodySchema(t))),
   maxBodyBytes: MAX_IMPORT_BYTES,
+  docHeaders: z.object({
+    "Idempotency-Key": z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,255}$/)
+      .optional()
+      .meta({ description: "Same key and body within 24 h replay the stored response; another body is 422; while the first runs, 409" }),
+  }),
   responses: [
     {
       status: 200,

@@ -82,7 +82,7 @@ export class Composition {
   readonly apiClients = lazy(
     () => new ApiClients(this.apiClientRepository(), this.clock, (id) => this.authenticator().forget(id)),
   );
-  readonly portfolios = lazy(() => new Portfolios(this.portfolioRepository(), this.clock));
+  readonly portfolios = lazy(() => new Portfolios(this.portfolioRepository(), this.clock, (composite) => this.valuation().valueNewComposite(composite)));
 
   readonly securityRepository = lazy(() => new CosmosSecurityRepository(this.cosmos().container("securities")));
   readonly priceRepository = lazy(() => new CosmosPriceRepository(this.cosmos().container("prices")));

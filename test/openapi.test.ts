@@ -52,7 +52,9 @@ describe("GET /api/v1/openapi.json", () => {
 
     const imports = doc.paths["/api/v1/import/{dataType}"].post;
     expect(imports.security).toEqual([{ bearerAuth: ["api.write"] }]);
-    expect(imports.parameters[0].schema.enum).toEqual(["positions", "transactions", "prices", "fx-rates", "securities"]);
+    const dataType = imports.parameters.find((p: { name: string }) => p.name === "dataType");
+    expect(dataType.schema.enum).toEqual(["positions", "transactions", "prices", "fx-rates", "securities"]);
+    expect(imports.parameters.find((p: { name: string }) => p.name === "Idempotency-Key")).toMatchObject({ in: "header", required: false });
     expect(imports.requestBody.content["application/json"].schema.anyOf).toHaveLength(5);
     expect(Object.keys(imports.responses)).toEqual(expect.arrayContaining(["200", "409", "413", "422"]));
     for (const name of ["Import_prices", "Import_positions", "Import_transactions", "Import_fxRates", "Import_securities", "Security", "Price", "Transaction", "Holdings", "RefreshJob", "DataQualityException", "CursorPagination"]) {

@@ -10,6 +10,8 @@ export class Portfolios {
   constructor(
     private readonly repository: PortfolioRepository,
     private readonly clock: Clock,
+    /** Values a composite as soon as it exists (its members may already have positions). */
+    private readonly valueNewComposite: (composite: Portfolio) => Promise<void> = async () => {},
   ) {}
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<{ items: Portfolio[]; pagination: Pagination }> {
@@ -41,7 +43,9 @@ export class Portfolios {
       updatedAt: now,
     };
     await this.repository.create(portfolio);
-    return portfolio;
+    if (portfolio.type !== "composite") return portfolio;
+    await this.valueNewComposite(portfolio);
+    return (await this.repository.get(portfolio.id)) ?? portfolio;
   }
 
   async update(id: string, patch: PortfolioPatch): Promise<Portfolio> {

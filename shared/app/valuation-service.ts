@@ -79,6 +79,13 @@ export class ValuationService {
     return done;
   }
 
+  /** A new composite is valued at once on its members' latest snapshot date, if they have one. */
+  async valueNewComposite(composite: Portfolio): Promise<void> {
+    const dates = await this.positions.snapshotDates(composite.memberIds ?? [], "0000-01-01");
+    const latest = dates.at(-1);
+    if (latest !== undefined) await this.valueComposite(composite, latest, null);
+  }
+
   private async valueComposite(composite: Portfolio, date: string, jobId: string | null): Promise<Valuation> {
     const memberSnapshots = await Promise.all((composite.memberIds ?? []).map((id) => this.positions.latestSnapshot(id, date)));
     const positions = memberSnapshots.filter((s): s is PositionSnapshot => s !== undefined).flatMap((s) => s.positions);

@@ -54,6 +54,8 @@ export interface Endpoint<
   params?: PS;
   query?: QS;
   body?: BS;
+  /** Request headers the endpoint reads (documentation only). */
+  docHeaders?: z.ZodObject;
   /** Documents the body instead of `body` (when `body` only checks the outline and the handler validates the rest). */
   docBody?: z.ZodType;
   /** Documents a form-encoded body the handler parses itself (the token endpoint). */

@@ -97,6 +97,7 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
       request: {
         ...(ep.params !== undefined ? { params: ep.params as z.ZodObject } : {}),
         ...(ep.query !== undefined ? { query: ep.query as z.ZodObject } : {}),
+        ...(ep.docHeaders !== undefined ? { headers: ep.docHeaders } : {}),
         ...(ep.body !== undefined ? { body: { required: true, content: { "application/json": { schema: ep.docBody ?? ep.body } } } } : {}),
         ...(ep.formBody !== undefined
           ? { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: ep.formBody } } } }
