@@ -1,7 +1,6 @@
-import { InvocationContext } from "@azure/functions";
 import { BlobServiceClient, RestError, type ContainerClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
-import type { LoadedFunction } from "./functions-host";
+import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface BlobHostOptions {
   pollMs: number;
@@ -92,11 +91,11 @@ export class BlobHost {
         if (!(error instanceof RestError && error.statusCode === 404)) throw error;
       }
       const client = container.getBlobClient(blob.name);
-      const context = new InvocationContext({
-        functionName: fn.name,
-        invocationId: crypto.randomUUID(),
-        logHandler: (_level, ...args) => this.log(args.map(String).join(" ")),
-        triggerMetadata: { ...parts, blobTrigger: `${container.containerName}/${blob.name}`, uri: client.url, properties: { etag, length: blob.properties.contentLength } },
+      const context = invocationContext(fn.name, this.log, {
+        ...parts,
+        blobTrigger: `${container.containerName}/${blob.name}`,
+        uri: client.url,
+        properties: { etag, length: blob.properties.contentLength },
       });
       let status = "done";
       try {

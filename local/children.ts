@@ -3,33 +3,29 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 
+/** Whether something accepts TCP connections on the port right now. */
+function listening(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 /** Waits until something accepts TCP connections on the port, or throws after `timeoutMs`. */
 export async function waitForPort(port: number, host: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, host);
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
+  while (!(await listening(port, host))) {
     if (Date.now() > deadline) throw new Error(`nothing is listening on ${host}:${port} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 export async function isPortFree(port: number, host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, host);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once("error", () => resolve(true));
-  });
+  return !(await listening(port, host));
 }
 
 function alive(pid: number): boolean {

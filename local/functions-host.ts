@@ -1,4 +1,5 @@
 import Module from "node:module";
+import { InvocationContext, type TriggerMetadata } from "@azure/functions";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { registrations, type CoreBinding, type CoreRegistration } from "./functions-core";
@@ -33,5 +34,15 @@ export function loadFunctions(functionsDir: string): LoadedFunction[] {
     const trigger = Object.values(r.bindings).find((b) => b.direction === "in" && b.type.endsWith("Trigger"));
     if (trigger === undefined) throw new Error(`function ${r.name} has no trigger`);
     return { name: r.name, trigger, handler: r.handler };
+  });
+}
+
+/** The context of one invocation, its log lines going to the local runtime's output. */
+export function invocationContext(functionName: string, log: (line: string) => void, triggerMetadata?: TriggerMetadata): InvocationContext {
+  return new InvocationContext({
+    functionName,
+    invocationId: crypto.randomUUID(),
+    logHandler: (_level, ...args) => log(args.map(String).join(" ")),
+    ...(triggerMetadata !== undefined ? { triggerMetadata } : {}),
   });
 }

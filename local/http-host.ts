@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/functions";
-import type { LoadedFunction } from "./functions-host";
+import { HttpRequest, type HttpResponseInit } from "@azure/functions";
+import { invocationContext, type LoadedFunction } from "./functions-host";
 
 interface Route {
   fn: LoadedFunction;
@@ -136,13 +136,7 @@ export class HttpHost {
       params: matched.params,
       ...(body.length > 0 && method !== "GET" && method !== "HEAD" ? { body: { bytes: body } } : {}),
     });
-    const context = new InvocationContext({
-      functionName: matched.route.fn.name,
-      invocationId: crypto.randomUUID(),
-      logHandler: (level, ...args) => {
-        if (level === "error" || level === "warning" || level === "information" || level === "debug") this.options.log(args.map(String).join(" "));
-      },
-    });
+    const context = invocationContext(matched.route.fn.name, this.options.log);
     const result = (await matched.route.fn.handler(request, context)) as HttpResponseInit | undefined;
     writeResponse(res, result ?? { status: 204 }, method);
   }

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../shared/config";
 import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
-import { freePort } from "./launch";
+import { freePort, projectRoot } from "./launch";
 import { loadFunctions } from "./functions-host";
 import { HttpHost } from "./http-host";
 import { provision, storagePorts } from "./provision";
@@ -16,7 +16,7 @@ import { TimerHost } from "./timer-host";
 import { QueueHost } from "./queue-host";
 import { BlobHost } from "./blob-host";
 
-const root = resolve(__dirname, "..", "..");
+const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const warn = (line: string): void => void process.stderr.write(`${line}\n`);
 

@@ -1,6 +1,5 @@
-import { InvocationContext } from "@azure/functions";
 import { QueueServiceClient, type QueueClient } from "@azure/storage-queue";
-import type { LoadedFunction } from "./functions-host";
+import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface QueueHostOptions {
   pollMs: number;
@@ -68,18 +67,13 @@ export class QueueHost {
         const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 16, visibilityTimeout: this.options.visibilityTimeout });
         received = receivedMessageItems.length;
         for (const message of receivedMessageItems) {
-          const context = new InvocationContext({
-            functionName: fn.name,
-            invocationId: crypto.randomUUID(),
-            logHandler: (_level, ...args) => this.log(args.map(String).join(" ")),
-            triggerMetadata: {
-              id: message.messageId,
-              dequeueCount: message.dequeueCount,
-              insertionTime: message.insertedOn.toISOString(),
-              expirationTime: message.expiresOn.toISOString(),
-              nextVisibleTime: message.nextVisibleOn.toISOString(),
-              popReceipt: message.popReceipt,
-            },
+          const context = invocationContext(fn.name, this.log, {
+            id: message.messageId,
+            dequeueCount: message.dequeueCount,
+            insertionTime: message.insertedOn.toISOString(),
+            expirationTime: message.expiresOn.toISOString(),
+            nextVisibleTime: message.nextVisibleOn.toISOString(),
+            popReceipt: message.popReceipt,
           });
           try {
             await fn.handler(decodeMessage(message.messageText), context);

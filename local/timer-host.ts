@@ -1,6 +1,5 @@
 import { Cron } from "croner";
-import { InvocationContext } from "@azure/functions";
-import type { LoadedFunction } from "./functions-host";
+import { invocationContext, type LoadedFunction } from "./functions-host";
 
 /** Runs timer-triggered functions on their NCRONTAB schedules (six fields, seconds first). */
 export class TimerHost {
@@ -23,11 +22,7 @@ export class TimerHost {
 
   /** Runs one timer function now (tests and the local CLI use it). */
   invoke(fn: LoadedFunction, isPastDue: boolean): Promise<void> {
-    const context = new InvocationContext({
-      functionName: fn.name,
-      invocationId: crypto.randomUUID(),
-      logHandler: (_level, ...args) => this.log(args.map(String).join(" ")),
-    });
+    const context = invocationContext(fn.name, this.log);
     const run = Promise.resolve()
       .then(() => fn.handler({ isPastDue, scheduleStatus: {} }, context))
       .then(
