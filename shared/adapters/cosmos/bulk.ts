@@ -1,8 +1,6 @@
 import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
 import { stripSystem } from "./cosmos-errors";
 
-const CHUNK = 10_000;
-
 export interface DocRef {
   id: string;
   partitionKey: string;
@@ -52,50 +50,35 @@ export async function bulkWithRetry(container: Container, operations: readonly O
  */
 export async function bulkRead<T extends object>(container: Container, refs: readonly DocRef[], keepEtag = false): Promise<Map<string, T>> {
   const found = new Map<string, T>();
-  for (let start = 0; start < refs.length; start += CHUNK) {
-    const chunk = refs.slice(start, start + CHUNK);
-    const results = await bulkWithRetry(
-      container,
-      chunk.map((r) => ({ operationType: BulkOperationType.Read, id: r.id, partitionKey: r.partitionKey })),
-    );
-    results.forEach((result, i) => {
-      const ref = chunk[i];
-      if (ref === undefined) return;
-      if (result.statusCode === 200 && result.resourceBody !== undefined) {
-        const body = result.resourceBody as unknown as T & { _etag?: string };
-        found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag } as T) : stripSystem(body));
-      } else if (result.statusCode !== 404) {
-        throw new Error(`bulk read of ${container.id}/${ref.id} failed with ${result.statusCode}`);
-      }
-    });
-  }
+  const results = await bulkWithRetry(
+    container,
+    refs.map((r) => ({ operationType: BulkOperationType.Read, id: r.id, partitionKey: r.partitionKey })),
+  );
+  results.forEach((result, i) => {
+    const ref = refs[i];
+    if (ref === undefined) return;
+    if (result.statusCode === 200 && result.resourceBody !== undefined) {
+      const body = result.resourceBody as unknown as T & { _etag?: string };
+      found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag } as T) : stripSystem(body));
+    } else if (result.statusCode !== 404) {
+      throw new Error(`bulk read of ${container.id}/${ref.id} failed with ${result.statusCode}`);
+    }
+  });
   return found;
 }
 
 /** Upserts many documents; throws if any write fails after retries. */
 export async function bulkUpsert(container: Container, docs: readonly JSONObject[]): Promise<void> {
-  for (let start = 0; start < docs.length; start += CHUNK) {
-    const chunk = docs.slice(start, start + CHUNK);
-    const results = await bulkWithRetry(
-      container,
-      chunk.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc })),
-    );
-    const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
-    if (failed !== undefined) throw new Error(`bulk upsert into ${container.id} failed with ${failed.statusCode}`);
-  }
+  const results = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc })));
+  const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
+  if (failed !== undefined) throw new Error(`bulk upsert into ${container.id} failed with ${failed.statusCode}`);
 }
 
 /** Deletes many documents; already-missing ones are fine. */
 export async function bulkDelete(container: Container, refs: readonly DocRef[]): Promise<void> {
-  for (let start = 0; start < refs.length; start += CHUNK) {
-    const chunk = refs.slice(start, start + CHUNK);
-    const results = await bulkWithRetry(
-      container,
-      chunk.map((r) => ({ operationType: BulkOperationType.Delete, id: r.id, partitionKey: r.partitionKey })),
-    );
-    const failed = results.find((r) => r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
-    if (failed !== undefined) throw new Error(`bulk delete in ${container.id} failed with ${failed.statusCode}`);
-  }
+  const results = await bulkWithRetry(container, refs.map((r) => ({ operationType: BulkOperationType.Delete, id: r.id, partitionKey: r.partitionKey })));
+  const failed = results.find((r) => r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
+  if (failed !== undefined) throw new Error(`bulk delete in ${container.id} failed with ${failed.statusCode}`);
 }
 
 export const refKey = (ref: DocRef): string => `${ref.partitionKey}|${ref.id}`;

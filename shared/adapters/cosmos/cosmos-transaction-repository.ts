@@ -39,15 +39,13 @@ export class CosmosTransactionRepository implements TransactionRepository {
         ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
         : { operationType: BulkOperationType.Replace, id: next.id, resourceBody: doc as unknown as JSONObject, ifMatch: this.versions.get(previous) ?? "" };
     });
-    for (let start = 0; start < operations.length; start += 1000) {
-      const results = await bulkWithRetry(this.container, operations.slice(start, start + 1000));
-      const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
-      if (raced >= 0) {
-        throw new AppError("CONFLICT", `Transaction '${writes[start + raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`);
-      }
-      const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
-      if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);
+    const results = await bulkWithRetry(this.container, operations);
+    const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
+    if (raced >= 0) {
+      throw new AppError("CONFLICT", `Transaction '${writes[raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`);
     }
+    const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
+    if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);
   }
 
   async list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {
