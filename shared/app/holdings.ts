@@ -1,5 +1,4 @@
 import { notFound } from "../domain/errors";
-import { fxPair } from "../domain/fx-rate";
 import type { Portfolio } from "../domain/portfolio";
 import { lookThrough, type FundValuation, type Holding } from "../domain/valuation";
 import type { FxRateRepository, PositionRepository, SecurityRepository, StoredValuation } from "../ports/investment-repositories";
@@ -62,7 +61,7 @@ export class Holdings {
       frontier = next;
     }
     if (funds.size === 0) return valuation.holdings;
-    const fx = await this.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency).filter((p) => p !== fxPair(portfolio.baseCurrency, portfolio.baseCurrency)), valuation.date);
+    const fx = await this.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency), valuation.date);
     return lookThrough(valuation.holdings, {
       baseCurrency: valuation.baseCurrency,
       date: valuation.date,

@@ -88,21 +88,20 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
     received: records.length,
     async commit() {
       const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-      const writes: Transaction[] = [];
       const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+      // Every settled transaction of the payload, as stored after this import: the event id makes it
+      // one announcement, and a retry after a crash between the two writes still announces it.
+      const settled: Transaction[] = [];
       for (const { transaction, before } of next) {
+        const unchanged = before !== undefined && sameTransaction(before, transaction);
         if (before === undefined) counts.created++;
-        else if (sameTransaction(before, transaction)) {
-          counts.unchanged++;
-          continue;
-        } else counts.updated++;
-        writes.push(transaction);
-        changes.push({ next: transaction, previous: before });
+        else if (unchanged) counts.unchanged++;
+        else counts.updated++;
+        if (!unchanged) changes.push({ next: transaction, previous: before });
+        const stored = unchanged ? before : transaction;
+        if (stored.status === "settled") settled.push(stored);
       }
       await deps.transactions.save(changes);
-      // Every settled transaction of the payload: the event id makes it one announcement, and a
-      // retry after a crash between the two writes still announces it.
-      const settled = next.filter(({ transaction }) => transaction.status === "settled").map(({ transaction, before }) => (writes.includes(transaction) ? transaction : (before ?? transaction)));
       return { counts, events: settled.map(settledEvent), exceptions: [], affected: async () => [] };
     },
   };
