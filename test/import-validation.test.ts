@@ -306,8 +306,11 @@ describe("import validation", () => {
     // securities: the same ISIN twice
     const dupSec = securityRecord();
     const securities = await importData(token, "securities", { securities: [dupSec, { ...dupSec, name: "Other name" }] });
-    expect(validationDetails(securities).every((d) => d.field.startsWith("securities[1]"))).toBe(true);
+    expect(fieldsOf(validationDetails(securities))).toEqual(["securities[1]"]);
     expect(await securityStatus(`sec_${dupSec.isin}`)).toBe(404);
+    const claimed = await importData(token, "securities", { securities: [{ ...dupSec, id: uid("own-a") }, { ...dupSec, id: uid("own-b") }] });
+    expect(fieldsOf(validationDetails(claimed))).toEqual(["securities[1].isin"]);
+    expect(await securityStatus(dupSec.isin)).toBe(404);
 
     // prices: same ISIN, date, type and source
     const prices = await importData(token, "prices", { prices: [price(sec.isin, "2015-07-01", 10), price(sec.isin, "2015-07-02", 10), price(sec.isin, "2015-07-01", 11)] });

@@ -4,7 +4,7 @@ import type { Clock } from "../../ports/clock";
 import type { SecurityRepository } from "../../ports/investment-repositories";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import type { PreparedImport } from "./import-types";
-import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
+import { parseRecords, type Problems } from "./validate-payload";
 
 export interface SecurityImportDeps {
   securities: SecurityRepository;
@@ -18,6 +18,9 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
   const funds = await deps.portfolios.getMany(records.flatMap((r) => (r?.lookThroughPortfolioId !== undefined ? [r.lookThroughPortfolioId] : [])));
   const now = deps.clock.now().toISOString();
   const securities: Security[] = [];
+  // One detail per repeat: the same security twice, or one ISIN claimed by two securities.
+  const firstById = new Map<string, number>();
+  const firstByIsin = new Map<string, number>();
   records.forEach((r, i) => {
     if (r === undefined) return;
     const known = r.isin === undefined ? undefined : idByIsin.get(r.isin);
@@ -25,13 +28,20 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
       problems.add(`securities[${i}].isin`, `ISIN ${r.isin} already identifies security '${known}'`);
       return;
     }
+    const id = r.id ?? known ?? `sec_${r.isin ?? ""}`;
+    const sameId = firstById.get(id);
+    const sameIsin = r.isin === undefined ? undefined : firstByIsin.get(r.isin);
+    if (sameId !== undefined) return void problems.add(`securities[${i}]`, `duplicates record ${sameId} of this payload`);
+    if (sameIsin !== undefined) return void problems.add(`securities[${i}].isin`, `duplicates the ISIN of record ${sameIsin} of this payload`);
+    firstById.set(id, i);
+    if (r.isin !== undefined) firstByIsin.set(r.isin, i);
     if (r.lookThroughPortfolioId !== undefined) {
       const fund: Portfolio | undefined = funds.get(r.lookThroughPortfolioId);
       if (fund === undefined) return void problems.add(`securities[${i}].lookThroughPortfolioId`, `portfolio '${r.lookThroughPortfolioId}' does not exist`);
       if (fund.type !== "fund") return void problems.add(`securities[${i}].lookThroughPortfolioId`, `portfolio '${fund.code}' is not a fund portfolio`);
     }
     securities.push({
-      id: r.id ?? known ?? `sec_${r.isin ?? ""}`,
+      id,
       isin: r.isin ?? null,
       cusip: r.cusip ?? null,
       sedol: r.sedol ?? null,
@@ -48,8 +58,6 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
       updatedAt: now,
     });
   });
-  flagDuplicates(records, (r) => r.id ?? r.isin, (i) => `securities[${i}]`, problems);
-  flagDuplicates(records, (r) => r.isin, (i) => `securities[${i}].isin`, problems);
   problems.throwIfAny();
   return {
     received: records.length,
