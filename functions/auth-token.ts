@@ -1,11 +1,7 @@
-import type { HttpRequest } from "@azure/functions";
 import { z } from "zod";
-import { OAuthError, type TokenRequest } from "../shared/app/issue-token";
 import { services } from "../shared/composition";
-import { AppError } from "../shared/domain/errors";
-import { endpoint, type EndpointResult } from "../shared/http/endpoint";
-import { errorResult } from "../shared/http/error-response";
-import type { ErrorShaper } from "../shared/http/pipeline";
+import { endpoint } from "../shared/http/endpoint";
+import { noStore, oauthErrorResult, readTokenRequest } from "../shared/http/oauth";
 import { registerEndpoint } from "../shared/http/registry";
 
 const tokenForm = z.object({
@@ -23,8 +19,6 @@ const tokenResponse = z
     scope: z.string().meta({ example: "api.read" }),
   })
   .meta({ id: "TokenResponse" });
-
-const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
 export const authToken = endpoint({
   name: "auth-token",
@@ -44,62 +38,4 @@ export const authToken = endpoint({
   },
 });
 
-async function readTokenRequest(request: HttpRequest): Promise<TokenRequest> {
-  const contentType = request.headers.get("content-type") ?? "";
-  if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-    throw new OAuthError("invalid_request", "The body must be application/x-www-form-urlencoded");
-  }
-  const text = await request.text();
-  if (text.length > 8192) throw new OAuthError("invalid_request", "The request body is too large");
-  const form = new URLSearchParams(text);
-  for (const key of new Set(form.keys())) {
-    if (form.getAll(key).length > 1) throw new OAuthError("invalid_request", `The parameter ${key} is repeated`);
-  }
-  const basic = parseBasic(request.headers.get("authorization"));
-  const formId = form.get("client_id") ?? undefined;
-  const formSecret = form.get("client_secret") ?? undefined;
-  if (basic !== undefined && (formId !== undefined || formSecret !== undefined)) {
-    throw new OAuthError("invalid_request", "Use either HTTP Basic or form credentials, not both");
-  }
-  return {
-    grantType: form.get("grant_type") ?? undefined,
-    clientId: basic?.clientId ?? formId,
-    clientSecret: basic?.clientSecret ?? formSecret,
-    scope: form.get("scope") ?? undefined,
-  };
-}
-
-/** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
-function parseBasic(header: string | null): { clientId: string; clientSecret: string } | undefined {
-  if (header === null) return undefined;
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (match?.[1] === undefined) throw new OAuthError("invalid_client", "Client authentication failed");
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) throw new OAuthError("invalid_client", "Client authentication failed");
-  try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
-    };
-  } catch {
-    throw new OAuthError("invalid_client", "Client authentication failed");
-  }
-}
-
-/** The token endpoint answers in RFC 6749 §5.2's shape, which OAuth client libraries parse. */
-const oauthError: ErrorShaper = (error, requestId, log): EndpointResult => {
-  if (error instanceof OAuthError) {
-    const headers: Record<string, string> = { ...noStore };
-    if (error.status === 401) headers["WWW-Authenticate"] = 'Basic realm="auth/token", charset="UTF-8"';
-    return { status: error.status, body: { error: error.error, error_description: error.description }, headers };
-  }
-  if (error instanceof AppError && error.code === "RATE_LIMIT_EXCEEDED") {
-    return { status: 429, body: { error: "temporarily_unavailable", error_description: error.message }, headers: { ...error.headers, ...noStore } };
-  }
-  const shaped = errorResult(error, requestId, log);
-  const code = shaped.status === 503 ? "temporarily_unavailable" : "server_error";
-  return { status: shaped.status, body: { error: code, error_description: "The token could not be issued; retry later" }, headers: { ...shaped.headers, ...noStore } };
-};
-
-registerEndpoint(authToken, oauthError);
+registerEndpoint(authToken, oauthErrorResult);

@@ -30,13 +30,35 @@ describe("POST /auth/token", () => {
   it.each([
     ["wrong secret", { grant_type: "client_credentials", client_id: BOOTSTRAP.id, client_secret: "wrong-secret" }],
     ["unknown client", { grant_type: "client_credentials", client_id: "nobody", client_secret: "whatever-secret" }],
-    ["no credentials", { grant_type: "client_credentials" }],
-  ])("answers 401 invalid_client for %s", async (_name, fields) => {
+    ["only a client id", { grant_type: "client_credentials", client_id: BOOTSTRAP.id }],
+  ])("answers 401 invalid_client without an HTTP challenge for form credentials: %s", async (_name, fields) => {
     const reply = await call("POST", "/auth/token", form(fields));
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
-    expect(reply.headers.get("www-authenticate")).toMatch(/^Basic/);
+    // OAuth client libraries then report the OAuth error itself, not an HTTP authentication failure.
+    expect(reply.headers.get("www-authenticate")).toBeNull();
     expect(reply.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it.each([
+    ["a wrong Basic secret", basic(BOOTSTRAP.id, "wrong-secret")],
+    ["an unknown Basic client", basic("nobody", "whatever-secret")],
+    ["a malformed Basic header", "Basic !!!"],
+    ["Basic without a colon", `Basic ${Buffer.from("no-colon").toString("base64")}`],
+  ])("answers 401 invalid_client with WWW-Authenticate: Basic (RFC 6749 §5.2) for %s", async (_name, authorization) => {
+    const { body, headers } = form({ grant_type: "client_credentials" });
+    const reply = await call("POST", "/auth/token", { body, headers: { ...headers, Authorization: authorization } });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
+    expect(reply.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
+    expect(reply.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("challenges with Basic when no credentials were sent at all", async () => {
+    const reply = await call("POST", "/auth/token", form({ grant_type: "client_credentials" }));
+    expect(reply.status).toBe(401);
+    expect(reply.body.error).toBe("invalid_client");
+    expect(reply.headers.get("www-authenticate")).toMatch(/^Basic/);
   });
 
   it("answers RFC 6749 errors for a bad grant, a missing grant, an unknown scope and mixed credentials", async () => {

@@ -3,14 +3,22 @@ import { verifySecret } from "../domain/secret-hash";
 import type { ApiClientRepository } from "../ports/api-client-repository";
 import type { TokenService } from "../ports/token-service";
 
+/** How the client presented its credentials: HTTP Basic, form fields, or not at all. */
+export type ClientAuth = "basic" | "form" | "none";
+
 /** An RFC 6749 §5.2 error. */
 export class OAuthError extends Error {
   override readonly name = "OAuthError";
+  /** For `invalid_client`: how the client tried to authenticate (decides the HTTP challenge). */
+  readonly clientAuth: ClientAuth;
+
   constructor(
     readonly error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope",
     readonly description: string,
+    options: { clientAuth?: ClientAuth } = {},
   ) {
     super(description);
+    this.clientAuth = options.clientAuth ?? "none";
   }
 
   get status(): number {
@@ -22,6 +30,7 @@ export interface TokenRequest {
   grantType: string | undefined;
   clientId: string | undefined;
   clientSecret: string | undefined;
+  clientAuth: ClientAuth;
   scope: string | undefined;
 }
 
@@ -44,14 +53,11 @@ export class IssueToken {
     if (request.grantType !== "client_credentials") {
       throw new OAuthError("unsupported_grant_type", "Only the client_credentials grant is supported");
     }
-    if (request.clientId === undefined || request.clientSecret === undefined) {
-      throw new OAuthError("invalid_client", "Client authentication failed");
-    }
+    const authFailed = (): OAuthError => new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
+    if (request.clientId === undefined || request.clientSecret === undefined) throw authFailed();
     const stored = await this.clients.get(request.clientId);
     const secretOk = await verifySecret(request.clientSecret, stored?.secretHash);
-    if (stored === undefined || !secretOk || stored.status !== "active") {
-      throw new OAuthError("invalid_client", "Client authentication failed");
-    }
+    if (stored === undefined || !secretOk || stored.status !== "active") throw authFailed();
     let granted: Scope[] = stored.scopes;
     if (request.scope !== undefined && request.scope.trim() !== "") {
       const asked = [...new Set(request.scope.trim().split(/ +/))];

@@ -34,7 +34,7 @@ const oauthErrorSchema = z
 
 const oauthDescriptions: Record<number, string> = {
   400: "invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 §5.2)",
-  401: "invalid_client: unknown client, wrong secret or disabled client; carries WWW-Authenticate",
+  401: "invalid_client: unknown client, wrong secret or disabled client; carries `WWW-Authenticate: Basic` when the client used HTTP Basic or sent no credentials, none after form credentials",
   429: "temporarily_unavailable: too many requests from this address; see Retry-After",
   500: "server_error",
   503: "temporarily_unavailable",
