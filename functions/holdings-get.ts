@@ -3,6 +3,7 @@ import { services } from "../shared/composition";
 import { isoDate } from "../shared/domain/dates";
 import { portfolioIdParams } from "../shared/domain/portfolio";
 import { endpoint } from "../shared/http/endpoint";
+import { booleanQuery } from "../shared/http/query";
 import { registerEndpoint } from "../shared/http/registry";
 
 const holdingSchema = z
@@ -45,7 +46,7 @@ export const holdingsGet = endpoint({
   params: portfolioIdParams,
   query: z.object({
     date: isoDate.optional().meta({ description: "Default: the latest valuation date" }),
-    lookThrough: z.enum(["true", "false"]).default("false").transform((v) => v === "true").meta({ description: "Expand fund holdings pro rata" }),
+    lookThrough: booleanQuery(false).meta({ description: "Expand fund holdings pro rata" }),
   }),
   responses: [{ status: 200, description: "The holdings", schema: z.object({ data: holdingsSchema }) }],
   errors: [404],
