@@ -6,7 +6,8 @@ import Bicep from "tree-sitter-bicep";
 
 // No Bicep compiler can be installed here, so the deployment is checked with the tree-sitter
 // grammar: every file must parse cleanly, modules must be wired to real parameters and outputs,
-// and the security rules of STYLE.md and the app-setting contract of shared/config.ts must hold.
+// and the security rules (managed identity, least privilege, no keys) and the app-setting contract of
+// shared/config.ts must hold.
 
 type Node = Parser.SyntaxNode;
 

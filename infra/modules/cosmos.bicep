@@ -15,7 +15,7 @@ param location string
 @description('Tags applied to the account.')
 param tags object = {}
 
-// Partition keys make the hot reads point reads or single-partition queries (ARCHITECTURE.md).
+// Partition keys make the hot reads point reads or single-partition queries (docs/architecture.md).
 // perItemTtl turns on TTL with defaultTtl -1: nothing expires unless a document sets its own ttl
 // (rate-limit windows and idempotency keys in counters).
 var containers = [
