@@ -2,9 +2,9 @@ import { app, type InvocationContext, type Timer } from "@azure/functions";
 import { getConfig } from "../shared/config";
 import { services } from "../shared/composition";
 
-/** Deletes expired rate-limit windows (and, later, idempotency records): Cosmos TTL is not relied on. */
+/** Deletes expired rate-limit windows and idempotency keys on a schedule. */
 export async function countersPurge(_timer: Timer, context: InvocationContext): Promise<void> {
-  const purged = await services().counterStore().purgeExpired(services().clock.now());
+  const purged = await services().purgeExpiredCounters().execute();
   context.info(JSON.stringify({ message: "expired counters purged", purged }));
 }
 

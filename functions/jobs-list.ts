@@ -18,7 +18,7 @@ export const jobsList = endpoint({
   async handle({ query }) {
     const { status, dataType, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services().queries().jobsList({ ...(status ? { status } : {}), ...(dataType ? { dataType } : {}) }, request);
+    const result = await services().jobQueries().list({ ...(status ? { status } : {}), ...(dataType ? { dataType } : {}) }, request);
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

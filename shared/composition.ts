@@ -25,7 +25,10 @@ import { Exceptions } from "./app/exceptions";
 import { Holdings } from "./app/holdings";
 import { Idempotency } from "./app/idempotency";
 import { ImportService } from "./app/import/import-service";
-import { InvestmentQueries } from "./app/investment-queries";
+import { JobQueries } from "./app/job-queries";
+import { PurgeExpiredCounters } from "./app/purge-expired-counters";
+import { SecurityQueries } from "./app/security-queries";
+import { TransactionQueries } from "./app/transaction-queries";
 import { ValuationService } from "./app/valuation-service";
 
 function lazy<T>(build: () => T): () => T {
@@ -127,7 +130,10 @@ export class Composition {
       }),
   );
   readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
-  readonly queries = lazy(() => new InvestmentQueries(this.securityRepository(), this.priceRepository(), this.transactionRepository(), this.jobRepository()));
+  readonly securityQueries = lazy(() => new SecurityQueries(this.securityRepository(), this.priceRepository()));
+  readonly transactionQueries = lazy(() => new TransactionQueries(this.transactionRepository()));
+  readonly jobQueries = lazy(() => new JobQueries(this.jobRepository()));
+  readonly purgeExpiredCounters = lazy(() => new PurgeExpiredCounters(this.counterStore(), this.clock));
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
 }
 
