@@ -236,6 +236,14 @@ describe("data-quality exceptions", () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("NOT_FOUND");
     const bad = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "open" } });
-    expect([400, 422]).toContain(bad.status);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe("VALIDATION_ERROR");
+    expect(bad.body.error.details).toEqual([{ field: "status", message: expect.any(String) }]);
+    const extra = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "resolved", note: "x" } });
+    expect(extra.status).toBe(422);
+    expect(extra.body.error.details.map((d: { field: string }) => d.field)).toEqual(["body"]);
+    const notJson = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: "status=resolved", headers: { "Content-Type": "application/json" } });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.code).toBe("INVALID_REQUEST");
   });
 });
