@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call } from "./http";
+import { adminToken, call, useOwnRuntime } from "./http";
 import {
   createPortfolio,
   createSecurities,
@@ -12,9 +12,11 @@ import {
   type DataException,
 } from "./investment-fixtures";
 
+useOwnRuntime();
+
 // The four data-quality exceptions valuation and price imports open: each opens once, the same
 // condition again opens no second one, and each can be resolved. Settings of the test runtime:
-// STALE_PRICE_DAYS 5, PRICE_JUMP_THRESHOLD 0.25. Dates: 2017, before any FX import's date.
+// STALE_PRICE_DAYS 5, PRICE_JUMP_THRESHOLD 0.25. A runtime of its own: no other file's import revalues its portfolios.
 describe("data-quality exceptions", () => {
   let token: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
-import { inject } from "vitest";
-import { BOOTSTRAP } from "./runtime";
+import { afterAll, beforeAll, inject } from "vitest";
+import { BOOTSTRAP, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 export interface Reply {
   status: number;
@@ -8,8 +8,35 @@ export interface Reply {
   text: string;
 }
 
+/** This file's own runtime, when it asked for one (useOwnRuntime); otherwise the shared one. */
+let own: { baseUrl: string; cosmosEndpoint: string } | undefined;
+
 export function baseUrl(): string {
-  return inject("baseUrl");
+  return own?.baseUrl ?? inject("baseUrl");
+}
+
+export function cosmosEndpoint(): string {
+  return own?.cosmosEndpoint ?? inject("cosmosEndpoint");
+}
+
+/**
+ * Gives the calling test file a runtime of its own (call it at the top level of the file). Files
+ * whose assertions depend on valuations and events use it: an FX import revalues every snapshot on
+ * or after its date, so in a shared runtime one file's import would change another file's results.
+ */
+export function useOwnRuntime(): void {
+  let runtime: Runtime | undefined;
+  let data: ReturnType<typeof tempDir> | undefined;
+  beforeAll(async () => {
+    data = tempDir("ids-file-");
+    runtime = await startRuntime(await runtimeEnv(data.path));
+    own = { baseUrl: runtime.baseUrl, cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "" };
+  }, 60_000);
+  afterAll(async () => {
+    own = undefined;
+    await runtime?.stop();
+    data?.remove();
+  }, 60_000);
 }
 
 /** One HTTP call to the runtime under test. `body` objects are sent as JSON, strings as they are. */

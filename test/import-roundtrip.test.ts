@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call } from "./http";
+import { adminToken, call, useOwnRuntime } from "./http";
 import {
   createPortfolio,
   createSecurities,
@@ -11,6 +11,8 @@ import {
   securityRecord,
   uid,
 } from "./investment-fixtures";
+
+useOwnRuntime();
 
 // Each data type: import, read back through its endpoint, and the same payload a second time
 // changes nothing (created 0, updated 0, unchanged N, stored data identical).

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, newClient } from "./http";
+import { adminToken, call, newClient, useOwnRuntime } from "./http";
 import {
   createPortfolio,
   createSecurities,
@@ -14,6 +14,8 @@ import {
   validationDetails,
   wrongCheckDigit,
 } from "./investment-fixtures";
+
+useOwnRuntime();
 
 // Every validation rule of the import: the 422 detail names the field, and nothing is written
 // (the valid records next to the bad one are not stored either). Dates: 2015.

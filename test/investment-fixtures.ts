@@ -1,11 +1,11 @@
 import { CosmosClient } from "@azure/cosmos";
 import { randomInt } from "node:crypto";
-import { expect, inject } from "vitest";
+import { expect } from "vitest";
 import { CosmosOutbox } from "../shared/adapters/cosmos/cosmos-outbox";
 import type { EventEnvelope } from "../shared/domain/events";
 import { isinCheckDigit } from "../shared/domain/isin";
 import type { HoldingsView } from "../shared/app/holdings";
-import { call, uniqueCode, type Reply } from "./http";
+import { call, cosmosEndpoint, uniqueCode, type Reply } from "./http";
 
 /** The account key of the local Cosmos stand-in (local.settings.example.json). */
 export const COSMOS_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
@@ -158,7 +158,7 @@ let outboxInstance: CosmosOutbox | undefined;
 /** The event outbox of the runtime under test, read through the product's own adapter. */
 export function outbox(): CosmosOutbox {
   if (outboxInstance === undefined) {
-    const client = new CosmosClient({ endpoint: inject("cosmosEndpoint"), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
     outboxInstance = new CosmosOutbox(client.database("investment-data").container("events"));
   }
   return outboxInstance;

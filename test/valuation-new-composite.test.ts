@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken } from "./http";
+import { adminToken, useOwnRuntime } from "./http";
 import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord } from "./investment-fixtures";
 
-// Dates in 2031 and the EUR base keep other tests' FX imports out of this valuation.
+useOwnRuntime();
+
+// A runtime of its own keeps other files' FX imports out of this valuation.
 describe("a composite created after its members were valued", () => {
   let token: string;
   beforeAll(async () => {

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken } from "./http";
+import { adminToken, useOwnRuntime } from "./http";
 import { createPortfolio, createSecurities, eventsWhere, getPortfolio, holdingsOf, imported, price, securityRecord, type Holding } from "./investment-fixtures";
 
-// Valuation, checked against hand-computed figures. The scenarios run one after another in this
-// file and use currencies no other test file touches (SEK NOK DKK CZK USD, CHF PLN, CAD AUD NZD)
-// and dates (2025-2027, in the order the tests run) after every other test's snapshots, so an FX import elsewhere never
-// revalues them and their FX imports never revalue anyone else's.
+useOwnRuntime();
+
+// Valuation, checked against hand-computed figures, on a runtime of this file's own (FX imports
+// revalue every snapshot on or after their date). The scenarios run one after another and use
+// their own currencies (SEK NOK DKK CZK USD, CHF PLN, CAD AUD NZD) and dates (2025-2027).
 // Rounding: marketValue = round2(quantity × price × fx), half away from zero; the total is the
 // exact sum of the rounded values; weight = marketValue / total rounded to 8 dp.
 describe("valuation", () => {
