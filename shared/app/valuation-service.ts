@@ -34,6 +34,8 @@ function issueToCandidate(issue: ValuationIssue, portfolioId: string): Exception
       return { key: `MISSING_FX_RATE|${issue.from}${issue.to}|${issue.date}`, type: "MISSING_FX_RATE", severity: "error", message: `No FX rate from ${issue.from} to ${issue.to} on or before ${issue.date} (direct, inverse or through USD)`, entity: { type: "fxPair", id: `${issue.from}${issue.to}` } };
     case "UNKNOWN_SECURITY":
       return { key: `UNKNOWN_SECURITY|${issue.securityId}`, type: "UNKNOWN_SECURITY", severity: "error", message: `Security ${issue.securityId} is held but not known`, entity: { type: "security", id: issue.securityId } };
+    case "VALUE_OUT_OF_RANGE":
+      return { key: `VALUE_OUT_OF_RANGE|${portfolioId}|${issue.securityId}|${issue.date}`, type: "VALUE_OUT_OF_RANGE", severity: "error", message: `Security ${issue.securityId} in portfolio ${portfolioId} cannot be valued on ${issue.date}: its quantity × price × FX rate is beyond what can be computed; it is left out of the total until its position or price is corrected`, entity: { type: "portfolio", id: portfolioId } };
   }
 }
 

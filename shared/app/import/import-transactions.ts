@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
-import { transactionMove, type Transaction } from "../../domain/transaction";
+import { deriveAmounts, transactionMove, type Transaction } from "../../domain/transaction";
 import type { Clock } from "../../ports/clock";
 import type { TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import { sameTransaction } from "./same-transaction";
@@ -60,6 +60,12 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
       problems.add(`transactions[${i}].status`, `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`);
       return;
     }
+    // The schema already rejected a record whose netAmount cannot be derived.
+    const amounts = deriveAmounts(record);
+    if (amounts === undefined) {
+      problems.add(`transactions[${i}].netAmount`, "netAmount is required, or quantity and price to derive it");
+      return;
+    }
     const history = before?.statusHistory ?? [];
     const transaction: Transaction = {
       id: r.id,
@@ -72,9 +78,9 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
       settlementDate: record.settlementDate ?? null,
       quantity: record.quantity ?? null,
       price: record.price ?? null,
-      grossAmount: record.grossAmount ?? null,
+      grossAmount: amounts.grossAmount,
       fees: record.fees ?? null,
-      netAmount: record.netAmount,
+      netAmount: amounts.netAmount,
       currency: record.currency,
       source: record.source ?? null,
       statusHistory: move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
