@@ -26,6 +26,7 @@ import { Holdings } from "./app/holdings";
 import { Idempotency } from "./app/idempotency";
 import { ImportService } from "./app/import/import-service";
 import { InvestmentQueries } from "./app/investment-queries";
+import { ReapAbandonedJobs } from "./app/reap-jobs";
 import { ValuationService } from "./app/valuation-service";
 
 function lazy<T>(build: () => T): () => T {
@@ -126,6 +127,7 @@ export class Composition {
         priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,
       }),
   );
+  readonly reapJobs = lazy(() => new ReapAbandonedJobs(this.jobRepository(), this.outbox(), this.clock));
   readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
   readonly queries = lazy(() => new InvestmentQueries(this.securityRepository(), this.priceRepository(), this.transactionRepository(), this.jobRepository()));
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));

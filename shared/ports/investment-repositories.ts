@@ -110,6 +110,8 @@ export interface JobRepository {
   put(job: Job): Promise<void>;
   get(id: string): Promise<Job | undefined>;
   list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>>;
+  /** Up to `limit` running jobs whose lease ended before `now` (ISO date-time). */
+  abandoned(now: string, limit: number): Promise<Job[]>;
 }
 
 export interface ExceptionFilter {

@@ -4,7 +4,7 @@ import { deriveAmounts, transactionMove, type Transaction } from "../../domain/t
 import type { Clock } from "../../ports/clock";
 import type { TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import { sameTransaction } from "./same-transaction";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./references";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
@@ -92,22 +92,25 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit() {
-      const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-      const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+    async commit(_jobId, progress) {
       // Every settled transaction of the payload, as stored after this import: the event id makes it
       // one announcement, and a retry after a crash between the two writes still announces it.
       const settled: Transaction[] = [];
-      for (const { transaction, before } of next) {
-        const unchanged = before !== undefined && sameTransaction(before, transaction);
-        if (before === undefined) counts.created++;
-        else if (unchanged) counts.unchanged++;
-        else counts.updated++;
-        if (!unchanged) changes.push({ next: transaction, previous: before });
-        const stored = unchanged ? before : transaction;
-        if (stored.status === "settled") settled.push(stored);
-      }
-      await deps.transactions.save(changes);
+      const counts = await commitInBatches(next, progress, async (batch) => {
+        const batchCounts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+        const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+        for (const { transaction, before } of batch) {
+          const unchanged = before !== undefined && sameTransaction(before, transaction);
+          if (before === undefined) batchCounts.created++;
+          else if (unchanged) batchCounts.unchanged++;
+          else batchCounts.updated++;
+          if (!unchanged) changes.push({ next: transaction, previous: before });
+          const stored = unchanged ? before : transaction;
+          if (stored.status === "settled") settled.push(stored);
+        }
+        await deps.transactions.save(changes);
+        return batchCounts;
+      });
       return { counts, events: settled.map(settledEvent), exceptions: [], affected: async () => [] };
     },
   };
