@@ -1,8 +1,10 @@
+import { CosmosClient } from "@azure/cosmos";
 import { SignJWT } from "jose";
 import { connect } from "node:net";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { CosmosPositionRepository } from "../shared/adapters/cosmos/cosmos-position-repository";
 import { adminToken, baseUrl, call } from "./http";
-import { createPortfolio, createSecurities, importData, securityRecord, validationDetails } from "./investment-fixtures";
+import { COSMOS_KEY, createPortfolio, createSecurities, exceptionsFor, holdingsOf, imported, importData, price, securityRecord, validationDetails } from "./investment-fixtures";
 import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_KEY } from "./runtime";
 
 let admin: string;
@@ -131,3 +133,43 @@ describe("numbers bounded to what valuation can compute", () => {
     expect(details.map((d) => d.field)).toContain(field);
   });
 });
+
+describe("one bad stored record poisons nothing", () => {
+  it("values the rest of a portfolio whose stored position is out of range, answers 200 to imports touching it, and opens VALUE_OUT_OF_RANGE", async () => {
+    const portfolio = await createPortfolio(admin);
+    const huge = securityRecord();
+    const ok = securityRecord();
+    const [hugeId, okId] = await createSecurities(admin, [huge, ok]);
+    const date = "2018-06-01";
+    await imported(admin, "prices", { prices: [price(huge.isin, date, 100), price(ok.isin, date, 10)] });
+    // Data stored before input bounds existed: written straight to the store, past validation.
+    const client = new CosmosClient({ endpoint: inject("cosmosEndpoint"), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const positions = new CosmosPositionRepository(client.database("investment-data").container("positions"));
+    await positions.saveSnapshots([
+      {
+        portfolioId: portfolio.id,
+        date,
+        positions: [
+          { securityId: hugeId, quantity: 1e307, costBasis: null, currency: null },
+          { securityId: okId, quantity: 3, costBasis: null, currency: null },
+        ],
+        currencies: ["EUR"],
+        updatedAt: new Date().toISOString(),
+      },
+    ]);
+    client.dispose();
+
+    // A price import touching that security and date revalues the portfolio: 200, not 500.
+    await imported(admin, "prices", { prices: [price(huge.isin, date, 101, { source: "other-feed" }), price(ok.isin, date, 11, { source: "other-feed" })] });
+    const view = await holdingsOf(admin, portfolio.id, `date=${date}`);
+    // Same date, two sources: "other-feed" sorts first, so 3 × 11.
+    expect(view.totalValue).toBe(33);
+    expect(view.holdings.map((h) => [h.securityId, h.marketValue])).toEqual([
+      [okId, 33],
+      [hugeId, null],
+    ]);
+    const exceptions = await exceptionsFor(admin, "VALUE_OUT_OF_RANGE", portfolio.id);
+    expect(exceptions).toEqual([expect.objectContaining({ type: "VALUE_OUT_OF_RANGE", severity: "error", status: "open", message: expect.stringContaining(hugeId) })]);
+  });
+});
+
