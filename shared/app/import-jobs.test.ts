@@ -8,6 +8,7 @@ import type { Security } from "../domain/security";
 import type { JobRepository, SecurityRepository, WriteCounts } from "../ports/investment-repositories";
 import { ImportService } from "./import/import-service";
 import { ReapAbandonedJobs } from "./reap-jobs";
+import type { ValuationService } from "./valuation-service";
 
 const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 const MINUTE = 60_000;
@@ -104,5 +105,46 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect((await app.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
     // Start, after the first batch (renewed from the clock then), and the final failed state.
     expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
+  });
+
+  it("keeps renewing the lease while a long revaluation runs, and clears it when the job completes", async () => {
+    const leases: (string | null)[] = [];
+    const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {
+      put: async (j: Job) => {
+        leases.push(j.leaseUntil);
+        await app.jobRepository().put(j);
+      },
+    });
+    // A revaluation of many portfolios, each taking two minutes (fake clock).
+    const slowValuation = {
+      revalue: async (_refs: unknown, _jobId: string | null, progress: () => Promise<void>) => {
+        for (let i = 0; i < 4; i++) {
+          now = new Date(now.getTime() + 2 * MINUTE);
+          await progress();
+        }
+        return [];
+      },
+    } as unknown as ValuationService;
+    const imports = new ImportService({
+      portfolios: app.portfolioRepository(),
+      securities: app.securityRepository(),
+      prices: app.priceRepository(),
+      fxRates: app.fxRateRepository(),
+      positions: app.positionRepository(),
+      transactions: app.transactionRepository(),
+      jobs: recordingJobs,
+      outbox: app.outbox(),
+      exceptions: app.exceptions(),
+      valuation: slowValuation,
+      clock: { now: () => now },
+      priceJumpThreshold: 0.25,
+    });
+    const t0 = now.getTime();
+    const result = await imports.execute("securities", { securities: [{ id: "SEC-LEASE-1", name: "Lease", assetClass: "equity", currency: "EUR" }] });
+    expect(result).toMatchObject({ created: 1 });
+    const at = (ms: number): string => new Date(t0 + ms + JOB_LEASE_MS).toISOString();
+    // start, after the batch, after the write phase; then every time half the lease has gone (at +4 and +8 minutes); completed.
+    expect(leases).toEqual([at(0), at(0), at(0), at(4 * MINUTE), at(8 * MINUTE), null]);
+    expect((await app.jobRepository().get(result.jobId))).toMatchObject({ status: "completed", leaseUntil: null, counts: { received: 1, accepted: 1 } });
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
 import type { DataType, ImportResult } from "../../domain/import-payload";
 import { AppError } from "../../domain/errors";
-import { acceptedOf, leaseFrom, type Job } from "../../domain/job";
+import { acceptedOf, JOB_LEASE_MS, leaseFrom, type Job } from "../../domain/job";
 import type { Clock } from "../../ports/clock";
 import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
@@ -83,7 +83,11 @@ export class ImportService {
       await this.deps.outbox.append(outcome.events);
       await this.deps.exceptions.open(outcome.exceptions, job.id);
       await renew();
-      await this.deps.valuation.revalue(await outcome.affected(), job.id);
+      // Revaluing many portfolios can outlast a lease: renew once half of it has gone.
+      const renewIfDue = async (): Promise<void> => {
+        if (Date.parse(job.leaseUntil ?? "") - this.deps.clock.now().getTime() < JOB_LEASE_MS / 2) await renew();
+      };
+      await this.deps.valuation.revalue(await outcome.affected(), job.id, renewIfDue);
       const { created, updated, unchanged } = outcome.counts;
       const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
       await this.deps.jobs.put(completed);
