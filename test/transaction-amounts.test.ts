@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken } from "./http";
+import { adminToken, call } from "./http";
 import { createPortfolio, createSecurities, imported, importData, listAll, securityRecord, uid, validationDetails } from "./investment-fixtures";
 
 let token: string;
@@ -60,5 +60,18 @@ describe("transactions: grossAmount and netAmount derived for buys and sells", (
     ]);
     // All or nothing: the valid record was not stored either.
     expect(await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`)).toEqual([]);
+  });
+});
+
+describe("OpenAPI documents the derived amounts and the number bounds", () => {
+  it("marks netAmount optional with its derivation, and bounds quantity, price and rate", async () => {
+    const doc = (await call("GET", "/api/v1/openapi.json")).body;
+    const transaction = doc.components.schemas.TransactionImport;
+    expect(transaction.required).not.toContain("netAmount");
+    expect(transaction.properties.netAmount.description).toMatch(/grossAmount \+ fees \(buy\)/);
+    expect(transaction.properties.grossAmount.description).toMatch(/quantity × price/);
+    expect(doc.components.schemas.PositionImport.properties.quantity).toMatchObject({ minimum: -1e12, maximum: 1e12 });
+    expect(doc.components.schemas.PriceImport.properties.price).toMatchObject({ maximum: 1e9 });
+    expect(doc.components.schemas.FxRateImport.properties.rate).toMatchObject({ minimum: 1e-9, maximum: 1e9 });
   });
 });
