@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { amountNumber, MAX_AMOUNT, MAX_PRICE, quantityNumber } from "./bounds";
+import { amountNumber, MAX_AMOUNT, MAX_PRICE, MAX_QUANTITY, quantityNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
 import { isinSchema } from "./isin";
@@ -66,6 +66,9 @@ export const transactionImportSchema = z
     if (t.settlementDate !== undefined && t.settlementDate < t.tradeDate) {
       ctx.addIssue({ code: "custom", path: ["settlementDate"], message: "must not be before tradeDate" });
     }
+    // Fields already out of range have their own issue; a derivation from them would only repeat it.
+    const outOfRange = Math.abs(t.quantity ?? 0) > MAX_QUANTITY || (t.price ?? 0) > MAX_PRICE || Math.abs(t.grossAmount ?? 0) > MAX_AMOUNT || (t.fees ?? 0) > MAX_AMOUNT;
+    if (outOfRange) return;
     const derived = deriveAmounts(t);
     if (derived === undefined) {
       const message = t.type === "buy" || t.type === "sell" ? "netAmount is required, or quantity and price to derive it" : `netAmount is required for a ${t.type}`;
