@@ -293,6 +293,32 @@ describe("valuePortfolio with out-of-range stored data", () => {
   });
 });
 
+describe("valuePortfolio with finite values that would overflow their sum", () => {
+  it("leaves values above 1e300 out, so the total stays a finite number", () => {
+    const valuation = valuePortfolio(
+      input({
+        positions: [
+          { securityId: "A", quantity: 1.5e308 },
+          { securityId: "B", quantity: 1.5e308 },
+        ],
+        securities: new Map([
+          ["A", security("A", "EUR")],
+          ["B", security("B", "EUR")],
+        ]),
+        prices: new Map([
+          ["A", [price(DATE, "close", 1, "EUR")]],
+          ["B", [price(DATE, "close", 1, "EUR")]],
+        ]),
+      }),
+    );
+    expect(valuation.totalValue).toBe(0);
+    expect(valuation.issues.map((i) => [i.type, "securityId" in i ? i.securityId : ""])).toEqual([
+      ["VALUE_OUT_OF_RANGE", "A"],
+      ["VALUE_OUT_OF_RANGE", "B"],
+    ]);
+  });
+});
+
 describe("valuePortfolio in the base currency's minor units", () => {
   const one = (baseCurrency: string, quantity: number, value: number) =>
     valuePortfolio(

@@ -69,6 +69,12 @@ export interface Valuation {
 }
 
 /**
+ * Far beyond what bounded inputs can produce (1e39), and low enough that no number of holdings can
+ * add up to more than a JSON number holds: a market value above it is out of range.
+ */
+const MAX_MARKET_VALUE = 1e300;
+
+/**
  * Values one portfolio on its date: each security's net quantity at its selected price,
  * converted into the base currency. Holdings that cannot be valued are still listed, with null
  * value and weight and an issue saying why, and are left out of the total.
@@ -126,7 +132,8 @@ function valueHolding(
   const { date, baseCurrency } = input;
   const security = input.securities.get(securityId);
   // Stored data from before input bounds existed (or written around them) must not stop the whole
-  // portfolio: a holding whose figures leave the range of a JSON number is listed unvalued instead.
+  // portfolio: a holding whose figures leave the range of a JSON number is listed unvalued instead
+  // (a net quantity beyond it shows as 0, the issue saying why).
   const outOfRange = (): void => report({ type: "VALUE_OUT_OF_RANGE", securityId, date });
   if (!Number.isFinite(toNumber(quantity))) outOfRange();
   const unvalued: Holding = {
@@ -179,7 +186,7 @@ function valueHolding(
   }
   const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate), baseCurrency);
   const fxRate = toNumber(roundTo(fx.rate, 10));
-  if (!Number.isFinite(toNumber(value)) || !Number.isFinite(fxRate) || !Number.isFinite(toNumber(quantity))) {
+  if (!(Math.abs(toNumber(value)) <= MAX_MARKET_VALUE) || !Number.isFinite(fxRate) || !Number.isFinite(toNumber(quantity))) {
     outOfRange();
     return priced;
   }
