@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { dataExceptionSchema } from "../shared/domain/exception";
+import { idParam } from "../shared/domain/ids";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
-const exceptionIdParams = z.object({ exceptionId: z.string().min(1).max(200) });
+const exceptionIdParams = z.object({ exceptionId: idParam(200) });
 
 export const exceptionsGet = endpoint({
   name: "exceptions-get",

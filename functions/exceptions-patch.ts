@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { dataExceptionSchema } from "../shared/domain/exception";
+import { idParam } from "../shared/domain/ids";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -11,7 +12,7 @@ export const exceptionsPatch = endpoint({
   summary: "Resolve a data-quality exception",
   tag: "Data quality",
   scope: "api.write",
-  params: z.object({ exceptionId: z.string().min(1).max(200) }),
+  params: z.object({ exceptionId: idParam(200) }),
   body: z.strictObject({ status: z.literal("resolved") }).meta({ id: "ExceptionPatch" }),
   responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataExceptionSchema }) }],
   errors: [404, 409, 413],

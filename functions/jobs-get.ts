@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
+import { idParam } from "../shared/domain/ids";
 import { jobSchema } from "../shared/domain/job";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -11,7 +12,7 @@ export const jobsGet = endpoint({
   summary: "One refresh job",
   tag: "Jobs",
   scope: "api.read",
-  params: z.object({ jobId: z.string().min(1).max(200) }),
+  params: z.object({ jobId: idParam(200) }),
   responses: [{ status: 200, description: "The job", schema: z.object({ data: jobSchema }) }],
   errors: [404],
   async handle({ params }) {

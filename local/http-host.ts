@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { HttpRequest, type HttpResponseInit } from "@azure/functions";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
@@ -12,6 +14,8 @@ interface Route {
 }
 
 const MAX_BODY_BYTES = 110 * 1024 * 1024;
+/** The request line and headers together, as Node's default and the Functions front end allow. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Compiles a Functions route template (`a/{id}/b`, `{*rest}`, `{id?}`, `{id:int}`) to a RegExp. */
 function compile(template: string): { pattern: RegExp; names: string[]; catchAll: boolean; literals: number } {
@@ -66,13 +70,16 @@ export class HttpHost {
   }
 
   async start(): Promise<number> {
-    const server = createServer({ keepAlive: true }, (req, res) => {
+    const server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         this.options.log(`local host failure: ${error instanceof Error ? error.stack : String(error)}`);
         if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "An unexpected error occurred", requestId: "local-host" } }));
       });
     });
+    // Node answers a request it cannot parse (too large headers or URL, bad syntax) with a bare
+    // status line; clients get the service's error object instead.
+    server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => rejectRequest(error, socket));
     server.keepAliveTimeout = 65_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -95,12 +102,9 @@ export class HttpHost {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? `${this.options.host}:${this.options.port}`}`);
     const method = (req.method ?? "GET").toUpperCase();
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname);
-    } catch {
-      path = url.pathname;
-    }
+    // Routes match the path as sent and each parameter is decoded on its own, as ASP.NET routing
+    // does: an encoded `/` (%2F) stays inside its segment and reaches the function's id checks.
+    const path = url.pathname;
     let matched: { route: Route; params: Record<string, string> } | undefined;
     for (const route of this.routes) {
       if (!route.methods.has(method)) continue;
@@ -109,7 +113,7 @@ export class HttpHost {
       const params: Record<string, string> = {};
       route.names.forEach((name, i) => {
         const value = m[i + 1];
-        if (value !== undefined) params[name] = value;
+        if (value !== undefined) params[name] = decodeSegment(value);
       });
       matched = { route, params };
       break;
@@ -140,6 +144,34 @@ export class HttpHost {
     const result = (await matched.route.fn.handler(request, context)) as HttpResponseInit | undefined;
     writeResponse(res, result ?? { status: 204 }, method);
   }
+}
+
+/** A decoded path parameter; malformed percent-encoding is passed on as sent, for the function to reject. */
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Answers a request Node could not parse with the error object, then closes the connection. */
+function rejectRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW" || error.code === "HPE_REQUEST_HEADER_FIELDS_TOO_LARGE";
+  const status = tooLarge ? 431 : 400;
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: "REQUEST_HEADER_FIELDS_TOO_LARGE", message: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KB; send less in headers and the query string`, requestId }
+      : { code: "INVALID_REQUEST", message: "The request could not be parsed as HTTP", requestId },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

@@ -27,6 +27,7 @@ import { Idempotency } from "./app/idempotency";
 import { ImportService } from "./app/import/import-service";
 import { JobQueries } from "./app/job-queries";
 import { PurgeExpiredCounters } from "./app/purge-expired-counters";
+import { ReapAbandonedJobs } from "./app/reap-jobs";
 import { SecurityQueries } from "./app/security-queries";
 import { TransactionQueries } from "./app/transaction-queries";
 import { ValuationService } from "./app/valuation-service";
@@ -129,6 +130,7 @@ export class Composition {
         priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,
       }),
   );
+  readonly reapJobs = lazy(() => new ReapAbandonedJobs(this.jobRepository(), this.outbox(), this.clock));
   readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
   readonly securityQueries = lazy(() => new SecurityQueries(this.securityRepository(), this.priceRepository()));
   readonly transactionQueries = lazy(() => new TransactionQueries(this.transactionRepository()));

@@ -43,6 +43,8 @@ export const configSchema = z
     /** How long a disabled client's live tokens may still work on another instance. */
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     PURGE_SCHEDULE: z.string().min(1).default("0 */5 * * * *"),
+    /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
+    JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()

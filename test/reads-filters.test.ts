@@ -291,7 +291,7 @@ describe("reads", () => {
 
   describe("response shapes", () => {
     const SECURITY = ["assetClass", "country", "createdAt", "currency", "cusip", "exchange", "figi", "id", "isin", "lookThroughPortfolioId", "name", "sedol", "status", "ticker", "updatedAt"];
-    const JOB = ["completedAt", "counts", "dataType", "errors", "feedId", "fileName", "id", "source", "startedAt", "status"];
+    const JOB = ["completedAt", "counts", "dataType", "errors", "feedId", "fileName", "id", "leaseUntil", "source", "startedAt", "status"];
     const PRICE = ["currency", "date", "isin", "price", "securityId", "source", "type", "updatedAt"];
     const TRANSACTION = ["createdAt", "currency", "externalId", "fees", "grossAmount", "id", "netAmount", "portfolioId", "price", "quantity", "securityId", "settlementDate", "source", "status", "statusHistory", "tradeDate", "type", "updatedAt"];
     const keys = (o: object): string[] => Object.keys(o).sort();

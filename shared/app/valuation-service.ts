@@ -34,6 +34,8 @@ function issueToCandidate(issue: ValuationIssue, portfolioId: string): Exception
       return { key: `MISSING_FX_RATE|${issue.from}${issue.to}|${issue.date}`, type: "MISSING_FX_RATE", severity: "error", message: `No FX rate from ${issue.from} to ${issue.to} on or before ${issue.date} (direct, inverse or through USD)`, entity: { type: "fxPair", id: `${issue.from}${issue.to}` } };
     case "UNKNOWN_SECURITY":
       return { key: `UNKNOWN_SECURITY|${issue.securityId}`, type: "UNKNOWN_SECURITY", severity: "error", message: `Security ${issue.securityId} is held but not known`, entity: { type: "security", id: issue.securityId } };
+    case "VALUE_OUT_OF_RANGE":
+      return { key: `VALUE_OUT_OF_RANGE|${portfolioId}|${issue.securityId}|${issue.date}`, type: "VALUE_OUT_OF_RANGE", severity: "error", message: `Security ${issue.securityId} in portfolio ${portfolioId} cannot be valued on ${issue.date}: its quantity × price × FX rate is beyond what can be computed; it is left out of the total until its position or price is corrected`, entity: { type: "portfolio", id: portfolioId } };
   }
 }
 
@@ -55,7 +57,8 @@ export class ValuationService {
     private readonly settings: ValuationSettings,
   ) {}
 
-  async revalue(refs: readonly SnapshotRef[], jobId: string | null): Promise<Valuation[]> {
+  /** `progress` is awaited after each portfolio valued (an import renews its job's lease there). */
+  async revalue(refs: readonly SnapshotRef[], jobId: string | null, progress: () => Promise<void> = async () => {}): Promise<Valuation[]> {
     const unique = [...new Map(refs.map((r) => [`${r.portfolioId}|${r.date}`, r])).values()];
     if (unique.length === 0) return [];
     const portfolios = await this.portfolios.getMany(unique.map((r) => r.portfolioId));
@@ -66,6 +69,7 @@ export class ValuationService {
       const snapshot = snapshots.get(`${ref.portfolioId}|${ref.date}`);
       if (portfolio === undefined || snapshot === undefined || portfolio.type === "composite") continue;
       done.push(await this.valueAndStore(portfolio, ref.date, snapshot.positions, jobId));
+      await progress();
     }
     const composites = await this.portfolios.compositesContaining([...new Set(done.map((v) => v.portfolioId))]);
     for (const composite of composites) {
@@ -74,7 +78,10 @@ export class ValuationService {
       if (first === undefined) continue;
       // A member's snapshot also counts on the composite's later dates, until that member's next snapshot.
       const later = await this.positions.snapshotDates(composite.memberIds ?? [], first);
-      for (const date of new Set([...changed, ...later])) done.push(await this.valueComposite(composite, date, jobId));
+      for (const date of new Set([...changed, ...later])) {
+        done.push(await this.valueComposite(composite, date, jobId));
+        await progress();
+      }
     }
     return done;
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idParam } from "./ids";
 
 export const scopes = ["api.read", "api.write", "api.admin"] as const;
 export const scopeSchema = z.enum(scopes);
@@ -61,4 +62,4 @@ export function toPublicClient(stored: StoredApiClient): ApiClient {
   return { clientId, name, scopes: s, tier, status, createdAt, updatedAt };
 }
 
-export const clientIdParams = z.object({ clientId: z.string().min(1).max(100) });
+export const clientIdParams = z.object({ clientId: idParam(100) });

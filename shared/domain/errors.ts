@@ -6,6 +6,7 @@ export type ErrorCode =
   | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "REQUEST_HEADER_FIELDS_TOO_LARGE"
   | "VALIDATION_ERROR"
   | "RATE_LIMIT_EXCEEDED"
   | "INTERNAL_ERROR"
@@ -16,7 +17,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The HTTP status of each error code: the spec's table, plus 405 and 413. */
+/** The HTTP status of each error code: the spec's table, plus 405, 413 and 431. */
 export const errorStatus: Record<ErrorCode, number> = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
@@ -25,6 +26,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
   VALIDATION_ERROR: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,

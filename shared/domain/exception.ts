@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 
-export const exceptionTypeSchema = z.enum(["VALIDATION_FAILED", "UNKNOWN_SECURITY", "MISSING_PRICE", "STALE_PRICE", "PRICE_JUMP", "MISSING_FX_RATE", "NAV_MISMATCH"]);
+export const exceptionTypeSchema = z.enum(["VALIDATION_FAILED", "UNKNOWN_SECURITY", "MISSING_PRICE", "STALE_PRICE", "PRICE_JUMP", "MISSING_FX_RATE", "NAV_MISMATCH", "VALUE_OUT_OF_RANGE"]);
 export const exceptionSeveritySchema = z.enum(["info", "warning", "error"]);
 export const exceptionStatusSchema = z.enum(["open", "resolved"]);
 

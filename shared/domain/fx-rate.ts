@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fxRateNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
 
@@ -8,7 +9,7 @@ export const fxRateImportSchema = z
     baseCurrency: currencyCode,
     quoteCurrency: currencyCode,
     date: isoDate,
-    rate: z.number().positive().finite(),
+    rate: fxRateNumber,
     source: z.string().trim().min(1).max(100),
   })
   .refine((r) => r.baseCurrency !== r.quoteCurrency, { message: "must differ from baseCurrency", path: ["quoteCurrency"] })

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "./errors";
-import { MAX_PAGE_SIZE } from "./pagination";
+import { MAX_PAGE_SIZE, pageDescription } from "./pagination";
 
 /** Either a page number or a cursor from a previous page's `pagination.nextCursor`. */
 export type PageRequest = { page: number; pageSize: number; cursor?: undefined } | { cursor: string; pageSize: number; page?: undefined };
@@ -12,9 +12,9 @@ export interface CursorPage<T> {
 }
 
 export const cursorQuery = z.object({
-  page: z.coerce.number().int().min(1).optional().meta({ description: "Page number, from 1 (default 1)" }),
+  page: z.coerce.number().int().min(1).optional().meta({ description: pageDescription }),
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE}` }),
-  cursor: z.string().min(1).max(1000).optional().meta({ description: "Continue a deep scan from pagination.nextCursor (instead of page)" }),
+  cursor: z.string().min(1).max(1000).optional().meta({ description: "Continue a deep scan from pagination.nextCursor (instead of page); reads one page's worth however deep" }),
 });
 
 export const cursorPaginationSchema = z

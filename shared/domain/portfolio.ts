@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { currencyCode } from "./currency";
+import { idParam } from "./ids";
 
 export const portfolioStatusSchema = z.enum(["active", "inactive", "archived"]);
 export type PortfolioStatus = z.infer<typeof portfolioStatusSchema>;
@@ -74,4 +75,4 @@ export function canTransition(from: PortfolioStatus, to: PortfolioStatus): boole
   return from === to ? from !== "archived" : transitions[from].includes(to);
 }
 
-export const portfolioIdParams = z.object({ portfolioId: z.string().min(1).max(200) });
+export const portfolioIdParams = z.object({ portfolioId: idParam(200) });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { amountNumber, quantityNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
 import { isinSchema } from "./isin";
@@ -11,8 +12,8 @@ export const positionImportSchema = z
     securityId: z.string().min(1).max(200).optional(),
     isin: isinSchema.optional(),
     date: isoDate,
-    quantity: z.number().finite(),
-    costBasis: z.number().finite().optional(),
+    quantity: quantityNumber,
+    costBasis: amountNumber.optional().meta({ description: "Cost basis; |costBasis| ≤ 1e15" }),
     currency: currencyCode.optional(),
   })
   .refine((p) => p.portfolioId !== undefined || p.portfolioCode !== undefined, { message: "portfolioId or portfolioCode is required", path: ["portfolioId"] })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { priceNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
 import { isinSchema } from "./isin";
@@ -11,7 +12,7 @@ export const priceImportSchema = z
   .strictObject({
     isin: isinSchema,
     date: isoDate,
-    price: z.number().positive().finite(),
+    price: priceNumber,
     currency: currencyCode,
     type: priceTypeSchema,
     source: z.string().trim().min(1).max(100),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { currencyCode } from "./currency";
+import { idParam } from "./ids";
 import { isinSchema } from "./isin";
 
 export const assetClassSchema = z.enum(["equity", "bond", "fund", "etf", "cash", "derivative", "other"]);
@@ -48,4 +49,4 @@ export const securityImportSchema = z
   .meta({ id: "SecurityImport" });
 export type SecurityImport = z.infer<typeof securityImportSchema>;
 
-export const securityIdParams = z.object({ securityId: z.string().min(1).max(200).meta({ description: "The service's security id, or an ISIN" }) });
+export const securityIdParams = z.object({ securityId: idParam(200).meta({ description: "The service's security id, or an ISIN" }) });

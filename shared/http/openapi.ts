@@ -13,6 +13,7 @@ const errorSchema = z
         "METHOD_NOT_ALLOWED",
         "CONFLICT",
         "PAYLOAD_TOO_LARGE",
+        "REQUEST_HEADER_FIELDS_TOO_LARGE",
         "VALIDATION_ERROR",
         "RATE_LIMIT_EXCEEDED",
         "INTERNAL_ERROR",
@@ -41,7 +42,7 @@ const oauthDescriptions: Record<number, string> = {
 };
 
 const errorDescriptions: Record<number, string> = {
-  400: "INVALID_REQUEST: malformed request, bad query parameter or body that is not a JSON object",
+  400: "INVALID_REQUEST: malformed request (including a malformed id or percent-encoding in the path), bad query parameter or body that is not a JSON object",
   401: "UNAUTHORIZED: token missing, malformed, expired, wrongly signed, or its client disabled",
   403: "FORBIDDEN: the token lacks the required scope",
   404: "NOT_FOUND: the resource does not exist",

@@ -45,7 +45,7 @@ export interface PriceRepository {
   save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts>;
   /** The newest stored point of each type and source, per security. */
   latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
-  /** The stored points a valuation on `date` needs: every point of the newest dates on or before it. */
+  /** The stored points a valuation on `date` needs: for each of `types`, every source's point on that type's newest date on or before it. */
   forValuation(securityIds: readonly string[], date: string, types: readonly PricePoint["type"][]): Promise<Map<string, PricePoint[]>>;
   list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
 }
@@ -110,6 +110,8 @@ export interface JobRepository {
   put(job: Job): Promise<void>;
   get(id: string): Promise<Job | undefined>;
   list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>>;
+  /** Up to `limit` running jobs whose lease ended before `now` (ISO date-time). */
+  abandoned(now: string, limit: number): Promise<Job[]>;
 }
 
 export interface ExceptionFilter {

@@ -12,7 +12,8 @@ interface JobDoc extends Job {
 
 const toJob = (doc: JobDoc): Job => {
   const { docType: _d, sortKey: _s, ...job } = stripSystem(doc);
-  return job;
+  // Jobs stored before leases existed have none.
+  return { ...job, leaseUntil: job.leaseUntil ?? null };
 };
 
 /** Refresh jobs in the `jobs` container (partition /id), newest first. */
@@ -38,5 +39,18 @@ export class CosmosJobRepository implements JobRepository {
     const { where, parameters } = equalityFilters({ status: filter.status, dataType: filter.dataType });
     const page = await pagedQuery<JobDoc>(this.container, { where: ["c.docType = 'job'", ...where], parameters, sortField: "sortKey", descending: true }, request);
     return { ...page, items: page.items.map(toJob) };
+  }
+
+  async abandoned(now: string, limit: number): Promise<Job[]> {
+    const { resources } = await this.container.items
+      .query<JobDoc>({
+        query: "SELECT TOP @n * FROM c WHERE c.docType = 'job' AND c.status = 'running' AND IS_STRING(c.leaseUntil) AND c.leaseUntil < @now",
+        parameters: [
+          { name: "@n", value: limit },
+          { name: "@now", value: now },
+        ],
+      })
+      .fetchAll();
+    return resources.map(toJob);
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../../test/cosmos-stand-in";
 import type { Price } from "../../domain/price";
+import { selectPrice } from "../../domain/valuation";
 import { CosmosPriceRepository } from "./cosmos-price-repository";
 
 const price = (date: string, value: number, securityId = "sec_A"): Price => ({
@@ -36,8 +37,24 @@ describe("CosmosPriceRepository on the Cosmos stand-in", () => {
     const now = await repo.forValuation(["sec_A", "sec_none"], "2024-02-01", ["close"]);
     expect(now.get("sec_A")?.map((p) => p.date)).toEqual(["2024-01-03"]);
     expect(now.get("sec_none")).toEqual([]);
+    // Only the newest point on or before the date counts for a type: older ones are not read.
     const earlier = await repo.forValuation(["sec_A"], "2024-01-02", ["close"]);
-    expect(earlier.get("sec_A")?.map((p) => [p.date, p.price])).toEqual([["2024-01-02", 12], ["2024-01-01", 10], ["2023-12-29", 9]]);
+    expect(earlier.get("sec_A")?.map((p) => [p.date, p.price])).toEqual([["2024-01-02", 12]]);
+  });
+
+  it("finds the preferred type on an earlier date behind 60 newer points of other types and sources", async () => {
+    const at = (type: Price["type"], source: string, date: string, value: number, currency = "EUR"): Price => ({ ...price(date, value, "sec_C"), type, source, currency });
+    const newer = Array.from({ length: 60 }, (_, i) => at(i % 2 === 0 ? "bid" : "ask", `N${i}`, `2024-03-${String(10 + (i % 20)).padStart(2, "0")}`, 50 + i));
+    // Two sources on the newest close date: selectPrice breaks that tie by source, so both must come back.
+    // A close after the valuation date sends the read back to the stored points before it.
+    await repo.save([at("close", "Z", "2024-03-01", 20), at("close", "A", "2024-03-01", 21), at("close", "A", "2024-02-28", 19), at("close", "A", "2024-04-05", 22), at("mid", "M", "2024-02-27", 18), ...newer]);
+    const points = (await repo.forValuation(["sec_C"], "2024-03-31", ["close", "mid"])).get("sec_C") ?? [];
+    expect(points.map((p) => [p.type, p.source, p.date, p.price]).sort()).toEqual([
+      ["close", "A", "2024-03-01", 21],
+      ["close", "Z", "2024-03-01", 20],
+      ["mid", "M", "2024-02-27", 18],
+    ]);
+    expect(selectPrice(points, "2024-03-31", ["close", "mid"])).toMatchObject({ source: "A", price: 21 });
   });
 
   it("loses no newest point when imports of one security race", async () => {

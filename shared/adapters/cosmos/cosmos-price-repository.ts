@@ -22,9 +22,6 @@ interface LatestDoc {
   _etag?: string;
 }
 
-/** How many of the newest stored points a valuation on an earlier date reads per security. */
-const LOOKBACK_POINTS = 50;
-
 const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][number]): PricePoint => ({ date, type: type as PricePoint["type"], source, price, currency });
 
 /**
@@ -89,19 +86,51 @@ export class CosmosPriceRepository implements PriceRepository {
       else out.set(securityId, points);
     }
     await mapConcurrent(older, 16, async (securityId) => {
-      const { resources } = await this.container.items
-        .query<PriceDoc>({
-          query: "SELECT TOP @n * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
-          parameters: [
-            { name: "@n", value: LOOKBACK_POINTS },
-            { name: "@s", value: securityId },
-            { name: "@d", value: date },
-          ],
-        })
-        .fetchAll();
-      out.set(securityId, resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency })));
+      // Only types the security has at all can be found; `latest` holds every type and source.
+      const present = new Set((latest.get(securityId) ?? []).map((p) => p.type));
+      const perType = await Promise.all([...new Set(types)].filter((t) => present.has(t)).map((type) => this.newestOnOrBefore(securityId, type, date)));
+      out.set(securityId, perType.flat());
     });
     return out;
+  }
+
+  /**
+   * Every point of one type on its newest date on or before `date`, whatever the source: what
+   * selectPrice needs of that type (the newest date wins, then the type, then the source), however
+   * many newer points of other types or sources there are. Two small indexed reads, not a scan.
+   */
+  private async newestOnOrBefore(securityId: string, type: PricePoint["type"], date: string): Promise<PricePoint[]> {
+    const base = "c.securityId = @s AND c.docType = 'price' AND c.type = @t";
+    const { resources: dates } = await this.container.items
+      .query<string>(
+        {
+          // Ids are `date|type|source`, so within one type the id orders by date.
+          query: `SELECT TOP 1 VALUE c.date FROM c WHERE ${base} AND c.date <= @d ORDER BY c.id DESC`,
+          parameters: [
+            { name: "@s", value: securityId },
+            { name: "@t", value: type },
+            { name: "@d", value: date },
+          ],
+        },
+        { partitionKey: securityId },
+      )
+      .fetchAll();
+    const newest = dates[0];
+    if (newest === undefined) return [];
+    const { resources } = await this.container.items
+      .query<PriceDoc>(
+        {
+          query: `SELECT * FROM c WHERE ${base} AND c.date = @d`,
+          parameters: [
+            { name: "@s", value: securityId },
+            { name: "@t", value: type },
+            { name: "@d", value: newest },
+          ],
+        },
+        { partitionKey: securityId },
+      )
+      .fetchAll();
+    return resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency }));
   }
 
   async list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>> {

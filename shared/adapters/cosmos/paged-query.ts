@@ -1,6 +1,7 @@
 import type { Container, SqlParameter } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
+import { assertPageDepth } from "../../domain/pagination";
 import { stripSystem } from "./cosmos-errors";
 
 export interface PagedQuery {
@@ -41,6 +42,8 @@ function decodeCursor(cursor: string): string {
  * on one field: the query subset both Cosmos DB and the local stand-in serve.
  */
 export async function pagedQuery<T extends object>(container: Container, query: PagedQuery, request: PageRequest): Promise<CursorPage<T>> {
+  // Without OFFSET (the stand-in has none) a page number reads every item before it: bound that.
+  if (request.page !== undefined) assertPageDepth(request.page, request.pageSize);
   const where = query.where.length > 0 ? query.where.join(" AND ") : "true";
   const { resources: counts } = await container.items.query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters: query.parameters }).fetchAll();
   const totalItems = counts[0] ?? 0;

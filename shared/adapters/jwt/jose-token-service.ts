@@ -82,7 +82,9 @@ export class JoseTokenService implements TokenService {
     }
     const scopes = typeof payload.scope === "string" ? payload.scope.split(" ") : [];
     const parsed = scopeSchema.array().safeParse(scopes);
-    if (!parsed.success || payload.sub === undefined || payload.iat === undefined || payload.exp === undefined) {
+    // A validly signed token may still carry claims of the wrong type (a numeric or object `sub`);
+    // only a non-empty string names a client.
+    if (!parsed.success || typeof payload.sub !== "string" || payload.sub === "" || typeof payload.iat !== "number" || typeof payload.exp !== "number") {
       throw unauthorized("The access token is invalid");
     }
     return { clientId: payload.sub, scopes: parsed.data, issuedAt: payload.iat, expiresAt: payload.exp };

@@ -1,7 +1,7 @@
 import { fxPair, fxRateId, type FxRate } from "../../domain/fx-rate";
 import type { Clock } from "../../ports/clock";
 import type { FxRateRepository, PositionRepository } from "../../ports/investment-repositories";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, type PreparedImport } from "./import-types";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
 export interface FxImportDeps {
@@ -18,8 +18,8 @@ export async function prepareFxRates(body: unknown, problems: Problems, deps: Fx
   const rates: FxRate[] = records.flatMap((r) => (r === undefined ? [] : [{ ...r, pair: fxPair(r.baseCurrency, r.quoteCurrency), updatedAt: now }]));
   return {
     received: records.length,
-    async commit() {
-      const counts = await deps.fxRates.save(rates);
+    async commit(_jobId, progress) {
+      const counts = await commitInBatches(rates, progress, (batch) => deps.fxRates.save(batch));
       return {
         counts,
         events: [],

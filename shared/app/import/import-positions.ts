@@ -1,7 +1,7 @@
 import type { Position, PositionSnapshot } from "../../domain/position";
 import type { Clock } from "../../ports/clock";
 import type { PositionRepository, SnapshotRef, WriteCounts } from "../../ports/investment-repositories";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, sumCounts, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./references";
 import { parseRecords, type Problems } from "./validate-payload";
 
@@ -37,12 +37,13 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit() {
+    async commit(_jobId, progress) {
       const existing = await deps.positions.getSnapshots([...snapshots.values()].map((s) => s.ref));
-      const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
       const now = deps.clock.now().toISOString();
-      const changed: PositionSnapshot[] = [];
+      // One entry per snapshot: its records' counts, and the snapshot when it has to be written.
+      const entries: { counts: WriteCounts; write: PositionSnapshot | undefined }[] = [];
       for (const [key, s] of snapshots) {
+        const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
         const before = new Map((existing.get(key)?.positions ?? []).map((p) => [p.securityId, p]));
         let differs = before.size !== s.positions.size;
         for (const position of s.positions.values()) {
@@ -52,9 +53,15 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
           else counts.updated++;
           if (old === undefined || !samePosition(old, position)) differs = true;
         }
-        if (differs) changed.push({ ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now });
+        entries.push({ counts, write: differs ? { ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now } : undefined });
       }
-      await deps.positions.saveSnapshots(changed);
+      const changed: PositionSnapshot[] = [];
+      const counts = await commitInBatches(entries, progress, async (batch) => {
+        const writes = batch.flatMap((e) => (e.write === undefined ? [] : [e.write]));
+        await deps.positions.saveSnapshots(writes);
+        changed.push(...writes);
+        return sumCounts(batch.map((e) => e.counts));
+      });
       return { counts, events: [], exceptions: [], affected: async () => changed.map(({ portfolioId, date }) => ({ portfolioId, date })) };
     },
   };

@@ -3,7 +3,7 @@ import type { ExceptionCandidate } from "../../domain/exception";
 import { priceJump, type PricePoint } from "../../domain/valuation";
 import type { Clock } from "../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../ports/investment-repositories";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./references";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
@@ -29,9 +29,9 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit() {
+    async commit(_jobId, progress) {
       const latest = await deps.prices.latest(prices.map((p) => p.securityId));
-      const counts = await deps.prices.save(prices, latest);
+      const counts = await commitInBatches(prices, progress, (batch) => deps.prices.save(batch, latest));
       const exceptions = findPriceJumps(prices, latest, deps.jumpThreshold);
       return {
         counts,

@@ -3,7 +3,7 @@ import type { Security } from "../../domain/security";
 import type { Clock } from "../../ports/clock";
 import type { SecurityRepository } from "../../ports/investment-repositories";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, type PreparedImport } from "./import-types";
 import { parseRecords, type Problems } from "./validate-payload";
 
 export interface SecurityImportDeps {
@@ -61,8 +61,8 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit() {
-      const counts = await deps.securities.save(securities);
+    async commit(_jobId, progress) {
+      const counts = await commitInBatches(securities, progress, (batch) => deps.securities.save(batch));
       return { counts, events: [], exceptions: [], affected: async () => [] };
     },
   };

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
 import type { DataType, ImportResult } from "../../domain/import-payload";
-import type { Job } from "../../domain/job";
+import { AppError } from "../../domain/errors";
+import { acceptedOf, JOB_LEASE_MS, leaseFrom, type Job } from "../../domain/job";
 import type { Clock } from "../../ports/clock";
-import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository } from "../../ports/investment-repositories";
+import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import type { Exceptions } from "../exceptions";
@@ -13,7 +14,7 @@ import { preparePositions } from "./import-positions";
 import { preparePrices } from "./import-prices";
 import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
-import type { PreparedImport } from "./import-types";
+import type { CommitProgress, PreparedImport } from "./import-types";
 import { ReferenceResolver } from "./references";
 import { Problems } from "./validate-payload";
 
@@ -47,7 +48,8 @@ export class ImportService {
 
   async execute(dataType: DataType, body: unknown, origin: ImportSource = { source: "api" }): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
-    const job: Job = {
+    const started = this.deps.clock.now();
+    let job: Job = {
       id: `job_${randomUUID()}`,
       source: origin.source,
       dataType,
@@ -56,25 +58,60 @@ export class ImportService {
       status: "running",
       counts: { received: prepared.received, accepted: 0, rejected: 0 },
       errors: [],
-      startedAt: this.deps.clock.now().toISOString(),
+      startedAt: started.toISOString(),
       completedAt: null,
+      leaseUntil: leaseFrom(started),
     };
     await this.deps.jobs.put(job);
+    // What the batches stored so far: the job says so after every batch (renewing its lease), so
+    // neither a failure nor a dead process leaves a job claiming nothing was written.
+    const written: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+    const renew = async (): Promise<void> => {
+      job = { ...job, counts: { ...job.counts, accepted: acceptedOf(written) }, leaseUntil: leaseFrom(this.deps.clock.now()) };
+      await this.deps.jobs.put(job);
+    };
+    const progress: CommitProgress = {
+      stored: async (counts) => {
+        written.created += counts.created;
+        written.updated += counts.updated;
+        written.unchanged += counts.unchanged;
+        await renew();
+      },
+    };
     try {
-      const outcome = await prepared.commit(job.id);
+      const outcome = await prepared.commit(job.id, progress);
       await this.deps.outbox.append(outcome.events);
       await this.deps.exceptions.open(outcome.exceptions, job.id);
-      await this.deps.valuation.revalue(await outcome.affected(), job.id);
+      await renew();
+      // Revaluing many portfolios can outlast a lease: renew once half of it has gone.
+      const renewIfDue = async (): Promise<void> => {
+        if (Date.parse(job.leaseUntil ?? "") - this.deps.clock.now().getTime() < JOB_LEASE_MS / 2) await renew();
+      };
+      await this.deps.valuation.revalue(await outcome.affected(), job.id, renewIfDue);
       const { created, updated, unchanged } = outcome.counts;
-      const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString() };
+      const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
       await this.deps.jobs.put(completed);
       await this.deps.outbox.append([jobEvent(completed)]);
       return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
     } catch (error) {
-      const failed: Job = { ...job, status: "failed", errors: [{ field: "", message: "the import stopped on an internal error; retry it (writes are idempotent)" }], completedAt: this.deps.clock.now().toISOString() };
+      const accepted = acceptedOf(written);
+      const failed: Job = {
+        ...job,
+        status: "failed",
+        counts: { ...job.counts, accepted },
+        errors: [{ field: "", message: `the import stopped on an internal error after storing ${accepted} of ${prepared.received} records; retry it (writes are idempotent)` }],
+        completedAt: this.deps.clock.now().toISOString(),
+        leaseUntil: null,
+      };
       await this.deps.jobs.put(failed).catch(() => undefined);
       await this.deps.outbox.append([jobEvent(failed)]).catch(() => undefined);
-      throw error;
+      if (accepted === 0 || error instanceof AppError) throw error;
+      // Records are stored: this is not an unexplained 500 but a partial import the client can finish
+      // by sending it again; the cause is still logged with the response.
+      throw new AppError("SERVICE_UNAVAILABLE", `The import stopped after storing ${accepted} of ${prepared.received} records; job ${job.id} records what was stored. Retry it (writes are idempotent)`, {
+        cause: error,
+        headers: { "Retry-After": "1" },
+      });
     }
   }
 
@@ -97,7 +134,8 @@ export class ImportService {
   }
 }
 
-function jobEvent(job: Job): EventEnvelope {
+/** refresh_job.completed or refresh_job.failed for a finished job. */
+export function jobEvent(job: Job): EventEnvelope {
   const event = job.status === "failed" ? "refresh_job.failed" : "refresh_job.completed";
   return {
     id: eventIdOf(event, job.id),

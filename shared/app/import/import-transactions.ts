@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
-import { transactionMove, type Transaction } from "../../domain/transaction";
+import { deriveAmounts, transactionMove, type Transaction } from "../../domain/transaction";
 import type { Clock } from "../../ports/clock";
 import type { TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import { sameTransaction } from "./same-transaction";
-import type { PreparedImport } from "./import-types";
+import { commitInBatches, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./references";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
@@ -60,6 +60,12 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
       problems.add(`transactions[${i}].status`, `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`);
       return;
     }
+    // The schema already rejected a record whose netAmount cannot be derived.
+    const amounts = deriveAmounts(record);
+    if (amounts === undefined) {
+      problems.add(`transactions[${i}].netAmount`, "netAmount is required, or quantity and price to derive it");
+      return;
+    }
     const history = before?.statusHistory ?? [];
     const transaction: Transaction = {
       id: r.id,
@@ -72,9 +78,9 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
       settlementDate: record.settlementDate ?? null,
       quantity: record.quantity ?? null,
       price: record.price ?? null,
-      grossAmount: record.grossAmount ?? null,
+      grossAmount: amounts.grossAmount,
       fees: record.fees ?? null,
-      netAmount: record.netAmount,
+      netAmount: amounts.netAmount,
       currency: record.currency,
       source: record.source ?? null,
       statusHistory: move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
@@ -86,22 +92,25 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit() {
-      const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-      const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+    async commit(_jobId, progress) {
       // Every settled transaction of the payload, as stored after this import: the event id makes it
       // one announcement, and a retry after a crash between the two writes still announces it.
       const settled: Transaction[] = [];
-      for (const { transaction, before } of next) {
-        const unchanged = before !== undefined && sameTransaction(before, transaction);
-        if (before === undefined) counts.created++;
-        else if (unchanged) counts.unchanged++;
-        else counts.updated++;
-        if (!unchanged) changes.push({ next: transaction, previous: before });
-        const stored = unchanged ? before : transaction;
-        if (stored.status === "settled") settled.push(stored);
-      }
-      await deps.transactions.save(changes);
+      const counts = await commitInBatches(next, progress, async (batch) => {
+        const batchCounts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+        const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+        for (const { transaction, before } of batch) {
+          const unchanged = before !== undefined && sameTransaction(before, transaction);
+          if (before === undefined) batchCounts.created++;
+          else if (unchanged) batchCounts.unchanged++;
+          else batchCounts.updated++;
+          if (!unchanged) changes.push({ next: transaction, previous: before });
+          const stored = unchanged ? before : transaction;
+          if (stored.status === "settled") settled.push(stored);
+        }
+        await deps.transactions.save(changes);
+        return batchCounts;
+      });
       return { counts, events: settled.map(settledEvent), exceptions: [], affected: async () => [] };
     },
   };

@@ -11,8 +11,32 @@ export interface ImportOutcome {
   affected(): Promise<SnapshotRef[]>;
 }
 
+/** Told after each batch of records is stored, so that a job can say what was written if it stops. */
+export interface CommitProgress {
+  stored(counts: WriteCounts): Promise<void>;
+}
+
 /** A payload that passed validation, ready to write. */
 export interface PreparedImport {
   received: number;
-  commit(jobId: string): Promise<ImportOutcome>;
+  commit(jobId: string, progress: CommitProgress): Promise<ImportOutcome>;
+}
+
+/** Records per stored batch: small enough that a job's counts and lease move along during a long import. */
+export const COMMIT_BATCH = 500;
+
+export const sumCounts = (all: readonly WriteCounts[]): WriteCounts =>
+  all.reduce((sum, c) => ({ created: sum.created + c.created, updated: sum.updated + c.updated, unchanged: sum.unchanged + c.unchanged }), { created: 0, updated: 0, unchanged: 0 });
+
+/** Writes `items` batch by batch, reporting each batch's counts; returns the sum. */
+export async function commitInBatches<T>(items: readonly T[], progress: CommitProgress, write: (batch: readonly T[]) => Promise<WriteCounts>): Promise<WriteCounts> {
+  const total: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+  for (let start = 0; start < items.length; start += COMMIT_BATCH) {
+    const counts = await write(items.slice(start, start + COMMIT_BATCH));
+    total.created += counts.created;
+    total.updated += counts.updated;
+    total.unchanged += counts.unchanged;
+    await progress.stored(counts);
+  }
+  return total;
 }

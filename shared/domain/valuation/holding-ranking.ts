@@ -30,7 +30,7 @@ export function weightOf(marketValue: number | null, total: Decimal): number | n
   return toNumber(roundTo(toDecimal(marketValue).div(total), 8));
 }
 
-/** The exact sum of the rows' 2-dp market values, skipping unvalued rows. */
+/** The exact sum of the rows' market values (each in the base currency's minor units), skipping unvalued rows. */
 export function totalOf(rows: readonly { marketValue: number | null }[]): Decimal {
   return rows.reduce((sum, row) => (row.marketValue === null ? sum : sum.plus(toDecimal(row.marketValue))), toDecimal(0));
 }

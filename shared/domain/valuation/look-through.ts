@@ -1,3 +1,4 @@
+import { minorUnits } from "../currency";
 import { resolveFx, type FxMethod, type FxTable } from "./fx";
 import { compareHoldings, totalOf, weightOf } from "./holding-ranking";
 import { allocate, roundTo, toDecimal, toNumber } from "./money";
@@ -74,7 +75,8 @@ function explode(row: Row, context: LookThroughContext): Row[] | undefined {
 
   const parentValue = toDecimal(holding.marketValue);
   const fraction = parentValue.div(toDecimal(fund.totalValue).times(fx.rate));
-  const parts = allocate(parentValue, valued);
+  // The parent's value is in the base currency, already rounded to its minor units; so are the parts.
+  const parts = allocate(parentValue, valued, minorUnits(context.baseCurrency));
   const via = [...(holding.via ?? []), holding.securityId];
   const fundPath = [...row.fundPath, fundId];
 

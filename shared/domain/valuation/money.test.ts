@@ -16,14 +16,14 @@ describe("toDecimal / roundMoney / toNumber", () => {
   });
 
   it("rounds half away from zero where binary floats would not", () => {
-    expect(toNumber(roundMoney(toDecimal(1.005)))).toBe(1.01); // Math.round(1.005 * 100) / 100 is 1
-    expect(toNumber(roundMoney(toDecimal(2.345)))).toBe(2.35);
-    expect(toNumber(roundMoney(toDecimal(-2.345)))).toBe(-2.35);
-    expect(toNumber(roundMoney(toDecimal(2.344)))).toBe(2.34);
+    expect(toNumber(roundMoney(toDecimal(1.005), "EUR"))).toBe(1.01); // Math.round(1.005 * 100) / 100 is 1
+    expect(toNumber(roundMoney(toDecimal(2.345), "EUR"))).toBe(2.35);
+    expect(toNumber(roundMoney(toDecimal(-2.345), "EUR"))).toBe(-2.35);
+    expect(toNumber(roundMoney(toDecimal(2.344), "EUR"))).toBe(2.34);
   });
 
   it("never returns -0", () => {
-    expect(Object.is(toNumber(roundMoney(toDecimal(-0.001))), 0)).toBe(true);
+    expect(Object.is(toNumber(roundMoney(toDecimal(-0.001), "EUR")), 0)).toBe(true);
   });
 });
 
@@ -86,5 +86,25 @@ describe("allocate", () => {
         expect(part.decimalPlaces()).toBeLessThanOrEqual(2);
       });
     }
+  });
+});
+
+describe("money in each currency's minor units", () => {
+  it("rounds JPY to whole yen, EUR to cents and KWD to fils, half away from zero", () => {
+    expect(toNumber(roundMoney(toDecimal(1234.5), "JPY"))).toBe(1235);
+    expect(toNumber(roundMoney(toDecimal(-1234.5), "JPY"))).toBe(-1235);
+    expect(toNumber(roundMoney(toDecimal(1234.567), "EUR"))).toBe(1234.57);
+    expect(toNumber(roundMoney(toDecimal(1.2345), "KWD"))).toBe(1.235);
+    expect(toNumber(roundMoney(toDecimal(1.2344), "KWD"))).toBe(1.234);
+  });
+
+  it("allocates in whole yen and whole fils, summing exactly", () => {
+    const yen = allocate(new Decimal("100"), d(["1", "1", "1"]), 0);
+    expect(yen.map((p) => p.toString())).toEqual(["34", "33", "33"]);
+    const fils = allocate(new Decimal("10.000"), d(["1", "2", "3"]), 3);
+    expect(fils.map((p) => p.toString())).toEqual(["1.667", "3.333", "5"]);
+    expect(sum(fils).eq("10")).toBe(true);
+    expect(() => allocate(new Decimal("1.5"), d(["1"]), 0)).toThrow(RangeError);
+    expect(() => allocate(new Decimal("1.0005"), d(["1"]), 3)).toThrow(RangeError);
   });
 });

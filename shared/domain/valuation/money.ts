@@ -1,4 +1,5 @@
 import Decimal from "decimal.js";
+import { minorUnits } from "../currency";
 
 /**
  * The Decimal constructor of the valuation domain: 34 significant digits (as IEEE 754 decimal128),
@@ -7,7 +8,7 @@ import Decimal from "decimal.js";
  */
 export const PreciseDecimal = Decimal.clone({ precision: 34, rounding: Decimal.ROUND_HALF_UP });
 
-// Allocation works on whole cents and must never round, so it gets far more digits than any
+// Allocation works on whole minor units and must never round, so it gets far more digits than any
 // amount × weight product can have.
 const ExactDecimal = Decimal.clone({ precision: 1000, rounding: Decimal.ROUND_DOWN });
 
@@ -23,9 +24,9 @@ export function roundTo(d: Decimal, places: number): Decimal {
   return d.toDecimalPlaces(places, Decimal.ROUND_HALF_UP);
 }
 
-/** Money is kept to 2 decimal places, rounding half away from zero. */
-export function roundMoney(d: Decimal): Decimal {
-  return roundTo(d, 2);
+/** Money is kept to its currency's ISO 4217 minor units (JPY 0, EUR 2, KWD 3), rounding half away from zero. */
+export function roundMoney(d: Decimal, currency: string): Decimal {
+  return roundTo(d, minorUnits(currency));
 }
 
 /** The nearest JS number; -0 becomes 0 so that results compare and serialise as users expect. */
@@ -40,15 +41,18 @@ interface Share {
 }
 
 /**
- * Splits a 2-dp amount into 2-dp parts proportional to `weights` that sum exactly to `total`
+ * Splits an amount with `places` decimal places (its currency's minor units; 2 by default) into
+ * parts with as many places, proportional to `weights`, that sum exactly to `total`
  * (largest-remainder method; ties go to the earlier weight). Zero weights get zero. When every
- * weight is zero the amount is split evenly. Throws RangeError when `total` has more than 2
+ * weight is zero the amount is split evenly. Throws RangeError when `total` has more than `places`
  * decimal places, or when a non-zero total meets no weights or weights that cancel out to zero.
  */
-export function allocate(total: Decimal, weights: readonly Decimal[]): Decimal[] {
-  const units = new ExactDecimal(total).times(100);
+export function allocate(total: Decimal, weights: readonly Decimal[], places = 2): Decimal[] {
+  if (!Number.isInteger(places) || places < 0) throw new RangeError(`allocate needs a whole number of places, got ${places}`);
+  const scale = new ExactDecimal(10).pow(places);
+  const units = new ExactDecimal(total).times(scale);
   if (!units.isFinite() || !units.isInteger()) {
-    throw new RangeError(`allocate needs an amount with at most 2 decimal places, got ${total.toString()}`);
+    throw new RangeError(`allocate needs an amount with at most ${places} decimal places, got ${total.toString()}`);
   }
   if (weights.some((w) => !w.isFinite())) throw new RangeError("allocate needs finite weights");
   if (units.isZero()) return weights.map(() => new PreciseDecimal(0));
@@ -82,7 +86,7 @@ export function allocate(total: Decimal, weights: readonly Decimal[]): Decimal[]
   });
 
   // The remainders add up to leftover × sum, each below sum, so 0 ≤ leftover < shares.length
-  // and only shares with a non-zero remainder can receive an extra cent.
+  // and only shares with a non-zero remainder can receive an extra minor unit.
   const assigned = shares.reduce((acc, s) => acc.plus(s.cents), new ExactDecimal(0));
   const leftover = amount.minus(assigned).toNumber();
   const ranked = [...shares].sort((a, b) => b.remainder.comparedTo(a.remainder) || a.index - b.index);
@@ -90,7 +94,7 @@ export function allocate(total: Decimal, weights: readonly Decimal[]): Decimal[]
 
   return shares.map((s) => {
     const cents = extra.has(s.index) ? s.cents.plus(1) : s.cents;
-    const part = new PreciseDecimal(cents.div(100));
+    const part = new PreciseDecimal(cents.div(scale));
     return negative && !part.isZero() ? part.neg() : part;
   });
 }

@@ -265,3 +265,75 @@ describe("valuePortfolio arithmetic", () => {
     });
   });
 });
+
+describe("valuePortfolio with out-of-range stored data", () => {
+  it("lists the holding unvalued with a VALUE_OUT_OF_RANGE issue instead of throwing, and values the rest", () => {
+    const valuation = valuePortfolio(
+      input({
+        positions: [
+          { securityId: "HUGE", quantity: 1e307 },
+          { securityId: "OK", quantity: 3 },
+        ],
+        securities: new Map([
+          ["HUGE", security("HUGE", "EUR")],
+          ["OK", security("OK", "EUR")],
+        ]),
+        prices: new Map([
+          ["HUGE", [price(DATE, "close", 100, "EUR")]],
+          ["OK", [price(DATE, "close", 10, "EUR")]],
+        ]),
+      }),
+    );
+    expect(valuation.totalValue).toBe(30);
+    expect(valuation.holdings.map((h) => [h.securityId, h.marketValue, h.weight])).toEqual([
+      ["OK", 30, 1],
+      ["HUGE", null, null],
+    ]);
+    expect(valuation.issues).toEqual([{ type: "VALUE_OUT_OF_RANGE", securityId: "HUGE", date: DATE }]);
+  });
+});
+
+describe("valuePortfolio with finite values that would overflow their sum", () => {
+  it("leaves values above 1e300 out, so the total stays a finite number", () => {
+    const valuation = valuePortfolio(
+      input({
+        positions: [
+          { securityId: "A", quantity: 1.5e308 },
+          { securityId: "B", quantity: 1.5e308 },
+        ],
+        securities: new Map([
+          ["A", security("A", "EUR")],
+          ["B", security("B", "EUR")],
+        ]),
+        prices: new Map([
+          ["A", [price(DATE, "close", 1, "EUR")]],
+          ["B", [price(DATE, "close", 1, "EUR")]],
+        ]),
+      }),
+    );
+    expect(valuation.totalValue).toBe(0);
+    expect(valuation.issues.map((i) => [i.type, "securityId" in i ? i.securityId : ""])).toEqual([
+      ["VALUE_OUT_OF_RANGE", "A"],
+      ["VALUE_OUT_OF_RANGE", "B"],
+    ]);
+  });
+});
+
+describe("valuePortfolio in the base currency's minor units", () => {
+  const one = (baseCurrency: string, quantity: number, value: number) =>
+    valuePortfolio(
+      input({
+        baseCurrency,
+        fx: new Map(),
+        positions: [{ securityId: "S", quantity }],
+        securities: new Map([["S", security("S", baseCurrency)]]),
+        prices: new Map([["S", [price(DATE, "close", value, baseCurrency)]]]),
+      }),
+    );
+
+  it("rounds JPY to whole yen, KWD to fils and EUR to cents", () => {
+    expect(one("JPY", 3, 100.5).totalValue).toBe(302); // 301.5 → 302
+    expect(one("KWD", 3, 0.3335).totalValue).toBe(1.001); // 1.0005 → 1.001
+    expect(one("EUR", 3, 0.3335).totalValue).toBe(1); // 1.0005 → 1.00
+  });
+});

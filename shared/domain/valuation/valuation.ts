@@ -56,7 +56,8 @@ export type ValuationIssue =
   | { type: "MISSING_PRICE"; securityId: string; date: string }
   | { type: "STALE_PRICE"; securityId: string; date: string; priceDate: string; ageDays: number }
   | { type: "MISSING_FX_RATE"; from: string; to: string; date: string; securityId: string }
-  | { type: "UNKNOWN_SECURITY"; securityId: string; date: string };
+  | { type: "UNKNOWN_SECURITY"; securityId: string; date: string }
+  | { type: "VALUE_OUT_OF_RANGE"; securityId: string; date: string };
 
 export interface Valuation {
   portfolioId: string;
@@ -66,6 +67,12 @@ export interface Valuation {
   holdings: Holding[];
   issues: ValuationIssue[];
 }
+
+/**
+ * Far beyond what bounded inputs can produce (1e39), and low enough that no number of holdings can
+ * add up to more than a JSON number holds: a market value above it is out of range.
+ */
+const MAX_MARKET_VALUE = 1e300;
 
 /**
  * Values one portfolio on its date: each security's net quantity at its selected price,
@@ -124,13 +131,18 @@ function valueHolding(
 ): Holding {
   const { date, baseCurrency } = input;
   const security = input.securities.get(securityId);
+  // Stored data from before input bounds existed (or written around them) must not stop the whole
+  // portfolio: a holding whose figures leave the range of a JSON number is listed unvalued instead
+  // (a net quantity beyond it shows as 0, the issue saying why).
+  const outOfRange = (): void => report({ type: "VALUE_OUT_OF_RANGE", securityId, date });
+  if (!Number.isFinite(toNumber(quantity))) outOfRange();
   const unvalued: Holding = {
     securityId,
     isin: security?.isin ?? null,
     // An unknown security still shows up, under its id, so that no position silently vanishes.
     name: security?.name ?? securityId,
     assetClass: security?.assetClass ?? "other",
-    quantity: toNumber(quantity),
+    quantity: Number.isFinite(toNumber(quantity)) ? toNumber(quantity) : 0,
     price: null,
     priceDate: null,
     priceType: null,
@@ -168,10 +180,19 @@ function valueHolding(
     report({ type: "MISSING_FX_RATE", from: point.currency, to: baseCurrency, date, securityId });
     return priced;
   }
-  const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate));
+  if (!Number.isFinite(point.price) || !fx.rate.isFinite()) {
+    outOfRange();
+    return priced;
+  }
+  const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate), baseCurrency);
+  const fxRate = toNumber(roundTo(fx.rate, 10));
+  if (!(Math.abs(toNumber(value)) <= MAX_MARKET_VALUE) || !Number.isFinite(fxRate) || !Number.isFinite(toNumber(quantity))) {
+    outOfRange();
+    return priced;
+  }
   return {
     ...priced,
-    fxRate: toNumber(roundTo(fx.rate, 10)),
+    fxRate,
     fxMethod: fx.method,
     marketValue: toNumber(value),
   };

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCosmos } from "../../test/cosmos-stand-in";
+import { Composition } from "../composition";
+import { parseConfig } from "../config";
+import { AppError } from "../domain/errors";
+import { JOB_LEASE_MS, type Job } from "../domain/job";
+import type { Security } from "../domain/security";
+import type { JobRepository, SecurityRepository, WriteCounts } from "../ports/investment-repositories";
+import { ImportService } from "./import/import-service";
+import { ReapAbandonedJobs } from "./reap-jobs";
+import type { ValuationService } from "./valuation-service";
+
+const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+const MINUTE = 60_000;
+
+describe("import jobs: leases, reaping and counts of what was written (Cosmos stand-in, fake clock)", () => {
+  let cosmos: Awaited<ReturnType<typeof startCosmos>>;
+  let now: Date;
+  let app: Composition;
+  beforeAll(async () => {
+    cosmos = await startCosmos();
+    now = new Date("2026-01-05T10:00:00.000Z");
+    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64") });
+    app = new Composition(config, { now: () => now });
+  });
+  afterAll(async () => cosmos.stop());
+
+  const job = (id: string, status: Job["status"], leaseUntil: string | null, accepted = 0): Job => ({
+    id,
+    source: "sftp",
+    dataType: "prices",
+    feedId: null,
+    fileName: null,
+    status,
+    counts: { received: 1200, accepted, rejected: 0 },
+    errors: [],
+    startedAt: now.toISOString(),
+    completedAt: status === "running" ? null : now.toISOString(),
+    leaseUntil,
+  });
+
+  it("marks a running job failed only once its lease has passed, keeping the counts it reported", async () => {
+    const jobs = app.jobRepository();
+    const lease = new Date(now.getTime() + JOB_LEASE_MS).toISOString();
+    await jobs.put(job("job_dead", "running", lease, 500));
+    await jobs.put(job("job_done", "completed", null, 1200));
+    const reaper = new ReapAbandonedJobs(jobs, app.outbox(), { now: () => now });
+
+    now = new Date(now.getTime() + JOB_LEASE_MS - MINUTE);
+    expect(await reaper.run()).toEqual([]);
+    expect((await jobs.get("job_dead"))?.status).toBe("running");
+
+    now = new Date(now.getTime() + 2 * MINUTE);
+    expect(await reaper.run()).toEqual(["job_dead"]);
+    const reaped = await jobs.get("job_dead");
+    expect(reaped).toMatchObject({ status: "failed", counts: { received: 1200, accepted: 500, rejected: 0 }, completedAt: now.toISOString(), leaseUntil: null });
+    expect(reaped?.errors).toEqual([{ field: "", message: expect.stringContaining("500 of 1200 records were stored") }]);
+    expect((await jobs.get("job_done"))?.status).toBe("completed");
+    const events = await app.outbox().list({ event: "refresh_job.failed" });
+    expect(events.filter((e) => e.data.jobId === "job_dead")).toHaveLength(1);
+    // Reaping again changes nothing.
+    expect(await reaper.run()).toEqual([]);
+  });
+
+  it("renews the lease after every batch, and a job that fails after writing reports what it wrote (not a 500)", async () => {
+    const leases: (string | null)[] = [];
+    const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {
+      put: async (j: Job) => {
+        leases.push(j.leaseUntil);
+        await app.jobRepository().put(j);
+      },
+    });
+    let saves = 0;
+    // Each batch takes four minutes (fake clock); the second one fails after the first was stored.
+    const failingSecurities: SecurityRepository = Object.assign(Object.create(app.securityRepository()) as SecurityRepository, {
+      save: async (batch: readonly Security[]): Promise<WriteCounts> => {
+        now = new Date(now.getTime() + 4 * MINUTE);
+        if (++saves === 2) throw new Error("connection reset by the store");
+        return app.securityRepository().save(batch);
+      },
+    });
+    const imports = new ImportService({
+      portfolios: app.portfolioRepository(),
+      securities: failingSecurities,
+      prices: app.priceRepository(),
+      fxRates: app.fxRateRepository(),
+      positions: app.positionRepository(),
+      transactions: app.transactionRepository(),
+      jobs: recordingJobs,
+      outbox: app.outbox(),
+      exceptions: app.exceptions(),
+      valuation: app.valuation(),
+      clock: { now: () => now },
+      priceJumpThreshold: 0.25,
+    });
+    const securities = Array.from({ length: 700 }, (_, i) => ({ id: `SEC-BATCH-${i}`, name: `Security ${i}`, assetClass: "equity", currency: "EUR" }));
+    const startedAt = now.getTime();
+    const error = await imports.execute("securities", { securities }, { source: "api" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("after storing 500 of 700 records") });
+
+    const page = await app.jobRepository().list({ dataType: "securities" }, { page: 1, pageSize: 10 });
+    const failed = page.items.find((j) => j.status === "failed");
+    expect(failed).toMatchObject({ status: "failed", counts: { received: 700, accepted: 500, rejected: 0 }, leaseUntil: null });
+    expect((await app.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
+    // Start, after the first batch (renewed from the clock then), and the final failed state.
+    expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
+  });
+
+  it("keeps renewing the lease while a long revaluation runs, and clears it when the job completes", async () => {
+    const leases: (string | null)[] = [];
+    const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {
+      put: async (j: Job) => {
+        leases.push(j.leaseUntil);
+        await app.jobRepository().put(j);
+      },
+    });
+    // A revaluation of many portfolios, each taking two minutes (fake clock).
+    const slowValuation = {
+      revalue: async (_refs: unknown, _jobId: string | null, progress: () => Promise<void>) => {
+        for (let i = 0; i < 4; i++) {
+          now = new Date(now.getTime() + 2 * MINUTE);
+          await progress();
+        }
+        return [];
+      },
+    } as unknown as ValuationService;
+    const imports = new ImportService({
+      portfolios: app.portfolioRepository(),
+      securities: app.securityRepository(),
+      prices: app.priceRepository(),
+      fxRates: app.fxRateRepository(),
+      positions: app.positionRepository(),
+      transactions: app.transactionRepository(),
+      jobs: recordingJobs,
+      outbox: app.outbox(),
+      exceptions: app.exceptions(),
+      valuation: slowValuation,
+      clock: { now: () => now },
+      priceJumpThreshold: 0.25,
+    });
+    const t0 = now.getTime();
+    const result = await imports.execute("securities", { securities: [{ id: "SEC-LEASE-1", name: "Lease", assetClass: "equity", currency: "EUR" }] });
+    expect(result).toMatchObject({ created: 1 });
+    const at = (ms: number): string => new Date(t0 + ms + JOB_LEASE_MS).toISOString();
+    // start, after the batch, after the write phase; then every time half the lease has gone (at +4 and +8 minutes); completed.
+    expect(leases).toEqual([at(0), at(0), at(0), at(4 * MINUTE), at(8 * MINUTE), null]);
+    expect((await app.jobRepository().get(result.jobId))).toMatchObject({ status: "completed", leaseUntil: null, counts: { received: 1, accepted: 1 } });
+  });
+});

@@ -1,0 +1,45 @@
+import type { Job } from "../domain/job";
+import type { Clock } from "../ports/clock";
+import type { JobRepository } from "../ports/investment-repositories";
+import type { Outbox } from "../ports/outbox";
+import { jobEvent } from "./import/import-service";
+
+/** Jobs reaped per run; the next run (a minute later by default) takes the rest. */
+const REAP_LIMIT = 100;
+
+/**
+ * Marks abandoned imports failed: a job still `running` after its lease passed was left by a process
+ * that ended (a crash, a redeploy, a timeout), since a live import renews its lease after every batch.
+ * The job keeps the counts its batches reported, so it says what was stored.
+ */
+export class ReapAbandonedJobs {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly outbox: Outbox,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Returns the ids of the jobs marked failed. */
+  async run(): Promise<string[]> {
+    const now = this.clock.now().toISOString();
+    const abandoned = await this.jobs.abandoned(now, REAP_LIMIT);
+    const reaped: string[] = [];
+    for (const job of abandoned) {
+      const accepted = job.counts.accepted;
+      const failed: Job = {
+        ...job,
+        status: "failed",
+        errors: [
+          ...job.errors,
+          { field: "", message: `the import stopped without finishing: its lease ran out at ${job.leaseUntil ?? "an unknown time"} (the process running it ended); ${accepted} of ${job.counts.received} records were stored; retry it (writes are idempotent)` },
+        ],
+        completedAt: now,
+        leaseUntil: null,
+      };
+      await this.jobs.put(failed);
+      await this.outbox.append([jobEvent(failed)]);
+      reaped.push(job.id);
+    }
+    return reaped;
+  }
+}
