@@ -62,6 +62,23 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect(await reaper.run()).toEqual([]);
   });
 
+  it("leaves a job that finished after the reaper found it: the failure is written only over the version it saw", async () => {
+    const jobs = app.jobRepository();
+    const expired = new Date(now.getTime() - MINUTE).toISOString();
+    const stale = job("job_raced", "running", expired, 100);
+    await jobs.put(stale);
+    // The import finishes between the reaper's query and its write.
+    const racing: JobRepository = Object.assign(Object.create(jobs) as JobRepository, {
+      abandoned: async () => {
+        await jobs.put({ ...stale, status: "completed", counts: { ...stale.counts, accepted: 1200 }, completedAt: now.toISOString(), leaseUntil: null });
+        return [stale];
+      },
+    });
+    expect(await new ReapAbandonedJobs(racing, app.outbox(), { now: () => now }).run()).toEqual([]);
+    expect(await jobs.get("job_raced")).toMatchObject({ status: "completed", counts: { accepted: 1200 } });
+    expect((await app.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced")).toEqual([]);
+  });
+
   it("renews the lease after every batch, and a job that fails after writing reports what it wrote (not a 500)", async () => {
     const leases: (string | null)[] = [];
     const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {

@@ -24,21 +24,28 @@ export class ReapAbandonedJobs {
     const now = this.clock.now().toISOString();
     const abandoned = await this.jobs.abandoned(now, REAP_LIMIT);
     const reaped: string[] = [];
-    for (const job of abandoned) {
-      const accepted = job.counts.accepted;
-      const failed: Job = {
-        ...job,
-        status: "failed",
-        errors: [
-          ...job.errors,
-          { field: "", message: `the import stopped without finishing: its lease ran out at ${job.leaseUntil ?? "an unknown time"} (the process running it ended); ${accepted} of ${job.counts.received} records were stored; retry it (writes are idempotent)` },
-        ],
-        completedAt: now,
-        leaseUntil: null,
-      };
-      await this.jobs.put(failed);
+    for (const found of abandoned) {
+      // Conditional on the version read: an import that renewed its lease or finished meanwhile keeps
+      // its own outcome.
+      let failed: Job | undefined;
+      await this.jobs.update(found.id, (job) => {
+        if (job.status !== "running" || job.leaseUntil === null || job.leaseUntil >= now) return (failed = undefined);
+        const accepted = job.counts.accepted;
+        failed = {
+          ...job,
+          status: "failed",
+          errors: [
+            ...job.errors,
+            { field: "", message: `the import stopped without finishing: its lease ran out at ${job.leaseUntil} (the process running it ended); ${accepted} of ${job.counts.received} records were stored; retry it (writes are idempotent)` },
+          ],
+          completedAt: now,
+          leaseUntil: null,
+        };
+        return failed;
+      });
+      if (failed === undefined) continue;
       await this.outbox.append([jobEvent(failed)]);
-      reaped.push(job.id);
+      reaped.push(found.id);
     }
     return reaped;
   }

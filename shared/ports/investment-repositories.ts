@@ -112,6 +112,11 @@ export interface JobRepository {
   list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>>;
   /** Up to `limit` running jobs whose lease ended before `now` (ISO date-time). */
   abandoned(now: string, limit: number): Promise<Job[]>;
+  /**
+   * Changes a job conditionally on the version `change` saw (re-reading and re-applying it on a
+   * race); `change` returns undefined to leave the job as it is. Returns the stored result.
+   */
+  update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined>;
 }
 
 export interface ExceptionFilter {

@@ -2,16 +2,18 @@ import type { Container } from "@azure/cosmos";
 import type { Job } from "../../domain/job";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { JobRepository } from "../../ports/investment-repositories";
-import { isNotFound, stripSystem } from "./cosmos-errors";
+import { isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface JobDoc extends Job {
   docType: "job";
   sortKey: string;
+  _etag?: string;
 }
 
+const toDoc = (job: Job): JobDoc => ({ ...job, docType: "job", sortKey: `${job.startedAt}|${job.id}` });
 const toJob = (doc: JobDoc): Job => {
-  const { docType: _d, sortKey: _s, ...job } = stripSystem(doc);
+  const { docType: _d, sortKey: _s, _etag: _e, ...job } = stripSystem(doc);
   // Jobs stored before leases existed have none.
   return { ...job, leaseUntil: job.leaseUntil ?? null };
 };
@@ -21,14 +23,34 @@ export class CosmosJobRepository implements JobRepository {
   constructor(private readonly container: Container) {}
 
   async put(job: Job): Promise<void> {
-    const doc: JobDoc = { ...job, docType: "job", sortKey: `${job.startedAt}|${job.id}` };
-    await this.container.items.upsert(doc);
+    await this.container.items.upsert(toDoc(job));
   }
 
   async get(id: string): Promise<Job | undefined> {
+    const doc = await this.read(id);
+    return doc === undefined ? undefined : toJob(doc);
+  }
+
+  async update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const doc = await this.read(id);
+      if (doc === undefined) return undefined;
+      const current = toJob(doc);
+      const next = change(current);
+      if (next === undefined) return current;
+      try {
+        await this.container.item(id, id).replace(toDoc(next), { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
+        return next;
+      } catch (error) {
+        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
+      }
+    }
+  }
+
+  private async read(id: string): Promise<JobDoc | undefined> {
     try {
       const { resource } = await this.container.item(id, id).read<JobDoc>();
-      return resource?.docType === "job" ? toJob(resource) : undefined;
+      return resource?.docType === "job" ? resource : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
