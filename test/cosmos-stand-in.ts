@@ -38,10 +38,14 @@ export type Fault = (request: SeenRequest) => { status: number; retryAfterMs?: n
  * An HTTP proxy in front of the stand-in that can answer selected requests with a failure (429 with
  * x-ms-retry-after-ms, 503, ...), as real Cosmos DB does when throttling. It records what it forwards.
  */
-export async function startFaultProxy(target: string): Promise<{ endpoint: string; seen: SeenRequest[]; fault(f: Fault | undefined): void; stop(): Promise<void> }> {
+/** Rewrites a forwarded answer's body (e.g. one operation of a batch answered 429), or undefined to pass it on. */
+export type Rewrite = (request: SeenRequest, status: number, body: string) => { status: number; body: string } | undefined;
+
+export async function startFaultProxy(target: string): Promise<{ endpoint: string; seen: SeenRequest[]; fault(f: Fault | undefined): void; rewrite(r: Rewrite | undefined): void; stop(): Promise<void> }> {
   const { createServer, request: forward } = await import("node:http");
   const seen: SeenRequest[] = [];
   let current: Fault | undefined;
+  let rewriting: Rewrite | undefined;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -60,8 +64,17 @@ export async function startFaultProxy(target: string): Promise<{ endpoint: strin
       }
       const url = new URL(target);
       const out = forward({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers: { ...req.headers, host: url.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        const parts: Buffer[] = [];
+        answer.on("data", (c: Buffer) => parts.push(c));
+        answer.on("end", () => {
+          const text = Buffer.concat(parts).toString("utf8");
+          const changed = rewriting?.(info, answer.statusCode ?? 502, text);
+          const headers = { ...answer.headers };
+          delete headers["content-length"];
+          delete headers["transfer-encoding"];
+          res.writeHead(changed?.status ?? answer.statusCode ?? 502, headers);
+          res.end(changed?.body ?? text);
+        });
       });
       out.on("error", (error) => res.destroy(error));
       out.end(body);
@@ -72,6 +85,7 @@ export async function startFaultProxy(target: string): Promise<{ endpoint: strin
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
     fault: (f) => (current = f),
+    rewrite: (r) => (rewriting = r),
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

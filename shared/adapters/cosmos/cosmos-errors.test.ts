@@ -23,7 +23,10 @@ describe("Cosmos failures at the adapter boundary (a proxy answering 429/503 in 
     await proxy.stop();
     await cosmos.stop();
   });
-  beforeEach(() => proxy.fault(undefined));
+  beforeEach(() => {
+    proxy.fault(undefined);
+    proxy.rewrite(undefined);
+  });
 
   it("a point read still throttled after the SDK's retries is SERVICE_UNAVAILABLE with the store's Retry-After", async () => {
     const repo = new CosmosApiClientRepository(db.container("settings"));
@@ -72,6 +75,30 @@ describe("Cosmos failures at the adapter boundary (a proxy answering 429/503 in 
     proxy.fault(undefined);
     const { resource } = await container.item("b", "pf_r").read<{ v: number }>();
     expect(resource?.v).toBe(2);
+  });
+
+  it("a bulk operation answered 429 inside a successful batch is retried; one that stays throttled is SERVICE_UNAVAILABLE", async () => {
+    const container = db.container("positions");
+    // The batch answers 207 with the first operation throttled (as Cosmos does for a partly throttled batch).
+    const throttleFirst = (times: number) => {
+      let left = times;
+      proxy.rewrite((r, status, body) => {
+        if (r.headers["x-ms-cosmos-is-batch-request"] === undefined || left <= 0) return undefined;
+        left--;
+        const ops = JSON.parse(body) as { statusCode: number }[];
+        ops[0] = { ...ops[0], statusCode: 429 };
+        return { status: status === 200 ? 207 : status, body: JSON.stringify(ops) };
+      });
+    };
+    throttleFirst(1);
+    await bulkUpsert(container, [{ id: "t1", portfolioId: "pf_t", v: 1 }, { id: "t2", portfolioId: "pf_t", v: 2 }]);
+    proxy.rewrite(undefined);
+    expect((await container.item("t1", "pf_t").read<{ v: number }>()).resource?.v).toBe(1);
+
+    throttleFirst(1000);
+    const error = await caught(bulkUpsert(container, [{ id: "t3", portfolioId: "pf_t", v: 3 }]));
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("SERVICE_UNAVAILABLE");
   });
 
   it("every bulk operation names its partition key, taken from the document when the caller gave none", async () => {
