@@ -69,4 +69,32 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     expect(await portfolios.recordValuation("pf_V", { date: "2026-03-02", totalValue: 1, version: T0, valuedAt: T0 })).toBe(false);
     expect((await portfolios.get("pf_V"))?.totalValue).toBe(200);
   });
+
+  it("a reader that catches a valuation being replaced reads the newer one whole, never holdings of one and a total of another", async () => {
+    const container = cosmos.db.container("positions");
+    const writer = new CosmosPositionRepository(container);
+    const holding = (value: number) => ({ securityId: "sec_R", isin: null, name: "R", assetClass: "equity", currency: "EUR", quantity: 1, price: value, priceDate: "2026-03-02", priceType: "close", fxRate: 1, marketValue: value, weight: 1 }) as unknown as StoredValuation["holdings"][number];
+    const valuation = (value: number, version: string): StoredValuation => ({ portfolioId: "pf_R", date: "2026-03-02", baseCurrency: "EUR", totalValue: value, holdings: [holding(value)], valuedAt: T0, version });
+    expect(await writer.saveValuation(valuation(100, "1"))).toBe(true);
+    // The reader's container: just before it reads the chunks, a newer computation replaces the valuation.
+    let replaced = false;
+    const items = new Proxy(container.items, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop !== "bulk" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          if (!replaced) {
+            replaced = true;
+            expect(await writer.saveValuation(valuation(300, "2"))).toBe(true);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const readerContainer = new Proxy(container, { get: (target, prop) => (prop === "items" ? items : (Reflect.get(target, prop, target) as unknown)) });
+    const read = await new CosmosPositionRepository(readerContainer).valuation("pf_R", "2026-03-02", false);
+    expect(replaced).toBe(true);
+    expect(read?.totalValue).toBe(300);
+    expect(read?.holdings.map((h) => h.marketValue)).toEqual([300]);
+  });
 });

@@ -39,11 +39,10 @@ function retryAfterSeconds(error: unknown): number {
 }
 
 /** SERVICE_UNAVAILABLE for a store that stayed busy after the SDK's (or our bulk) retries. */
-export function storeBusy(cause: unknown, retryAfterMs?: number): AppError {
-  const seconds = retryAfterMs !== undefined && retryAfterMs > 0 ? Math.max(1, Math.ceil(retryAfterMs / 1000)) : retryAfterSeconds(cause);
+export function storeBusy(cause: unknown): AppError {
   return new AppError("SERVICE_UNAVAILABLE", "The data store is busy; retry shortly", {
     cause,
-    headers: { "Retry-After": String(seconds) },
+    headers: { "Retry-After": String(retryAfterSeconds(cause)) },
     retryable: true,
   });
 }

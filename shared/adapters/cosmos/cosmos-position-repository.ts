@@ -146,7 +146,7 @@ export class CosmosPositionRepository implements PositionRepository {
     }
   }
 
-  async valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined> {
+  async valuation(portfolioId: string, date: string, orEarlier: boolean, attempt = 0): Promise<StoredValuation | undefined> {
     let header = await this.header(portfolioId, date);
     if (header === undefined && orEarlier) {
       const { resources } = await this.container.items
@@ -166,6 +166,9 @@ export class CosmosPositionRepository implements PositionRepository {
       this.container,
       Array.from({ length: found.chunks }, (_, i) => ({ id: chunkId(found.date, found.runId, i), partitionKey: portfolioId })),
     );
+    // A newer computation replaced this header (and dropped its chunks) while we read: read the newer one,
+    // so holdings and totalValue always come from one computation.
+    if (chunks.size < found.chunks && attempt < 3) return this.valuation(portfolioId, found.date, false, attempt + 1);
     const holdings: Holding[] = [];
     for (let i = 0; i < found.chunks; i++) holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
     return { portfolioId, date: found.date, baseCurrency: found.baseCurrency, totalValue: found.totalValue, valuedAt: found.valuedAt, version: found.version ?? "", holdings };
