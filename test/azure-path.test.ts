@@ -16,6 +16,7 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
   let cosmos: Awaited<ReturnType<typeof startCosmos>>;
   let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
   let functions: LoadedFunction[];
+  const savedEnv = { ...process.env };
 
   const invoke = async (name: string, init: ConstructorParameters<typeof HttpRequest>[0]): Promise<{ status: number; headers: Headers; body: any }> => { // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
     const fn = functions.find((f) => f.name === name);
@@ -43,6 +44,7 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
     functions = host.loadFunctions(join(root, "dist", "functions"));
   });
   afterAll(async () => {
+    process.env = savedEnv;
     await proxy.stop();
     await cosmos.stop();
   });
