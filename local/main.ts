@@ -1,6 +1,6 @@
 /**
  * The local runtime (`npm start`): the real local components as child processes on loopback (the Cosmos
- * stand-in with its journal, Azurite), the database, containers and queues, the bootstrap API client, and
+ * stand-in with its journal, Azurite), the database, containers and queues, and
  * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
  */
 import { mkdirSync } from "node:fs";
@@ -101,9 +101,6 @@ async function main(): Promise<void> {
     await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
 
     const functions = loadFunctions(join(root, "dist", "functions"));
-    if (config.BOOTSTRAP_CLIENT_ID !== undefined && config.BOOTSTRAP_CLIENT_SECRET !== undefined) {
-      await services().apiClients().ensureBootstrap(config.BOOTSTRAP_CLIENT_ID, config.BOOTSTRAP_CLIENT_SECRET);
-    }
     httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
     const port = await httpHost.start();
     timerHost = new TimerHost(functions, say);

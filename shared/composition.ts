@@ -37,6 +37,29 @@ function lazy<T>(build: () => T): () => T {
   return () => (value ??= build());
 }
 
+/**
+ * Runs `task` at most once successfully: concurrent callers share the attempt in flight, and a failed
+ * attempt is forgotten so the next caller tries again (a Cosmos blip at start-up must not leave the
+ * instance without its bootstrap client until it restarts).
+ */
+export function onceUntilSuccess(task: () => Promise<void>): () => Promise<void> {
+  let attempt: Promise<void> | undefined;
+  let done = false;
+  return () => {
+    if (done) return Promise.resolve();
+    attempt ??= task().then(
+      () => {
+        done = true;
+      },
+      (error: unknown) => {
+        attempt = undefined;
+        throw error;
+      },
+    );
+    return attempt;
+  };
+}
+
 /** Builds every adapter and use case from config, once, on first use. */
 export class Composition {
   constructor(
@@ -82,7 +105,18 @@ export class Composition {
       this.clock,
     );
   });
-  readonly issueToken = lazy(() => new IssueToken(this.apiClientRepository(), this.tokenService()));
+  /**
+   * Ensures the configured bootstrap client (BOOTSTRAP_CLIENT_ID/SECRET, a Key Vault reference in Azure)
+   * once per instance, lazily before the first token request: the same path in Azure and in the local
+   * runtime, with no start-up hook that could fail the whole app or be skipped by a host.
+   */
+  readonly ensureBootstrap = lazy(() =>
+    onceUntilSuccess(async () => {
+      const { BOOTSTRAP_CLIENT_ID: id, BOOTSTRAP_CLIENT_SECRET: secret } = this.config;
+      if (id !== undefined && secret !== undefined) await this.apiClients().ensureBootstrap(id, secret);
+    }),
+  );
+  readonly issueToken = lazy(() => new IssueToken(this.apiClientRepository(), this.tokenService(), this.ensureBootstrap()));
   readonly apiClients = lazy(
     () => new ApiClients(this.apiClientRepository(), this.clock, (id) => this.authenticator().forget(id)),
   );

@@ -46,19 +46,22 @@ export class ApiClients {
     return toPublicClient(await this.stored(clientId));
   }
 
+  /** Applies only the fields given, to the client as stored at the time of the write: a concurrent change (a disable) is kept. */
   async update(clientId: string, patch: ApiClientPatch): Promise<ApiClient> {
-    const current = await this.stored(clientId);
-    const next: StoredApiClient = { ...current, ...definedOnly(patch), updatedAt: this.clock.now().toISOString() };
-    await this.repository.put(next);
+    const fields = definedOnly(patch);
+    const next = await this.repository.update(clientId, (current) => ({ ...current, ...fields, updatedAt: this.clock.now().toISOString() }));
+    if (next === undefined) throw notFound(`API client '${clientId}'`);
     this.onChange(clientId);
     return toPublicClient(next);
   }
 
+  /** Replaces only the secret's hash; every other field stays as stored at the time of the write. */
   async rotateSecret(clientId: string): Promise<ApiClient & { clientSecret: string }> {
-    const current = await this.stored(clientId);
+    await this.stored(clientId);
     const clientSecret = randomToken("sec_");
-    const next: StoredApiClient = { ...current, secretHash: await hashSecret(clientSecret), updatedAt: this.clock.now().toISOString() };
-    await this.repository.put(next);
+    const secretHash = await hashSecret(clientSecret);
+    const next = await this.repository.update(clientId, (current) => ({ ...current, secretHash, updatedAt: this.clock.now().toISOString() }));
+    if (next === undefined) throw notFound(`API client '${clientId}'`);
     this.onChange(clientId);
     return { ...toPublicClient(next), clientSecret };
   }

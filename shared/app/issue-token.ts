@@ -46,6 +46,8 @@ export class IssueToken {
   constructor(
     private readonly clients: ApiClientRepository,
     private readonly tokens: TokenService,
+    /** Awaited before credentials are checked: makes sure the bootstrap client exists (see Composition). */
+    private readonly ready: () => Promise<void> = async () => {},
   ) {}
 
   async execute(request: TokenRequest): Promise<TokenResponse> {
@@ -55,6 +57,7 @@ export class IssueToken {
     }
     const authFailed = (): OAuthError => new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
     if (request.clientId === undefined || request.clientSecret === undefined) throw authFailed();
+    await this.ready();
     const stored = await this.clients.get(request.clientId);
     const secretOk = await verifySecret(request.clientSecret, stored?.secretHash);
     if (stored === undefined || !secretOk || stored.status !== "active") throw authFailed();

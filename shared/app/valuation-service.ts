@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../domain/events";
 import type { ExceptionCandidate } from "../domain/exception";
 import { fxPair } from "../domain/fx-rate";
@@ -100,6 +101,8 @@ export class ValuationService {
   }
 
   private async valueAndStore(portfolio: Portfolio, date: string, positions: readonly PositionInput[], jobId: string | null): Promise<Valuation> {
+    // Taken before any input is read: of two overlapping computations, the one that started later wins.
+    const version = `${this.clock.now().toISOString()}|${randomUUID()}`;
     const securityIds = [...new Set(positions.map((p) => p.securityId))];
     const [securities, prices] = await Promise.all([
       this.securities.getMany(securityIds),
@@ -125,12 +128,10 @@ export class ValuationService {
       staleAfterDays: this.settings.staleAfterDays,
     });
     const valuedAt = this.clock.now().toISOString();
-    await this.positions.saveValuation({ portfolioId: portfolio.id, date, baseCurrency: portfolio.baseCurrency, totalValue: valuation.totalValue, holdings: valuation.holdings, valuedAt });
-    await this.portfolios.update(portfolio.id, (current) =>
-      current.latestValuationDate !== null && current.latestValuationDate > date
-        ? current
-        : { ...current, totalValue: valuation.totalValue, latestValuationDate: date, updatedAt: valuedAt },
-    );
+    const stored = await this.positions.saveValuation({ portfolioId: portfolio.id, date, baseCurrency: portfolio.baseCurrency, totalValue: valuation.totalValue, holdings: valuation.holdings, valuedAt, version });
+    // Superseded by a computation that started later: it announces its own result.
+    if (!stored) return valuation;
+    await this.portfolios.recordValuation(portfolio.id, { date, totalValue: valuation.totalValue, version, valuedAt });
     const event: EventEnvelope = {
       id: eventIdOf("portfolio.valued", `${portfolio.id}|${date}|${valuedAt}`),
       event: "portfolio.valued",

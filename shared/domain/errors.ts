@@ -40,16 +40,22 @@ export class AppError extends Error {
   readonly details: ErrorDetail[] | undefined;
   /** Extra response headers (Retry-After, Allow, WWW-Authenticate). */
   readonly headers: Record<string, string>;
+  /**
+   * The same request may succeed if simply repeated (a busy store, a write that lost a race): not a
+   * final outcome, so an Idempotency-Key must not replay it.
+   */
+  readonly retryable: boolean;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string> } = {},
+    options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string>; retryable?: boolean } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.retryable = options.retryable ?? code === "SERVICE_UNAVAILABLE";
   }
 
   get status(): number {

@@ -6,7 +6,13 @@ export interface ApiClientRepository {
   get(clientId: string): Promise<StoredApiClient | undefined>;
   /** Throws CONFLICT when the id exists. */
   create(client: StoredApiClient): Promise<void>;
-  /** Creates or overwrites. */
+  /** Creates or overwrites (the bootstrap client only: it is meant to win). */
   put(client: StoredApiClient): Promise<void>;
+  /**
+   * Applies `change` to the stored client only if nobody wrote it since it was read (optimistic
+   * concurrency), re-reading and re-applying on a race, so a concurrent change is never overwritten.
+   * Undefined when the client does not exist; CONFLICT (retryable) if the races never end.
+   */
+  update(clientId: string, change: (current: StoredApiClient) => StoredApiClient): Promise<StoredApiClient | undefined>;
   list(page: number, pageSize: number): Promise<Page<StoredApiClient>>;
 }

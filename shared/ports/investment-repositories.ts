@@ -69,6 +69,11 @@ export interface StoredValuation {
   totalValue: number;
   holdings: Holding[];
   valuedAt: string;
+  /**
+   * Orders computations of the same portfolio and date: taken before the inputs are read, so a
+   * computation that started later (and read newer inputs) has the greater version. Compared as strings.
+   */
+  version: string;
 }
 
 /** Position snapshots and the valuations made from them (the `positions` container, by portfolio). */
@@ -82,7 +87,11 @@ export interface PositionRepository {
   snapshotDates(portfolioIds: readonly string[], from: string): Promise<string[]>;
   /** Snapshots on or after `from` with the currencies of their securities. */
   snapshotsFrom(from: string): Promise<(SnapshotRef & { currencies: string[] })[]>;
-  saveValuation(valuation: StoredValuation): Promise<void>;
+  /**
+   * Stores the valuation unless one of a greater or equal version is already stored for its portfolio
+   * and date (then nothing changes and the result is false): an older computation never replaces a newer.
+   */
+  saveValuation(valuation: StoredValuation): Promise<boolean>;
   /** The valuation on `date` exactly, or the latest before it when `orEarlier`. */
   valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined>;
 }

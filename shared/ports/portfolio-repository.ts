@@ -17,6 +17,12 @@ export interface PortfolioRepository {
    * Returns undefined when the portfolio does not exist; errors thrown by `change` propagate.
    */
   update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined>;
+  /**
+   * Sets totalValue and latestValuationDate from a stored valuation, unless the portfolio already shows
+   * a later date, or the same date from a computation of a greater or equal version: so the portfolio's
+   * total and the stored holdings always come from the same computation. True when it was applied.
+   */
+  recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean>;
   list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>>;
   getMany(ids: readonly string[]): Promise<Map<string, Portfolio>>;
   /** Portfolio ids by code (keys upper-cased). */

@@ -1,5 +1,7 @@
 import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
-import { stripSystem } from "./cosmos-errors";
+import { AppError } from "../../domain/errors";
+import { containerDefinitions } from "./containers";
+import { isTransient, stripSystem, storeBusy } from "./cosmos-errors";
 
 export interface DocRef {
   id: string;
@@ -9,34 +11,85 @@ export interface DocRef {
 /** The SDK sends at most 100 operations per partition key range in one bulk call. */
 const BULK_CALL = 100;
 const PARALLEL_CALLS = 8;
+/**
+ * Rounds of our own retries, backing off from 25 ms to 1.6 s: items.bulk retries neither an operation
+ * answered 429/408/503 nor a batch request throttled as a whole (seen against a throttling proxy).
+ */
+const BULK_RETRIES = 7;
 
-async function bulkCall(container: Container, operations: OperationInput[]): Promise<{ statusCode: number; resourceBody?: JSONObject }[]> {
-  const results: { statusCode: number; resourceBody?: JSONObject }[] = new Array(operations.length);
+export interface BulkResult {
+  statusCode: number;
+  resourceBody?: JSONObject;
+  eTag?: string;
+}
+
+/**
+ * Every bulk operation carries its partition key: real Cosmos DB rejects one without it (the local
+ * stand-in does not). Writes that name none get it from their document at the container's partition key
+ * path, so no caller can forget it.
+ */
+function withPartitionKey(container: Container, op: OperationInput): OperationInput {
+  if (op.partitionKey !== undefined) return op;
+  const path = containerDefinitions.find((d) => d.id === container.id)?.partitionKey;
+  const body = "resourceBody" in op ? (op.resourceBody as Record<string, unknown> | undefined) : undefined;
+  const value = path === undefined || body === undefined ? undefined : body[path.slice(1)];
+  if (typeof value !== "string") throw new Error(`bulk ${op.operationType} in ${container.id} has no partition key (${path ?? "unknown path"})`);
+  return { ...op, partitionKey: value } as OperationInput;
+}
+
+/**
+ * Why the deprecated `items.bulk` and not `items.executeBulkOperations`: the latter works against the
+ * stand-in (batch requests with x-ms-cosmos-is-batch-request, per-operation failures as `error`), but in
+ * @azure/cosmos 4.9.3 its BulkHelper.execute waits for partial batches in a loop that sleeps a fixed
+ * 1000 ms (intervalForPartialBatchInMs), so every call that does not fill whole 100-operation batches
+ * takes at least a second: a bulkRead of a few documents on a GET would gain a second. Revisit when the
+ * SDK flushes partial batches without that sleep.
+ */
+async function bulkCall(container: Container, operations: OperationInput[]): Promise<BulkResult[]> {
+  const results: BulkResult[] = new Array(operations.length);
   let pending = operations.map((op, index) => ({ op, index }));
   for (let attempt = 0; pending.length > 0; attempt++) {
-    const response = await container.items.bulk(pending.map((p) => p.op), { continueOnError: true });
+    let response: Awaited<ReturnType<Container["items"]["bulk"]>>;
+    try {
+      response = await container.items.bulk(pending.map((p) => p.op), { continueOnError: true });
+    } catch (error) {
+      // The guarded container turned a throttled batch request into a retryable SERVICE_UNAVAILABLE.
+      if (!(error instanceof AppError && error.retryable) || attempt >= BULK_RETRIES) throw error;
+      await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+      continue;
+    }
     const retry: typeof pending = [];
     response.forEach((r, i) => {
       const item = pending[i];
       if (item === undefined) return;
-      if ((r.statusCode === 429 || r.statusCode === 503 || r.statusCode === 408) && attempt < 8) retry.push(item);
-      else results[item.index] = { statusCode: r.statusCode, ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}) };
+      if (isTransient(r.statusCode) && attempt < BULK_RETRIES) {
+        retry.push(item);
+        return;
+      }
+      results[item.index] = { statusCode: r.statusCode, ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}), ...(r.eTag !== undefined ? { eTag: r.eTag } : {}) };
     });
     pending = retry;
-    if (retry.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    if (retry.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
   }
+  // Still throttled after every retry: the caller answers 503 with Retry-After, not a bare failure.
+  const busy = results.find((r) => isTransient(r.statusCode));
+  if (busy !== undefined) throw storeBusy(new Error(`bulk operation in ${container.id} still answered ${busy.statusCode} after retries`));
   return results;
 }
 
-/** Runs operations in bulk calls of 100, several at once, retrying throttled ones; results in input order. */
-export async function bulkWithRetry(container: Container, operations: readonly OperationInput[]): Promise<{ statusCode: number; resourceBody?: JSONObject }[]> {
-  const results: { statusCode: number; resourceBody?: JSONObject }[] = new Array(operations.length);
+/**
+ * Runs operations in bulk calls of 100, several at once, retrying throttled ones; results in input
+ * order. Operations still throttled after the retries fail the whole call with SERVICE_UNAVAILABLE.
+ */
+export async function bulkWithRetry(container: Container, operations: readonly OperationInput[]): Promise<BulkResult[]> {
+  const keyed = operations.map((op) => withPartitionKey(container, op));
+  const results: BulkResult[] = new Array(keyed.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < operations.length) {
+    while (next < keyed.length) {
       const start = next;
       next += BULK_CALL;
-      const chunk = await bulkCall(container, operations.slice(start, start + BULK_CALL));
+      const chunk = await bulkCall(container, keyed.slice(start, start + BULK_CALL));
       chunk.forEach((r, i) => (results[start + i] = r));
     }
   };

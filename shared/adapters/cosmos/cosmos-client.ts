@@ -2,6 +2,7 @@ import { CosmosClient, type Container, type Database } from "@azure/cosmos";
 import type { TokenCredential } from "@azure/identity";
 import type { Config } from "../../config";
 import { containerDefinitions, type ContainerName } from "./containers";
+import { guardContainer } from "./cosmos-errors";
 
 /** Builds the one Cosmos client: key auth for the emulator, the managed identity in Azure. */
 export function createCosmosClient(config: Config, credential: () => TokenCredential): CosmosClient {
@@ -20,8 +21,9 @@ export class CosmosDatabase {
     this.database = client.database(databaseId);
   }
 
+  /** The container behind the adapters' error boundary (see guardContainer). */
   container(name: ContainerName): Container {
-    return this.database.container(name);
+    return guardContainer(this.database.container(name));
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Container } from "@azure/cosmos";
 import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from "../../ports/idempotency-store";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
@@ -8,15 +9,24 @@ interface IdempotencyDoc {
   kind: "idempotency";
   requestHash: string;
   state: "running" | "done";
+  /** Who runs the request: only this token completes, releases or renews the key. */
+  owner: string;
   response?: StoredResponse;
   startedAt: string;
+  /** A running request's lease; its owner renews it while it runs (heartbeat). */
+  leaseUntil?: string;
   expiresAt: string;
   _etag?: string;
 }
 
 const DAY_MS = 86_400_000;
-/** A request still "running" after this long died with its instance; its key may be taken over. */
-const LEASE_MS = 5 * 60_000;
+/**
+ * A request still "running" whose lease ran out died with its instance; its key may be taken over. A
+ * live request renews its lease well before then (see Idempotency), however long it runs.
+ */
+export const LEASE_MS = 5 * 60_000;
+/** Conditional writes that lost to a heartbeat of the same owner are tried again. */
+const WRITE_ATTEMPTS = 5;
 
 /** Idempotency records in the `counters` container (partition /key), purged after 24 h by the purge timer. */
 export class CosmosIdempotencyStore implements IdempotencyStore {
@@ -24,61 +34,96 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
 
   async begin(scope: string, key: string, requestHash: string, now: Date): Promise<IdempotencyBegin> {
     const id = docKey(scope, key);
+    const owner = randomUUID();
     const fresh: IdempotencyDoc = {
       id,
       key: id,
       kind: "idempotency",
       requestHash,
       state: "running",
+      owner,
       startedAt: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
       expiresAt: new Date(now.getTime() + DAY_MS).toISOString(),
     };
     try {
       await this.container.items.create(fresh);
-      return { state: "new" };
+      return { state: "new", owner };
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
     const existing = await this.read(id);
-    if (existing === undefined || existing.expiresAt < now.toISOString()) {
-      await this.container.items.upsert(fresh);
-      return { state: "new" };
-    }
-    if (existing.requestHash !== requestHash) return { state: "mismatch" };
-    if (existing.state === "done" && existing.response !== undefined) return { state: "replay", response: existing.response };
-    if (Date.parse(existing.startedAt) + LEASE_MS < now.getTime()) {
+    if (existing === undefined) {
+      // Released or purged since our create failed: one more create, and a loser of that race waits.
       try {
-        await this.container.item(id, id).replace(fresh, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
-        return { state: "new" };
+        await this.container.items.create(fresh);
+        return { state: "new", owner };
       } catch (error) {
-        if (!isPreconditionFailed(error)) throw error;
+        if (!isConflict(error)) throw error;
+        return { state: "in-progress" };
       }
+    }
+    const expired = existing.expiresAt < now.toISOString();
+    if (!expired) {
+      if (existing.requestHash !== requestHash) return { state: "mismatch" };
+      if (existing.state === "done" && existing.response !== undefined) return { state: "replay", response: existing.response };
+    }
+    const leaseEnd = existing.leaseUntil ?? new Date(Date.parse(existing.startedAt) + LEASE_MS).toISOString();
+    if (expired || (existing.state === "running" && leaseEnd < now.toISOString())) {
+      // Taken over only if nobody wrote the record since we read it: of two takers, exactly one wins.
+      if (await this.replaceIf(existing, fresh)) return { state: "new", owner };
     }
     return { state: "in-progress" };
   }
 
-  async complete(scope: string, key: string, response: StoredResponse, now: Date): Promise<void> {
-    const id = docKey(scope, key);
-    const existing = await this.read(id);
-    const doc: IdempotencyDoc = {
-      id,
-      key: id,
-      kind: "idempotency",
-      requestHash: existing?.requestHash ?? "",
-      state: "done",
-      response,
-      startedAt: existing?.startedAt ?? now.toISOString(),
-      expiresAt: new Date(now.getTime() + DAY_MS).toISOString(),
-    };
-    await this.container.items.upsert(doc);
+  async complete(scope: string, key: string, owner: string, response: StoredResponse, now: Date): Promise<boolean> {
+    return this.asOwner(docKey(scope, key), owner, (current) => {
+      const { leaseUntil: _lease, ...rest } = current;
+      return { ...rest, state: "done", response, expiresAt: new Date(now.getTime() + DAY_MS).toISOString() };
+    });
   }
 
-  async release(scope: string, key: string): Promise<void> {
+  async renew(scope: string, key: string, owner: string, now: Date): Promise<boolean> {
+    return this.asOwner(docKey(scope, key), owner, (current) =>
+      current.state === "running" ? { ...current, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() } : undefined,
+    );
+  }
+
+  async release(scope: string, key: string, owner: string): Promise<void> {
     const id = docKey(scope, key);
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      const existing = await this.read(id);
+      if (existing === undefined || existing.owner !== owner) return;
+      try {
+        await this.container.item(id, id).delete({ accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+        return;
+      } catch (error) {
+        if (isNotFound(error)) return;
+        if (!isPreconditionFailed(error)) throw error;
+      }
+    }
+  }
+
+  /** Writes `change(current)` only while `owner` holds the key, conditional on the version read. */
+  private async asOwner(id: string, owner: string, change: (current: IdempotencyDoc) => IdempotencyDoc | undefined): Promise<boolean> {
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      const existing = await this.read(id);
+      if (existing === undefined || existing.owner !== owner) return false;
+      const next = change(existing);
+      if (next === undefined) return false;
+      if (await this.replaceIf(existing, next)) return true;
+    }
+    return false;
+  }
+
+  private async replaceIf(existing: IdempotencyDoc, next: IdempotencyDoc): Promise<boolean> {
+    const { _etag: _e, ...body } = next;
     try {
-      await this.container.item(id, id).delete();
+      await this.container.item(existing.id, existing.id).replace(body, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+      return true;
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (isPreconditionFailed(error) || isNotFound(error)) return false;
+      throw error;
     }
   }
 

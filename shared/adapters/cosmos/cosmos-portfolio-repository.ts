@@ -9,8 +9,14 @@ import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cos
 
 interface PortfolioDoc extends Portfolio {
   docType: "portfolio";
+  /** The version of the valuation totalValue comes from (internal; see recordValuation). */
+  valuationVersion?: string;
   _etag?: string;
 }
+
+/** Whether a valuation (date, version) is newer than what the portfolio shows. */
+const isNewer = (doc: PortfolioDoc, date: string, version: string): boolean =>
+  doc.latestValuationDate === null || date > doc.latestValuationDate || (date === doc.latestValuationDate && version > (doc.valuationVersion ?? ""));
 
 /** Reserves a portfolio code; the code is unique across partitions, so it gets a document of its own. */
 interface CodeDoc {
@@ -23,7 +29,7 @@ interface CodeDoc {
 const codeDocId = (code: string): string => `code|${code.toUpperCase()}`;
 
 const toPortfolio = (doc: PortfolioDoc): Portfolio => {
-  const { docType: _docType, ...rest } = stripSystem(doc);
+  const { docType: _docType, valuationVersion: _version, ...rest } = stripSystem(doc);
   return rest;
 };
 
@@ -50,10 +56,28 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       try {
         await this.container
           .item(id, id)
-          .replace<PortfolioDoc>({ ...next, docType: "portfolio" }, { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
+          .replace<PortfolioDoc>(
+            { ...next, docType: "portfolio", ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}) },
+            { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } },
+          );
         return next;
       } catch (error) {
         if (!isPreconditionFailed(error) || attempt >= 4) throw error;
+      }
+    }
+  }
+
+  async recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      const doc = await this.read(id);
+      if (doc === undefined || !isNewer(doc, valuation.date, valuation.version)) return false;
+      const { _etag: etag, ...rest } = doc;
+      const next: PortfolioDoc = { ...rest, totalValue: valuation.totalValue, latestValuationDate: valuation.date, updatedAt: valuation.valuedAt, valuationVersion: valuation.version };
+      try {
+        await this.container.item(id, id).replace<PortfolioDoc>(next, { accessCondition: { type: "IfMatch", condition: etag ?? "" } });
+        return true;
+      } catch (error) {
+        if (!isPreconditionFailed(error) || attempt >= 9) throw error;
       }
     }
   }

@@ -4,7 +4,7 @@ import type { PositionSnapshot } from "../../domain/position";
 import type { Holding } from "../../domain/valuation";
 import type { PositionRepository, SnapshotRef, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
-import { isNotFound } from "./cosmos-errors";
+import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
 
 interface SnapshotDoc extends PositionSnapshot {
   id: string;
@@ -13,8 +13,11 @@ interface SnapshotDoc extends PositionSnapshot {
 }
 
 /** A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit. */
-interface ValuationDoc extends Omit<StoredValuation, "holdings"> {
+interface ValuationDoc extends Omit<StoredValuation, "holdings" | "version"> {
   id: string;
+  /** Absent on valuations stored before versions existed: older than any versioned one. */
+  version?: string;
+  _etag?: string;
   docType: "valuation";
   runId: string;
   chunks: number;
@@ -111,27 +114,39 @@ export class CosmosPositionRepository implements PositionRepository {
     return resources;
   }
 
-  async saveValuation(valuation: StoredValuation): Promise<void> {
+  async saveValuation(valuation: StoredValuation): Promise<boolean> {
     const runId = randomUUID();
     const { portfolioId, date, holdings, ...header } = valuation;
     const chunks: ChunkDoc[] = [];
     for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
       chunks.push({ id: chunkId(date, runId, i), portfolioId, docType: "valuation-chunk", holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE) });
     }
-    const previous = await this.header(portfolioId, date);
     // Chunks first, then the header that points at them: a reader never sees a half-written valuation.
     await bulkUpsert(this.container, chunks as unknown as JSONObject[]);
     const doc: ValuationDoc = { ...header, portfolioId, date, id: valuationId(date), docType: "valuation", runId, chunks: chunks.length };
-    await this.container.items.upsert(doc);
-    if (previous !== undefined) {
-      await bulkDelete(
-        this.container,
-        Array.from({ length: previous.chunks }, (_, i) => ({ id: chunkId(date, previous.runId, i), partitionKey: portfolioId })),
-      );
+    const dropChunks = (run: string, count: number): Promise<void> =>
+      bulkDelete(this.container, Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId })));
+    for (let attempt = 0; ; attempt++) {
+      const previous = await this.header(portfolioId, date);
+      // A computation that started later is already stored: ours is older and must not replace it.
+      if (previous !== undefined && (previous.version ?? "") >= valuation.version) {
+        await dropChunks(runId, chunks.length);
+        return false;
+      }
+      try {
+        // The header is written only over the version we compared with (or where there was none).
+        if (previous === undefined) await this.container.items.create(doc);
+        else await this.container.item(valuationId(date), portfolioId).replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
+      } catch (error) {
+        if ((isConflict(error) || isPreconditionFailed(error)) && attempt < 9) continue;
+        throw error;
+      }
+      if (previous !== undefined) await dropChunks(previous.runId, previous.chunks);
+      return true;
     }
   }
 
-  async valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined> {
+  async valuation(portfolioId: string, date: string, orEarlier: boolean, attempt = 0): Promise<StoredValuation | undefined> {
     let header = await this.header(portfolioId, date);
     if (header === undefined && orEarlier) {
       const { resources } = await this.container.items
@@ -151,9 +166,12 @@ export class CosmosPositionRepository implements PositionRepository {
       this.container,
       Array.from({ length: found.chunks }, (_, i) => ({ id: chunkId(found.date, found.runId, i), partitionKey: portfolioId })),
     );
+    // A newer computation replaced this header (and dropped its chunks) while we read: read the newer one,
+    // so holdings and totalValue always come from one computation.
+    if (chunks.size < found.chunks && attempt < 3) return this.valuation(portfolioId, found.date, false, attempt + 1);
     const holdings: Holding[] = [];
     for (let i = 0; i < found.chunks; i++) holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
-    return { portfolioId, date: found.date, baseCurrency: found.baseCurrency, totalValue: found.totalValue, valuedAt: found.valuedAt, holdings };
+    return { portfolioId, date: found.date, baseCurrency: found.baseCurrency, totalValue: found.totalValue, valuedAt: found.valuedAt, version: found.version ?? "", holdings };
   }
 
   private async header(portfolioId: string, date: string): Promise<ValuationDoc | undefined> {

@@ -42,7 +42,7 @@ export class CosmosTransactionRepository implements TransactionRepository {
     const results = await bulkWithRetry(this.container, operations);
     const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
     if (raced >= 0) {
-      throw new AppError("CONFLICT", `Transaction '${writes[raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`);
+      throw new AppError("CONFLICT", `Transaction '${writes[raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`, { retryable: true });
     }
     const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
     if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);

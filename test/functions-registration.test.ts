@@ -1,0 +1,61 @@
+import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { LoadedFunction } from "../local/functions-host";
+import type { CoreRegistration } from "../local/functions-core";
+import type { AnyEndpoint } from "../shared/http/endpoint";
+import { root, TEST_JWT_KEY } from "./runtime";
+
+/**
+ * The compiled functions/ loaded through the real `@azure/functions` package, with the capturing
+ * `@azure/functions-core` the local host installs in place of the Functions worker: what each function
+ * registers is what Azure's host reads, and the local hosts serve exactly these triggers.
+ */
+describe("function registration (what Azure and the local runtime both read)", () => {
+  const dist = join(root, "dist");
+  const load = createRequire(join(dist, "index.js"));
+  let functions: LoadedFunction[];
+  let raw: CoreRegistration[];
+  let endpoints: readonly AnyEndpoint[];
+  let purgeSchedule: string;
+
+  beforeAll(() => {
+    process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
+    process.env.JWT_SIGNING_KEY ??= TEST_JWT_KEY;
+    const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
+    functions = host.loadFunctions(join(dist, "functions"));
+    raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
+    endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
+    purgeSchedule = (load("./shared/config.js") as typeof import("../shared/config")).getConfig().PURGE_SCHEDULE;
+  });
+
+  it("registers one function per file of functions/, named after it", () => {
+    const files = readdirSync(join(root, "functions"))
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+      .map((f) => f.slice(0, -3))
+      .sort();
+    expect(functions.map((f) => f.name).sort()).toEqual(files);
+    expect(new Set(functions.map((f) => f.name)).size).toBe(functions.length);
+  });
+
+  it("every HTTP function is anonymous-level, on its endpoint's route and methods, with an HTTP output", () => {
+    const http = functions.filter((f) => f.trigger.type === "httpTrigger");
+    expect(http.map((f) => f.name).sort()).toEqual(endpoints.map((e) => e.name).sort());
+    for (const endpoint of endpoints) {
+      const fn = http.find((f) => f.name === endpoint.name);
+      expect(fn, endpoint.name).toBeDefined();
+      expect(fn?.trigger.authLevel, endpoint.name).toBe("anonymous");
+      expect(fn?.trigger.route, endpoint.name).toBe(endpoint.route);
+      const methods = (fn?.trigger.methods as string[]).map((m) => m.toUpperCase()).sort();
+      expect(methods, endpoint.name).toEqual(endpoint.method === "ANY" ? ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] : [endpoint.method]);
+      const outputs = Object.values(raw.find((r) => r.name === endpoint.name)?.bindings ?? {}).filter((b) => b.direction === "out");
+      expect(outputs.map((b) => b.type), endpoint.name).toEqual(["http"]);
+    }
+  });
+
+  it("every other function is a timer on its configured schedule", () => {
+    const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
+    expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([["counters-purge", "timerTrigger", purgeSchedule]]);
+  });
+});
