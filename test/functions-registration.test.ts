@@ -18,7 +18,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   let functions: LoadedFunction[];
   let raw: CoreRegistration[];
   let endpoints: readonly AnyEndpoint[];
-  let purgeSchedule: string;
+  let schedules: { purge: string; reap: string };
 
   beforeAll(() => {
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
@@ -27,7 +27,8 @@ describe("function registration (what Azure and the local runtime both read)", (
     functions = host.loadFunctions(join(dist, "functions"));
     raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
-    purgeSchedule = (load("./shared/config.js") as typeof import("../shared/config")).getConfig().PURGE_SCHEDULE;
+    const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
+    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE };
   });
 
   it("registers one function per file of functions/, named after it", () => {
@@ -56,6 +57,9 @@ describe("function registration (what Azure and the local runtime both read)", (
 
   it("every other function is a timer on its configured schedule", () => {
     const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
-    expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([["counters-purge", "timerTrigger", purgeSchedule]]);
+    expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
+      ["counters-purge", "timerTrigger", schedules.purge],
+      ["jobs-reap", "timerTrigger", schedules.reap],
+    ]);
   });
 });
