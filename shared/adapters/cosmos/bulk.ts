@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import { containerDefinitions } from "./containers";
@@ -136,14 +137,11 @@ export async function bulkDelete(container: Container, refs: readonly DocRef[]):
 
 export const refKey = (ref: DocRef): string => `${ref.partitionKey}|${ref.id}`;
 
-/** Whether two stored forms carry the same data, ignoring bookkeeping fields. */
+/** Whether two stored forms carry the same data, ignoring bookkeeping fields and key order. */
 export function sameContent(a: object, b: object, ignore: readonly string[] = ["updatedAt", "createdAt"]): boolean {
-  return canonical(a, ignore) === canonical(b, ignore);
+  return isDeepStrictEqual(dataOf(a, ignore), dataOf(b, ignore));
 }
 
-function canonical(value: object, ignore: readonly string[]): string {
-  const entries = Object.entries(stripSystem(value as Record<string, unknown>))
-    .filter(([k, v]) => !ignore.includes(k) && v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return JSON.stringify(entries.map(([k, v]) => [k, v !== null && typeof v === "object" && !Array.isArray(v) ? canonical(v as object, []) : v]));
+function dataOf(value: object, ignore: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(stripSystem(value as Record<string, unknown>)).filter(([k, v]) => !ignore.includes(k) && v !== undefined));
 }
