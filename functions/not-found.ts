@@ -14,14 +14,13 @@ export const notFound = endpoint({
   responses: [],
   async handle({ request }) {
     const path = new URL(request.url).pathname;
-    let decoded: string;
     try {
-      decoded = decodeURIComponent(path);
+      decodeURIComponent(path);
     } catch {
       // `%ZZ` or a lone `%`: the client sent a path no route could ever match.
       throw new AppError("INVALID_REQUEST", "The request path has malformed percent-encoding", { details: [{ field: "path", message: "every % must start a valid UTF-8 escape such as %20" }] });
     }
-    const allowed = allowedMethods(decoded);
+    const allowed = allowedMethods(path);
     if (allowed.length > 0) {
       throw new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allowed.join(", ")}`, {
         headers: { Allow: allowed.join(", ") },

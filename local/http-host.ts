@@ -2,44 +2,18 @@ import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { HttpRequest, type HttpResponseInit } from "@azure/functions";
+import { compileRoute, type RouteTemplate } from "../shared/http/route-template";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 interface Route {
   fn: LoadedFunction;
   methods: Set<string>;
-  pattern: RegExp;
-  names: string[];
-  catchAll: boolean;
-  literals: number;
+  template: RouteTemplate;
 }
 
 const MAX_BODY_BYTES = 110 * 1024 * 1024;
 /** The request line and headers together, as Node's default and the Functions front end allow. */
 const MAX_HEADER_BYTES = 16 * 1024;
-
-/** Compiles a Functions route template (`a/{id}/b`, `{*rest}`, `{id?}`, `{id:int}`) to a RegExp. */
-function compile(template: string): { pattern: RegExp; names: string[]; catchAll: boolean; literals: number } {
-  const names: string[] = [];
-  let catchAll = false;
-  let literals = 0;
-  const parts = template
-    .replace(/^\/+|\/+$/g, "")
-    .split("/")
-    .map((segment) => {
-      const param = /^\{(\*?)([A-Za-z0-9_]+)(?::[^}?]*)?(\??)\}$/.exec(segment);
-      if (param === null) {
-        literals++;
-        return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`;
-      }
-      names.push(param[2] ?? "");
-      if (param[1] === "*") {
-        catchAll = true;
-        return "(?:/(.*))?";
-      }
-      return param[3] === "?" ? "(?:/([^/]+))?" : "/([^/]+)";
-    });
-  return { pattern: new RegExp(`^${parts.join("")}/?$`, "i"), names, catchAll, literals };
-}
 
 export interface HttpHostOptions {
   port: number;
@@ -63,10 +37,10 @@ export class HttpHost {
         const route = String(fn.trigger.route ?? fn.name);
         const prefix = options.routePrefix.replace(/^\/+|\/+$/g, "");
         const methods = new Set(((fn.trigger.methods as string[] | undefined) ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).map((m) => m.toUpperCase()));
-        return { fn, methods, ...compile(prefix === "" ? route : `${prefix}/${route}`) };
+        return { fn, methods, template: compileRoute(prefix === "" ? route : `${prefix}/${route}`) };
       })
       // Literal routes first, catch-alls last, as ASP.NET route precedence does.
-      .sort((a, b) => Number(a.catchAll) - Number(b.catchAll) || b.literals - a.literals);
+      .sort((a, b) => Number(a.template.catchAll) - Number(b.template.catchAll) || b.template.literals - a.template.literals);
   }
 
   async start(): Promise<number> {
@@ -102,19 +76,11 @@ export class HttpHost {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? `${this.options.host}:${this.options.port}`}`);
     const method = (req.method ?? "GET").toUpperCase();
-    // Routes match the path as sent and each parameter is decoded on its own, as ASP.NET routing
-    // does: an encoded `/` (%2F) stays inside its segment and reaches the function's id checks.
-    const path = url.pathname;
     let matched: { route: Route; params: Record<string, string> } | undefined;
     for (const route of this.routes) {
       if (!route.methods.has(method)) continue;
-      const m = route.pattern.exec(path);
-      if (m === null) continue;
-      const params: Record<string, string> = {};
-      route.names.forEach((name, i) => {
-        const value = m[i + 1];
-        if (value !== undefined) params[name] = decodeSegment(value);
-      });
+      const params = route.template.match(url.pathname);
+      if (params === undefined) continue;
       matched = { route, params };
       break;
     }
@@ -147,13 +113,6 @@ export class HttpHost {
 }
 
 /** A decoded path parameter; malformed percent-encoding is passed on as sent, for the function to reject. */
-function decodeSegment(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
 
 /** Answers a request Node could not parse with the error object, then closes the connection. */
 function rejectRequest(error: NodeJS.ErrnoException, socket: Duplex): void {

@@ -3,6 +3,7 @@ import { getConfig } from "../config";
 import { startTelemetry } from "../telemetry";
 import { allHttpMethods, type AnyEndpoint } from "./endpoint";
 import { httpHandler, type ErrorShaper } from "./pipeline";
+import { compileRoute, type RouteTemplate } from "./route-template";
 
 // Every function file registers through here first, so telemetry starts before any handler runs.
 startTelemetry(getConfig());
@@ -23,15 +24,16 @@ export function registerEndpoint(endpoint: AnyEndpoint, shapeError?: ErrorShaper
   });
 }
 
-/** Splits a route template into segments; `{name}` segments match any one segment. */
-export function routeMatches(template: string, path: string): boolean {
-  const want = template.split("/");
-  const got = path.replace(/^\/+|\/+$/g, "").split("/");
-  if (want.length !== got.length) return false;
-  return want.every((segment, i) => (segment.startsWith("{") && segment.endsWith("}") ? got[i] !== "" : segment === got[i]));
-}
+const templates = new Map<string, RouteTemplate>();
 
-/** The methods registered for a path, for 405's Allow header. */
+/** The methods registered for a path (as sent), for 405's Allow header. */
 export function allowedMethods(path: string): string[] {
-  return endpoints.filter((e) => e.method !== "ANY" && routeMatches(e.route, path)).map((e) => e.method);
+  return endpoints
+    .filter((e) => {
+      if (e.method === "ANY") return false;
+      const template = templates.get(e.route) ?? compileRoute(e.route);
+      templates.set(e.route, template);
+      return template.match(path) !== undefined;
+    })
+    .map((e) => e.method);
 }
