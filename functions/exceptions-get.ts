@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { dataExceptionSchema } from "../shared/domain/exception";
+import { dataQualityExceptionSchema } from "../shared/domain/data-quality-exception";
 import { idParam } from "../shared/domain/ids";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -15,10 +15,10 @@ export const exceptionsGet = endpoint({
   tag: "Data quality",
   scope: "api.read",
   params: exceptionIdParams,
-  responses: [{ status: 200, description: "The exception", schema: z.object({ data: dataExceptionSchema }) }],
+  responses: [{ status: 200, description: "The exception", schema: z.object({ data: dataQualityExceptionSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().exceptions().get(params.exceptionId) } };
+    return { status: 200, body: { data: await services().dataQualityExceptions().get(params.exceptionId) } };
   },
 });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { dataExceptionSchema } from "../shared/domain/exception";
+import { dataQualityExceptionSchema } from "../shared/domain/data-quality-exception";
 import { idParam } from "../shared/domain/ids";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -14,10 +14,10 @@ export const exceptionsPatch = endpoint({
   scope: "api.write",
   params: z.object({ exceptionId: idParam(200) }),
   body: z.strictObject({ status: z.literal("resolved") }).meta({ id: "ExceptionPatch" }),
-  responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataExceptionSchema }) }],
+  responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataQualityExceptionSchema }) }],
   errors: [404, 409, 413],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().exceptions().resolve(params.exceptionId) } };
+    return { status: 200, body: { data: await services().dataQualityExceptions().resolve(params.exceptionId) } };
   },
 });
 

@@ -12,7 +12,7 @@ import { IssueToken } from "./app/issue-token";
 import { Portfolios } from "./app/portfolios";
 import { RateLimiter } from "./app/rate-limiter";
 import { systemClock, type Clock } from "./ports/clock";
-import { CosmosExceptionRepository } from "./adapters/cosmos/cosmos-exception-repository";
+import { CosmosDataQualityExceptionRepository } from "./adapters/cosmos/cosmos-data-quality-exception-repository";
 import { CosmosFxRateRepository } from "./adapters/cosmos/cosmos-fx-rate-repository";
 import { CosmosIdempotencyStore } from "./adapters/cosmos/cosmos-idempotency-store";
 import { CosmosJobRepository } from "./adapters/cosmos/cosmos-job-repository";
@@ -21,7 +21,7 @@ import { CosmosPositionRepository } from "./adapters/cosmos/cosmos-position-repo
 import { CosmosPriceRepository } from "./adapters/cosmos/cosmos-price-repository";
 import { CosmosSecurityRepository } from "./adapters/cosmos/cosmos-security-repository";
 import { CosmosTransactionRepository } from "./adapters/cosmos/cosmos-transaction-repository";
-import { Exceptions } from "./app/exceptions";
+import { DataQualityExceptions } from "./app/data-quality-exceptions";
 import { Holdings } from "./app/holdings";
 import { Idempotency } from "./app/idempotency";
 import { ImportService } from "./app/import/import-service";
@@ -128,11 +128,11 @@ export class Composition {
   readonly positionRepository = lazy(() => new CosmosPositionRepository(this.cosmos().container("positions")));
   readonly transactionRepository = lazy(() => new CosmosTransactionRepository(this.cosmos().container("transactions")));
   readonly jobRepository = lazy(() => new CosmosJobRepository(this.cosmos().container("jobs")));
-  readonly exceptionRepository = lazy(() => new CosmosExceptionRepository(this.cosmos().container("exceptions")));
+  readonly dataQualityExceptionRepository = lazy(() => new CosmosDataQualityExceptionRepository(this.cosmos().container("exceptions")));
   readonly outbox = lazy(() => new CosmosOutbox(this.cosmos().container("events")));
   readonly idempotencyStore = lazy(() => new CosmosIdempotencyStore(this.cosmos().container("counters")));
 
-  readonly exceptions = lazy(() => new Exceptions(this.exceptionRepository(), this.outbox(), this.clock));
+  readonly dataQualityExceptions = lazy(() => new DataQualityExceptions(this.dataQualityExceptionRepository(), this.outbox(), this.clock));
   readonly valuation = lazy(
     () =>
       new ValuationService(
@@ -142,7 +142,7 @@ export class Composition {
         this.priceRepository(),
         this.fxRateRepository(),
         this.outbox(),
-        this.exceptions(),
+        this.dataQualityExceptions(),
         this.clock,
         { pricePreference: this.config.VALUATION_PRICE_PREFERENCE, staleAfterDays: this.config.STALE_PRICE_DAYS },
       ),
@@ -158,7 +158,7 @@ export class Composition {
         transactions: this.transactionRepository(),
         jobs: this.jobRepository(),
         outbox: this.outbox(),
-        exceptions: this.exceptions(),
+        dataQuality: this.dataQualityExceptions(),
         valuation: this.valuation(),
         clock: this.clock,
         priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,

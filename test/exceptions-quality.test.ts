@@ -9,7 +9,7 @@ import {
   imported,
   price,
   securityRecord,
-  type DataException,
+  type DataQualityException,
 } from "./investment-fixtures";
 
 useOwnRuntime();
@@ -23,7 +23,7 @@ describe("data-quality exceptions", () => {
     token = await adminToken();
   });
 
-  async function expectOneCreatedEvent(exception: DataException): Promise<void> {
+  async function expectOneCreatedEvent(exception: DataQualityException): Promise<void> {
     const events = await eventsWhere("exception.created", (d) => d.exceptionId === exception.id);
     expect(events).toHaveLength(1);
     expect(events[0]?.data).toEqual({ exceptionId: exception.id, type: exception.type, severity: exception.severity, message: exception.message, entity: exception.entity });
@@ -31,7 +31,7 @@ describe("data-quality exceptions", () => {
 
   // Field-for-field equality of the single-exception reads with the list is its own test below,
   // so that these checks of the resolve flow stay visible on their own.
-  async function expectResolvable(exception: DataException): Promise<void> {
+  async function expectResolvable(exception: DataQualityException): Promise<void> {
     const path = `/api/v1/exceptions/${exception.id}`;
     const got = await call("GET", path, { token });
     expect(got.status).toBe(200);
@@ -63,7 +63,7 @@ describe("data-quality exceptions", () => {
 
     const opened = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(opened).toHaveLength(1);
-    const exception = opened[0] as DataException;
+    const exception = opened[0] as DataQualityException;
     expect(exception).toMatchObject({ type: "MISSING_PRICE", severity: "error", status: "open", entity: { type: "security", id: secId }, jobId: job.jobId, resolvedAt: null });
     expect(exception.message).toContain(secId);
     await expectOneCreatedEvent(exception);
@@ -79,13 +79,13 @@ describe("data-quality exceptions", () => {
     // Filters: type, status and severity narrow the list to matching exceptions.
     const filtered = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=open&severity=error&pageSize=200`, { token });
     expect(filtered.status).toBe(200);
-    expect(filtered.body.data.every((e: DataException) => e.type === "MISSING_PRICE" && e.status === "open" && e.severity === "error")).toBe(true);
+    expect(filtered.body.data.every((e: DataQualityException) => e.type === "MISSING_PRICE" && e.status === "open" && e.severity === "error")).toBe(true);
 
     await expectResolvable(exception);
     const resolvedList = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=resolved&pageSize=200`, { token });
-    expect(resolvedList.body.data.some((e: DataException) => e.id === exception.id)).toBe(true);
+    expect(resolvedList.body.data.some((e: DataQualityException) => e.id === exception.id)).toBe(true);
     const warnings = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&severity=warning&pageSize=200`, { token });
-    expect(warnings.body.data.some((e: DataException) => e.id === exception.id)).toBe(false);
+    expect(warnings.body.data.some((e: DataQualityException) => e.id === exception.id)).toBe(false);
   });
 
   it("STALE_PRICE: the chosen price is more than 5 days older than the valuation date", async () => {
@@ -108,7 +108,7 @@ describe("data-quality exceptions", () => {
 
     const opened = await exceptionsFor(token, "STALE_PRICE", staleId);
     expect(opened).toHaveLength(1);
-    const exception = opened[0] as DataException;
+    const exception = opened[0] as DataQualityException;
     expect(exception).toMatchObject({ type: "STALE_PRICE", severity: "warning", status: "open", entity: { type: "security", id: staleId } });
     expect(exception.message).toContain("2017-02-01");
     expect(await exceptionsFor(token, "STALE_PRICE", freshId)).toEqual([]);
@@ -143,7 +143,7 @@ describe("data-quality exceptions", () => {
 
     const opened = await exceptionsFor(token, "PRICE_JUMP", `${jumpyId}|`, "prefix");
     expect(opened).toHaveLength(1);
-    const exception = opened[0] as DataException;
+    const exception = opened[0] as DataQualityException;
     expect(exception).toMatchObject({ type: "PRICE_JUMP", severity: "warning", status: "open", jobId: job.jobId });
     expect(exception.entity.type).toBe("price");
     expect(exception.entity.id).toContain("2017-03-02");
@@ -200,7 +200,7 @@ describe("data-quality exceptions", () => {
 
     const opened = await exceptionsFor(token, "MISSING_FX_RATE", "MNTISK");
     expect(opened).toHaveLength(1);
-    const exception = opened[0] as DataException;
+    const exception = opened[0] as DataQualityException;
     expect(exception).toMatchObject({ type: "MISSING_FX_RATE", severity: "error", status: "open", entity: { type: "fxPair", id: "MNTISK" }, jobId: job.jobId });
     await expectOneCreatedEvent(exception);
 
@@ -224,7 +224,7 @@ describe("data-quality exceptions", () => {
     const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(listed).toBeDefined();
     const documented = ["createdAt", "entity", "id", "jobId", "message", "resolvedAt", "severity", "status", "type"];
-    expect(Object.keys(listed as DataException).sort()).toEqual(documented);
+    expect(Object.keys(listed as DataQualityException).sort()).toEqual(documented);
     const got = await call("GET", `/api/v1/exceptions/${listed?.id}`, { token });
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual(listed);

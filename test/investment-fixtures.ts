@@ -135,7 +135,7 @@ export async function listAll<T = any>(token: string, path: string, pageSize = 2
   }
 }
 
-export interface DataException {
+export interface DataQualityException {
   id: string;
   type: string;
   severity: string;
@@ -148,8 +148,8 @@ export interface DataException {
 }
 
 /** Every exception of a type whose entity id is `entityId` (or starts with it, for price entities). */
-export async function exceptionsFor(token: string, type: string, entityId: string, match: "exact" | "prefix" = "exact"): Promise<DataException[]> {
-  const all = await listAll<DataException>(token, `/api/v1/exceptions?type=${type}`);
+export async function exceptionsFor(token: string, type: string, entityId: string, match: "exact" | "prefix" = "exact"): Promise<DataQualityException[]> {
+  const all = await listAll<DataQualityException>(token, `/api/v1/exceptions?type=${type}`);
   return all.filter((e) => (match === "exact" ? e.entity.id === entityId : e.entity.id.startsWith(entityId)));
 }
 

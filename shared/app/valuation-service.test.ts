@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../test/cosmos-stand-in";
-import { CosmosExceptionRepository } from "../adapters/cosmos/cosmos-exception-repository";
+import { CosmosDataQualityExceptionRepository } from "../adapters/cosmos/cosmos-data-quality-exception-repository";
 import { CosmosFxRateRepository } from "../adapters/cosmos/cosmos-fx-rate-repository";
 import { CosmosOutbox } from "../adapters/cosmos/cosmos-outbox";
 import { CosmosPortfolioRepository } from "../adapters/cosmos/cosmos-portfolio-repository";
@@ -9,7 +9,7 @@ import { CosmosPriceRepository } from "../adapters/cosmos/cosmos-price-repositor
 import { CosmosSecurityRepository } from "../adapters/cosmos/cosmos-security-repository";
 import type { Clock } from "../ports/clock";
 import type { StoredValuation } from "../ports/investment-repositories";
-import { Exceptions } from "./exceptions";
+import { DataQualityExceptions } from "./data-quality-exceptions";
 import { ValuationService } from "./valuation-service";
 
 const T0 = "2026-03-02T08:00:00.000Z";
@@ -47,7 +47,7 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       }
       return positions.saveValuation(valuation);
     };
-    const service = new ValuationService(portfolios, gated, securities, prices, new CosmosFxRateRepository(cosmos.db.container("fxRates")), outbox, new Exceptions(new CosmosExceptionRepository(cosmos.db.container("exceptions")), outbox, clock), clock, { pricePreference: ["close"], staleAfterDays: 5 });
+    const service = new ValuationService(portfolios, gated, securities, prices, new CosmosFxRateRepository(cosmos.db.container("fxRates")), outbox, new DataQualityExceptions(new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")), outbox, clock), clock, { pricePreference: ["close"], staleAfterDays: 5 });
 
     const older = service.revalue([{ portfolioId: "pf_V", date: "2026-03-02" }], null);
     await new Promise((r) => setTimeout(r, 200)); // the older one has read its inputs (price 10) and waits

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../domain/events";
-import type { ExceptionCandidate } from "../domain/exception";
+import type { DataQualityCandidate } from "../domain/data-quality-exception";
 import { fxPair } from "../domain/fx-rate";
 import type { Portfolio } from "../domain/portfolio";
 import type { PositionSnapshot } from "../domain/position";
@@ -9,7 +9,7 @@ import type { Clock } from "../ports/clock";
 import type { FxRateRepository, PositionRepository, PriceRepository, SecurityRepository, SnapshotRef } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { PortfolioRepository } from "../ports/portfolio-repository";
-import type { Exceptions } from "./exceptions";
+import type { DataQualityExceptions } from "./data-quality-exceptions";
 
 export interface ValuationSettings {
   pricePreference: readonly PriceType[];
@@ -25,7 +25,7 @@ export function pairsFor(currencies: Iterable<string>, base: string): string[] {
   return [...pairs].filter((p) => p.slice(0, 3) !== p.slice(3));
 }
 
-function issueToCandidate(issue: ValuationIssue, portfolioId: string): ExceptionCandidate {
+function issueToCandidate(issue: ValuationIssue, portfolioId: string): DataQualityCandidate {
   switch (issue.type) {
     case "MISSING_PRICE":
       return { key: `MISSING_PRICE|${issue.securityId}|${issue.date}`, type: "MISSING_PRICE", severity: "error", message: `No price for security ${issue.securityId} on or before ${issue.date} (portfolio ${portfolioId})`, entity: { type: "security", id: issue.securityId } };
@@ -53,7 +53,7 @@ export class ValuationService {
     private readonly prices: PriceRepository,
     private readonly fxRates: FxRateRepository,
     private readonly outbox: Outbox,
-    private readonly exceptions: Exceptions,
+    private readonly dataQuality: DataQualityExceptions,
     private readonly clock: Clock,
     private readonly settings: ValuationSettings,
   ) {}
@@ -139,7 +139,7 @@ export class ValuationService {
       data: { portfolioId: portfolio.id, valuationDate: date, totalValue: valuation.totalValue, currency: portfolio.baseCurrency },
     };
     await this.outbox.append([event]);
-    await this.exceptions.open(valuation.issues.map((i) => issueToCandidate(i, portfolio.id)), jobId);
+    await this.dataQuality.open(valuation.issues.map((i) => issueToCandidate(i, portfolio.id)), jobId);
     return valuation;
   }
 }

@@ -1,4 +1,4 @@
-import type { DataException } from "../domain/exception";
+import type { DataQualityException } from "../domain/data-quality-exception";
 import type { FxRate } from "../domain/fx-rate";
 import type { Job } from "../domain/job";
 import type { CursorPage, PageRequest } from "../domain/page-request";
@@ -128,16 +128,16 @@ export interface JobRepository {
   update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined>;
 }
 
-export interface ExceptionFilter {
-  type?: DataException["type"];
-  status?: DataException["status"];
-  severity?: DataException["severity"];
+export interface DataQualityExceptionFilter {
+  type?: DataQualityException["type"];
+  status?: DataQualityException["status"];
+  severity?: DataQualityException["severity"];
 }
 
-export interface ExceptionRepository {
+export interface DataQualityExceptionRepository {
   /** Creates the exception unless one with its id exists; true when created. */
-  createIfNew(exception: DataException): Promise<boolean>;
-  get(id: string): Promise<DataException | undefined>;
-  update(id: string, change: (current: DataException) => DataException): Promise<DataException | undefined>;
-  list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>>;
+  createIfNew(exception: DataQualityException): Promise<boolean>;
+  get(id: string): Promise<DataQualityException | undefined>;
+  update(id: string, change: (current: DataQualityException) => DataQualityException): Promise<DataQualityException | undefined>;
+  list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>>;
 }

@@ -23,7 +23,7 @@ export async function prepareFxRates(body: unknown, problems: Problems, deps: Fx
       return {
         counts,
         events: [],
-        exceptions: [],
+        dataQuality: [],
         affected: async () => {
           if (counts.created + counts.updated === 0) return [];
           const from = rates.reduce((min, r) => (r.date < min ? r.date : min), rates[0]?.date ?? "");

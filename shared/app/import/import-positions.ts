@@ -62,7 +62,7 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
         changed.push(...writes);
         return sumCounts(batch.map((e) => e.counts));
       });
-      return { counts, events: [], exceptions: [], affected: async () => changed.map(({ portfolioId, date }) => ({ portfolioId, date })) };
+      return { counts, events: [], dataQuality: [], affected: async () => changed.map(({ portfolioId, date }) => ({ portfolioId, date })) };
     },
   };
 }

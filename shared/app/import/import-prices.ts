@@ -1,5 +1,5 @@
 import { priceId, type Price } from "../../domain/price";
-import type { ExceptionCandidate } from "../../domain/exception";
+import type { DataQualityCandidate } from "../../domain/data-quality-exception";
 import { priceJump, type PricePoint } from "../../domain/valuation";
 import type { Clock } from "../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../ports/investment-repositories";
@@ -32,11 +32,11 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
     async commit(_jobId, progress) {
       const latest = await deps.prices.latest(prices.map((p) => p.securityId));
       const counts = await commitInBatches(prices, progress, (batch) => deps.prices.save(batch, latest));
-      const exceptions = findPriceJumps(prices, latest, deps.jumpThreshold);
+      const jumps = findPriceJumps(prices, latest, deps.jumpThreshold);
       return {
         counts,
         events: [],
-        exceptions,
+        dataQuality: jumps,
         affected: async () => {
           if (counts.created + counts.updated === 0 || prices.length === 0) return [];
           const from = prices.reduce((min, p) => (p.date < min ? p.date : min), prices[0]?.date ?? "");
@@ -52,7 +52,7 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
  * stored one (when it is older than the new price) or an earlier price of this payload. A backfilled
  * price older than what is stored is compared with the payload's own earlier prices.
  */
-function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): ExceptionCandidate[] {
+function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): DataQualityCandidate[] {
   const series = new Map<string, PricePoint[]>();
   const add = (securityId: string, p: PricePoint): void => {
     const key = `${securityId}|${p.type}`;
@@ -63,7 +63,7 @@ function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, re
   for (const securityId of new Set(prices.map((p) => p.securityId))) for (const p of latest.get(securityId) ?? []) add(securityId, p);
   for (const p of prices) add(p.securityId, p);
   for (const list of series.values()) list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.source < b.source ? -1 : 1));
-  const out: ExceptionCandidate[] = [];
+  const out: DataQualityCandidate[] = [];
   for (const price of prices) {
     const list = series.get(`${price.securityId}|${price.type}`) ?? [];
     // The last point strictly before the price's date (binary search).

@@ -7,7 +7,7 @@ import type { Clock } from "../../ports/clock";
 import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
-import type { Exceptions } from "../exceptions";
+import type { DataQualityExceptions } from "../data-quality-exceptions";
 import type { ValuationService } from "../valuation-service";
 import { prepareFxRates } from "./import-fx-rates";
 import { preparePositions } from "./import-positions";
@@ -27,7 +27,7 @@ export interface ImportDeps {
   transactions: TransactionRepository;
   jobs: JobRepository;
   outbox: Outbox;
-  exceptions: Exceptions;
+  dataQuality: DataQualityExceptions;
   valuation: ValuationService;
   clock: Clock;
   priceJumpThreshold: number;
@@ -41,7 +41,7 @@ export interface ImportSource {
 
 /**
  * One import, whatever brought it (REST, SFTP or blob): validate everything, then write by natural
- * key, record the refresh job, append events, open exceptions and revalue what changed.
+ * key, record the refresh job, append events, open data-quality exceptions and revalue what changed.
  */
 export class ImportService {
   constructor(private readonly deps: ImportDeps) {}
@@ -81,7 +81,7 @@ export class ImportService {
     try {
       const outcome = await prepared.commit(job.id, progress);
       await this.deps.outbox.append(outcome.events);
-      await this.deps.exceptions.open(outcome.exceptions, job.id);
+      await this.deps.dataQuality.open(outcome.dataQuality, job.id);
       await renew();
       // Revaluing many portfolios can outlast a lease: renew once half of it has gone.
       const renewIfDue = async (): Promise<void> => {

@@ -1,12 +1,12 @@
 import type { EventEnvelope } from "../../domain/events";
-import type { ExceptionCandidate } from "../../domain/exception";
+import type { DataQualityCandidate } from "../../domain/data-quality-exception";
 import type { SnapshotRef, WriteCounts } from "../../ports/investment-repositories";
 
-/** What an import did, for the job, the outbox, the exceptions and the revaluation that follow it. */
+/** What an import did, for the job, the outbox, the data-quality exceptions and the revaluation that follow it. */
 export interface ImportOutcome {
   counts: WriteCounts;
   events: EventEnvelope[];
-  exceptions: ExceptionCandidate[];
+  dataQuality: DataQualityCandidate[];
   /** Finds the position snapshots whose value the written data changes. */
   affected(): Promise<SnapshotRef[]>;
 }

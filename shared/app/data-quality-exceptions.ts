@@ -1,27 +1,27 @@
 import { mapConcurrent } from "../domain/concurrency";
 import { AppError, notFound } from "../domain/errors";
 import { eventIdOf, type EventEnvelope } from "../domain/events";
-import { exceptionIdOf, type DataException, type ExceptionCandidate } from "../domain/exception";
+import { dataQualityExceptionIdOf, type DataQualityException, type DataQualityCandidate } from "../domain/data-quality-exception";
 import type { CursorPage, PageRequest } from "../domain/page-request";
 import type { Clock } from "../ports/clock";
-import type { ExceptionFilter, ExceptionRepository } from "../ports/investment-repositories";
+import type { DataQualityExceptionFilter, DataQualityExceptionRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 
 /** Data-quality exceptions: opened once per condition, each announced by `exception.created`. */
-export class Exceptions {
+export class DataQualityExceptions {
   constructor(
-    private readonly repository: ExceptionRepository,
+    private readonly repository: DataQualityExceptionRepository,
     private readonly outbox: Outbox,
     private readonly clock: Clock,
   ) {}
 
   /** Opens an exception for each condition not seen before; returns how many were new. */
-  async open(candidates: readonly ExceptionCandidate[], jobId: string | null): Promise<number> {
+  async open(candidates: readonly DataQualityCandidate[], jobId: string | null): Promise<number> {
     const unique = [...new Map(candidates.map((c) => [c.key, c])).values()];
     const outcomes = await mapConcurrent(unique, 16, async (candidate) => {
       const now = this.clock.now().toISOString();
-      const exception: DataException = {
-        id: exceptionIdOf(candidate.key),
+      const exception: DataQualityException = {
+        id: dataQualityExceptionIdOf(candidate.key),
         type: candidate.type,
         severity: candidate.severity,
         message: candidate.message,
@@ -54,17 +54,17 @@ export class Exceptions {
     return opened;
   }
 
-  async get(id: string): Promise<DataException> {
+  async get(id: string): Promise<DataQualityException> {
     const exception = await this.repository.get(id);
     if (exception === undefined) throw notFound(`Exception '${id}'`);
     return exception;
   }
 
-  list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>> {
+  list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>> {
     return this.repository.list(filter, request);
   }
 
-  async resolve(id: string): Promise<DataException> {
+  async resolve(id: string): Promise<DataQualityException> {
     const updated = await this.repository.update(id, (current) => {
       if (current.status === "resolved") throw new AppError("CONFLICT", "The exception is already resolved");
       return { ...current, status: "resolved", resolvedAt: this.clock.now().toISOString() };

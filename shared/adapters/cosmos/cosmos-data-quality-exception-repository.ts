@@ -1,27 +1,27 @@
 import type { Container } from "@azure/cosmos";
-import type { DataException } from "../../domain/exception";
+import type { DataQualityException } from "../../domain/data-quality-exception";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
-import type { ExceptionFilter, ExceptionRepository } from "../../ports/investment-repositories";
+import type { DataQualityExceptionFilter, DataQualityExceptionRepository } from "../../ports/investment-repositories";
 import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
-interface ExceptionDoc extends DataException {
+interface ExceptionDoc extends DataQualityException {
   docType: "exception";
   sortKey: string;
   _etag?: string;
 }
 
-const toException = (doc: ExceptionDoc): DataException => {
+const toException = (doc: ExceptionDoc): DataQualityException => {
   const { docType: _d, sortKey: _s, _etag: _e, ...e } = stripSystem(doc);
   return e;
 };
-const toDoc = (e: DataException): ExceptionDoc => ({ ...e, docType: "exception", sortKey: `${e.createdAt}|${e.id}` });
+const toDoc = (e: DataQualityException): ExceptionDoc => ({ ...e, docType: "exception", sortKey: `${e.createdAt}|${e.id}` });
 
 /** Data-quality exceptions in the `exceptions` container (partition /id; the id derives from the condition). */
-export class CosmosExceptionRepository implements ExceptionRepository {
+export class CosmosDataQualityExceptionRepository implements DataQualityExceptionRepository {
   constructor(private readonly container: Container) {}
 
-  async createIfNew(exception: DataException): Promise<boolean> {
+  async createIfNew(exception: DataQualityException): Promise<boolean> {
     try {
       await this.container.items.create(toDoc(exception));
       return true;
@@ -31,12 +31,12 @@ export class CosmosExceptionRepository implements ExceptionRepository {
     }
   }
 
-  async get(id: string): Promise<DataException | undefined> {
+  async get(id: string): Promise<DataQualityException | undefined> {
     const doc = await this.read(id);
     return doc === undefined ? undefined : toException(doc);
   }
 
-  async update(id: string, change: (current: DataException) => DataException): Promise<DataException | undefined> {
+  async update(id: string, change: (current: DataQualityException) => DataQualityException): Promise<DataQualityException | undefined> {
     for (let attempt = 0; ; attempt++) {
       const doc = await this.read(id);
       if (doc === undefined) return undefined;
@@ -50,7 +50,7 @@ export class CosmosExceptionRepository implements ExceptionRepository {
     }
   }
 
-  async list(filter: ExceptionFilter, request: PageRequest): Promise<CursorPage<DataException>> {
+  async list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>> {
     const { where, parameters } = equalityFilters({ type: filter.type, status: filter.status, severity: filter.severity });
     const page = await pagedQuery<ExceptionDoc>(this.container, { where: ["c.docType = 'exception'", ...where], parameters, sortField: "sortKey", descending: true }, request);
     return { ...page, items: page.items.map(toException) };
