@@ -55,14 +55,22 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
   const [standIn] = server.listeners("request") as RequestHandler[];
   if (standIn === undefined) throw new Error("the Cosmos stand-in registered no request handler");
   const store = new JournalStore(options.dir);
-  const state = account();
-  // Restored before listening: no request can see a half-restored state.
-  store.restore(state);
-  const restored = store.snapshot(state);
   server.removeAllListeners("request");
   server.on("request", journalling(standIn, store));
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? "127.0.0.1", () => resolve()));
+  // The stand-in builds its account when it starts listening. The restore runs synchronously in that
+  // same event, so no request is served from a half-restored state.
+  const { state, restored } = await new Promise<{ state: StandInAccount; restored: number }>((resolve, reject) =>
+    server.listen(options.port, options.host ?? "127.0.0.1", () => {
+      try {
+        const current = account();
+        store.restore(current);
+        resolve({ state: current, restored: store.snapshot(current) });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }),
+  );
   return {
     server,
     port: (server.address() as AddressInfo).port,

@@ -46,6 +46,14 @@ export function partitionFromHeader(header: string | string[] | undefined): stri
   return plain ? partitionKeyOf(value) : undefined;
 }
 
+/**
+ * A "partition" no document is in. The SDK asks for a query plan beside every query and uses it only
+ * when the query itself is refused as needing one, which the stand-in never does; but the stand-in
+ * answers a plan request by running the whole query over the whole container. Run over no documents,
+ * the answer has the same shape (and no plan in it, as before) at no cost.
+ */
+export const NO_DOCUMENTS = "\u0000no documents";
+
 /** Runs `handle` (a request to the stand-in) with queries scoped to `partition`, through its awaits. */
 export function inPartition<T>(partition: string | undefined, handle: () => T): T {
   return partition === undefined ? handle() : requestPartition.run(partition, handle);

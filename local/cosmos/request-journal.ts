@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { strip, type JournalEntry, type JournalStore } from "./journal-store";
-import { inPartition, partitionFromHeader } from "./partition-index";
+import { inPartition, NO_DOCUMENTS, partitionFromHeader } from "./partition-index";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -65,8 +65,12 @@ function creationEntries(req: IncomingMessage, status: number, responseBody: str
   return [];
 }
 
+function isQueryPlan(req: IncomingMessage): boolean {
+  return req.method === "POST" && req.headers["x-ms-cosmos-is-query-plan-request"] !== undefined;
+}
+
 function isQuery(req: IncomingMessage): boolean {
-  return req.method === "POST" && req.headers["x-ms-documentdb-isquery"] !== undefined;
+  return (req.method === "POST" && req.headers["x-ms-documentdb-isquery"] !== undefined) || isQueryPlan(req);
 }
 
 function isWrite(req: IncomingMessage): boolean {
@@ -81,7 +85,7 @@ function isWrite(req: IncomingMessage): boolean {
 export function journalling(standIn: RequestHandler, store: JournalStore): RequestHandler {
   return (req, res) => {
     if (!isWrite(req)) {
-      const partition = isQuery(req) ? partitionFromHeader(req.headers["x-ms-documentdb-partitionkey"]) : undefined;
+      const partition = isQueryPlan(req) ? NO_DOCUMENTS : isQuery(req) ? partitionFromHeader(req.headers["x-ms-documentdb-partitionkey"]) : undefined;
       inPartition(partition, () => standIn(req, res));
       return;
     }

@@ -63,7 +63,7 @@ export class CosmosPositionRepository implements PositionRepository {
           { name: "@p", value: portfolioId },
           { name: "@d", value: onOrBefore },
         ],
-      })
+      }, { partitionKey: portfolioId })
       .fetchAll();
     const doc = resources[0];
     return doc === undefined ? undefined : toSnapshot(doc);
@@ -141,7 +141,7 @@ export class CosmosPositionRepository implements PositionRepository {
             { name: "@p", value: portfolioId },
             { name: "@d", value: date },
           ],
-        })
+        }, { partitionKey: portfolioId })
         .fetchAll();
       header = resources[0];
     }

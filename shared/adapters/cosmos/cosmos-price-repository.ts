@@ -97,7 +97,7 @@ export class CosmosPriceRepository implements PriceRepository {
             { name: "@s", value: securityId },
             { name: "@d", value: date },
           ],
-        })
+        }, { partitionKey: securityId })
         .fetchAll();
       out.set(securityId, resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency })));
     });
@@ -119,7 +119,7 @@ export class CosmosPriceRepository implements PriceRepository {
       where.push("c.type = @type");
       parameters.push({ name: "@type", value: filter.type });
     }
-    const page = await pagedQuery<PriceDoc>(this.container, { where, parameters, sortField: "id" }, request);
+    const page = await pagedQuery<PriceDoc>(this.container, { where, parameters, sortField: "id", partitionKey: securityId }, request);
     return { ...page, items: page.items.map(({ id: _id, docType: _d, ...price }) => price) };
   }
 
