@@ -64,8 +64,8 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
     server.listen(options.port, options.host ?? "127.0.0.1", () => {
       try {
         const current = account();
-        store.restore(current);
-        resolve({ state: current, restored: store.snapshot(current) });
+        const { compacted } = store.restore(current);
+        resolve({ state: current, restored: compacted ? JournalStore.documents(current) : store.snapshot(current) });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }

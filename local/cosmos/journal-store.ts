@@ -5,12 +5,12 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Doc, StandInAccount } from "./stand-in-internals";
+import { checkDocuments, type Doc, type StandInAccount } from "./stand-in-internals";
 
 /** One line of a journal or snapshot. */
 export type JournalEntry =
   | { op: "db"; db: string }
-  | { op: "coll"; db: string; coll: string; def: Doc }
+  | { op: "coll"; db: string; coll: string; def: Doc; ridCount?: number }
   | { op: "dropdb"; db: string }
   | { op: "dropcoll"; db: string; coll: string }
   | { op: "put"; db: string; coll: string; doc: Doc }
@@ -37,7 +37,10 @@ function apply(account: StandInAccount, entry: JournalEntry): void {
       return;
     case "coll": {
       const db = account.database(entry.db);
-      if (db.read() !== undefined && db.collection(entry.coll).read() === undefined) db.collections.create({ ...entry.def, id: entry.coll });
+      if (db.read() === undefined || db.collection(entry.coll).read() !== undefined) return;
+      db.collections.create({ ...entry.def, id: entry.coll });
+      const documents = checkDocuments(db.collection(entry.coll).documents);
+      if (entry.ridCount !== undefined) documents._ridCount = Math.max(documents._ridCount, entry.ridCount);
       return;
     }
     case "dropcoll": {
@@ -47,7 +50,13 @@ function apply(account: StandInAccount, entry: JournalEntry): void {
     }
     case "put": {
       const coll = account.database(entry.db).collection(entry.coll);
-      if (coll.read() !== undefined) coll.documents.upsert(entry.doc);
+      if (coll.read() === undefined) return;
+      const rid = entry.doc._rid;
+      // A snapshot's documents keep their system properties and go straight into the store: a
+      // million upserts would each make a new _rid and etag (half a minute); this takes seconds, and
+      // etags stay valid across a restart. Journal entries (no _rid) are upserts as they were made.
+      if (typeof rid === "string" && !coll.documents._data.has(rid)) coll.documents._set(entry.doc);
+      else coll.documents.upsert(strip(entry.doc));
       return;
     }
     case "del": {
@@ -72,10 +81,11 @@ function* snapshotEntries(account: StandInAccount): Generator<JournalEntry> {
       const def = collItem.read();
       if (def === undefined) continue;
       const coll = String(def.id);
-      yield { op: "coll", db, coll, def: strip(def) };
-      for (const docItem of database.collection(coll).documents._data.values()) {
+      const documents = database.collection(coll).documents;
+      yield { op: "coll", db, coll, def: strip(def), ridCount: documents._ridCount };
+      for (const docItem of documents._data.values()) {
         const doc = docItem.read();
-        if (doc !== undefined) yield { op: "put", db, coll, doc: strip(doc) };
+        if (doc !== undefined) yield { op: "put", db, coll, doc };
       }
     }
   }
@@ -130,10 +140,15 @@ export class JournalStore {
     return join(this.dir, `${String(gen).padStart(8, "0")}.${kind}.jsonl`);
   }
 
-  /** Replays the newest snapshot and every journal after it. */
-  restore(account: StandInAccount): void {
+  /**
+   * Replays the newest snapshot and every journal after it. When there was nothing after the snapshot,
+   * it is the current state already and its journal continues (no compaction needed): a restart of a
+   * million documents does not also write them all again.
+   */
+  restore(account: StandInAccount): { compacted: boolean } {
     const files = this.files();
     const snapshot = [...files].reverse().find((f) => f.kind === "snapshot");
+    let journalled = 0;
     for (const file of files) {
       if (snapshot !== undefined && (file.gen < snapshot.gen || (file.kind === "snapshot" && file !== snapshot))) continue;
       forEachLine(file.path, (line) => {
@@ -143,9 +158,15 @@ export class JournalStore {
         } catch {
           return; // a line torn by a crash mid-write was never acknowledged
         }
+        if (file.kind === "journal") journalled++;
         apply(account, entry);
       });
     }
+    if (snapshot !== undefined && journalled === 0 && snapshot.gen === this.gen) {
+      this.openJournal();
+      return { compacted: true };
+    }
+    return { compacted: false };
   }
 
   /** Writes the whole state as the next generation's snapshot and starts that generation's journal. */
@@ -177,6 +198,21 @@ export class JournalStore {
     this.openJournal();
     for (const file of this.files()) if (file.gen < next) rmSync(file.path, { force: true });
     return documents;
+  }
+
+  /** Documents held in every container. */
+  static documents(account: StandInAccount): number {
+    let count = 0;
+    for (const dbItem of account.databases._data.values()) {
+      const db = dbItem.read();
+      if (db === undefined) continue;
+      const database = account.database(String(db.id));
+      for (const collItem of database.collections._data.values()) {
+        const coll = collItem.read();
+        if (coll !== undefined) count += database.collection(String(coll.id)).documents._data.size;
+      }
+    }
+    return count;
   }
 
   private openJournal(): void {

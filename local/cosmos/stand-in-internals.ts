@@ -23,6 +23,8 @@ export interface StandInItems {
 
 /** A container's documents: the members the partition index wraps or calls. */
 export interface StandInDocuments extends StandInItems {
+  /** The counter `_rid`s are made from: restored with a snapshot, so new documents never reuse one. */
+  _ridCount: number;
   /** Stores a document under its `_rid` (every create, replace and upsert ends here). */
   _set(data: Doc): Doc;
   /** The `_rid` an id (or rid) names within a partition. */
@@ -84,6 +86,13 @@ export function standInClasses(): { accountModule: { default: Constructor }; Doc
   requireMethods((Account as Constructor).prototype, "Account", ["database"]);
   requireMethods((Documents as Constructor).prototype, "Documents", ["_set", "_toRid", "_getPartition", "query", "create", "upsert", "delete", "read"]);
   return { accountModule: accountModule as { default: Constructor }, Documents: Documents as Constructor };
+}
+
+/** Checks a container's document store before the restore writes into it directly. */
+export function checkDocuments(documents: StandInDocuments): StandInDocuments {
+  if (!(documents?._data instanceof Map)) fail("collection.documents._data is not a Map");
+  if (typeof documents._ridCount !== "number") fail("collection.documents._ridCount is not a number");
+  return documents;
 }
 
 /** Checks the instance members (they exist only once an account is built): maps and accessors. */
