@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { JournalEntry } from "../local/cosmos/journal-store";
+import type { JournalEntry } from "../local/cosmos/journal-entries";
 import { dateAfter, isinFor } from "./fixtures";
 
 /** Prices per security (one partition each): 10,000 documents are 100 securities. */

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { nextMessage, startChild, type Child } from "../local/children";
 import { freePort, projectRoot } from "../local/launch";
 import { resultLine } from "./harness";
+import { benchApiOnLargeStore } from "./stand-in-api";
 import { PRICES_PER_SECURITY, securityIdFor, writePriceSnapshot } from "./price-snapshot";
 
 const SIZES = [10_000, 100_000, 1_000_000];
 const SAMPLES = 200;
 const CROSS_SAMPLES = 3;
-const DB = "bench";
 
 interface Figures {
   documents: number;
@@ -71,15 +71,15 @@ function queries(container: Container, securities: number): { top1(i: number): P
   };
 }
 
-async function measure(dataDir: string, documents: number, key: string): Promise<Figures> {
-  writePriceSnapshot(join(dataDir, "cosmos"), DB, documents);
+async function measure(dataDir: string, documents: number, key: string, db: string): Promise<Figures> {
+  writePriceSnapshot(join(dataDir, "cosmos"), db, documents);
   const port = await freePort();
   let standIn = await startStandIn(dataDir, port);
   const startMs = standIn.ms;
   if (standIn.documents !== documents) throw new Error(`stand-in restored ${standIn.documents} documents, expected ${documents}`);
   const client = new CosmosClient({ endpoint: `http://127.0.0.1:${port}`, key, connectionPolicy: { enableEndpointDiscovery: false } });
   try {
-    const container = client.database(DB).container("prices");
+    const container = client.database(db).container("prices");
     const q = queries(container, documents / PRICES_PER_SECURITY);
     await sample(10, q.top1); // warm up: compiled queries, connections
     const top1 = await sample(SAMPLES, q.top1);
@@ -107,13 +107,21 @@ async function measure(dataDir: string, documents: number, key: string): Promise
 export async function benchStandInQuery(): Promise<boolean> {
   const settings = JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as { Values: Record<string, string> };
   const key = settings.Values.COSMOS_KEY ?? "";
+  // The service's own database: the largest store is then started as the local runtime's data.
+  const db = settings.Values.COSMOS_DATABASE ?? "investment-data";
   const dataDir = mkdtempSync(join(tmpdir(), "ids-bench-stand-in-"));
-  const figures: Figures[] = [];
   try {
-    for (const size of SIZES) figures.push(await measure(dataDir, size, key));
+    const figures: Figures[] = [];
+    for (const size of SIZES) figures.push(await measure(dataDir, size, key, db));
+    const met = report(figures);
+    await benchApiOnLargeStore(dataDir, SIZES.at(-1) ?? 0);
+    return met;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function report(figures: readonly Figures[]): boolean {
   console.log("\n== Cosmos stand-in: prices container, partitions of 100 documents, SDK against the child process ==");
   for (const f of figures) {
     console.log(

@@ -6,6 +6,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpServer } from "@vercel/cosmosdb-server";
+import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
 import { installPartitionIndex } from "./partition-index";
 import { journalling, type RequestHandler } from "./request-journal";
@@ -65,7 +66,7 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
       try {
         const current = account();
         const { compacted } = store.restore(current);
-        resolve({ state: current, restored: compacted ? JournalStore.documents(current) : store.snapshot(current) });
+        resolve({ state: current, restored: compacted ? countDocuments(current) : store.snapshot(current) });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }

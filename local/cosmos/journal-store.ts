@@ -5,91 +5,11 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkDocuments, type Doc, type StandInAccount } from "./stand-in-internals";
+import { apply, snapshotEntries, type JournalEntry } from "./journal-entries";
+import type { StandInAccount } from "./stand-in-internals";
 
-/** One line of a journal or snapshot. */
-export type JournalEntry =
-  | { op: "db"; db: string }
-  | { op: "coll"; db: string; coll: string; def: Doc; ridCount?: number }
-  | { op: "dropdb"; db: string }
-  | { op: "dropcoll"; db: string; coll: string }
-  | { op: "put"; db: string; coll: string; doc: Doc }
-  | { op: "del"; db: string; coll: string; id: string; pk: unknown };
-
-const SYSTEM = ["_rid", "_self", "_etag", "_ts", "_attachments", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"];
 const FILE = /^(\d{8})\.(snapshot|journal)\.jsonl$/;
 const CHUNK = 16 << 20;
-
-/** A resource without the system properties the stand-in assigns again when it is stored. */
-export function strip(value: Doc): Doc {
-  const out = { ...value };
-  for (const key of SYSTEM) delete out[key];
-  return out;
-}
-
-function apply(account: StandInAccount, entry: JournalEntry): void {
-  switch (entry.op) {
-    case "db":
-      if (account.database(entry.db).read() === undefined) account.databases.create({ id: entry.db });
-      return;
-    case "dropdb":
-      if (account.database(entry.db).read() !== undefined) account.databases.delete(entry.db);
-      return;
-    case "coll": {
-      const db = account.database(entry.db);
-      if (db.read() === undefined || db.collection(entry.coll).read() !== undefined) return;
-      db.collections.create({ ...entry.def, id: entry.coll });
-      const documents = checkDocuments(db.collection(entry.coll).documents);
-      if (entry.ridCount !== undefined) documents._ridCount = Math.max(documents._ridCount, entry.ridCount);
-      return;
-    }
-    case "dropcoll": {
-      const db = account.database(entry.db);
-      if (db.read() !== undefined && db.collection(entry.coll).read() !== undefined) db.collections.delete(entry.coll);
-      return;
-    }
-    case "put": {
-      const coll = account.database(entry.db).collection(entry.coll);
-      if (coll.read() === undefined) return;
-      const rid = entry.doc._rid;
-      // A snapshot's documents keep their system properties and go straight into the store: a
-      // million upserts would each make a new _rid and etag (half a minute); this takes seconds, and
-      // etags stay valid across a restart. Journal entries (no _rid) are upserts as they were made.
-      if (typeof rid === "string" && !coll.documents._data.has(rid)) coll.documents._set(entry.doc);
-      else coll.documents.upsert(strip(entry.doc));
-      return;
-    }
-    case "del": {
-      const coll = account.database(entry.db).collection(entry.coll);
-      try {
-        coll.documents.delete(entry.id, entry.pk);
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
-
-function* snapshotEntries(account: StandInAccount): Generator<JournalEntry> {
-  for (const dbItem of account.databases._data.values()) {
-    const dbData = dbItem.read();
-    if (dbData === undefined) continue;
-    const db = String(dbData.id);
-    yield { op: "db", db };
-    const database = account.database(db);
-    for (const collItem of database.collections._data.values()) {
-      const def = collItem.read();
-      if (def === undefined) continue;
-      const coll = String(def.id);
-      const documents = database.collection(coll).documents;
-      yield { op: "coll", db, coll, def: strip(def), ridCount: documents._ridCount };
-      for (const docItem of documents._data.values()) {
-        const doc = docItem.read();
-        if (doc !== undefined) yield { op: "put", db, coll, doc };
-      }
-    }
-  }
-}
 
 /**
  * Calls `onLine` for every line of a file, reading it in chunks: a snapshot of a million documents is
@@ -198,21 +118,6 @@ export class JournalStore {
     this.openJournal();
     for (const file of this.files()) if (file.gen < next) rmSync(file.path, { force: true });
     return documents;
-  }
-
-  /** Documents held in every container. */
-  static documents(account: StandInAccount): number {
-    let count = 0;
-    for (const dbItem of account.databases._data.values()) {
-      const db = dbItem.read();
-      if (db === undefined) continue;
-      const database = account.database(String(db.id));
-      for (const collItem of database.collections._data.values()) {
-        const coll = collItem.read();
-        if (coll !== undefined) count += database.collection(String(coll.id)).documents._data.size;
-      }
-    }
-    return count;
   }
 
   private openJournal(): void {

@@ -4,7 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { strip, type JournalEntry, type JournalStore } from "./journal-store";
+import { strip, type JournalEntry } from "./journal-entries";
+import type { JournalStore } from "./journal-store";
 import { inPartition, NO_DOCUMENTS, partitionFromHeader } from "./partition-index";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
