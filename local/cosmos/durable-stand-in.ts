@@ -6,6 +6,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpServer } from "@vercel/cosmosdb-server";
+import query from "@zeit/cosmosdb-query";
 import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
 import { installPartitionIndex } from "./partition-index";
@@ -43,8 +44,6 @@ function prepare(): () => StandInAccount {
  * a container copies its rows once per document: fail at start rather than stall at 20,000 documents.
  */
 function assertQueryEnginePatched(): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { default: query } = require("@zeit/cosmosdb-query") as { default: (sql: string) => { code: string } };
   if (query("SELECT * FROM c").code.includes("[...$")) {
     throw new Error("@zeit/cosmosdb-query is not patched (its FROM clause is quadratic); run `npm ci` so that patch-package applies patches/");
   }
@@ -65,8 +64,8 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
     server.listen(options.port, options.host ?? "127.0.0.1", () => {
       try {
         const current = account();
-        const { compacted } = store.restore(current);
-        resolve({ state: current, restored: compacted ? countDocuments(current) : store.snapshot(current) });
+        const { snapshotIsCurrent } = store.restore(current);
+        resolve({ state: current, restored: snapshotIsCurrent ? countDocuments(current) : store.snapshot(current) });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }

@@ -65,7 +65,7 @@ export class JournalStore {
    * it is the current state already and its journal continues (no compaction needed): a restart of a
    * million documents does not also write them all again.
    */
-  restore(account: StandInAccount): { compacted: boolean } {
+  restore(account: StandInAccount): { snapshotIsCurrent: boolean } {
     const files = this.files();
     const snapshot = [...files].reverse().find((f) => f.kind === "snapshot");
     let journalled = 0;
@@ -84,9 +84,9 @@ export class JournalStore {
     }
     if (snapshot !== undefined && journalled === 0 && snapshot.gen === this.gen) {
       this.openJournal();
-      return { compacted: true };
+      return { snapshotIsCurrent: true };
     }
-    return { compacted: false };
+    return { snapshotIsCurrent: false };
   }
 
   /** Writes the whole state as the next generation's snapshot and starts that generation's journal. */
