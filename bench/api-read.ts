@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 import { CosmosClient } from "@azure/cosmos";
-import { adminToken, closedLoop, type BenchRuntime } from "./harness";
+import { adminToken, closedLoop, resultLine, type BenchRuntime } from "./harness";
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -38,5 +38,6 @@ export async function benchApiRead(runtime: BenchRuntime): Promise<boolean> {
   console.log(`raw Cosmos stand-in point reads (SDK, one process): ${raw.rate.toFixed(0)}/s  p50 ${raw.p50.toFixed(2)} ms  p99 ${raw.p99.toFixed(2)} ms  errors ${raw.errors}`);
   console.log(`API (auth + rate limit + read):                     ${api.requests.average.toFixed(0)}/s  p50 ${api.latency.p50} ms  p99 ${api.latency.p99} ms  errors ${api.errors}  non-2xx ${api.non2xx}  timeouts ${api.timeouts}`);
   console.log(`ratio API/raw: ${ratio.toFixed(3)} (target ≥ 0.333, no errors, no non-2xx) → ${met ? "MET" : "NOT MET"}`);
+  console.log(resultLine("api-read", api.requests.average, raw.rate, 0.333));
   return met;
 }

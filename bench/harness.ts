@@ -76,3 +76,13 @@ export async function closedLoop(concurrency: number, seconds: number, op: () =>
   const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return { rate: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
 }
+
+const figure = (n: number): string => String(Number(n.toFixed(3)));
+
+/**
+ * The one machine-readable line each benchmark prints beside its human lines:
+ * `RESULT <name> value=<figure> baseline=<figure> ratio=<value/baseline> target=<target>`.
+ */
+export function resultLine(name: string, value: number, baseline: number, target: number): string {
+  return `RESULT ${name} value=${figure(value)} baseline=${figure(baseline)} ratio=${figure(value / baseline)} target=${figure(target)}`;
+}

@@ -1,6 +1,6 @@
 import { CosmosClient, type JSONObject } from "@azure/cosmos";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
-import { adminToken, type BenchRuntime } from "./harness";
+import { adminToken, resultLine, type BenchRuntime } from "./harness";
 import { dateAfter, isinFor, post, withPeakRss } from "./fixtures";
 
 const SECURITIES = 1000;
@@ -73,5 +73,6 @@ export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
   console.log(`re-import of one unchanged batch:        ${(again.ms / 1000).toFixed(2)} s → ${JSON.stringify((again.body as { data?: unknown }).data)}`);
   console.log(`peak RSS of the service process during the import: ${peakMb.toFixed(0)} MB`);
   console.log(`ratio API/raw: ${ratio.toFixed(3)} (target ≥ 0.5) → ${met ? "MET" : "NOT MET"}`);
+  console.log(resultLine("import-prices", apiRate, rawRate, 0.5));
   return met;
 }

@@ -94,7 +94,9 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown("SIGTERM").then(() => process.exit(0)));
 
   try {
-    const { documents: restored } = (await nextMessage(cosmosChild.process, "ready", 60_000)) as { documents: number };
+    // A large store takes a while: a million documents restore in about 10 s, or about a minute once
+    // from a snapshot written before snapshots kept system properties.
+    const { documents: restored } = (await nextMessage(cosmosChild.process, "ready", 300_000)) as { documents: number };
     await waitForPort(ports.blob, "127.0.0.1", 15_000);
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 

@@ -77,7 +77,7 @@ export class CosmosApiClientRepository implements ApiClientRepository {
   }
 
   async list(page: number, pageSize: number): Promise<Page<StoredApiClient>> {
-    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id" }, { page, pageSize });
+    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND }, { page, pageSize });
     return { items: result.items.map(toStored), totalItems: result.totalItems };
   }
 }

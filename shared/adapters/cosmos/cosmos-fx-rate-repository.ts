@@ -44,7 +44,7 @@ export class CosmosFxRateRepository implements FxRateRepository {
             { name: "@pair", value: pair },
             { name: "@date", value: date },
           ],
-        })
+        }, { partitionKey: pair })
         .fetchAll();
       const top = resources[0];
       if (top !== undefined) table.set(pair, [{ date: top.date, rate: top.rate }]);

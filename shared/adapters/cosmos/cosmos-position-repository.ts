@@ -66,7 +66,7 @@ export class CosmosPositionRepository implements PositionRepository {
           { name: "@p", value: portfolioId },
           { name: "@d", value: onOrBefore },
         ],
-      })
+      }, { partitionKey: portfolioId })
       .fetchAll();
     const doc = resources[0];
     return doc === undefined ? undefined : toSnapshot(doc);
@@ -156,7 +156,7 @@ export class CosmosPositionRepository implements PositionRepository {
             { name: "@p", value: portfolioId },
             { name: "@d", value: date },
           ],
-        })
+        }, { partitionKey: portfolioId })
         .fetchAll();
       header = resources[0];
     }

@@ -148,7 +148,7 @@ export class CosmosPriceRepository implements PriceRepository {
       where.push("c.type = @type");
       parameters.push({ name: "@type", value: filter.type });
     }
-    const page = await pagedQuery<PriceDoc>(this.container, { where, parameters, sortField: "id" }, request);
+    const page = await pagedQuery<PriceDoc>(this.container, { where, parameters, sortField: "id", partitionKey: securityId }, request);
     return { ...page, items: page.items.map(({ id: _id, docType: _d, ...price }) => price) };
   }
 

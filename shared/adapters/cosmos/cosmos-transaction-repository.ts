@@ -59,7 +59,7 @@ export class CosmosTransactionRepository implements TransactionRepository {
       where.push("c.tradeDate <= @to");
       parameters.push({ name: "@to", value: filter.to });
     }
-    const page = await pagedQuery<TransactionDoc>(this.container, { where, parameters, sortField: "sortKey" }, request);
+    const page = await pagedQuery<TransactionDoc>(this.container, { where, parameters, sortField: "sortKey", partitionKey: filter.portfolioId }, request);
     return { ...page, items: page.items.map(toTransaction) };
   }
 }

@@ -11,6 +11,8 @@ export interface PagedQuery {
   /** A single string field that orders the list uniquely (Cosmos needs a composite index for more). */
   sortField: string;
   descending?: boolean;
+  /** The partition the filter pins, if any: the query then reads that partition alone. */
+  partitionKey?: string;
 }
 
 /** `c.<field> = @<field>` for every filter that is set. */
@@ -45,7 +47,8 @@ export async function pagedQuery<T extends object>(container: Container, query: 
   // Without OFFSET (the stand-in has none) a page number reads every item before it: bound that.
   if (request.page !== undefined) assertPageDepth(request.page, request.pageSize);
   const where = query.where.length > 0 ? query.where.join(" AND ") : "true";
-  const { resources: counts } = await container.items.query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters: query.parameters }).fetchAll();
+  const options = query.partitionKey === undefined ? {} : { partitionKey: query.partitionKey };
+  const { resources: counts } = await container.items.query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters: query.parameters }, options).fetchAll();
   const totalItems = counts[0] ?? 0;
   const field = `c.${query.sortField}`;
   const direction = query.descending === true ? "DESC" : "ASC";
@@ -61,7 +64,7 @@ export async function pagedQuery<T extends object>(container: Container, query: 
   }
   parameters.push({ name: "@top", value: skip + request.pageSize + 1 });
   const { resources } = await container.items
-    .query<T>({ query: `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY ${field} ${direction}`, parameters })
+    .query<T>({ query: `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY ${field} ${direction}`, parameters }, options)
     .fetchAll();
   const page = resources.slice(skip, skip + request.pageSize).map((doc) => stripSystem(doc));
   const more = resources.length > skip + request.pageSize;

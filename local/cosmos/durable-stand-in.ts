@@ -1,0 +1,90 @@
+/**
+ * The Cosmos stand-in (@vercel/cosmosdb-server) made durable and partition-aware: restored from its
+ * journal store before it listens, writes journalled, queries that name a partition scoped to it.
+ * The local runtime's child process (local/cosmos-server.ts) runs one; tests run one in-process.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHttpServer } from "@vercel/cosmosdb-server";
+import query from "@zeit/cosmosdb-query";
+import { countDocuments } from "./journal-entries";
+import { JournalStore } from "./journal-store";
+import { installPartitionIndex } from "./partition-index";
+import { journalling, type RequestHandler } from "./request-journal";
+import { captureAccounts, standInClasses, type StandInAccount } from "./stand-in-internals";
+
+export interface DurableStandIn {
+  server: Server;
+  port: number;
+  /** Documents restored at start. */
+  restored: number;
+  account: StandInAccount;
+  store: JournalStore;
+  /** Writes a snapshot (compacting the journal); returns the documents written. */
+  snapshot(): number;
+  /** Final snapshot, then stops listening. */
+  close(): Promise<void>;
+}
+
+let currentAccount: (() => StandInAccount) | undefined;
+
+/** Version and shape checks, the partition index and account capture: once per process. */
+function prepare(): () => StandInAccount {
+  if (currentAccount === undefined) {
+    const { accountModule, Documents } = standInClasses();
+    assertQueryEnginePatched();
+    installPartitionIndex(Documents);
+    currentAccount = captureAccounts(accountModule);
+  }
+  return currentAccount;
+}
+
+/**
+ * Without patches/@zeit+cosmosdb-query+*.patch (applied by `patch-package` on install) every query over
+ * a container copies its rows once per document: fail at start rather than stall at 20,000 documents.
+ */
+function assertQueryEnginePatched(): void {
+  if (query("SELECT * FROM c").code.includes("[...$")) {
+    throw new Error("@zeit/cosmosdb-query is not patched (its FROM clause is quadratic); run `npm ci` so that patch-package applies patches/");
+  }
+}
+
+export async function startDurableStandIn(options: { port: number; dir: string; host?: string }): Promise<DurableStandIn> {
+  const account = prepare();
+  const server = createHttpServer({ keepAlive: true });
+  const [standIn] = server.listeners("request") as RequestHandler[];
+  if (standIn === undefined) throw new Error("the Cosmos stand-in registered no request handler");
+  const store = new JournalStore(options.dir);
+  server.removeAllListeners("request");
+  server.on("request", journalling(standIn, store));
+  server.keepAliveTimeout = 65_000;
+  // The stand-in builds its account when it starts listening. The restore runs synchronously in that
+  // same event, so no request is served from a half-restored state.
+  const { state, restored } = await new Promise<{ state: StandInAccount; restored: number }>((resolve, reject) =>
+    server.listen(options.port, options.host ?? "127.0.0.1", () => {
+      try {
+        const current = account();
+        const { snapshotIsCurrent } = store.restore(current);
+        resolve({ state: current, restored: snapshotIsCurrent ? countDocuments(current) : store.snapshot(current) });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }),
+  );
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    restored,
+    account: state,
+    store,
+    snapshot: () => store.snapshot(state),
+    async close() {
+      store.snapshot(state);
+      store.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

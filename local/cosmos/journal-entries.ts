@@ -1,0 +1,104 @@
+/**
+ * The journal store's lines: what each entry means to the stand-in's memory (apply), and the whole
+ * state as entries (a snapshot).
+ */
+import { checkDocuments, type Doc, type StandInAccount } from "./stand-in-internals";
+
+/** One line of a journal or snapshot. */
+export type JournalEntry =
+  | { op: "db"; db: string }
+  | { op: "coll"; db: string; coll: string; def: Doc; ridCount?: number }
+  | { op: "dropdb"; db: string }
+  | { op: "dropcoll"; db: string; coll: string }
+  | { op: "put"; db: string; coll: string; doc: Doc }
+  | { op: "del"; db: string; coll: string; id: string; pk: unknown };
+
+const SYSTEM = ["_rid", "_self", "_etag", "_ts", "_attachments", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"];
+
+/** A resource without the system properties the stand-in assigns again when it is stored. */
+export function strip(value: Doc): Doc {
+  const out = { ...value };
+  for (const key of SYSTEM) delete out[key];
+  return out;
+}
+
+/** Applies one entry to the stand-in's memory; entries that no longer apply (a drop of what is gone) do nothing. */
+export function apply(account: StandInAccount, entry: JournalEntry): void {
+  switch (entry.op) {
+    case "db":
+      if (account.database(entry.db).read() === undefined) account.databases.create({ id: entry.db });
+      return;
+    case "dropdb":
+      if (account.database(entry.db).read() !== undefined) account.databases.delete(entry.db);
+      return;
+    case "coll": {
+      const db = account.database(entry.db);
+      if (db.read() === undefined || db.collection(entry.coll).read() !== undefined) return;
+      db.collections.create({ ...entry.def, id: entry.coll });
+      const documents = checkDocuments(db.collection(entry.coll).documents);
+      if (entry.ridCount !== undefined) documents._ridCount = Math.max(documents._ridCount, entry.ridCount);
+      return;
+    }
+    case "dropcoll": {
+      const db = account.database(entry.db);
+      if (db.read() !== undefined && db.collection(entry.coll).read() !== undefined) db.collections.delete(entry.coll);
+      return;
+    }
+    case "put": {
+      const coll = account.database(entry.db).collection(entry.coll);
+      if (coll.read() === undefined) return;
+      const rid = entry.doc._rid;
+      // A snapshot's documents keep their system properties and go straight into the store: a
+      // million upserts would each make a new _rid and etag (half a minute); this takes seconds, and
+      // etags stay valid across a restart. Journal entries (no _rid) are upserts as they were made.
+      if (typeof rid === "string" && !coll.documents._data.has(rid)) coll.documents._set(entry.doc);
+      else coll.documents.upsert(strip(entry.doc));
+      return;
+    }
+    case "del": {
+      const coll = account.database(entry.db).collection(entry.coll);
+      try {
+        coll.documents.delete(entry.id, entry.pk);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** The whole state as entries: each database, its containers, their documents with system properties. */
+export function* snapshotEntries(account: StandInAccount): Generator<JournalEntry> {
+  for (const dbItem of account.databases._data.values()) {
+    const dbData = dbItem.read();
+    if (dbData === undefined) continue;
+    const db = String(dbData.id);
+    yield { op: "db", db };
+    const database = account.database(db);
+    for (const collItem of database.collections._data.values()) {
+      const def = collItem.read();
+      if (def === undefined) continue;
+      const coll = String(def.id);
+      const documents = database.collection(coll).documents;
+      yield { op: "coll", db, coll, def: strip(def), ridCount: documents._ridCount };
+      for (const docItem of documents._data.values()) {
+        const doc = docItem.read();
+        if (doc !== undefined) yield { op: "put", db, coll, doc };
+      }
+    }
+  }
+}
+
+/** Documents held in every container. */
+export function countDocuments(account: StandInAccount): number {
+  let count = 0;
+  for (const dbItem of account.databases._data.values()) {
+    const db = dbItem.read();
+    if (db === undefined) continue;
+    const database = account.database(String(db.id));
+    for (const collItem of database.collections._data.values()) {
+      const coll = collItem.read();
+      if (coll !== undefined) count += database.collection(String(coll.id)).documents._data.size;
+    }
+  }
+  return count;
+}
