@@ -3,7 +3,8 @@ import type { StoredApiClient } from "../../domain/api-client";
 import { AppError } from "../../domain/errors";
 import type { Page } from "../../domain/pagination";
 import type { ApiClientRepository } from "../../ports/api-client-repository";
-import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { updateDocument, readDocument } from "./conditional-update";
+import { isConflict, stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 
 const KIND = "api-client";
@@ -13,9 +14,6 @@ interface ApiClientDoc extends StoredApiClient {
   kind: typeof KIND;
   _etag?: string;
 }
-
-/** Enough for every writer of a burst of concurrent changes to get through (each round, one wins). */
-const UPDATE_ATTEMPTS = 30;
 
 const toStored = (doc: ApiClientDoc): StoredApiClient => {
   const { id: _id, kind: _kind, ...rest } = stripSystem(doc);
@@ -34,33 +32,12 @@ export class CosmosApiClientRepository implements ApiClientRepository {
   }
 
   async update(clientId: string, change: (current: StoredApiClient) => StoredApiClient): Promise<StoredApiClient | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      const doc = await this.read(clientId);
-      if (doc === undefined) return undefined;
-      const next = change(toStored(doc));
-      try {
-        await this.container.item(clientId, KIND).replace(toDoc(next), { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
-        return next;
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        if (!isPreconditionFailed(error)) throw error;
-        if (attempt >= UPDATE_ATTEMPTS) {
-          throw new AppError("CONFLICT", `API client '${clientId}' is being changed by other requests at the same time; retry`, { retryable: true });
-        }
-        // Jitter, so the writers that lost this round do not collide again in lockstep.
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 5)));
-      }
-    }
+    const stored = await updateDocument<ApiClientDoc>(this.container, { id: clientId, partitionKey: KIND, what: `API client '${clientId}'` }, () => this.read(clientId), (doc) => toDoc(change(toStored(doc))));
+    return stored === undefined ? undefined : toStored(stored);
   }
 
-  private async read(clientId: string): Promise<ApiClientDoc | undefined> {
-    try {
-      const { resource } = await this.container.item(clientId, KIND).read<ApiClientDoc>();
-      return resource;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  private read(clientId: string): Promise<ApiClientDoc | undefined> {
+    return readDocument<ApiClientDoc>(this.container, clientId, KIND);
   }
 
   async create(client: StoredApiClient): Promise<void> {

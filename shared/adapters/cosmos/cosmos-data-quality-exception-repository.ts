@@ -2,7 +2,8 @@ import type { Container } from "@azure/cosmos";
 import type { DataQualityException } from "../../domain/data-quality-exception";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { DataQualityExceptionFilter, DataQualityExceptionRepository } from "../../ports/investment-repositories";
-import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { readDocument, updateDocument } from "./conditional-update";
+import { isConflict, stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface ExceptionDoc extends DataQualityException {
@@ -37,17 +38,8 @@ export class CosmosDataQualityExceptionRepository implements DataQualityExceptio
   }
 
   async update(id: string, change: (current: DataQualityException) => DataQualityException): Promise<DataQualityException | undefined> {
-    for (let attempt = 0; ; attempt++) {
-      const doc = await this.read(id);
-      if (doc === undefined) return undefined;
-      const next = change(toException(doc));
-      try {
-        await this.container.item(id, id).replace(toDoc(next), { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
-        return next;
-      } catch (error) {
-        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
-      }
-    }
+    const stored = await updateDocument<ExceptionDoc>(this.container, { id, partitionKey: id, what: `Exception '${id}'` }, () => this.read(id), (doc) => toDoc(change(toException(doc))));
+    return stored === undefined ? undefined : toException(stored);
   }
 
   async list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>> {
@@ -56,13 +48,7 @@ export class CosmosDataQualityExceptionRepository implements DataQualityExceptio
     return { ...page, items: page.items.map(toException) };
   }
 
-  private async read(id: string): Promise<ExceptionDoc | undefined> {
-    try {
-      const { resource } = await this.container.item(id, id).read<ExceptionDoc>();
-      return resource?.docType === "exception" ? resource : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  private read(id: string): Promise<ExceptionDoc | undefined> {
+    return readDocument<ExceptionDoc>(this.container, id, id, (doc) => doc.docType === "exception");
   }
 }

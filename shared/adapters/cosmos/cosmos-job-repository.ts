@@ -2,7 +2,8 @@ import type { Container } from "@azure/cosmos";
 import type { Job } from "../../domain/job";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { JobRepository } from "../../ports/investment-repositories";
-import { isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { readDocument, updateDocument } from "./conditional-update";
+import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface JobDoc extends Job {
@@ -32,29 +33,15 @@ export class CosmosJobRepository implements JobRepository {
   }
 
   async update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined> {
-    for (let attempt = 0; ; attempt++) {
-      const doc = await this.read(id);
-      if (doc === undefined) return undefined;
-      const current = toJob(doc);
-      const next = change(current);
-      if (next === undefined) return current;
-      try {
-        await this.container.item(id, id).replace(toDoc(next), { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } });
-        return next;
-      } catch (error) {
-        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
-      }
-    }
+    const stored = await updateDocument<JobDoc>(this.container, { id, partitionKey: id, what: `Job '${id}'` }, () => this.read(id), (doc) => {
+      const next = change(toJob(doc));
+      return next === undefined ? undefined : toDoc(next);
+    });
+    return stored === undefined ? undefined : toJob(stored);
   }
 
-  private async read(id: string): Promise<JobDoc | undefined> {
-    try {
-      const { resource } = await this.container.item(id, id).read<JobDoc>();
-      return resource?.docType === "job" ? resource : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  private read(id: string): Promise<JobDoc | undefined> {
+    return readDocument<JobDoc>(this.container, id, id, (doc) => doc.docType === "job");
   }
 
   async list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>> {

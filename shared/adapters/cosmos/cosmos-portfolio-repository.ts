@@ -5,7 +5,8 @@ import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
 import { bulkRead } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
-import { isConflict, isNotFound, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { readDocument, updateDocument, type Versioned } from "./conditional-update";
+import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 
 interface PortfolioDoc extends Portfolio {
   docType: "portfolio";
@@ -49,37 +50,24 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   }
 
   async update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined> {
-    for (let attempt = 0; ; attempt++) {
-      const doc = await this.read(id);
-      if (doc === undefined) return undefined;
-      const next = change(toPortfolio(doc));
-      try {
-        await this.container
-          .item(id, id)
-          .replace<PortfolioDoc>(
-            { ...next, docType: "portfolio", ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}) },
-            { accessCondition: { type: "IfMatch", condition: doc._etag ?? "" } },
-          );
-        return next;
-      } catch (error) {
-        if (!isPreconditionFailed(error) || attempt >= 4) throw error;
-      }
-    }
+    const stored = await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => ({
+      ...change(toPortfolio(doc)),
+      docType: "portfolio",
+      // The valuation version is bookkeeping of recordValuation; an edit keeps it.
+      ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
+    }));
+    return stored === undefined ? undefined : toPortfolio(stored);
   }
 
   async recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      const doc = await this.read(id);
-      if (doc === undefined || !isNewer(doc, valuation.date, valuation.version)) return false;
-      const { _etag: etag, ...rest } = doc;
-      const next: PortfolioDoc = { ...rest, totalValue: valuation.totalValue, latestValuationDate: valuation.date, updatedAt: valuation.valuedAt, valuationVersion: valuation.version };
-      try {
-        await this.container.item(id, id).replace<PortfolioDoc>(next, { accessCondition: { type: "IfMatch", condition: etag ?? "" } });
-        return true;
-      } catch (error) {
-        if (!isPreconditionFailed(error) || attempt >= 9) throw error;
-      }
-    }
+    let recorded = false;
+    await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => {
+      recorded = isNewer(doc, valuation.date, valuation.version);
+      if (!recorded) return undefined;
+      const { _etag: _e, ...rest } = doc;
+      return { ...rest, totalValue: valuation.totalValue, latestValuationDate: valuation.date, updatedAt: valuation.valuedAt, valuationVersion: valuation.version };
+    });
+    return recorded;
   }
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>> {
@@ -116,15 +104,9 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return resources.map(toPortfolio);
   }
 
-  private async read(id: string): Promise<PortfolioDoc | undefined> {
+  private async read(id: string): Promise<Versioned<PortfolioDoc> | undefined> {
     if (id.startsWith("code|")) return undefined;
-    try {
-      const { resource } = await this.container.item(id, id).read<PortfolioDoc>();
-      return resource?.docType === "portfolio" ? resource : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    return readDocument<PortfolioDoc>(this.container, id, id, (doc) => doc.docType === "portfolio");
   }
 
   /**
