@@ -25,6 +25,24 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   });
   afterAll(async () => cosmos.stop());
 
+  /** The import use case on the stand-in and the fake clock, with some of its dependencies replaced. */
+  const importService = (replaced: Partial<ConstructorParameters<typeof ImportService>[0]>): ImportService =>
+    new ImportService({
+      portfolios: app.portfolioRepository(),
+      securities: app.securityRepository(),
+      prices: app.priceRepository(),
+      fxRates: app.fxRateRepository(),
+      positions: app.positionRepository(),
+      transactions: app.transactionRepository(),
+      jobs: app.jobRepository(),
+      outbox: app.outbox(),
+      dataQuality: app.dataQualityExceptions(),
+      valuation: app.valuation(),
+      clock: { now: () => now },
+      priceJumpThreshold: 0.25,
+      ...replaced,
+    });
+
   const job = (id: string, status: Job["status"], leaseUntil: string | null, accepted = 0): Job => ({
     id,
     source: "sftp",
@@ -96,20 +114,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return app.securityRepository().save(batch);
       },
     });
-    const imports = new ImportService({
-      portfolios: app.portfolioRepository(),
-      securities: failingSecurities,
-      prices: app.priceRepository(),
-      fxRates: app.fxRateRepository(),
-      positions: app.positionRepository(),
-      transactions: app.transactionRepository(),
-      jobs: recordingJobs,
-      outbox: app.outbox(),
-      dataQuality: app.dataQualityExceptions(),
-      valuation: app.valuation(),
-      clock: { now: () => now },
-      priceJumpThreshold: 0.25,
-    });
+    const imports = importService({ securities: failingSecurities, jobs: recordingJobs });
     const securities = Array.from({ length: 700 }, (_, i) => ({ id: `SEC-BATCH-${i}`, name: `Security ${i}`, assetClass: "equity", currency: "EUR" }));
     const startedAt = now.getTime();
     const error = await imports.execute("securities", { securities }, { source: "api" }).catch((e: unknown) => e);
@@ -142,20 +147,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return [];
       },
     } as unknown as ValuationService;
-    const imports = new ImportService({
-      portfolios: app.portfolioRepository(),
-      securities: app.securityRepository(),
-      prices: app.priceRepository(),
-      fxRates: app.fxRateRepository(),
-      positions: app.positionRepository(),
-      transactions: app.transactionRepository(),
-      jobs: recordingJobs,
-      outbox: app.outbox(),
-      dataQuality: app.dataQualityExceptions(),
-      valuation: slowValuation,
-      clock: { now: () => now },
-      priceJumpThreshold: 0.25,
-    });
+    const imports = importService({ jobs: recordingJobs, valuation: slowValuation });
     const t0 = now.getTime();
     const result = await imports.execute("securities", { securities: [{ id: "SEC-LEASE-1", name: "Lease", assetClass: "equity", currency: "EUR" }] });
     expect(result).toMatchObject({ created: 1 });
