@@ -114,7 +114,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return app.securityRepository().save(batch);
       },
     });
-    const imports = importService({ securities: failingSecurities, jobs: recordingJobs });
+    const imports = importService({ securities: failingSecurities, jobs: recordingJobs, commitBatch: 500 });
     const securities = Array.from({ length: 700 }, (_, i) => ({ id: `SEC-BATCH-${i}`, name: `Security ${i}`, assetClass: "equity", currency: "EUR" }));
     const startedAt = now.getTime();
     const error = await imports.execute("securities", { securities }, { source: "api" }).catch((e: unknown) => e);
@@ -147,7 +147,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return [];
       },
     } as unknown as ValuationService;
-    const imports = importService({ jobs: recordingJobs, valuation: slowValuation });
+    const imports = importService({ jobs: recordingJobs, valuation: slowValuation, commitBatch: 500 });
     const t0 = now.getTime();
     const result = await imports.execute("securities", { securities: [{ id: "SEC-LEASE-1", name: "Lease", assetClass: "equity", currency: "EUR" }] });
     expect(result).toMatchObject({ created: 1 });

@@ -14,7 +14,7 @@ import { preparePositions } from "./import-positions";
 import { preparePrices } from "./import-prices";
 import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
-import type { CommitProgress, PreparedImport } from "./import-types";
+import { COMMIT_BATCH, type CommitProgress, type PreparedImport } from "./import-types";
 import { ReferenceResolver } from "./references";
 import { Problems } from "./validate-payload";
 
@@ -31,6 +31,8 @@ export interface ImportDeps {
   valuation: ValuationService;
   clock: Clock;
   priceJumpThreshold: number;
+  /** Records per stored batch (default COMMIT_BATCH). */
+  commitBatch?: number;
 }
 
 export interface ImportSource {
@@ -71,6 +73,7 @@ export class ImportService {
       await this.deps.jobs.put(job);
     };
     const progress: CommitProgress = {
+      batchSize: this.deps.commitBatch ?? COMMIT_BATCH,
       stored: async (counts) => {
         written.created += counts.created;
         written.updated += counts.updated;
