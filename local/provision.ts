@@ -2,8 +2,9 @@ import type { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
+import { queueNames } from "../shared/ports/message-bus";
 
-export const QUEUES = ["events", "deliveries"] as const;
+export const QUEUES = queueNames;
 export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine", "exports"] as const;
 
 /** Creates what Bicep creates in Azure: the Cosmos database and containers, the queues and blob containers. */

@@ -31,6 +31,8 @@ import { ReapAbandonedJobs } from "./app/reap-jobs";
 import { SecurityQueries } from "./app/security-queries";
 import { TransactionQueries } from "./app/transaction-queries";
 import { ValuationService } from "./app/valuation-service";
+import { StorageQueueMessageBus } from "./adapters/queue/storage-queue-bus";
+import type { MessageBus } from "./ports/message-bus";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -70,6 +72,15 @@ export class Composition {
   readonly credential = lazy<TokenCredential>(() => new DefaultAzureCredential());
   readonly cosmosClient = lazy<CosmosClient>(() => createCosmosClient(this.config, this.credential));
   readonly cosmos = lazy(() => new CosmosDatabase(this.cosmosClient(), this.config.COSMOS_DATABASE));
+
+  /** The queues of the asynchronous flows (events, valuations, deliveries). */
+  readonly messageBus = lazy<MessageBus>(() => {
+    const c = this.config;
+    if (c.MESSAGE_BUS === "service-bus") throw new Error("MESSAGE_BUS=service-bus: the Service Bus adapter is not wired yet");
+    if (c.STORAGE_CONNECTION_STRING !== undefined) return StorageQueueMessageBus.fromConnectionString(c.STORAGE_CONNECTION_STRING);
+    if (c.STORAGE_QUEUE_ENDPOINT !== undefined) return StorageQueueMessageBus.fromEndpoint(c.STORAGE_QUEUE_ENDPOINT, this.credential());
+    throw new Error("MESSAGE_BUS=storage-queue needs STORAGE_CONNECTION_STRING or STORAGE_QUEUE_ENDPOINT");
+  });
 
   readonly apiClientRepository = lazy(() => new CosmosApiClientRepository(this.cosmos().container("settings")));
   readonly portfolioRepository = lazy(() => new CosmosPortfolioRepository(this.cosmos().container("portfolios")));

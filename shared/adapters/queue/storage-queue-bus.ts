@@ -1,0 +1,32 @@
+import { QueueServiceClient } from "@azure/storage-queue";
+import type { TokenCredential } from "@azure/identity";
+import { mapConcurrent } from "../../domain/concurrency";
+import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
+
+/** Storage queues allow a message to stay invisible for at most 7 days. */
+const MAX_VISIBILITY_SECONDS = 7 * 24 * 3600;
+
+/**
+ * The message bus on Azure Storage queues (Azurite locally): JSON bodies base64-encoded as the Functions
+ * queue trigger expects them; a delay is the message's initial visibility timeout.
+ */
+export class StorageQueueMessageBus implements MessageBus {
+  constructor(private readonly service: QueueServiceClient) {}
+
+  static fromConnectionString(connectionString: string): StorageQueueMessageBus {
+    return new StorageQueueMessageBus(QueueServiceClient.fromConnectionString(connectionString));
+  }
+
+  static fromEndpoint(endpoint: string, credential: TokenCredential): StorageQueueMessageBus {
+    return new StorageQueueMessageBus(new QueueServiceClient(endpoint, credential));
+  }
+
+  async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
+    const client = this.service.getQueueClient(queue);
+    await mapConcurrent(messages, 16, async (message) => {
+      const text = Buffer.from(JSON.stringify(message.body)).toString("base64");
+      const delay = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.ceil(message.delaySeconds ?? 0)));
+      await client.sendMessage(text, delay > 0 ? { visibilityTimeout: delay } : {});
+    });
+  }
+}
