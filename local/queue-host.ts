@@ -1,4 +1,4 @@
-import { QueueServiceClient, type QueueClient } from "@azure/storage-queue";
+import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from "@azure/storage-queue";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface QueueHostOptions {
@@ -7,9 +7,19 @@ export interface QueueHostOptions {
   visibilityTimeout: number;
   /** After this many failed deliveries a message moves to `<queue>-poison`, as the Functions host does. */
   maxDequeueCount: number;
+  /** Handlers in flight per queue, as host.json's `extensions.serviceBus.maxConcurrentCalls` in Azure. */
+  maxConcurrentCalls: number;
+  /**
+   * How long a running handler keeps its message invisible by renewing it, as host.json's
+   * `maxAutoLockRenewalDuration` (5 minutes) does for a Service Bus lock.
+   */
+  maxRenewalSeconds: number;
 }
 
-const defaults: QueueHostOptions = { pollMs: 500, visibilityTimeout: 30, maxDequeueCount: 5 };
+export const queueHostDefaults: QueueHostOptions = { pollMs: 500, visibilityTimeout: 30, maxDequeueCount: 5, maxConcurrentCalls: 32, maxRenewalSeconds: 300 };
+
+/** A storage queue hands out at most 32 messages per receive. */
+const MAX_RECEIVE = 32;
 
 /** A queue message's content as the Functions host hands it over: base64 decoded if it was, JSON parsed if it is. */
 export function decodeMessage(text: string): unknown {
@@ -28,6 +38,8 @@ export function decodeMessage(text: string): unknown {
 /**
  * Runs queue-triggered functions, storage-queue and Service Bus alike, on the local Azurite queue of
  * the same name (there is no local Service Bus broker; the message-bus port hides the difference).
+ * Up to `maxConcurrentCalls` handlers run at once per queue; the loop receives again whenever a slot is
+ * free, and a message whose handler is still running is renewed so no second worker picks it up.
  */
 export class QueueHost {
   private running = false;
@@ -41,7 +53,7 @@ export class QueueHost {
     private readonly log: (line: string) => void,
     options: Partial<QueueHostOptions> = {},
   ) {
-    this.options = { ...defaults, ...options };
+    this.options = { ...queueHostDefaults, ...options };
     this.service = QueueServiceClient.fromConnectionString(connectionString);
   }
 
@@ -55,41 +67,101 @@ export class QueueHost {
     }
   }
 
+  /** Stops receiving and waits for the handlers in flight. */
   async stop(): Promise<void> {
     this.running = false;
     await Promise.all(this.loops);
   }
 
   private async poll(fn: LoadedFunction, queue: QueueClient): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     while (this.running) {
+      const free = this.options.maxConcurrentCalls - inFlight.size;
+      if (free <= 0) {
+        await Promise.race(inFlight);
+        continue;
+      }
       let received = 0;
       try {
-        const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 16, visibilityTimeout: this.options.visibilityTimeout });
+        const { receivedMessageItems } = await queue.receiveMessages({
+          numberOfMessages: Math.min(MAX_RECEIVE, free),
+          visibilityTimeout: this.options.visibilityTimeout,
+        });
         received = receivedMessageItems.length;
         for (const message of receivedMessageItems) {
-          const context = invocationContext(fn.name, this.log, {
-            id: message.messageId,
-            dequeueCount: message.dequeueCount,
-            insertionTime: message.insertedOn.toISOString(),
-            expirationTime: message.expiresOn.toISOString(),
-            nextVisibleTime: message.nextVisibleOn.toISOString(),
-            popReceipt: message.popReceipt,
-          });
-          try {
-            await fn.handler(decodeMessage(message.messageText), context);
-            await queue.deleteMessage(message.messageId, message.popReceipt);
-          } catch (error) {
-            this.log(JSON.stringify({ level: "error", message: "queue function failed", function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: String(error) }));
-            if (message.dequeueCount >= this.options.maxDequeueCount) {
-              await this.service.getQueueClient(`${queue.name}-poison`).sendMessage(message.messageText);
-              await queue.deleteMessage(message.messageId, message.popReceipt);
-            }
-          }
+          const run: Promise<void> = this.handle(fn, queue, message).finally(() => inFlight.delete(run));
+          inFlight.add(run);
         }
       } catch (error) {
         if (this.running) this.log(JSON.stringify({ level: "warn", message: "queue poll failed", queue: queue.name, error: String(error) }));
       }
       if (received === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.pollMs));
     }
+    await Promise.all(inFlight);
+  }
+
+  /** Runs one message's handler; never throws (a failure leaves the message to reappear, or poisons it). */
+  private async handle(fn: LoadedFunction, queue: QueueClient, message: DequeuedMessageItem): Promise<void> {
+    const context = invocationContext(fn.name, this.log, {
+      id: message.messageId,
+      dequeueCount: message.dequeueCount,
+      insertionTime: message.insertedOn.toISOString(),
+      expirationTime: message.expiresOn.toISOString(),
+      nextVisibleTime: message.nextVisibleOn.toISOString(),
+      popReceipt: message.popReceipt,
+    });
+    const lease = this.renew(queue, message);
+    let failure: unknown;
+    try {
+      await fn.handler(decodeMessage(message.messageText), context);
+    } catch (error) {
+      failure = error;
+    }
+    const popReceipt = await lease.end();
+    try {
+      if (failure === undefined) {
+        await queue.deleteMessage(message.messageId, popReceipt);
+        return;
+      }
+      this.log(JSON.stringify({ level: "error", message: "queue function failed", function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: String(failure) }));
+      if (message.dequeueCount >= this.options.maxDequeueCount) {
+        await this.service.getQueueClient(`${queue.name}-poison`).sendMessage(message.messageText);
+        await queue.deleteMessage(message.messageId, popReceipt);
+      }
+    } catch (error) {
+      this.log(JSON.stringify({ level: "warn", message: "queue message settlement failed", queue: queue.name, messageId: message.messageId, error: String(error) }));
+    }
+  }
+
+  /**
+   * Keeps a message invisible while its handler runs: at half the visibility timeout it is pushed out by
+   * another full timeout, up to `maxRenewalSeconds`. Each renewal changes the pop receipt; `end` stops
+   * renewing and gives the current one for the delete.
+   */
+  private renew(queue: QueueClient, message: DequeuedMessageItem): { end(): Promise<string> } {
+    let popReceipt = message.popReceipt;
+    let renewing: Promise<void> = Promise.resolve();
+    const until = Date.now() + this.options.maxRenewalSeconds * 1000;
+    const timer = setInterval(() => {
+      if (Date.now() >= until) {
+        clearInterval(timer);
+        return;
+      }
+      renewing = renewing.then(async () => {
+        try {
+          const renewed = await queue.updateMessage(message.messageId, popReceipt, undefined, this.options.visibilityTimeout);
+          if (renewed.popReceipt !== undefined) popReceipt = renewed.popReceipt;
+        } catch (error) {
+          this.log(JSON.stringify({ level: "warn", message: "queue message renewal failed", queue: queue.name, messageId: message.messageId, error: String(error) }));
+        }
+      });
+    }, (this.options.visibilityTimeout * 1000) / 2);
+    return {
+      end: async () => {
+        clearInterval(timer);
+        await renewing;
+        return popReceipt;
+      },
+    };
   }
 }

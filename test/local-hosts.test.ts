@@ -4,7 +4,8 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { BlobHost, compileBlobPath } from "../local/blob-host";
 import type { LoadedFunction } from "../local/functions-host";
-import { decodeMessage, QueueHost } from "../local/queue-host";
+import { readFileSync } from "node:fs";
+import { decodeMessage, QueueHost, queueHostDefaults } from "../local/queue-host";
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -66,6 +67,76 @@ describe("local queue host (on Azurite)", () => {
     await until(async () => (await poison.peekMessages()).peekedMessageItems.length === 1, 15_000);
     expect(attempts).toBe(3);
     expect((await poison.peekMessages()).peekedMessageItems[0]?.messageText).toBe("poison me");
+  }, 20_000);
+});
+
+describe("local queue host: concurrency and renewal", () => {
+  const connection = (): string => inject("storageConnectionString");
+  const hosts: { stop(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.stop()));
+  });
+
+  it("runs as many handlers at once as host.json allows Service Bus calls", () => {
+    const hostJson = JSON.parse(readFileSync("host.json", "utf8")) as { extensions: { serviceBus: { maxConcurrentCalls: number; maxAutoLockRenewalDuration: string } } };
+    expect(queueHostDefaults.maxConcurrentCalls).toBe(hostJson.extensions.serviceBus.maxConcurrentCalls);
+    expect(hostJson.extensions.serviceBus.maxAutoLockRenewalDuration).toBe("00:05:00");
+    expect(queueHostDefaults.maxRenewalSeconds).toBe(300);
+  });
+
+  it("handles a batch concurrently, never more than maxConcurrentCalls at once", async () => {
+    const queueName = `c-${randomUUID().slice(0, 8)}`;
+    const service = QueueServiceClient.fromConnectionString(connection());
+    const queue = service.getQueueClient(queueName);
+    await queue.createIfNotExists();
+    await Promise.all(Array.from({ length: 40 }, (_, n) => queue.sendMessage(JSON.stringify({ n }))));
+    let running = 0;
+    let peak = 0;
+    const seen = new Set<number>();
+    const host = new QueueHost(
+      [fn("slow", { type: "queueTrigger", queueName }, async (item) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 300));
+        seen.add((item as { n: number }).n);
+        running--;
+      })],
+      connection(),
+      () => {},
+      { pollMs: 50, maxConcurrentCalls: 10 },
+    );
+    hosts.push(host);
+    const started = Date.now();
+    await host.start();
+    await until(() => seen.size === 40);
+    // One at a time, 40 handlers of 300 ms would take 12 s.
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(peak).toBe(10);
+    await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
+  });
+
+  it("renews a message while its handler runs, so a second worker does not receive it", async () => {
+    const queueName = `r-${randomUUID().slice(0, 8)}`;
+    let calls = 0;
+    let done = false;
+    const slow = fn("long-valuation", { type: "queueTrigger", queueName }, async () => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 3_500));
+      done = true;
+    });
+    const options = { pollMs: 50, visibilityTimeout: 1 };
+    const first = new QueueHost([slow], connection(), () => {}, options);
+    const second = new QueueHost([slow], connection(), () => {}, options);
+    hosts.push(first, second);
+    await first.start();
+    await second.start();
+    const queue = QueueServiceClient.fromConnectionString(connection()).getQueueClient(queueName);
+    await queue.sendMessage(JSON.stringify({ portfolioId: "p1" }));
+    await until(() => done, 10_000);
+    await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
+    await new Promise((r) => setTimeout(r, 1_200));
+    // Without renewal the message would reappear after 1 s and run again on either host.
+    expect(calls).toBe(1);
   }, 20_000);
 });
 
