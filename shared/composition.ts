@@ -33,6 +33,12 @@ import { TransactionQueries } from "./app/transaction-queries";
 import { ValuationService } from "./app/valuation-service";
 import { StorageQueueMessageBus } from "./adapters/queue/storage-queue-bus";
 import type { MessageBus } from "./ports/message-bus";
+import { CosmosDeliveryRepository } from "./adapters/cosmos/cosmos-delivery-repository";
+import { DeliverWebhooks, type SignWebhook } from "./app/deliver-webhook";
+import { SweepDeliveries } from "./app/deliveries-sweep";
+import { DeliveryLog } from "./app/delivery-log";
+import { FanOutEvents } from "./app/fan-out";
+import type { WebhookDirectory, WebhookSender } from "./ports/webhook-delivery";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -181,6 +187,19 @@ export class Composition {
   readonly transactionQueries = lazy(() => new TransactionQueries(this.transactionRepository()));
   readonly jobQueries = lazy(() => new JobQueries(this.jobRepository()));
   readonly purgeExpiredCounters = lazy(() => new PurgeExpiredCounters(this.counterStore(), this.clock));
+  // Webhook deliveries: fan-out of events, attempts with retries, the sweep and the delivery log.
+  /** The settings side of webhooks the deliveries use: the directory, the guarded sender and the signer. */
+  readonly deliveryPorts = lazy<{ directory: WebhookDirectory; sender: WebhookSender; sign: SignWebhook }>(() => {
+    throw new Error("webhook deliveries: the webhook directory and sender are not wired yet");
+  });
+  readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.cosmos().container("deliveries")));
+  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.messageBus(), this.clock));
+  readonly deliverWebhooks = lazy(() => {
+    const { directory, sender, sign } = this.deliveryPorts();
+    return new DeliverWebhooks(this.deliveryRepository(), directory, sender, sign, this.messageBus(), this.clock, { retrySchedule: this.config.WEBHOOK_RETRY_SCHEDULE });
+  });
+  readonly sweepDeliveries = lazy(() => new SweepDeliveries(this.deliveryRepository(), this.messageBus(), this.clock, this.config.DELIVERIES_SWEEP_GRACE_SECONDS));
+  readonly deliveryLog = lazy(() => new DeliveryLog(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
 }
 

@@ -58,6 +58,16 @@ export const configSchema = z
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
+    /** Seconds before each webhook retry, comma-separated; the delivery fails when they are spent. */
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .default("5,300,1800,7200,18000,36000,50400,72000,86400")
+      .transform((v) => v.split(",").map((s) => Number(s.trim())))
+      .pipe(z.array(z.number().positive().max(7 * 24 * 3600)).min(1)),
+    /** When pending deliveries whose message was lost (or whose sender died) are sent again; NCRONTAB, every minute by default. */
+    DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
+    /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
+    DELIVERIES_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {

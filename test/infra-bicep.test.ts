@@ -363,6 +363,7 @@ describe("infra/*.bicep", () => {
         "exceptions /id",
         "settings /kind",
         "events /id",
+        "deliveries /webhookId",
         "counters /key",
       ].sort(),
     );

@@ -70,6 +70,11 @@ var containers = [
     perItemTtl: false
   }
   {
+    name: 'deliveries'
+    partitionKey: '/webhookId'
+    perItemTtl: false
+  }
+  {
     name: 'counters'
     partitionKey: '/key'
     perItemTtl: true

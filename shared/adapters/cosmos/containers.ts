@@ -10,6 +10,8 @@ export const containerDefinitions = [
   { id: "exceptions", partitionKey: "/id" },
   { id: "settings", partitionKey: "/kind" },
   { id: "events", partitionKey: "/id" },
+  // A webhook's delivery log is one partition.
+  { id: "deliveries", partitionKey: "/webhookId" },
   { id: "counters", partitionKey: "/key" },
 ] as const;
 

@@ -1,0 +1,115 @@
+import type { Container } from "@azure/cosmos";
+import type { DeliveryEventName, DeliveryRef, DeliveryStatus, StoredDelivery } from "../../domain/delivery";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import type { DeliveryRepository, VersionedDelivery } from "../../ports/delivery-repository";
+import { readDocument, updateDocument } from "./conditional-update";
+import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { equalityFilters, pagedQuery } from "./paged-query";
+
+interface DeliveryDoc extends StoredDelivery {
+  docType: "delivery";
+  /** Newest first, unique: creation time then id. */
+  sortKey: string;
+  _etag?: string;
+}
+
+const toDoc = (delivery: StoredDelivery): DeliveryDoc => ({ ...delivery, docType: "delivery", sortKey: `${delivery.createdAt}|${delivery.id}` });
+
+function toDelivery(doc: DeliveryDoc): VersionedDelivery {
+  const { docType: _d, sortKey: _s, _rid, _self, _ts, _attachments, _lsn, ...delivery } = doc as DeliveryDoc & Record<string, unknown>;
+  return delivery as VersionedDelivery;
+}
+
+const withoutEtag = (delivery: StoredDelivery): StoredDelivery => {
+  const { _etag: _e, ...rest } = delivery as VersionedDelivery;
+  return rest;
+};
+
+/** Deliveries in the `deliveries` container (partition /webhookId). */
+export class CosmosDeliveryRepository implements DeliveryRepository {
+  constructor(private readonly container: Container) {}
+
+  async createIfAbsent(delivery: StoredDelivery): Promise<boolean> {
+    try {
+      await this.container.items.create(toDoc(delivery));
+      return true;
+    } catch (error) {
+      if (isConflict(error)) return false; // an earlier fan-out of the same event made it
+      throw error;
+    }
+  }
+
+  async get(ref: DeliveryRef): Promise<VersionedDelivery | undefined> {
+    const doc = await this.read(ref);
+    return doc === undefined ? undefined : toDelivery(doc);
+  }
+
+  async replaceIfUnchanged(delivery: StoredDelivery, etag: string): Promise<string | undefined> {
+    try {
+      const { etag: next } = await this.container
+        .item(delivery.id, delivery.webhookId)
+        .replace(toDoc(withoutEtag(delivery)), { accessCondition: { type: "IfMatch", condition: etag } });
+      return next ?? "";
+    } catch (error) {
+      if (isPreconditionFailed(error) || isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async update(ref: DeliveryRef, change: (current: StoredDelivery) => StoredDelivery | undefined): Promise<StoredDelivery | undefined> {
+    const stored = await updateDocument<DeliveryDoc>(
+      this.container,
+      { id: ref.id, partitionKey: ref.webhookId, what: `Delivery '${ref.id}'` },
+      () => this.read(ref),
+      (doc) => {
+        const next = change(toDelivery(doc));
+        return next === undefined ? undefined : toDoc(withoutEtag(next));
+      },
+    );
+    return stored === undefined ? undefined : toDelivery(stored);
+  }
+
+  async list(webhookId: string, filter: { status?: DeliveryStatus; event?: DeliveryEventName }, request: PageRequest): Promise<CursorPage<StoredDelivery>> {
+    const { where, parameters } = equalityFilters({ webhookId, status: filter.status, event: filter.event });
+    const page = await pagedQuery<DeliveryDoc>(
+      this.container,
+      { where: ["c.docType = 'delivery'", ...where], parameters, sortField: "sortKey", descending: true, partitionKey: webhookId },
+      request,
+    );
+    return { ...page, items: page.items.map((doc) => withoutEtag(toDelivery(doc))) };
+  }
+
+  async pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]> {
+    const { resources } = await this.container.items
+      .query<DeliveryRef>(
+        {
+          query: "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.webhookId = @webhookId AND c.status = 'pending'",
+          parameters: [
+            { name: "@n", value: limit },
+            { name: "@webhookId", value: webhookId },
+          ],
+        },
+        { partitionKey: webhookId },
+      )
+      .fetchAll();
+    return resources.map(({ id, webhookId: w }) => ({ id, webhookId: w }));
+  }
+
+  async overdue(before: string, limit: number): Promise<DeliveryRef[]> {
+    const { resources } = await this.container.items
+      .query<DeliveryRef>({
+        query: "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
+        parameters: [
+          { name: "@n", value: limit },
+          { name: "@before", value: before },
+        ],
+      })
+      .fetchAll();
+    return resources.map(({ id, webhookId }) => ({ id, webhookId }));
+  }
+
+  private read(ref: DeliveryRef): Promise<DeliveryDoc | undefined> {
+    return readDocument<DeliveryDoc>(this.container, ref.id, ref.webhookId, (doc) => doc.docType === "delivery");
+  }
+}
+

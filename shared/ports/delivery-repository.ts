@@ -1,0 +1,25 @@
+import type { DeliveryRef, DeliveryStatus, DeliveryEventName, StoredDelivery } from "../domain/delivery";
+import type { CursorPage, PageRequest } from "../domain/page-request";
+
+/** A stored delivery with the version a conditional write names. */
+export type VersionedDelivery = StoredDelivery & { _etag?: string };
+
+/** Webhook delivery records (one partition per webhook, so a webhook's log is one partition). */
+export interface DeliveryRepository {
+  /** Creates the record unless one with its id is there already; true when this call created it. */
+  createIfAbsent(delivery: StoredDelivery): Promise<boolean>;
+  get(ref: DeliveryRef): Promise<VersionedDelivery | undefined>;
+  /**
+   * Replaces the record only if it is still at `etag`; returns the new version, or undefined when
+   * another write came first (the caller lost the race and must not act on what it read).
+   */
+  replaceIfUnchanged(delivery: StoredDelivery, etag: string): Promise<string | undefined>;
+  /** Read-modify-write that re-applies `change` after a lost race; undefined from `change` keeps it. */
+  update(ref: DeliveryRef, change: (current: StoredDelivery) => StoredDelivery | undefined): Promise<StoredDelivery | undefined>;
+  /** A webhook's deliveries, newest first. */
+  list(webhookId: string, filter: { status?: DeliveryStatus; event?: DeliveryEventName }, request: PageRequest): Promise<CursorPage<StoredDelivery>>;
+  /** Up to `limit` pending deliveries of one webhook. */
+  pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]>;
+  /** Up to `limit` pending deliveries, of any webhook, due before `before`. */
+  overdue(before: string, limit: number): Promise<DeliveryRef[]>;
+}
