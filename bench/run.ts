@@ -2,10 +2,11 @@ import { benchApiRead } from "./api-read";
 import { benchImport } from "./import-prices";
 import { benchStandInQuery } from "./stand-in-query";
 import { benchValuation } from "./valuation";
+import { benchWebhookDispatch } from "./webhook-dispatch";
 import { startBenchRuntime } from "./harness";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|stand-in
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|stand-in|webhooks
  * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
     }
   }
   if (wants("stand-in")) results.push(await benchStandInQuery());
+  // Its own runtime: fast outbox relay and sweep schedules, private-network webhooks.
+  if (wants("webhooks")) results.push(await benchWebhookDispatch());
   console.log(`\n${results.every(Boolean) ? "all targets met" : "some targets NOT met"}`);
   process.exitCode = results.every(Boolean) ? 0 : 1;
 }
