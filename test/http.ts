@@ -24,12 +24,12 @@ export function cosmosEndpoint(): string {
  * whose assertions depend on valuations and events use it: an FX import revalues every snapshot on
  * or after its date, so in a shared runtime one file's import would change another file's results.
  */
-export function useOwnRuntime(): void {
+export function useOwnRuntime(overrides: Record<string, string> = {}): void {
   let runtime: Runtime | undefined;
   let data: ReturnType<typeof tempDir> | undefined;
   beforeAll(async () => {
     data = tempDir("ids-file-");
-    runtime = await startRuntime(await runtimeEnv(data.path));
+    runtime = await startRuntime(await runtimeEnv(data.path, overrides));
     own = { baseUrl: runtime.baseUrl, cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "" };
   }, 60_000);
   afterAll(async () => {
