@@ -31,6 +31,8 @@ import { ReapAbandonedJobs } from "./app/reap-jobs";
 import { SecurityQueries } from "./app/security-queries";
 import { TransactionQueries } from "./app/transaction-queries";
 import { ValuationService } from "./app/valuation-service";
+import { SweepStaleValuations } from "./app/valuation-queue";
+import { ValueStalePortfolios } from "./app/value-stale-portfolios";
 import { StorageQueueMessageBus } from "./adapters/queue/storage-queue-bus";
 import type { MessageBus } from "./ports/message-bus";
 import { CosmosDeliveryRepository } from "./adapters/cosmos/cosmos-delivery-repository";
@@ -137,7 +139,13 @@ export class Composition {
   readonly apiClients = lazy(
     () => new ApiClients(this.apiClientRepository(), this.clock, (id) => this.authenticator().forget(id)),
   );
-  readonly portfolios = lazy(() => new Portfolios(this.portfolioRepository(), this.clock, (composite) => this.valuation().valueNewComposite(composite)));
+  readonly portfolios = lazy(
+    () =>
+      new Portfolios(this.portfolioRepository(), this.clock, {
+        pending: (ids) => this.positionRepository().stalePortfolios(ids),
+        valueNewComposite: (composite) => this.valueStalePortfolios().markNewComposite(composite),
+      }),
+  );
 
   readonly securityRepository = lazy(() => new CosmosSecurityRepository(this.cosmos().container("securities")));
   readonly priceRepository = lazy(() => new CosmosPriceRepository(this.cosmos().container("prices")));
@@ -176,11 +184,15 @@ export class Composition {
         jobs: this.jobRepository(),
         outbox: this.outbox(),
         dataQuality: this.dataQualityExceptions(),
-        valuation: this.valuation(),
+        messageBus: this.messageBus(),
         clock: this.clock,
         priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,
       }),
   );
+  readonly valueStalePortfolios = lazy(
+    () => new ValueStalePortfolios(this.portfolioRepository(), this.positionRepository(), this.jobRepository(), this.valuation(), this.messageBus(), this.clock),
+  );
+  readonly sweepStaleValuations = lazy(() => new SweepStaleValuations(this.positionRepository(), this.messageBus(), this.clock, this.config.VALUATION_SWEEP_AGE_SECONDS));
   readonly reapJobs = lazy(() => new ReapAbandonedJobs(this.jobRepository(), this.outbox(), this.clock));
   readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
   readonly securityQueries = lazy(() => new SecurityQueries(this.securityRepository(), this.priceRepository()));

@@ -55,6 +55,10 @@ export const configSchema = z
     STALE_PRICE_DAYS: z.coerce.number().int().min(0).default(5),
     /** A day-on-day price move beyond this fraction opens a PRICE_JUMP exception. */
     PRICE_JUMP_THRESHOLD: z.coerce.number().positive().default(0.25),
+    /** When stale valuations whose queue message was lost are re-enqueued; NCRONTAB, every minute by default. */
+    VALUATION_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
+    /** The sweep re-enqueues stale markers older than this (younger ones still have their message on the way). */
+    VALUATION_SWEEP_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),

@@ -18,7 +18,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   let functions: LoadedFunction[];
   let raw: CoreRegistration[];
   let endpoints: readonly AnyEndpoint[];
-  let schedules: { purge: string; reap: string; sweep: string };
+  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string };
 
   beforeAll(() => {
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
@@ -28,7 +28,7 @@ describe("function registration (what Azure and the local runtime both read)", (
     raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
     const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
-    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE };
+    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE };
   });
 
   it("registers one function per file of functions/, named after it", () => {
@@ -56,7 +56,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   });
 
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
-    for (const [name, queue] of [["events-fan-out", "events"], ["webhook-deliver", "deliveries"]]) {
+    for (const [name, queue] of [["events-fan-out", "events"], ["webhook-deliver", "deliveries"], ["valuations-run", "valuations"]]) {
       const fn = functions.find((f) => f.name === name);
       expect(fn?.trigger.queueName, name).toBe(queue);
       expect(fn?.trigger.connection, name).toBe("SERVICEBUS");
@@ -70,6 +70,8 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
+      ["valuations-run", "serviceBusTrigger", undefined],
+      ["valuations-sweep", "timerTrigger", schedules.valuationSweep],
       ["webhook-deliver", "serviceBusTrigger", undefined],
     ]);
   });

@@ -65,6 +65,7 @@ export interface PortfolioData {
   status: string;
   totalValue: number | null;
   latestValuationDate: string | null;
+  valuationStatus: "current" | "pending";
   [key: string]: unknown;
 }
 
@@ -82,6 +83,33 @@ export async function getPortfolio(token: string, id: string): Promise<Portfolio
   const reply = await call("GET", `/api/v1/portfolios/${id}`, { token });
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
+}
+
+/**
+ * Waits (polling, bounded) until each portfolio's valuation is `current`: imports answer before the
+ * `valuations` queue has valued what they changed. Returns the portfolios as then read.
+ */
+export async function whenValued(token: string, ...ids: string[]): Promise<PortfolioData[]> {
+  const deadline = Date.now() + 30_000;
+  const out: PortfolioData[] = [];
+  for (const id of ids) {
+    for (;;) {
+      const portfolio = await getPortfolio(token, id);
+      if (portfolio.valuationStatus === "current") {
+        out.push(portfolio);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`portfolio ${id} still has a valuation pending after 30 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return out;
+}
+
+/** One portfolio, once its valuation is `current`. */
+export async function valuedPortfolio(token: string, id: string): Promise<PortfolioData> {
+  const [portfolio] = await whenValued(token, id);
+  return portfolio as PortfolioData;
 }
 
 export interface SecurityRecord {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, useOwnRuntime } from "./http";
-import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord } from "./investment-fixtures";
+import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord, valuedPortfolio, whenValued } from "./investment-fixtures";
 
 useOwnRuntime();
 
@@ -11,7 +11,7 @@ describe("a composite created after its members were valued", () => {
     token = await adminToken();
   });
 
-  it("is valued at once on its members' latest snapshot date", async () => {
+  it("is valued, without a request, on its members' latest snapshot date", async () => {
     const [a, b] = [securityRecord(), securityRecord()];
     await createSecurities(token, [a, b]);
     await imported(token, "prices", { prices: [price(a.isin, "2031-04-01", 12.5), price(b.isin, "2031-04-01", 3.1)] });
@@ -24,7 +24,11 @@ describe("a composite created after its members were valued", () => {
         { portfolioId: second.id, isin: b.isin, date: "2031-03-31", quantity: 7 },
       ],
     });
-    const composite = await createPortfolio(token, { type: "composite", memberIds: [first.id, second.id] });
+    await whenValued(token, first.id, second.id);
+    const created = await createPortfolio(token, { type: "composite", memberIds: [first.id, second.id] });
+    // Created with its first valuation pending, then valued by the valuations queue.
+    expect(created.valuationStatus).toBe("pending");
+    const composite = await valuedPortfolio(token, created.id);
     // On 2031-04-01: a = (10 + 4) × 12.50 = 175.00; b = 7 × 3.10 = 21.70; total 196.70.
     expect(composite.totalValue).toBe(196.7);
     expect(composite.latestValuationDate).toBe("2031-04-01");

@@ -1,31 +1,43 @@
 import { randomUUID } from "node:crypto";
 import { AppError, notFound } from "../domain/errors";
 import { paginationOf, type Pagination } from "../domain/pagination";
-import { canTransition, type Portfolio, type PortfolioCreate, type PortfolioPatch } from "../domain/portfolio";
+import { canTransition, type Portfolio, type PortfolioCreate, type PortfolioPatch, type PortfolioView } from "../domain/portfolio";
 import type { Clock } from "../ports/clock";
 import type { PortfolioFilter, PortfolioRepository } from "../ports/portfolio-repository";
+
+/** What portfolio reads and creation need of valuation. */
+export interface PortfolioValuations {
+  /**
+   * Which of these portfolios have a valuation pending: read from the stale markers themselves (one
+   * indexed query per page or portfolio), so the status can never disagree with what the queue has left.
+   */
+  pending(portfolioIds: readonly string[]): Promise<Set<string>>;
+  /** Has a new composite valued (its members may already have positions). */
+  valueNewComposite(composite: Portfolio): Promise<void>;
+}
+
+const noValuations: PortfolioValuations = { pending: async () => new Set(), valueNewComposite: async () => {} };
 
 /** Portfolio reads, creation and status changes. */
 export class Portfolios {
   constructor(
     private readonly repository: PortfolioRepository,
     private readonly clock: Clock,
-    /** Values a composite as soon as it exists (its members may already have positions). */
-    private readonly valueNewComposite: (composite: Portfolio) => Promise<void> = async () => {},
+    private readonly valuations: PortfolioValuations = noValuations,
   ) {}
 
-  async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<{ items: Portfolio[]; pagination: Pagination }> {
+  async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<{ items: PortfolioView[]; pagination: Pagination }> {
     const result = await this.repository.list(filter, page, pageSize);
-    return { items: result.items, pagination: paginationOf(page, pageSize, result.totalItems) };
+    return { items: await this.withStatus(result.items), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
-  async get(id: string): Promise<Portfolio> {
+  async get(id: string): Promise<PortfolioView> {
     const portfolio = await this.repository.get(id);
     if (portfolio === undefined) throw notFound(`Portfolio '${id}'`);
-    return portfolio;
+    return this.one(portfolio);
   }
 
-  async create(input: PortfolioCreate): Promise<Portfolio> {
+  async create(input: PortfolioCreate): Promise<PortfolioView> {
     if (input.memberIds !== undefined) await this.checkMembers(input.memberIds);
     const now = this.clock.now().toISOString();
     const portfolio: Portfolio = {
@@ -43,12 +55,11 @@ export class Portfolios {
       updatedAt: now,
     };
     await this.repository.create(portfolio);
-    if (portfolio.type !== "composite") return portfolio;
-    await this.valueNewComposite(portfolio);
-    return (await this.repository.get(portfolio.id)) ?? portfolio;
+    if (portfolio.type === "composite") await this.valuations.valueNewComposite(portfolio);
+    return this.one(portfolio);
   }
 
-  async update(id: string, patch: PortfolioPatch): Promise<Portfolio> {
+  async update(id: string, patch: PortfolioPatch): Promise<PortfolioView> {
     const updated = await this.repository.update(id, (current) => {
       if (current.status === "archived") {
         throw new AppError("CONFLICT", "The portfolio is archived and can no longer change");
@@ -64,7 +75,17 @@ export class Portfolios {
       };
     });
     if (updated === undefined) throw notFound(`Portfolio '${id}'`);
-    return updated;
+    return this.one(updated);
+  }
+
+  private async one(portfolio: Portfolio): Promise<PortfolioView> {
+    const [view] = await this.withStatus([portfolio]);
+    return view ?? { ...portfolio, valuationStatus: "current" };
+  }
+
+  private async withStatus(portfolios: readonly Portfolio[]): Promise<PortfolioView[]> {
+    const pending = portfolios.length === 0 ? new Set<string>() : await this.valuations.pending(portfolios.map((p) => p.id));
+    return portfolios.map((p) => ({ ...p, valuationStatus: pending.has(p.id) ? "pending" : "current" }));
   }
 
   private async checkMembers(memberIds: string[]): Promise<void> {

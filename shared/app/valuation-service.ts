@@ -41,9 +41,9 @@ function issueToCandidate(issue: ValuationIssue, portfolioId: string): DataQuali
 }
 
 /**
- * Revalues portfolios after their positions, prices or FX rates changed: holdings, total value and
- * latest valuation date, `portfolio.valued`, and the data-quality exceptions the valuation finds.
- * Composites are revalued after their members.
+ * Values one portfolio on one date: holdings, total value and latest valuation date, `portfolio.valued`,
+ * and the data-quality exceptions the valuation finds. Which portfolio-dates need it is told by their
+ * stale markers (the valuations queue, ValueStalePortfolios); this class only computes and stores.
  */
 export class ValuationService {
   constructor(
@@ -58,40 +58,36 @@ export class ValuationService {
     private readonly settings: ValuationSettings,
   ) {}
 
-  /** `progress` is awaited after each portfolio valued (an import renews its job's lease there). */
-  async revalue(refs: readonly SnapshotRef[], jobId: string | null, progress: () => Promise<void> = async () => {}): Promise<Valuation[]> {
-    const unique = [...new Map(refs.map((r) => [`${r.portfolioId}|${r.date}`, r])).values()];
-    if (unique.length === 0) return [];
-    const portfolios = await this.portfolios.getMany(unique.map((r) => r.portfolioId));
-    const snapshots = await this.positions.getSnapshots(unique);
-    const done: Valuation[] = [];
-    for (const ref of unique) {
-      const portfolio = portfolios.get(ref.portfolioId);
-      const snapshot = snapshots.get(`${ref.portfolioId}|${ref.date}`);
-      if (portfolio === undefined || snapshot === undefined || portfolio.type === "composite") continue;
-      done.push(await this.valueAndStore(portfolio, ref.date, snapshot.positions, jobId));
-      await progress();
-    }
-    const composites = await this.portfolios.compositesContaining([...new Set(done.map((v) => v.portfolioId))]);
+  /**
+   * Values `portfolio` on `date` from its snapshot there (a composite: from its members' latest
+   * snapshots on or before it). Undefined when a standard portfolio has no snapshot on that date.
+   */
+  async valueOn(portfolio: Portfolio, date: string, jobId: string | null): Promise<Valuation | undefined> {
+    if (portfolio.type === "composite") return this.valueComposite(portfolio, date, jobId);
+    const snapshot = (await this.positions.getSnapshots([{ portfolioId: portfolio.id, date }])).get(`${portfolio.id}|${date}`);
+    return snapshot === undefined ? undefined : this.valueAndStore(portfolio, date, snapshot.positions, jobId);
+  }
+
+  /** The composite portfolio-dates that valuing these member portfolio-dates makes stale. */
+  async compositesStaleAfter(valued: readonly SnapshotRef[]): Promise<SnapshotRef[]> {
+    if (valued.length === 0) return [];
+    const composites = await this.portfolios.compositesContaining([...new Set(valued.map((v) => v.portfolioId))]);
+    const out: SnapshotRef[] = [];
     for (const composite of composites) {
-      const changed = done.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date).sort();
+      const changed = valued.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date).sort();
       const first = changed[0];
       if (first === undefined) continue;
       // A member's snapshot also counts on the composite's later dates, until that member's next snapshot.
       const later = await this.positions.snapshotDates(composite.memberIds ?? [], first);
-      for (const date of new Set([...changed, ...later])) {
-        done.push(await this.valueComposite(composite, date, jobId));
-        await progress();
-      }
+      for (const date of new Set([...changed, ...later])) out.push({ portfolioId: composite.id, date });
     }
-    return done;
+    return out;
   }
 
-  /** A new composite is valued at once on its members' latest snapshot date, if they have one. */
-  async valueNewComposite(composite: Portfolio): Promise<void> {
+  /** The date a new composite is valued on: its members' latest snapshot date, if they have one. */
+  async firstCompositeDate(composite: Portfolio): Promise<string | undefined> {
     const dates = await this.positions.snapshotDates(composite.memberIds ?? [], "0000-01-01");
-    const latest = dates.at(-1);
-    if (latest !== undefined) await this.valueComposite(composite, latest, null);
+    return dates.at(-1);
   }
 
   private async valueComposite(composite: Portfolio, date: string, jobId: string | null): Promise<Valuation> {

@@ -6,6 +6,11 @@ export const portfolioStatusSchema = z.enum(["active", "inactive", "archived"]);
 export type PortfolioStatus = z.infer<typeof portfolioStatusSchema>;
 export const portfolioTypeSchema = z.enum(["standard", "composite", "fund"]);
 
+export const valuationStatusSchema = z.enum(["current", "pending"]).meta({
+  description:
+    "pending while a change to the portfolio's positions, or to a price or FX rate it uses, has not been valued yet (imports answer before valuation); current once totalValue, latestValuationDate and holdings reflect every stored change",
+});
+
 export const portfolioSchema = z
   .object({
     id: z.string(),
@@ -18,11 +23,15 @@ export const portfolioSchema = z
     memberIds: z.array(z.string()).optional().meta({ description: "Member portfolio ids (composite only)" }),
     totalValue: z.number().nullable(),
     latestValuationDate: z.iso.date().nullable(),
+    valuationStatus: valuationStatusSchema,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: "Portfolio" });
-export type Portfolio = z.infer<typeof portfolioSchema>;
+/** A portfolio as the API shows it: the stored portfolio and whether a valuation is pending. */
+export type PortfolioView = z.infer<typeof portfolioSchema>;
+/** A stored portfolio. */
+export type Portfolio = Omit<PortfolioView, "valuationStatus">;
 
 const code = z
   .string()

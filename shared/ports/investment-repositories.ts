@@ -76,8 +76,38 @@ export interface StoredValuation {
   version: string;
 }
 
+/**
+ * A portfolio-date whose valuation is out of date: its positions, a price or an FX rate it uses changed
+ * (or, for a composite, a member's valuation did). One per portfolio-date, so repeated marks coalesce.
+ */
+export interface StaleMarker extends SnapshotRef {
+  markedAt: string;
+  /** The import that marked it last (data-quality exceptions the valuation opens name it), or null. */
+  jobId: string | null;
+  /**
+   * Written by an import before its data (see StaleMarking): not valued while that import still runs
+   * (its job is running on a live lease), since it re-marks and announces the marker once its data is stored.
+   */
+  writing: boolean;
+  /** Changes on every re-mark: the marker is cleared only if it is still the version that was valued. */
+  etag: string;
+}
+
 /** Position snapshots and the valuations made from them (the `positions` container, by portfolio). */
 export interface PositionRepository {
+  /**
+   * Marks portfolio-dates stale: creates the markers that do not exist and re-writes those that do
+   * (a new etag, so a valuation in progress does not clear them). Returns the markers this call created.
+   */
+  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]>;
+  /** Removes each marker unless it was re-written since it was read (etag); true per marker removed. */
+  clearStale(markers: readonly StaleMarker[]): Promise<boolean[]>;
+  /** The oldest `limit` stale markers of a portfolio, by date. */
+  staleMarkers(portfolioId: string, limit: number): Promise<StaleMarker[]>;
+  /** Which of these portfolios have any stale marker. */
+  stalePortfolios(portfolioIds: readonly string[]): Promise<Set<string>>;
+  /** Up to `limit` portfolios with a marker written before `before` (ISO date-time). */
+  portfoliosStaleSince(before: string, limit: number): Promise<string[]>;
   getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>>;
   saveSnapshots(snapshots: readonly PositionSnapshot[]): Promise<void>;
   latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined>;

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Container, JSONObject } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
 import type { Holding } from "../../domain/valuation";
-import type { PositionRepository, SnapshotRef, StoredValuation } from "../../ports/investment-repositories";
+import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { clearStale, markStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
   id: string;
@@ -40,6 +41,26 @@ const refOf = (r: SnapshotRef): string => `${r.portfolioId}|${r.date}`;
 /** Snapshots and valuations in the `positions` container (partition /portfolioId). */
 export class CosmosPositionRepository implements PositionRepository {
   constructor(private readonly container: Container) {}
+
+  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
+    return markStale(this.container, refs, mark);
+  }
+
+  clearStale(markers: readonly StaleMarker[]): Promise<boolean[]> {
+    return clearStale(this.container, markers);
+  }
+
+  staleMarkers(portfolioId: string, limit: number): Promise<StaleMarker[]> {
+    return staleMarkers(this.container, portfolioId, limit);
+  }
+
+  stalePortfolios(portfolioIds: readonly string[]): Promise<Set<string>> {
+    return stalePortfolios(this.container, portfolioIds);
+  }
+
+  portfoliosStaleSince(before: string, limit: number): Promise<string[]> {
+    return portfoliosStaleSince(this.container, before, limit);
+  }
 
   async getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>> {
     const docs = await bulkRead<SnapshotDoc>(this.container, refs.map((r) => ({ id: snapshotId(r.date), partitionKey: r.portfolioId })));

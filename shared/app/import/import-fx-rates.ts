@@ -18,20 +18,16 @@ export async function prepareFxRates(body: unknown, problems: Problems, deps: Fx
   const rates: FxRate[] = records.flatMap((r) => (r === undefined ? [] : [{ ...r, pair: fxPair(r.baseCurrency, r.quoteCurrency), updatedAt: now }]));
   return {
     received: records.length,
-    async commit(_jobId, progress) {
+    async commit(_jobId, progress, stale) {
+      if (rates.length > 0) {
+        const from = rates.reduce((min, r) => (r.date < min ? r.date : min), rates[0]?.date ?? "");
+        // A rate can be a leg of any snapshot's valuation (its base currency, or a cross through USD).
+        // Marked before the rates are written (if none changes, the import takes back its markers).
+        const snapshots = await deps.positions.snapshotsFrom(from);
+        await stale.mark(snapshots.map(({ portfolioId, date }) => ({ portfolioId, date })));
+      }
       const counts = await commitInBatches(rates, progress, (batch) => deps.fxRates.save(batch));
-      return {
-        counts,
-        events: [],
-        dataQuality: [],
-        affected: async () => {
-          if (counts.created + counts.updated === 0) return [];
-          const from = rates.reduce((min, r) => (r.date < min ? r.date : min), rates[0]?.date ?? "");
-          // A rate can be a leg of any snapshot's valuation (its base currency, or a cross through USD).
-          const snapshots = await deps.positions.snapshotsFrom(from);
-          return snapshots.map(({ portfolioId, date }) => ({ portfolioId, date }));
-        },
-      };
+      return { counts, events: [], dataQuality: [] };
     },
   };
 }

@@ -37,7 +37,7 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit(_jobId, progress) {
+    async commit(_jobId, progress, stale) {
       const existing = await deps.positions.getSnapshots([...snapshots.values()].map((s) => s.ref));
       const now = deps.clock.now().toISOString();
       // One entry per snapshot: its records' counts, and the snapshot when it has to be written.
@@ -55,14 +55,14 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
         }
         entries.push({ counts, write: differs ? { ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now } : undefined });
       }
-      const changed: PositionSnapshot[] = [];
       const counts = await commitInBatches(entries, progress, async (batch) => {
         const writes = batch.flatMap((e) => (e.write === undefined ? [] : [e.write]));
+        // Exactly the snapshots that differ are marked, before they are written.
+        await stale.mark(writes.map(({ portfolioId, date }) => ({ portfolioId, date })));
         await deps.positions.saveSnapshots(writes);
-        changed.push(...writes);
         return sumCounts(batch.map((e) => e.counts));
       });
-      return { counts, events: [], dataQuality: [], affected: async () => changed.map(({ portfolioId, date }) => ({ portfolioId, date })) };
+      return { counts, events: [], dataQuality: [] };
     },
   };
 }

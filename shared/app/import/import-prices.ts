@@ -29,20 +29,16 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit(_jobId, progress) {
+    async commit(_jobId, progress, stale) {
       const latest = await deps.prices.latest(prices.map((p) => p.securityId));
+      // Every snapshot on or after the earliest price that holds one of its securities: marked before
+      // the prices are written (if none of them changes, the import takes back the markers it created).
+      if (prices.length > 0) {
+        const from = prices.reduce((min, p) => (p.date < min ? p.date : min), prices[0]?.date ?? "");
+        await stale.mark(await deps.positions.snapshotsHolding(prices.map((p) => p.securityId), from));
+      }
       const counts = await commitInBatches(prices, progress, (batch) => deps.prices.save(batch, latest));
-      const jumps = findPriceJumps(prices, latest, deps.jumpThreshold);
-      return {
-        counts,
-        events: [],
-        dataQuality: jumps,
-        affected: async () => {
-          if (counts.created + counts.updated === 0 || prices.length === 0) return [];
-          const from = prices.reduce((min, p) => (p.date < min ? p.date : min), prices[0]?.date ?? "");
-          return deps.positions.snapshotsHolding(prices.map((p) => p.securityId), from);
-        },
-      };
+      return { counts, events: [], dataQuality: findPriceJumps(prices, latest, deps.jumpThreshold) };
     },
   };
 }

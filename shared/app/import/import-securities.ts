@@ -63,7 +63,7 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
     received: records.length,
     async commit(_jobId, progress) {
       const counts = await commitInBatches(securities, progress, (batch) => deps.securities.save(batch));
-      return { counts, events: [], dataQuality: [], affected: async () => [] };
+      return { counts, events: [], dataQuality: [] };
     },
   };
 }

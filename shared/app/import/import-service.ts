@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
 import type { DataType, ImportResult } from "../../domain/import-payload";
 import { AppError } from "../../domain/errors";
-import { acceptedOf, JOB_LEASE_MS, leaseFrom, type Job } from "../../domain/job";
+import { acceptedOf, leaseFrom, type Job } from "../../domain/job";
 import type { Clock } from "../../ports/clock";
 import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository, WriteCounts } from "../../ports/investment-repositories";
+import type { MessageBus } from "../../ports/message-bus";
 import type { Outbox } from "../../ports/outbox";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import type { DataQualityExceptions } from "../data-quality-exceptions";
-import type { ValuationService } from "../valuation-service";
 import { prepareFxRates } from "./import-fx-rates";
 import { preparePositions } from "./import-positions";
 import { preparePrices } from "./import-prices";
@@ -16,6 +16,7 @@ import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
 import { COMMIT_BATCH, type CommitProgress, type PreparedImport } from "./import-types";
 import { ReferenceResolver } from "./references";
+import { StaleMarking } from "./stale-marking";
 import { Problems } from "./validate-payload";
 
 export interface ImportDeps {
@@ -28,7 +29,8 @@ export interface ImportDeps {
   jobs: JobRepository;
   outbox: Outbox;
   dataQuality: DataQualityExceptions;
-  valuation: ValuationService;
+  /** Where the valuations the import's data makes due are announced (the `valuations` queue). */
+  messageBus: MessageBus;
   clock: Clock;
   priceJumpThreshold: number;
   /** Records per stored batch (default COMMIT_BATCH). */
@@ -43,7 +45,8 @@ export interface ImportSource {
 
 /**
  * One import, whatever brought it (REST, SFTP or blob): validate everything, then write by natural
- * key, record the refresh job, append events, open data-quality exceptions and revalue what changed.
+ * key, record the refresh job, append events, open data-quality exceptions and mark what the data makes
+ * stale. It answers without waiting for valuation: the `valuations` queue works the markers off.
  */
 export class ImportService {
   constructor(private readonly deps: ImportDeps) {}
@@ -81,17 +84,13 @@ export class ImportService {
         await renew();
       },
     };
+    const stale = new StaleMarking(this.deps.positions, this.deps.messageBus, this.deps.clock, job.id);
     try {
-      const outcome = await prepared.commit(job.id, progress);
+      const outcome = await prepared.commit(job.id, progress, stale);
       await this.deps.outbox.append(outcome.events);
       await this.deps.dataQuality.open(outcome.dataQuality, job.id);
-      await renew();
-      // Revaluing many portfolios can outlast a lease: renew once half of it has gone.
-      const renewIfDue = async (): Promise<void> => {
-        if (Date.parse(job.leaseUntil ?? "") - this.deps.clock.now().getTime() < JOB_LEASE_MS / 2) await renew();
-      };
-      await this.deps.valuation.revalue(await outcome.affected(), job.id, renewIfDue);
       const { created, updated, unchanged } = outcome.counts;
+      await stale.settle(created + updated > 0);
       const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
       await this.deps.jobs.put(completed);
       await this.deps.outbox.append([jobEvent(completed)]);
@@ -107,6 +106,7 @@ export class ImportService {
         leaseUntil: null,
       };
       await this.deps.jobs.put(failed).catch(() => undefined);
+      await stale.abandon().catch(() => undefined);
       await this.deps.outbox.append([jobEvent(failed)]).catch(() => undefined);
       if (accepted === 0 || error instanceof AppError) throw error;
       // Records are stored: this is not an unexplained 500 but a partial import the client can finish

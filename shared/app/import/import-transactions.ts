@@ -111,7 +111,7 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
         await deps.transactions.save(changes);
         return batchCounts;
       });
-      return { counts, events: settled.map(settledEvent), dataQuality: [], affected: async () => [] };
+      return { counts, events: settled.map(settledEvent), dataQuality: [] };
     },
   };
 }

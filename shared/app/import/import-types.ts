@@ -2,13 +2,19 @@ import type { EventEnvelope } from "../../domain/events";
 import type { DataQualityCandidate } from "../../domain/data-quality-exception";
 import type { SnapshotRef, WriteCounts } from "../../ports/investment-repositories";
 
-/** What an import did, for the job, the outbox, the data-quality exceptions and the revaluation that follow it. */
+/** What an import did, for the job, the outbox and the data-quality exceptions that follow it. */
 export interface ImportOutcome {
   counts: WriteCounts;
   events: EventEnvelope[];
   dataQuality: DataQualityCandidate[];
-  /** Finds the position snapshots whose value the written data changes. */
-  affected(): Promise<SnapshotRef[]>;
+}
+
+/**
+ * Where an import says which portfolio-dates its data makes stale: BEFORE it writes that data, so no
+ * crash can leave changed data with no marker to revalue it (see StaleMarking).
+ */
+export interface StaleMarks {
+  mark(refs: readonly SnapshotRef[]): Promise<void>;
 }
 
 /** Told after each batch of records is stored, so that a job can say what was written if it stops. */
@@ -21,7 +27,7 @@ export interface CommitProgress {
 /** A payload that passed validation, ready to write. */
 export interface PreparedImport {
   received: number;
-  commit(jobId: string, progress: CommitProgress): Promise<ImportOutcome>;
+  commit(jobId: string, progress: CommitProgress, stale: StaleMarks): Promise<ImportOutcome>;
 }
 
 /**

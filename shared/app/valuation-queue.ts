@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { Clock } from "../ports/clock";
+import type { PositionRepository } from "../ports/investment-repositories";
+import type { MessageBus } from "../ports/message-bus";
+
+/**
+ * A `valuations` message names portfolios whose stale markers to work off. It carries no dates: the
+ * markers are the durable truth, so a repeated or late message costs a read, never a wrong value.
+ */
+export const valuationMessageSchema = z.strictObject({ portfolioIds: z.array(z.string().min(1).max(200)).min(1).max(100) });
+export type ValuationMessage = z.infer<typeof valuationMessageSchema>;
+
+/**
+ * Portfolios per message: an FX import that makes 1,000 portfolios stale sends 100 messages (one send
+ * each on storage queues), and a message's work stays a few portfolios long, so the consumer's
+ * instances share a big catch-up.
+ */
+export const PORTFOLIOS_PER_MESSAGE = 10;
+
+/** Asks the valuations queue to value these portfolios' stale markers (one message per few portfolios). */
+export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(portfolioIds)];
+  if (ids.length === 0) return;
+  const messages = [];
+  for (let i = 0; i < ids.length; i += PORTFOLIOS_PER_MESSAGE) messages.push({ body: { portfolioIds: ids.slice(i, i + PORTFOLIOS_PER_MESSAGE) } satisfies ValuationMessage });
+  await bus.send("valuations", messages);
+}
+
+/**
+ * Re-enqueues portfolios whose markers are older than `ageSeconds`: their message was lost (a crash
+ * between marking and sending) or the queue gave up on it. A marker still being worked off may be sent
+ * again; the consumer then finds it cleared, or values it once more (versioned, so harmlessly).
+ */
+export class SweepStaleValuations {
+  constructor(
+    private readonly positions: PositionRepository,
+    private readonly bus: MessageBus,
+    private readonly clock: Clock,
+    private readonly ageSeconds: number,
+    private readonly limit = 5000,
+  ) {}
+
+  async run(): Promise<string[]> {
+    const before = new Date(this.clock.now().getTime() - this.ageSeconds * 1000).toISOString();
+    const portfolioIds = await this.positions.portfoliosStaleSince(before, this.limit);
+    await enqueueValuations(this.bus, portfolioIds);
+    return portfolioIds;
+  }
+}

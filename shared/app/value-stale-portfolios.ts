@@ -1,0 +1,101 @@
+import type { Portfolio } from "../domain/portfolio";
+import type { Clock } from "../ports/clock";
+import type { JobRepository, PositionRepository, SnapshotRef, StaleMarker } from "../ports/investment-repositories";
+import type { MessageBus } from "../ports/message-bus";
+import type { PortfolioRepository } from "../ports/portfolio-repository";
+import { enqueueValuations } from "./valuation-queue";
+import type { ValuationService } from "./valuation-service";
+
+/**
+ * Dates valued per portfolio per message: a message's work stays bounded; a portfolio with more stale
+ * dates (an FX backfill over years) is sent on in a new message after each slice.
+ */
+export const DATES_PER_RUN = 50;
+
+/**
+ * The `valuations` consumer: values each stale portfolio-date named by its markers, marks the composites
+ * that contain a valued member stale for the dates it changes, and clears each marker only if it is
+ * still the version read (a marker re-written meanwhile, by an import that stored newer data, stays).
+ * Any failure is thrown after the other portfolios were done, so the queue retries the message; the
+ * markers of what failed remain, so even a message the queue gives up on is swept up later.
+ */
+export class ValueStalePortfolios {
+  constructor(
+    private readonly portfolios: PortfolioRepository,
+    private readonly positions: PositionRepository,
+    private readonly jobs: JobRepository,
+    private readonly valuation: ValuationService,
+    private readonly bus: MessageBus,
+    private readonly clock: Clock,
+    private readonly datesPerRun = DATES_PER_RUN,
+  ) {}
+
+  async run(portfolioIds: readonly string[]): Promise<void> {
+    const failures: unknown[] = [];
+    for (const id of new Set(portfolioIds)) {
+      try {
+        await this.valuePortfolio(id);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
+  }
+
+  private async valuePortfolio(portfolioId: string): Promise<void> {
+    const found = await this.positions.staleMarkers(portfolioId, this.datesPerRun);
+    const markers = await this.ready(found);
+    if (markers.length === 0) return;
+    const portfolio = await this.portfolios.get(portfolioId);
+    if (portfolio === undefined) {
+      await this.positions.clearStale(markers);
+      return;
+    }
+    const done: StaleMarker[] = [];
+    const valued: SnapshotRef[] = [];
+    let failure: { error: unknown } | undefined;
+    for (const marker of markers) {
+      try {
+        const valuation = await this.valuation.valueOn(portfolio, marker.date, marker.jobId);
+        if (valuation !== undefined) valued.push({ portfolioId, date: marker.date });
+        done.push(marker);
+      } catch (error) {
+        failure = { error };
+        break;
+      }
+    }
+    // Composites are marked before the member's markers go: a crash in between costs a repeated
+    // valuation, never a composite left on its members' old values.
+    const composites = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued);
+    if (composites.length > 0) {
+      await this.positions.markStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await enqueueValuations(this.bus, composites.map((c) => c.portfolioId));
+    }
+    await this.positions.clearStale(done);
+    if (failure !== undefined) throw failure.error;
+    // More stale dates than one slice: the rest in a message of its own.
+    if (found.length >= this.datesPerRun) await enqueueValuations(this.bus, [portfolioId]);
+  }
+
+  /** A new composite is valued on its members' latest snapshot date, if they have one (marked, then queued). */
+  async markNewComposite(composite: Portfolio): Promise<void> {
+    const date = await this.valuation.firstCompositeDate(composite);
+    if (date === undefined) return;
+    await this.positions.markStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
+    await enqueueValuations(this.bus, [composite.id]);
+  }
+
+  /** Leaves out markers an import wrote before its data while it is still writing (it announces them itself). */
+  private async ready(markers: readonly StaleMarker[]): Promise<StaleMarker[]> {
+    const jobIds = [...new Set(markers.flatMap((m) => (m.writing && m.jobId !== null ? [m.jobId] : [])))];
+    if (jobIds.length === 0) return [...markers];
+    const now = this.clock.now().getTime();
+    const writing = new Set<string>();
+    for (const id of jobIds) {
+      const job = await this.jobs.get(id);
+      if (job?.status === "running" && Date.parse(job.leaseUntil ?? "") > now) writing.add(id);
+    }
+    return markers.filter((m) => !(m.writing && m.jobId !== null && writing.has(m.jobId)));
+  }
+}
