@@ -1,0 +1,296 @@
+import { randomBytes } from "node:crypto";
+import { CosmosClient } from "@azure/cosmos";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminToken, call, cosmosEndpoint, useOwnRuntime } from "./http";
+import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
+import { eventually, WebhookReceiver } from "./webhook-receiver";
+
+// Retries every second or so (±10% jitter), seven attempts in all; the outbox relay, the reaper and
+// the deliveries sweep run every second, so the whole file stays within about a minute.
+useOwnRuntime({
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1",
+  OUTBOX_RELAY_SCHEDULE: "* * * * * *",
+  JOBS_REAP_SCHEDULE: "* * * * * *",
+  DELIVERIES_SWEEP_SCHEDULE: "* * * * * *",
+  DELIVERIES_SWEEP_GRACE_SECONDS: "5",
+});
+
+const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("webhook deliveries (real receivers, signatures checked with standardwebhooks)", () => {
+  let token: string;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    token = await adminToken();
+  });
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.down()));
+  });
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await new WebhookReceiver().up();
+    receivers.push(r);
+    return r;
+  }
+
+  /** A webhook on `r` (which answers the creation's test event with 200 whatever else it does). */
+  async function webhook(r: WebhookReceiver, events: string[]): Promise<string> {
+    const secret = newSecret();
+    r.secrets = [secret];
+    const reply = await call("POST", "/api/v1/settings/webhooks", { token, body: { url: r.url, events, secret, description: "delivery test" } });
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body.data.id as string;
+  }
+
+  /** A settled transaction (one transaction.settled event); returns its external id. */
+  async function settledTransaction(portfolioId: string, isin: string): Promise<string> {
+    const externalId = uid("T");
+    await imported(token, "transactions", {
+      transactions: [{ externalId, portfolioId, isin, type: "buy", status: "settled", tradeDate: "2024-02-01", settlementDate: "2024-02-05", quantity: 3, price: 10, currency: "EUR" }],
+    });
+    return externalId;
+  }
+
+  let portfolioId: string;
+  let isin: string;
+  beforeAll(async () => {
+    portfolioId = (await createPortfolio(token, { baseCurrency: "EUR" })).id;
+    const sec = securityRecord();
+    await createSecurities(token, [sec]);
+    isin = sec.isin;
+  });
+
+  const settledFor = (r: WebhookReceiver) => r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === portfolioId);
+  const deliveryLog = async (webhookId: string, query = "") => (await call("GET", `/api/v1/settings/webhooks/${webhookId}/deliveries${query}`, { token })).body;
+
+  it("delivers each of the five events with its documented data, signed, to subscribed webhooks only", async () => {
+    const all = await receiver();
+    const valuedOnly = await receiver();
+    const allId = await webhook(all, ["refresh_job.completed", "refresh_job.failed", "transaction.settled", "exception.created", "portfolio.valued"]);
+    await webhook(valuedOnly, ["portfolio.valued"]);
+
+    // refresh_job.completed and transaction.settled
+    const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
+    const sec = securityRecord();
+    const [secId] = await createSecurities(token, [sec]);
+    const externalId = uid("T");
+    const job = await imported(token, "transactions", {
+      transactions: [{ externalId, portfolioId: portfolio.id, isin: sec.isin, type: "buy", status: "settled", tradeDate: "2024-01-02", settlementDate: "2024-01-04", quantity: 5, price: 20, currency: "EUR" }],
+    });
+    // exception.created (a price jump of 100%) and portfolio.valued (positions priced on a date)
+    await imported(token, "prices", { prices: [price(sec.isin, "2024-01-02", 10), price(sec.isin, "2024-01-03", 20)] });
+    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2024-01-03", quantity: 4 }] });
+    // refresh_job.failed: a running import whose lease ran out, which the reaper fails
+    const jobId = `job_${uid("abandoned")}`;
+    const startedAt = new Date(Date.now() - 60_000).toISOString();
+    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    await cosmos
+      .database("investment-data")
+      .container("jobs")
+      .items.create({ id: jobId, source: "api", dataType: "prices", feedId: null, fileName: null, status: "running", counts: { received: 7, accepted: 0, rejected: 0 }, errors: [], startedAt, completedAt: null, leaseUntil: new Date(Date.now() - 1000).toISOString(), docType: "job", sortKey: `${startedAt}|${jobId}` });
+    cosmos.dispose();
+
+    const find = (event: string, where: (d: Record<string, unknown>) => boolean) =>
+      eventually(() => all.of(event).find((r) => where(r.envelope.data)), 30_000, event);
+    const completed = await find("refresh_job.completed", (d) => d.jobId === job.jobId);
+    expect(completed.envelope.data).toEqual({ jobId: job.jobId, source: "api", dataType: "transactions", counts: { received: 1, accepted: 1, rejected: 0 }, startedAt: iso, completedAt: iso });
+    const settled = await find("transaction.settled", (d) => d.portfolioId === portfolio.id);
+    expect(settled.envelope.data).toEqual({ transactionId: expect.any(String), portfolioId: portfolio.id, securityId: secId, settlementDate: "2024-01-04", quantity: 5, netAmount: expect.any(Number), currency: "EUR" });
+    const exception = await find("exception.created", (d) => d.type === "PRICE_JUMP" && JSON.stringify(d.entity).includes(sec.isin));
+    expect(exception.envelope.data).toMatchObject({ exceptionId: expect.any(String), type: "PRICE_JUMP", severity: expect.any(String), message: expect.any(String), entity: expect.any(Object) });
+    const valued = await find("portfolio.valued", (d) => d.portfolioId === portfolio.id);
+    expect(valued.envelope.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2024-01-03", totalValue: 80, currency: "EUR" });
+    const failed = await find("refresh_job.failed", (d) => d.jobId === jobId);
+    expect(failed.envelope.data).toMatchObject({ jobId, source: "api", dataType: "prices", counts: { received: 7, accepted: 0, rejected: 0 }, startedAt, completedAt: iso, error: expect.anything() });
+
+    for (const r of [completed, settled, exception, valued, failed]) {
+      expect(r.verifiedWith).toEqual(all.secrets);
+      expect(r.headers["webhook-id"]).toBe(r.envelope.id);
+      expect(r.envelope.id).toMatch(/^msg_/);
+      expect(r.envelope.timestamp).toEqual(iso);
+      expect(r.headers["content-type"]).toMatch(/^application\/json/);
+    }
+    // The other webhook hears only portfolio.valued.
+    await eventually(() => valuedOnly.of("portfolio.valued").find((r) => r.envelope.data.portfolioId === portfolio.id), 10_000, "portfolio.valued at the second webhook");
+    expect(new Set(valuedOnly.received.map((r) => r.envelope.event))).toEqual(new Set(["webhook.test", "portfolio.valued"]));
+    // Every delivery to the first webhook is logged as succeeded.
+    const log = await deliveryLog(allId, "?pageSize=200");
+    expect(log.data.length).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it("retries a failing endpoint with the same webhook-id and body until it answers 2xx", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    r.answer = (envelope, received) => ({ status: envelope.event === "transaction.settled" && received.filter((x) => x.envelope.id === envelope.id).length <= 2 ? 500 : 200 });
+    await settledTransaction(portfolioId, isin);
+    await eventually(() => (settledFor(r).length >= 3 ? true : undefined), 20_000, "three attempts");
+    const attempts = settledFor(r);
+    expect(new Set(attempts.map((a) => a.headers["webhook-id"])).size).toBe(1);
+    expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+    expect(attempts.every((a) => a.verifiedWith.length === 1)).toBe(true);
+    const deliveryId = String(attempts[0]!.headers["webhook-id"]);
+    const detail = await eventually(async () => {
+      const reply = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${deliveryId}`, { token });
+      return reply.body.data?.status === "succeeded" ? reply.body.data : undefined;
+    });
+    expect(detail).toMatchObject({ id: deliveryId, webhookId: id, event: "transaction.settled", status: "succeeded", attempts: 3, lastAttempt: { statusCode: 200 }, completedAt: iso });
+    expect(detail.attemptLog.map((a: { statusCode?: number }) => a.statusCode)).toEqual([500, 500, 200]);
+    expect(detail).not.toHaveProperty("nextAttemptAt");
+    expect(detail).not.toHaveProperty("payload");
+  }, 30_000);
+
+  it("keeps retrying a receiver that is down and delivers every event exactly once when it is back", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    await r.down();
+    const externalIds = [];
+    for (let i = 0; i < 4; i++) externalIds.push(await settledTransaction(portfolioId, isin));
+    await sleep(3500); // several rounds of the one-second schedule against a closed port
+    await r.up();
+    await eventually(() => (settledFor(r).length >= 4 ? true : undefined), 20_000, "all four deliveries");
+    await sleep(3000); // long enough for any duplicate to show up
+    const counts = [...r.countsById()].filter(([k]) => settledFor(r).some((x) => x.headers["webhook-id"] === k));
+    expect(counts).toHaveLength(4);
+    expect(counts.every(([, n]) => n === 1)).toBe(true);
+    const log = await deliveryLog(id, "?event=transaction.settled");
+    expect(log.data).toHaveLength(4);
+    for (const d of log.data) {
+      expect(d.status).toBe("succeeded");
+      expect(d.attempts).toBeGreaterThan(1);
+    }
+    const one = (await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}`, { token })).body.data;
+    expect(one.attemptLog[0].statusCode).toBeUndefined();
+    expect(one.attemptLog[0].error).toEqual(expect.any(String));
+  }, 40_000);
+
+  it("410 Gone fails the delivery, disables the webhook and stops its deliveries", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    r.answer = (envelope) => ({ status: envelope.event === "webhook.test" ? 200 : 410 });
+    await settledTransaction(portfolioId, isin);
+    await eventually(() => (settledFor(r).length >= 1 ? true : undefined), 15_000, "the first delivery");
+    const hook = await eventually(async () => {
+      const reply = await call("GET", `/api/v1/settings/webhooks/${id}`, { token });
+      return reply.body.data?.status === "disabled" ? reply.body.data : undefined;
+    }, 10_000, "the webhook disabled");
+    expect(hook.disabledReason).toMatch(/410/);
+    const log = await deliveryLog(id);
+    expect(log.data[0]).toMatchObject({ status: "failed", attempts: 1, lastAttempt: { statusCode: 410 } });
+    await settledTransaction(portfolioId, isin);
+    await sleep(3000);
+    expect(settledFor(r)).toHaveLength(1);
+    // A disabled webhook's failed delivery is not retried until it is enabled again.
+    expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}/retry`, { token })).status).toBe(409);
+  }, 30_000);
+
+  it("a redirect is a failed attempt and is never followed; Retry-After is honoured", async () => {
+    const r = await receiver();
+    const elsewhere = await receiver();
+    await webhook(r, ["transaction.settled"]);
+    r.answer = (envelope, received) => {
+      if (envelope.event !== "transaction.settled") return { status: 200 };
+      const n = received.filter((x) => x.envelope.id === envelope.id).length;
+      if (n === 1) return { status: 307, headers: { Location: elsewhere.url } };
+      if (n === 2) return { status: 503, headers: { "Retry-After": "3" } };
+      return { status: 200 };
+    };
+    await settledTransaction(portfolioId, isin);
+    await eventually(() => (settledFor(r).length >= 3 ? true : undefined), 20_000, "three attempts");
+    const [first, second, third] = settledFor(r);
+    expect(elsewhere.received).toHaveLength(0);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(800);
+    expect(third!.at - second!.at).toBeGreaterThanOrEqual(2900);
+  }, 30_000);
+
+  it("during a secret rotation each delivery carries two signatures, each verifiable on its own", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    const rotated = await call("POST", `/api/v1/settings/webhooks/${id}/rotate-secret`, { token });
+    expect(rotated.status).toBe(200);
+    const [old] = r.secrets;
+    r.secrets = [rotated.body.data.secret as string, old!];
+    await settledTransaction(portfolioId, isin);
+    const got = await eventually(() => settledFor(r)[0], 15_000, "the delivery");
+    expect(String(got.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(got.verifiedWith.sort()).toEqual([...r.secrets].sort());
+  }, 20_000);
+
+  it("a failed delivery is sent again by a manual retry, with the same webhook-id", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    let healthy = false;
+    r.answer = (envelope) => ({ status: envelope.event === "webhook.test" || healthy ? 200 : 500 });
+    await settledTransaction(portfolioId, isin);
+    const failed = await eventually(async () => (await deliveryLog(id, "?status=failed")).data[0], 25_000, "the delivery to fail");
+    expect(failed).toMatchObject({ status: "failed", attempts: 7, lastAttempt: { statusCode: 500 }, completedAt: iso });
+    expect(settledFor(r)).toHaveLength(7);
+    healthy = true;
+    const retried = await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token });
+    expect(retried.status).toBe(202);
+    expect(retried.body.data).toMatchObject({ id: failed.id, status: "pending" });
+    await eventually(() => (settledFor(r).length === 8 ? true : undefined), 10_000, "the retried delivery");
+    expect(new Set(settledFor(r).map((x) => x.headers["webhook-id"]))).toEqual(new Set([failed.id]));
+    const done = await eventually(async () => (await deliveryLog(id, "?status=succeeded")).data[0], 10_000, "the retry to succeed");
+    expect(done).toMatchObject({ id: failed.id, attempts: 8, lastAttempt: { statusCode: 200 } });
+    expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token })).status).toBe(409);
+  }, 40_000);
+
+  it("POST {id}/test sends webhook.test now and answers with the delivery; the log filters and pages", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    const reply = await call("POST", `/api/v1/settings/webhooks/${id}/test`, { token });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({ webhookId: id, event: "webhook.test", status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200, durationMs: expect.any(Number), at: iso }, createdAt: iso, completedAt: iso });
+    const test = r.received.find((x) => x.envelope.id === reply.body.data.id);
+    expect(test?.envelope).toMatchObject({ event: "webhook.test", data: { webhookId: id } });
+    expect(test?.verifiedWith).toEqual(r.secrets);
+
+    await settledTransaction(portfolioId, isin);
+    await settledTransaction(portfolioId, isin);
+    await eventually(() => (settledFor(r).length >= 2 ? true : undefined), 15_000, "two deliveries");
+    await eventually(async () => ((await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length === 2 ? true : undefined), 10_000, "logged");
+    expect((await deliveryLog(id, "?event=webhook.test")).data.map((d: { id: string }) => d.id)).toEqual([reply.body.data.id]);
+    expect((await deliveryLog(id, "?status=pending")).data).toEqual([]);
+    const first = await deliveryLog(id, "?pageSize=1&cursor=");
+    expect(first.error.code).toBe("INVALID_REQUEST");
+    const page1 = await deliveryLog(id, "?pageSize=1&page=1");
+    expect(page1.pagination).toMatchObject({ page: 1, pageSize: 1, totalItems: 3, totalPages: 3 });
+    const all = [page1.data[0].id];
+    let cursor = page1.pagination.nextCursor as string | null;
+    while (cursor !== null) {
+      const page = await deliveryLog(id, `?pageSize=1&cursor=${encodeURIComponent(cursor)}`);
+      all.push(page.data[0].id);
+      cursor = page.pagination.nextCursor;
+    }
+    expect(new Set(all).size).toBe(3);
+    for (const item of page1.data) expect(item).not.toHaveProperty("attemptLog");
+  }, 30_000);
+
+  it("answers 4xx, never 5xx, to unknown webhooks and deliveries, bad ids and bad filters", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    const cases: [string, string, number][] = [
+      ["GET", `/api/v1/settings/webhooks/wh_nope/deliveries`, 404],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries/msg_nope`, 404],
+      ["POST", `/api/v1/settings/webhooks/${id}/deliveries/msg_nope/retry`, 404],
+      ["POST", `/api/v1/settings/webhooks/wh_nope/test`, 404],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries?status=done`, 400],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries?event=nope`, 400],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries?pageSize=0`, 400],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries?cursor=garbage`, 400],
+      ["GET", `/api/v1/settings/webhooks/${id}/deliveries/%25bad`, 400],
+      ["POST", `/api/v1/settings/webhooks/%20x/test`, 400],
+    ];
+    for (const [method, path, status] of cases) {
+      const reply = await call(method, path, { token });
+      expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(status);
+      expect(reply.body.error.code).toEqual(expect.any(String));
+    }
+    expect((await call("POST", `/api/v1/settings/webhooks/${id}/test`, { token, body: "{not json" })).status).toBeLessThan(500);
+    expect((await call("GET", `/api/v1/settings/webhooks/${id}/deliveries`)).status).toBe(401);
+  }, 20_000);
+});
