@@ -34,6 +34,11 @@ import { ValuationService } from "./app/valuation-service";
 import { SweepStaleValuations } from "./app/valuation-queue";
 import { ValueStalePortfolios } from "./app/value-stale-portfolios";
 import { StorageQueueMessageBus } from "./adapters/queue/storage-queue-bus";
+import { ServiceBusMessageBus } from "./adapters/queue/service-bus-bus";
+import { EventPublisher } from "./app/event-publisher";
+import { RelayOutbox } from "./app/relay-outbox";
+import { Logger } from "./logging";
+import type { Outbox } from "./ports/outbox";
 import type { MessageBus } from "./ports/message-bus";
 import { CosmosDeliveryRepository } from "./adapters/cosmos/cosmos-delivery-repository";
 import { DeliverWebhooks, type SignWebhook } from "./app/deliver-webhook";
@@ -84,7 +89,11 @@ export class Composition {
   /** The queues of the asynchronous flows (events, valuations, deliveries). */
   readonly messageBus = lazy<MessageBus>(() => {
     const c = this.config;
-    if (c.MESSAGE_BUS === "service-bus") throw new Error("MESSAGE_BUS=service-bus: the Service Bus adapter is not wired yet");
+    if (c.MESSAGE_BUS === "service-bus") {
+      if (c.SERVICEBUS_CONNECTION_STRING !== undefined) return ServiceBusMessageBus.fromConnectionString(c.SERVICEBUS_CONNECTION_STRING);
+      if (c.SERVICEBUS_NAMESPACE !== undefined) return ServiceBusMessageBus.fromNamespace(c.SERVICEBUS_NAMESPACE, this.credential());
+      throw new Error("MESSAGE_BUS=service-bus needs SERVICEBUS_CONNECTION_STRING or SERVICEBUS_NAMESPACE");
+    }
     if (c.STORAGE_CONNECTION_STRING !== undefined) return StorageQueueMessageBus.fromConnectionString(c.STORAGE_CONNECTION_STRING);
     if (c.STORAGE_QUEUE_ENDPOINT !== undefined) return StorageQueueMessageBus.fromEndpoint(c.STORAGE_QUEUE_ENDPOINT, this.credential());
     throw new Error("MESSAGE_BUS=storage-queue needs STORAGE_CONNECTION_STRING or STORAGE_QUEUE_ENDPOINT");
@@ -154,7 +163,12 @@ export class Composition {
   readonly transactionRepository = lazy(() => new CosmosTransactionRepository(this.cosmos().container("transactions")));
   readonly jobRepository = lazy(() => new CosmosJobRepository(this.cosmos().container("jobs")));
   readonly dataQualityExceptionRepository = lazy(() => new CosmosDataQualityExceptionRepository(this.cosmos().container("exceptions")));
-  readonly outbox = lazy(() => new CosmosOutbox(this.cosmos().container("events")));
+  readonly outboxStore = lazy(() => new CosmosOutbox(this.cosmos().container("events"), this.clock));
+  /** The outbox the use cases append to: it stores the events, then publishes them to the `events` queue. */
+  readonly outbox = lazy<Outbox>(() => new EventPublisher(this.outboxStore(), () => this.messageBus(), new Logger(this.config.LOG_LEVEL).with({ component: "event-publisher" })));
+  readonly relayOutbox = lazy(
+    () => new RelayOutbox(this.outboxStore(), this.messageBus(), this.clock, { graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS, batchSize: 100, maxBatches: 20 }),
+  );
   readonly idempotencyStore = lazy(() => new CosmosIdempotencyStore(this.cosmos().container("counters")));
 
   readonly dataQualityExceptions = lazy(() => new DataQualityExceptions(this.dataQualityExceptionRepository(), this.outbox(), this.clock));

@@ -45,6 +45,10 @@ export const configSchema = z
     PURGE_SCHEDULE: z.string().min(1).default("0 */5 * * * *"),
     /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
+    /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */
+    OUTBOX_RELAY_SCHEDULE: z.string().min(1).default("*/30 * * * * *"),
+    /** The relay leaves entries younger than this to the publisher that appended them. */
+    OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()
@@ -62,6 +66,8 @@ export const configSchema = z
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
+    /** AES-256-GCM key (base64 of 32 bytes) sealing webhook signing secrets at rest; a Key Vault reference in Azure. */
+    WEBHOOK_SECRET_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be base64 of 32 bytes"),
     /** Seconds before each webhook retry, comma-separated; the delivery fails when they are spent. */
     WEBHOOK_RETRY_SCHEDULE: z
       .string()

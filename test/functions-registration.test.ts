@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { LoadedFunction } from "../local/functions-host";
 import type { CoreRegistration } from "../local/functions-core";
 import type { AnyEndpoint } from "../shared/http/endpoint";
-import { root, TEST_JWT_KEY } from "./runtime";
+import { root, TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
 /**
  * The compiled functions/ loaded through the real `@azure/functions` package, with the capturing
@@ -18,17 +18,18 @@ describe("function registration (what Azure and the local runtime both read)", (
   let functions: LoadedFunction[];
   let raw: CoreRegistration[];
   let endpoints: readonly AnyEndpoint[];
-  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string };
+  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string; outboxRelay: string };
 
   beforeAll(() => {
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
     process.env.JWT_SIGNING_KEY ??= TEST_JWT_KEY;
+    process.env.WEBHOOK_SECRET_KEY ??= TEST_WEBHOOK_KEY;
     const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
     functions = host.loadFunctions(join(dist, "functions"));
     raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
     const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
-    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE };
+    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE };
   });
 
   it("registers one function per file of functions/, named after it", () => {
@@ -70,6 +71,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
+      ["outbox-relay", "timerTrigger", schedules.outboxRelay],
       ["valuations-run", "serviceBusTrigger", undefined],
       ["valuations-sweep", "timerTrigger", schedules.valuationSweep],
       ["webhook-deliver", "serviceBusTrigger", undefined],

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCosmos } from "../../test/cosmos-stand-in";
+import { CosmosOutbox } from "../adapters/cosmos/cosmos-outbox";
+import type { EventEnvelope } from "../domain/events";
+import { Logger } from "../logging";
+import type { Clock } from "../ports/clock";
+import type { MessageBus, OutgoingMessage, QueueName } from "../ports/message-bus";
+import { EventPublisher } from "./event-publisher";
+import { RelayOutbox } from "./relay-outbox";
+
+/** A bus that records what it accepted, or refuses everything while `down`. */
+class RecordingBus implements MessageBus {
+  readonly sent: { queue: QueueName; message: OutgoingMessage }[] = [];
+  down = false;
+  async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (this.down) throw new Error("bus unavailable");
+    this.sent.push(...messages.map((message) => ({ queue, message })));
+  }
+  ids(): string[] {
+    return this.sent.map((s) => (s.message.body as EventEnvelope).id);
+  }
+}
+
+let serial = 0;
+const event = (n = serial++): EventEnvelope => ({ id: `evt_pub_${process.pid}_${n}`, event: "refresh_job.completed", timestamp: "2026-03-02T10:00:00.000Z", data: { jobId: `job_${n}` } });
+
+describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
+  let cosmos: Awaited<ReturnType<typeof startCosmos>>;
+  let now = Date.parse("2026-03-02T10:00:00Z");
+  const clock: Clock = { now: () => new Date(now) };
+  const warnings: string[] = [];
+  const log = new Logger("info", (_level, line) => void warnings.push(line));
+  let outbox: CosmosOutbox;
+  beforeAll(async () => {
+    cosmos = await startCosmos();
+    outbox = new CosmosOutbox(cosmos.db.container("events"), clock);
+  });
+  afterAll(async () => cosmos.stop());
+
+  /** The relay sees only what this test appended: earlier tests' entries are published before it starts. */
+  const drain = async (bus: RecordingBus): Promise<void> => {
+    now += 3_600_000;
+    await new RelayOutbox(outbox, bus, clock, { graceSeconds: 0, batchSize: 500, maxBatches: 100 }).run();
+  };
+
+  it("stores the events, sends each envelope to the events queue and marks it published", async () => {
+    const bus = new RecordingBus();
+    const events = [event(), event()];
+    await new EventPublisher(outbox, () => bus, log).append(events);
+    expect(bus.sent).toEqual(events.map((e) => ({ queue: "events", message: { body: e } })));
+    const stored = await outbox.list({});
+    expect(stored).toEqual(expect.arrayContaining(events));
+    now += 60_000;
+    const pending = (await outbox.unpublished(clock.now().toISOString(), 100)).map((e) => e.id);
+    for (const e of events) expect(pending).not.toContain(e.id);
+  });
+
+  it("a refused publish is logged, not thrown; the relay sends the entries after the grace period, once", async () => {
+    await drain(new RecordingBus());
+    const bus = new RecordingBus();
+    bus.down = true;
+    const events = [event(), event(), event()];
+    await expect(new EventPublisher(outbox, () => bus, log).append(events)).resolves.toBeUndefined();
+    expect(warnings.at(-1)).toContain("not published");
+    expect(warnings.at(-1)).toContain(events[0]?.id);
+
+    bus.down = false;
+    const relay = new RelayOutbox(outbox, bus, clock, { graceSeconds: 10, batchSize: 100, maxBatches: 5 });
+    now += 5_000;
+    expect(await relay.run()).toEqual([]); // still within the grace period
+    now += 6_000;
+    expect((await relay.run()).sort()).toEqual(events.map((e) => e.id).sort());
+    expect(bus.sent.map((s) => s.message.body)).toEqual(expect.arrayContaining(events));
+    now += 60_000;
+    expect(await relay.run()).toEqual([]); // published entries are not sent again
+    expect(bus.sent).toHaveLength(3);
+  });
+
+  it("a bus that cannot even be built fails the publish, not the data write", async () => {
+    await drain(new RecordingBus());
+    const e = event();
+    await new EventPublisher(outbox, () => { throw new Error("MESSAGE_BUS=service-bus needs a namespace"); }, log).append([e]);
+    expect(await outbox.list({})).toContainEqual(e);
+    now += 60_000;
+    expect((await outbox.unpublished(clock.now().toISOString(), 100)).map((x) => x.id)).toEqual([e.id]);
+  });
+
+  it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {
+    await drain(new RecordingBus());
+    const events = Array.from({ length: 25 }, () => event());
+    const down = new RecordingBus();
+    down.down = true;
+    for (const e of events) {
+      now += 1_000;
+      await new EventPublisher(outbox, () => down, log).append([e]);
+    }
+    now += 60_000;
+    const bus = new RecordingBus();
+    bus.down = true;
+    const relay = new RelayOutbox(outbox, bus, clock, { graceSeconds: 10, batchSize: 10, maxBatches: 2 });
+    await expect(relay.run()).rejects.toThrow("bus unavailable");
+    bus.down = false;
+    expect(await relay.run()).toEqual(events.slice(0, 20).map((e) => e.id));
+    expect(await relay.run()).toEqual(events.slice(20).map((e) => e.id));
+    expect(await relay.run()).toEqual([]);
+    expect(bus.ids()).toEqual(events.map((e) => e.id));
+  });
+});

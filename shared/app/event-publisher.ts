@@ -1,0 +1,44 @@
+import type { EventEnvelope } from "../domain/events";
+import { errorFields, type Logger } from "../logging";
+import type { MessageBus } from "../ports/message-bus";
+import type { Outbox } from "../ports/outbox";
+
+/** The `events` message body: the webhook envelope itself, whose `id` consumers deduplicate on. */
+export const eventMessage = ({ id, event, timestamp, data }: EventEnvelope): { body: EventEnvelope } => ({ body: { id, event, timestamp, data } });
+
+/**
+ * The outbox as the use cases see it: appending stores the events beside their data, then publishes
+ * them to the `events` queue and marks them published. A failed publish is logged, not thrown: the
+ * data and its events are stored, and the outbox relay sends what is still pending later.
+ */
+export class EventPublisher implements Outbox {
+  constructor(
+    private readonly store: Outbox,
+    /** Resolved on first publish, so a bus that cannot be built fails the publish, never the data write. */
+    private readonly bus: () => MessageBus,
+    private readonly log: Logger,
+  ) {}
+
+  async append(events: readonly EventEnvelope[]): Promise<void> {
+    await this.store.append(events);
+    if (events.length === 0) return;
+    try {
+      await this.bus().send("events", events.map(eventMessage));
+      await this.store.markPublished(events.map((e) => e.id));
+    } catch (error) {
+      this.log.warn("events stored but not published; the outbox relay publishes them later", { eventIds: events.map((e) => e.id), ...errorFields(error) });
+    }
+  }
+
+  list(filter: { event?: string; since?: string }): Promise<EventEnvelope[]> {
+    return this.store.list(filter);
+  }
+
+  unpublished(appendedBefore: string, limit: number): Promise<EventEnvelope[]> {
+    return this.store.unpublished(appendedBefore, limit);
+  }
+
+  markPublished(ids: readonly string[]): Promise<void> {
+    return this.store.markPublished(ids);
+  }
+}
