@@ -3,7 +3,7 @@
 // Microsoft Entra ID (shared keys and local auth are off, and nothing here lists a key).
 //
 //   az deployment group create -g <rg> -f infra/main.bicep -p infra/main.parameters.json \
-//     -p jwtSigningKey=<base64 key> bootstrapClientSecret=<secret>
+//     -p jwtSigningKey=<base64 key> bootstrapClientSecret=<secret> webhookSecretKey=<base64 of 32 bytes>
 
 targetScope = 'resourceGroup'
 
@@ -30,6 +30,12 @@ param cosmosDatabaseName string = 'investment-data'
 @minLength(44)
 @description('Key that signs the API\'s access tokens: base64 of at least 32 random bytes (openssl rand -base64 32). Stored as Key Vault secret jwt-signing-key.')
 param jwtSigningKey string
+
+@secure()
+@minLength(44)
+@maxLength(44)
+@description('Key that encrypts webhook signing secrets at rest (AES-256-GCM): base64 of exactly 32 random bytes (openssl rand -base64 32). Stored as Key Vault secret webhook-secret-key.')
+param webhookSecretKey string
 
 @description('Key id (kid) written into issued tokens (app setting JWT_KEY_ID).')
 param jwtKeyId string = 'k1'
@@ -189,6 +195,7 @@ module keyVault 'modules/keyvault.bicep' = {
     tags: allTags
     jwtSigningKey: jwtSigningKey
     bootstrapClientSecret: bootstrapClientSecret
+    webhookSecretKey: webhookSecretKey
   }
 }
 
@@ -223,6 +230,7 @@ module functionApp 'modules/functionapp.bicep' = {
     appInsightsConnectionString: monitoring.outputs.connectionString
     jwtSigningKeySecretUri: keyVault.outputs.jwtSigningKeySecretUri
     bootstrapClientSecretUri: keyVault.outputs.bootstrapClientSecretUri
+    webhookSecretKeySecretUri: keyVault.outputs.webhookSecretKeySecretUri
     jwtKeyId: jwtKeyId
     jwtAudience: jwtAudience
     bootstrapClientId: bootstrapClientId

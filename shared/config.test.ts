@@ -4,6 +4,7 @@ import { ConfigError, parseConfig } from "./config";
 const valid = {
   COSMOS_ENDPOINT: "http://127.0.0.1:8081",
   JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"),
+  WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
 };
 
 describe("parseConfig", () => {

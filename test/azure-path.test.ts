@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedFunction } from "../local/functions-host";
 import { startCosmos, startFaultProxy } from "./cosmos-stand-in";
-import { BOOTSTRAP, root, TEST_JWT_KEY } from "./runtime";
+import { BOOTSTRAP, root, TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
 /**
  * The compiled functions as Azure runs them: loaded through `@azure/functions`, invoked through their
@@ -36,6 +36,7 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
       COSMOS_DATABASE: "unit",
       COSMOS_ENDPOINT_DISCOVERY: "false",
       JWT_SIGNING_KEY: TEST_JWT_KEY,
+      WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
       BOOTSTRAP_CLIENT_ID: BOOTSTRAP.id,
       BOOTSTRAP_CLIENT_SECRET: BOOTSTRAP.secret,
       LOG_LEVEL: "error",

@@ -262,6 +262,7 @@ describe("infra/*.bicep", () => {
     expect(mainParams.filter((p) => p.secure).map((p) => p.name).sort()).toEqual([
       "bootstrapClientSecret",
       "jwtSigningKey",
+      "webhookSecretKey",
     ]);
   });
 
@@ -391,6 +392,7 @@ describe("infra/*.bicep", () => {
       "APPLICATIONINSIGHTS_CONNECTION_STRING",
       "AZURE_CLIENT_ID",
       "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+      "WEBHOOK_SECRET_KEY",
       "AzureWebJobsStorage__accountName",
       "AzureWebJobsStorage__credential",
       "AzureWebJobsStorage__clientId",
@@ -405,6 +407,7 @@ describe("infra/*.bicep", () => {
     expect(literal(settings.get("AzureWebJobsStorage__credential"))).toBe("managedidentity");
     expect(text("JWT_SIGNING_KEY")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
     expect(text("BOOTSTRAP_CLIENT_SECRET")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
+    expect(text("WEBHOOK_SECRET_KEY")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
     expect(text("JWT_ISSUER")).toMatch(/^'https:\/\/\$\{.*defaultHostName\}'$/);
 
     // Every setting outside the required list must be one the host or SDKs read.

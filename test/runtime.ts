@@ -6,6 +6,8 @@ import { launchRuntime, localComponentEnv, projectRoot, type LaunchedRuntime } f
 export const root = projectRoot;
 /** The signing key of the test runtime, so tests can forge tokens signed with the right key. */
 export const TEST_JWT_KEY = Buffer.from("test-signing-key-0123456789-abcdefghijklmnop").toString("base64");
+/** The key sealing webhook secrets in the test runtime (WEBHOOK_SECRET_KEY). */
+export const TEST_WEBHOOK_KEY = Buffer.from("test-webhook-secret-key-0123456789abcdef").subarray(0, 32).toString("base64");
 export const TEST_ISSUER = "http://test-issuer";
 export const TEST_AUDIENCE = "investment-data-api";
 export const BOOTSTRAP = { id: "test-admin", secret: "test-admin-secret-0123456789" };
@@ -19,6 +21,7 @@ export async function runtimeEnv(dataDir: string, overrides: RuntimeEnv = {}): P
   return {
     ...(await localComponentEnv(dataDir)),
     JWT_SIGNING_KEY: TEST_JWT_KEY,
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
     JWT_KEY_ID: "test-1",
     JWT_ISSUER: TEST_ISSUER,
     JWT_AUDIENCE: TEST_AUDIENCE,

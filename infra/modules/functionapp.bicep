@@ -52,6 +52,9 @@ param jwtSigningKeySecretUri string
 @description('Versionless URI of the bootstrap-client-secret secret.')
 param bootstrapClientSecretUri string
 
+@description('Versionless URI of the webhook-secret-key secret.')
+param webhookSecretKeySecretUri string
+
 @description('Key id (kid) written into issued tokens.')
 param jwtKeyId string
 
@@ -178,6 +181,7 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
     RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+    WEBHOOK_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${webhookSecretKeySecretUri})'
   }
 }
 

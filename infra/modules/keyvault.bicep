@@ -1,4 +1,4 @@
-// Key Vault (Azure RBAC, soft delete, purge protection) holding the service's two secrets.
+// Key Vault (Azure RBAC, soft delete, purge protection) holding the service's three secrets.
 // The function app reads them through Key Vault references in its app settings.
 
 @description('Name of the key vault (3-24 letters, digits and hyphens, globally unique).')
@@ -19,6 +19,10 @@ param jwtSigningKey string
 @secure()
 @description('Value of the bootstrap-client-secret secret.')
 param bootstrapClientSecret string
+
+@secure()
+@description('Value of the webhook-secret-key secret (base64 of 32 bytes: the AES-256-GCM key sealing webhook secrets).')
+param webhookSecretKey string
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
@@ -63,6 +67,15 @@ resource bootstrapClientSecretSecret 'Microsoft.KeyVault/vaults/secrets@2023-07-
   }
 }
 
+resource webhookSecretKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = {
+  parent: vault
+  name: 'webhook-secret-key'
+  properties: {
+    value: webhookSecretKey
+    contentType: 'base64'
+  }
+}
+
 @description('Name of the vault.')
 output name string = vault.name
 
@@ -75,3 +88,6 @@ output jwtSigningKeySecretUri string = jwtSigningKeySecret.properties.secretUri
 
 @description('Versionless URI of the bootstrap-client-secret secret.')
 output bootstrapClientSecretUri string = bootstrapClientSecretSecret.properties.secretUri
+
+@description('Versionless URI of the webhook-secret-key secret.')
+output webhookSecretKeySecretUri string = webhookSecretKeySecret.properties.secretUri

@@ -20,7 +20,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   beforeAll(async () => {
     cosmos = await startCosmos();
     now = new Date("2026-01-05T10:00:00.000Z");
-    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64") });
+    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") });
     app = new Composition(config, { now: () => now });
   });
   afterAll(async () => cosmos.stop());
