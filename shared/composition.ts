@@ -46,6 +46,12 @@ import { SweepDeliveries } from "./app/deliveries-sweep";
 import { DeliveryLog } from "./app/delivery-log";
 import { FanOutEvents } from "./app/fan-out";
 import type { WebhookDirectory, WebhookSender } from "./ports/webhook-delivery";
+import { CosmosWebhookRepository } from "./adapters/cosmos/cosmos-webhook-repository";
+import { GuardedWebhookSender } from "./adapters/http/guarded-webhook-sender";
+import { CachedWebhookDirectory } from "./app/webhook-directory";
+import { Webhooks } from "./app/webhooks";
+import { WebhookSecretCipher } from "./domain/webhook-secret-cipher";
+import { signWebhook } from "./domain/webhook-signature";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -215,9 +221,19 @@ export class Composition {
   readonly purgeExpiredCounters = lazy(() => new PurgeExpiredCounters(this.counterStore(), this.clock));
   // Webhook deliveries: fan-out of events, attempts with retries, the sweep and the delivery log.
   /** The settings side of webhooks the deliveries use: the directory, the guarded sender and the signer. */
-  readonly deliveryPorts = lazy<{ directory: WebhookDirectory; sender: WebhookSender; sign: SignWebhook }>(() => {
-    throw new Error("webhook deliveries: the webhook directory and sender are not wired yet");
-  });
+  readonly deliveryPorts = lazy<{ directory: WebhookDirectory; sender: WebhookSender; sign: SignWebhook }>(() => ({
+    directory: this.webhookDirectory(),
+    sender: this.webhookSender(),
+    sign: signWebhook,
+  }));
+  // Webhook settings: the webhooks (secrets sealed with WEBHOOK_SECRET_KEY), the SSRF-guarded sender, the cached directory.
+  readonly webhookSecretCipher = lazy(() => new WebhookSecretCipher(this.config.WEBHOOK_SECRET_KEY));
+  readonly webhookRepository = lazy(() => new CosmosWebhookRepository(this.cosmos().container("settings")));
+  readonly webhookSender = lazy(() => new GuardedWebhookSender({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly webhookDirectory = lazy(() => new CachedWebhookDirectory(this.webhookRepository(), this.webhookSecretCipher(), this.clock, this.config.AUTH_CLIENT_CACHE_SECONDS));
+  readonly webhooks = lazy(
+    () => new Webhooks(this.webhookRepository(), this.webhookSender(), this.webhookSecretCipher(), this.clock, () => this.webhookDirectory().forget()),
+  );
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.cosmos().container("deliveries")));
   readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.messageBus(), this.clock));
   readonly deliverWebhooks = lazy(() => {

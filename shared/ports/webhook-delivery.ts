@@ -31,6 +31,8 @@ export interface WebhookPostResult {
   retryAfterSeconds?: number;
   /** Why it failed, safe to show the customer (no secret, no internal detail). */
   error?: string;
+  /** True when the SSRF guard refused the URL before any connection (not https, credentials, a non-public address). */
+  refused?: boolean;
   durationMs: number;
 }
 

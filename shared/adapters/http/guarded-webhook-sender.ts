@@ -1,0 +1,170 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import type { WebhookPostResult, WebhookSender } from "../../ports/webhook-delivery";
+import { ipLiteral, isMetadataHostName, refusedAddressReason } from "./address-rules";
+import { retryAfterSeconds } from "./retry-after";
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to every address it has (dns.lookup with all: true). Injectable for tests. */
+export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemLookupAll: LookupAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export interface GuardedSenderOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: lifts the address rules and allows http (local runtime and tests). */
+  allowPrivateNetworks: boolean;
+  lookup?: LookupAll;
+  /** The whole POST, connection to last byte (15 s by the contract; tests shorten it). */
+  timeoutMs?: number;
+  /** How much of an answer's body is read (and discarded) before the connection is dropped. */
+  maxResponseBytes?: number;
+  now?: () => number;
+}
+
+/** Why the URL was refused before any connection, as a WebhookPostResult error. */
+class Refused extends Error {}
+
+/**
+ * POSTs to customer URLs with the SSRF guard: the host is resolved once, every address vetted, and the
+ * socket connects to a vetted address through a `lookup` that answers with it (no second resolution a
+ * DNS rebinding could change), while SNI and Host keep the name. Keep-alive agents let a delivery
+ * burst reuse connections.
+ */
+export class GuardedWebhookSender implements WebhookSender {
+  private readonly lookup: LookupAll;
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly now: () => number;
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+  constructor(private readonly options: GuardedSenderOptions) {
+    this.lookup = options.lookup ?? systemLookupAll;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
+    this.now = options.now ?? Date.now;
+  }
+
+  async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<WebhookPostResult> {
+    const started = this.now();
+    const elapsed = (): number => Math.max(0, this.now() - started);
+    try {
+      const target = await this.vet(url);
+      return { ...(await this.send(target, headers, body)), durationMs: elapsed() };
+    } catch (error) {
+      if (error instanceof Refused) return { error: error.message, refused: true, durationMs: elapsed() };
+      return { error: "the request failed", durationMs: elapsed() };
+    }
+  }
+
+  /** Refuses what the rules forbid; resolves the host once and returns the URL with its vetted addresses. */
+  async vet(url: string): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Refused("not a valid URL");
+    }
+    const allowPrivate = this.options.allowPrivateNetworks;
+    if (parsed.protocol !== "https:" && !(allowPrivate && parsed.protocol === "http:")) throw new Refused("the URL must use https");
+    if (parsed.username !== "" || parsed.password !== "") throw new Refused("the URL must not contain a user name or password");
+    if (!allowPrivate && isMetadataHostName(parsed.hostname)) throw new Refused("the host is a cloud metadata service");
+
+    const literal = ipLiteral(parsed.hostname);
+    let addresses: ResolvedAddress[];
+    if (literal !== undefined) addresses = [{ address: literal, family: literal.includes(":") ? 6 : 4 }];
+    else {
+      try {
+        addresses = await this.lookup(parsed.hostname);
+      } catch {
+        throw new Refused(`the host '${parsed.hostname}' could not be resolved`);
+      }
+      if (addresses.length === 0) throw new Refused(`the host '${parsed.hostname}' has no address`);
+    }
+    if (!allowPrivate) {
+      for (const { address } of addresses) {
+        const reason = refusedAddressReason(address);
+        if (reason !== undefined) throw new Refused(`the URL resolves to a non-public address (${reason}); webhooks must reach public addresses`);
+      }
+    }
+    return { url: parsed, addresses };
+  }
+
+  private send(target: { url: URL; addresses: ResolvedAddress[] }, headers: Readonly<Record<string, string>>, body: string): Promise<Omit<WebhookPostResult, "durationMs">> {
+    const { url, addresses } = target;
+    const first = addresses[0]!;
+    // The socket connects only to the addresses vetted above: net asks this lookup, never DNS.
+    const pinned: LookupFunction = (_hostname, options, callback) => {
+      if (options.all === true) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+      else callback(null, first.address, first.family);
+    };
+    const isHttps = url.protocol === "https:";
+    const hostIsIp = ipLiteral(url.hostname) !== undefined;
+    return new Promise((resolve) => {
+      const request = (isHttps ? https : http).request(
+        {
+          protocol: url.protocol,
+          hostname: url.hostname.replace(/^\[|\]$/g, ""),
+          port: url.port === "" ? undefined : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          agent: isHttps ? this.httpsAgent : this.httpAgent,
+          lookup: pinned,
+          ...(isHttps && !hostIsIp ? { servername: url.hostname } : {}),
+          headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "investment-data-service-webhooks/1" },
+          signal: AbortSignal.timeout(this.timeoutMs),
+        },
+        (response) => {
+          const statusCode = response.statusCode ?? 0;
+          let read = 0;
+          response.on("data", (chunk: Buffer) => {
+            read += chunk.length;
+            // The body is never used: past the limit the connection is dropped rather than read on.
+            if (read > this.maxResponseBytes) response.destroy();
+          });
+          const done = (): void => resolve(outcome(statusCode, response.headers["retry-after"], this.now()));
+          response.on("end", done);
+          response.on("close", done);
+          response.on("error", done);
+        },
+      );
+      request.on("error", (error: Error & { code?: string }) => resolve({ error: describe(error, this.timeoutMs) }));
+      request.end(body);
+    });
+  }
+
+  /** Closes pooled connections (tests, shutdown). */
+  close(): void {
+    this.httpsAgent.destroy();
+    this.httpAgent.destroy();
+  }
+}
+
+function outcome(statusCode: number, retryAfter: string | undefined, now: number): Omit<WebhookPostResult, "durationMs"> {
+  const seconds = retryAfterSeconds(retryAfter, now);
+  const base = { statusCode, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) };
+  if (statusCode >= 200 && statusCode < 300) return base;
+  if (statusCode >= 300 && statusCode < 400) return { ...base, error: `the endpoint answered ${statusCode} (a redirect, which is not followed)` };
+  return { ...base, error: `the endpoint answered ${statusCode}` };
+}
+
+function describe(error: Error & { code?: string }, timeoutMs: number): string {
+  if (error.name === "AbortError" || error.name === "TimeoutError") return `no answer within ${timeoutMs / 1000} s`;
+  switch (error.code) {
+    case "ECONNREFUSED":
+      return "the connection was refused";
+    case "ECONNRESET":
+      return "the connection was reset";
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return "the host is unreachable";
+    default:
+      return error.code !== undefined && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(error.code) ? `the TLS handshake failed (${error.code})` : "the connection failed";
+  }
+}
