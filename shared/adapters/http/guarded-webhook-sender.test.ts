@@ -1,0 +1,151 @@
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { GuardedWebhookSender, type LookupAll } from "./guarded-webhook-sender";
+
+/** A loopback receiver whose answer each test sets; it counts requests and TCP connections. */
+let server: http.Server;
+let port = 0;
+let connections = 0;
+let handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.writeHead(204).end();
+const seen: { host?: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      seen.push({ host: req.headers.host, body, headers: req.headers });
+      handler(req, res);
+    });
+  });
+  server.on("connection", () => connections++);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterEach(() => {
+  vi.restoreAllMocks();
+  seen.length = 0;
+  handler = (_req, res) => res.writeHead(204).end();
+});
+
+const loopbackOnly: LookupAll = async () => [{ address: "127.0.0.1", family: 4 }];
+
+describe("GuardedWebhookSender with private networks not allowed", () => {
+  const refusedUrls = [
+    "http://169.254.169.254/",
+    "https://169.254.169.254/latest/meta-data/",
+    "http://[::ffff:127.0.0.1]/",
+    "https://[::ffff:127.0.0.1]/",
+    "http://0x7f000001/",
+    "https://0x7f000001/",
+    "https://127.1/",
+    "https://[::1]/",
+    "https://10.0.0.1/",
+    "https://[fd00:ec2::254]/",
+    "https://100.100.100.200/",
+    "https://[64:ff9b::a9fe:a9fe]/",
+    "https://user:pass@example.com/",
+    "https://metadata.google.internal/computeMetadata/v1/",
+    "ftp://example.com/",
+    "not a url",
+  ];
+
+  it.each(refusedUrls)("refuses %s before any connection", async (url) => {
+    const lookup = vi.fn<LookupAll>(async () => [{ address: "93.184.215.14", family: 4 }]);
+    const httpRequest = vi.spyOn(http, "request");
+    const httpsRequest = vi.spyOn(https, "request");
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup });
+    const result = await sender.post(url, {}, "{}");
+    expect(result.statusCode).toBeUndefined();
+    expect(result.refused).toBe(true);
+    expect(result.error).toMatch(/https|user name|non-public|metadata|not a valid URL/);
+    expect(httpRequest).not.toHaveBeenCalled();
+    expect(httpsRequest).not.toHaveBeenCalled();
+    sender.close();
+  });
+
+  it("refuses a name that resolves to a private address, and one with any private address among public ones", async () => {
+    const httpsRequest = vi.spyOn(https, "request");
+    for (const addresses of [[{ address: "10.0.0.1", family: 4 }], [{ address: "93.184.215.14", family: 4 }, { address: "::ffff:192.168.0.1", family: 6 }]]) {
+      const lookup = vi.fn<LookupAll>(async () => addresses);
+      const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup });
+      const result = await sender.post("https://hooks.customer.test/in", {}, "{}");
+      expect(result).toMatchObject({ refused: true, error: expect.stringMatching(/non-public address \(private address\)/) });
+      expect(lookup).toHaveBeenCalledTimes(1);
+    }
+    expect(httpsRequest).not.toHaveBeenCalled();
+  });
+
+  it("answers a host that does not resolve with a readable error", async () => {
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup: async () => Promise.reject(new Error("ENOTFOUND")) });
+    expect(await sender.post("https://nowhere.customer.test/", {}, "{}")).toMatchObject({ refused: true, error: "the host 'nowhere.customer.test' could not be resolved" });
+  });
+});
+
+describe("GuardedWebhookSender over loopback (private networks allowed)", () => {
+  it("POSTs the body and headers to the vetted address, keeping the host name in Host, with one lookup", async () => {
+    const lookup = vi.fn(loopbackOnly);
+    const httpRequest = vi.spyOn(http, "request"); // the same spy proves the refusals above never connected
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, lookup });
+    // receiver.customer.test resolves only through the injected lookup: a second (system) lookup would fail.
+    const result = await sender.post(`http://receiver.customer.test:${port}/hook?x=1`, { "webhook-id": "msg_1" }, '{"a":1}');
+    expect(result).toMatchObject({ statusCode: 204 });
+    expect(result.error).toBeUndefined();
+    expect(lookup).toHaveBeenCalledTimes(1);
+    expect(httpRequest).toHaveBeenCalledTimes(1);
+    expect(seen[0]).toMatchObject({ host: `receiver.customer.test:${port}`, body: '{"a":1}' });
+    expect(seen[0]?.headers).toMatchObject({ "webhook-id": "msg_1", "content-type": "application/json" });
+    sender.close();
+  });
+
+  it("treats a 3xx as a failure naming the status and does not follow it", async () => {
+    handler = (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${port}/elsewhere` }).end();
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
+    const result = await sender.post(`http://127.0.0.1:${port}/hook`, {}, "{}");
+    expect(result).toMatchObject({ statusCode: 302, error: "the endpoint answered 302 (a redirect, which is not followed)" });
+    expect(seen).toHaveLength(1);
+    sender.close();
+  });
+
+  it("reports error statuses and reads Retry-After as seconds or an HTTP date", async () => {
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, now: () => Date.parse("2026-01-01T00:00:00Z") });
+    handler = (_req, res) => res.writeHead(503, { "Retry-After": "120" }).end("busy");
+    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ statusCode: 503, retryAfterSeconds: 120, error: "the endpoint answered 503" });
+    handler = (_req, res) => res.writeHead(429, { "Retry-After": "Thu, 01 Jan 2026 00:01:30 GMT" }).end();
+    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ statusCode: 429, retryAfterSeconds: 90 });
+    sender.close();
+  });
+
+  it("gives up after its time-out", async () => {
+    handler = () => {}; // never answers
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, timeoutMs: 300 });
+    const result = await sender.post(`http://127.0.0.1:${port}/slow`, {}, "{}");
+    expect(result).toMatchObject({ error: "no answer within 0.3 s" });
+    expect(result.statusCode).toBeUndefined();
+    sender.close();
+  });
+
+  it("drops a large answer body without failing a 2xx", async () => {
+    handler = (_req, res) => res.writeHead(200).end(Buffer.alloc(1024 * 1024, 97));
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, maxResponseBytes: 1024 });
+    expect(await sender.post(`http://127.0.0.1:${port}/big`, {}, "{}")).toMatchObject({ statusCode: 200 });
+    sender.close();
+  });
+
+  it("reuses connections across a burst (keep-alive)", async () => {
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
+    const before = connections;
+    for (let i = 0; i < 20; i++) expect((await sender.post(`http://127.0.0.1:${port}/burst`, {}, "{}")).statusCode).toBe(204);
+    expect(connections - before).toBe(1);
+    sender.close();
+  });
+
+  it("still refuses credentials in the URL", async () => {
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
+    expect(await sender.post(`http://u:p@127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ refused: true });
+    expect(seen).toHaveLength(0);
+  });
+});
