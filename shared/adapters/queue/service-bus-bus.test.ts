@@ -1,0 +1,77 @@
+import type { ServiceBusClient, ServiceBusMessage } from "@azure/service-bus";
+import { describe, expect, it } from "vitest";
+import { ServiceBusMessageBus, serviceBusHost } from "./service-bus-bus";
+
+/**
+ * The SDK's client with batches of a fixed capacity, recording what is sent: the adapter's batching,
+ * scheduling and sender reuse without a namespace (the contract test runs it against a real one).
+ */
+function fakeClient(capacity: number) {
+  const sent: { queue: string; messages: ServiceBusMessage[] }[] = [];
+  const senders: string[] = [];
+  const client = {
+    createSender(queue: string) {
+      senders.push(queue);
+      return {
+        async createMessageBatch() {
+          const messages: ServiceBusMessage[] = [];
+          return {
+            messages,
+            get count() {
+              return messages.length;
+            },
+            tryAddMessage(message: ServiceBusMessage) {
+              if (messages.length >= capacity || JSON.stringify(message.body).length > 1_000) return false;
+              messages.push(message);
+              return true;
+            },
+          };
+        },
+        async sendMessages(batch: { messages: ServiceBusMessage[] }) {
+          sent.push({ queue, messages: [...batch.messages] });
+        },
+        async close() {},
+      };
+    },
+    async close() {},
+  };
+  return { client: client as unknown as ServiceBusClient, sent, senders };
+}
+
+describe("Service Bus message bus", () => {
+  it("sends JSON messages in as few batches as fit, delayed ones with a scheduled enqueue time", async () => {
+    const { client, sent } = fakeClient(2);
+    const bus = new ServiceBusMessageBus(client);
+    const before = Date.now();
+    await bus.send("events", [{ body: { n: 1 } }, { body: { n: 2 } }, { body: { n: 3 }, delaySeconds: 30 }, { body: { n: 4 } }, { body: { n: 5 } }]);
+    expect(sent.map((b) => b.messages.map((m) => (m.body as { n: number }).n))).toEqual([[1, 2], [3, 4], [5]]);
+    const all = sent.flatMap((b) => b.messages);
+    expect(all.every((m) => m.contentType === "application/json")).toBe(true);
+    const delayed = all.find((m) => (m.body as { n: number }).n === 3);
+    expect(delayed?.scheduledEnqueueTimeUtc?.getTime()).toBeGreaterThanOrEqual(before + 30_000);
+    expect(delayed?.scheduledEnqueueTimeUtc?.getTime()).toBeLessThanOrEqual(Date.now() + 30_000);
+    expect(all.filter((m) => m.scheduledEnqueueTimeUtc !== undefined)).toHaveLength(1);
+  });
+
+  it("keeps one sender per queue", async () => {
+    const { client, senders } = fakeClient(100);
+    const bus = new ServiceBusMessageBus(client);
+    await bus.send("events", [{ body: 1 }]);
+    await bus.send("events", [{ body: 2 }]);
+    await bus.send("deliveries", [{ body: 3 }]);
+    await bus.send("valuations", []);
+    expect(senders).toEqual(["events", "deliveries"]);
+  });
+
+  it("refuses a message no batch can hold instead of dropping it", async () => {
+    const { client, sent } = fakeClient(10);
+    const bus = new ServiceBusMessageBus(client);
+    await expect(bus.send("events", [{ body: { n: 1 } }, { body: "x".repeat(2_000) }])).rejects.toThrow("larger than a Service Bus batch allows");
+    expect(sent.flatMap((b) => b.messages)).toHaveLength(1);
+  });
+
+  it("accepts a namespace name or its host name", () => {
+    expect(serviceBusHost("ids-sb")).toBe("ids-sb.servicebus.windows.net");
+    expect(serviceBusHost("ids-sb.servicebus.usgovcloudapi.net")).toBe("ids-sb.servicebus.usgovcloudapi.net");
+  });
+});
