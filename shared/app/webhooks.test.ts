@@ -111,6 +111,26 @@ describe("Webhooks use case", () => {
     expect(await webhooks.get(created.id)).not.toHaveProperty("secret");
   });
 
+  it("refuses a URL that does not answer within the time-out, saving nothing", async () => {
+    const silent = http.createServer(() => {}); // accepts, never answers
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const repository = new MemoryRepository();
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, timeoutMs: 200 });
+    try {
+      const webhooks = new Webhooks(repository, sender, cipher, new FakeClock());
+      const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/hook`;
+      await expect(webhooks.create({ url, events })).rejects.toMatchObject({
+        code: "VALIDATION_ERROR",
+        details: [{ field: "url", message: expect.stringContaining("no answer within 0.2 s") }],
+      });
+      expect(repository.docs.size).toBe(0);
+    } finally {
+      sender.close();
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   it("re-verifies a new url on PATCH and keeps the old one when it fails", async () => {
     const repository = new MemoryRepository();
     const sender = new RecordingSender();
