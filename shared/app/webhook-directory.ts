@@ -35,8 +35,17 @@ export class CachedWebhookDirectory implements WebhookDirectory {
   }
 
   async target(webhookId: string): Promise<DeliveryTarget | undefined> {
-    const entry = (await this.entries()).get(webhookId);
-    return entry === undefined ? undefined : this.toTarget(entry, this.clock.now().getTime());
+    const entries = await this.entries();
+    let entry = entries.get(webhookId);
+    if (entry === undefined) {
+      // Not in this instance's copy: it may have been created on another instance since the fill, and
+      // answering "deleted" would fail its deliveries, so the store decides.
+      const stored = await this.repository.get(webhookId);
+      if (stored === undefined) return undefined;
+      entry = this.entry(stored);
+      entries.set(webhookId, entry);
+    }
+    return this.toTarget(entry, this.clock.now().getTime());
   }
 
   async disable(webhookId: string, reason: string): Promise<void> {

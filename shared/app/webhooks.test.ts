@@ -184,6 +184,11 @@ describe("Webhooks use case", () => {
     expect(await webhooks.update(a.id, { status: "enabled" })).not.toHaveProperty("disabledReason");
     expect((await directory.subscribedTo("portfolio.valued")).map((t) => t.webhookId)).toEqual([a.id]);
 
+    // A webhook created elsewhere (straight into the store) since the fill is found by id at once.
+    const other = new Webhooks(repository, new RecordingSender(), cipher, clock);
+    const c = await other.create({ url: "https://hooks.example.com/c", events: ["portfolio.valued"] });
+    expect((await directory.target(c.id))?.signingSecrets).toEqual([c.secret]);
+
     await webhooks.delete(a.id);
     expect(await directory.target(a.id)).toBeUndefined();
     await expect(webhooks.delete(a.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
