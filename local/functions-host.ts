@@ -30,7 +30,9 @@ export function loadFunctions(functionsDir: string): LoadedFunction[] {
   for (const file of readdirSync(functionsDir).filter((f) => f.endsWith(".js")).sort()) {
     require(join(functionsDir, file));
   }
-  return registrations.map((r) => {
+  // As in Azure, the app setting `AzureWebJobs.<name>.Disabled` keeps a function from being triggered.
+  const enabled = registrations.filter((r) => !["true", "1"].includes(String(process.env[`AzureWebJobs.${r.name}.Disabled`]).toLowerCase()));
+  return enabled.map((r) => {
     const trigger = Object.values(r.bindings).find((b) => b.direction === "in" && b.type.endsWith("Trigger"));
     if (trigger === undefined) throw new Error(`function ${r.name} has no trigger`);
     return { name: r.name, trigger, handler: r.handler };
