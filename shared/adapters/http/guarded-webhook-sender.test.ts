@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { generate } from "selfsigned";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GuardedWebhookSender, type LookupAll } from "./guarded-webhook-sender";
 
@@ -147,5 +148,34 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
     expect(await sender.post(`http://u:p@127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ refused: true });
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe("GuardedWebhookSender over TLS", () => {
+  it("connects to the vetted address with SNI and certificate check on the host name", async () => {
+    const pems = await generate([{ name: "commonName", value: "hooks.customer.test" }], {
+      extensions: [{ name: "subjectAltName", altNames: [{ type: 2, value: "hooks.customer.test" }] }],
+    });
+    const names: (string | false)[] = [];
+    const tls = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+      names.push((req.socket as import("node:tls").TLSSocket).servername);
+      req.resume();
+      req.on("end", () => res.writeHead(200).end());
+    });
+    await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
+    const tlsPort = (tls.address() as AddressInfo).port;
+    const lookup = vi.fn(loopbackOnly);
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, lookup, httpsAgentOptions: { ca: pems.cert } });
+    try {
+      expect(await sender.post(`https://hooks.customer.test:${tlsPort}/in`, {}, "{}")).toMatchObject({ statusCode: 200 });
+      expect(names).toEqual(["hooks.customer.test"]);
+      expect(lookup).toHaveBeenCalledTimes(1);
+      // The certificate is for the name, not the address: reaching it by address fails verification.
+      expect(await sender.post(`https://127.0.0.1:${tlsPort}/in`, {}, "{}")).toMatchObject({ error: expect.stringMatching(/TLS handshake failed/) });
+    } finally {
+      sender.close();
+      tls.closeAllConnections();
+      await new Promise((r) => tls.close(r));
+    }
   });
 });

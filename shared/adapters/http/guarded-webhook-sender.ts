@@ -25,6 +25,8 @@ export interface GuardedSenderOptions {
   /** How much of an answer's body is read (and discarded) before the connection is dropped. */
   maxResponseBytes?: number;
   now?: () => number;
+  /** Extra TLS settings of the https agent (a test's own CA); certificates are always verified. */
+  httpsAgentOptions?: Pick<https.AgentOptions, "ca">;
 }
 
 /** Why the URL was refused before any connection, as a WebhookPostResult error. */
@@ -41,7 +43,7 @@ export class GuardedWebhookSender implements WebhookSender {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly now: () => number;
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly httpsAgent: https.Agent;
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
   constructor(private readonly options: GuardedSenderOptions) {
@@ -49,6 +51,7 @@ export class GuardedWebhookSender implements WebhookSender {
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 64 * 1024;
     this.now = options.now ?? Date.now;
+    this.httpsAgent = new https.Agent({ ...options.httpsAgentOptions, keepAlive: true, maxSockets: 256 });
   }
 
   async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<WebhookPostResult> {
