@@ -205,6 +205,7 @@ export class Composition {
         outbox: this.outbox(),
         dataQuality: this.dataQualityExceptions(),
         messageBus: this.messageBus(),
+        valuationDelaySeconds: this.config.VALUATION_DELAY_SECONDS,
         clock: this.clock,
         priceJumpThreshold: this.config.PRICE_JUMP_THRESHOLD,
       }),

@@ -63,6 +63,8 @@ export const configSchema = z
     VALUATION_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** The sweep re-enqueues stale markers older than this (younger ones still have their message on the way). */
     VALUATION_SWEEP_AGE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /** Seconds an import's valuations wait on the queue, so that a burst of imports to the same portfolios is valued once. */
+    VALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),

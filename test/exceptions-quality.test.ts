@@ -7,6 +7,7 @@ import {
   exceptionsFor,
   holdingsOf,
   imported,
+  whenValued,
   price,
   securityRecord,
   type DataQualityException,
@@ -56,6 +57,7 @@ describe("data-quality exceptions", () => {
     // Only a price after the valuation date exists.
     await imported(token, "prices", { prices: [price(sec.isin, "2017-01-11", 10)] });
     const job = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 10 }] });
+    await whenValued(token, portfolio.id);
 
     const view = await holdingsOf(token, portfolio.id);
     expect(view.holdings).toEqual([expect.objectContaining({ securityId: secId, quantity: 10, price: null, marketValue: null, weight: null })]);
@@ -73,6 +75,7 @@ describe("data-quality exceptions", () => {
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 20 }] });
     const other = await createPortfolio(token);
     await imported(token, "positions", { positions: [{ portfolioId: other.id, securityId: secId, date: "2017-01-10", quantity: 1 }] });
+    await whenValued(token, portfolio.id, other.id);
     expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toEqual([exception]);
     await expectOneCreatedEvent(exception);
 
@@ -101,6 +104,7 @@ describe("data-quality exceptions", () => {
         { portfolioId: portfolio.id, securityId: freshId, date: "2017-02-07", quantity: 1 },
       ],
     });
+    await whenValued(token, portfolio.id);
     // Stale prices still value the holding: 10 + 20 = 30.00
     const view = await holdingsOf(token, portfolio.id);
     expect(view.totalValue).toBe(30);
@@ -122,6 +126,7 @@ describe("data-quality exceptions", () => {
       ],
     });
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: staleId, date: "2017-02-08", quantity: 2 }] });
+    await whenValued(token, portfolio.id);
     expect(await exceptionsFor(token, "STALE_PRICE", staleId)).toEqual([exception]);
     await expectOneCreatedEvent(exception);
 
@@ -189,6 +194,7 @@ describe("data-quality exceptions", () => {
         { portfolioId: portfolio.id, securityId: localId, date: "2017-04-10", quantity: 3 },
       ],
     });
+    await whenValued(token, portfolio.id);
 
     // The MNT holding is listed with its price but no value; the total is the ISK holding only: 3 × 7 = 21.00
     const view = await holdingsOf(token, portfolio.id);
@@ -210,6 +216,7 @@ describe("data-quality exceptions", () => {
         { portfolioId: portfolio.id, securityId: localId, date: "2017-04-10", quantity: 3 },
       ],
     });
+    await whenValued(token, portfolio.id);
     expect(await exceptionsFor(token, "MISSING_FX_RATE", "MNTISK")).toEqual([exception]);
     await expectOneCreatedEvent(exception);
 
@@ -221,6 +228,7 @@ describe("data-quality exceptions", () => {
     const sec = securityRecord();
     const [secId] = (await createSecurities(token, [sec])) as [string];
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-05-02", quantity: 1 }] });
+    await whenValued(token, portfolio.id);
     const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(listed).toBeDefined();
     const documented = ["createdAt", "entity", "id", "jobId", "message", "resolvedAt", "severity", "status", "type"];

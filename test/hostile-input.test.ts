@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { CosmosPositionRepository } from "../shared/adapters/cosmos/cosmos-position-repository";
 import { adminToken, baseUrl, call } from "./http";
-import { COSMOS_KEY, createPortfolio, createSecurities, exceptionsFor, holdingsOf, imported, importData, price, securityRecord, validationDetails } from "./investment-fixtures";
+import { COSMOS_KEY, createPortfolio, createSecurities, exceptionsFor, holdingsOf, imported, importData, price, securityRecord, validationDetails, whenValued } from "./investment-fixtures";
 import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_KEY } from "./runtime";
 
 let admin: string;
@@ -161,6 +161,7 @@ describe("one bad stored record poisons nothing", () => {
 
     // A price import touching that security and date revalues the portfolio: 200, not 500.
     await imported(admin, "prices", { prices: [price(huge.isin, date, 101, { source: "other-feed" }), price(ok.isin, date, 11, { source: "other-feed" })] });
+    await whenValued(admin, portfolio.id);
     const view = await holdingsOf(admin, portfolio.id, `date=${date}`);
     // Same date, two sources: "other-feed" sorts first, so 3 × 11.
     expect(view.totalValue).toBe(33);

@@ -4,6 +4,7 @@ import {
   createPortfolio,
   createSecurities,
   holdingsOf,
+  whenValued,
   imported,
   listAll,
   newIsin,
@@ -134,6 +135,7 @@ describe("import round trip", () => {
     expect(first).toMatchObject({ dataType: "fx-rates", received: 3, created: 3, updated: 0, unchanged: 0 });
     await imported(token, "prices", { prices: [price(sec.isin, "2099-01-03", 250, { currency: "THB" })] });
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2099-01-03", quantity: 10 }] });
+    await whenValued(token, portfolio.id);
 
     // 10 × 250 THB × 0.0392 (the latest THBSGD on or before 2099-01-03) = 98.00 SGD
     const valued = await holdingsOf(token, portfolio.id);
@@ -143,11 +145,13 @@ describe("import round trip", () => {
 
     const again = await imported(token, "fx-rates", { fxRates: rates });
     expect(again).toMatchObject({ received: 3, created: 0, updated: 0, unchanged: 3 });
+    await whenValued(token, portfolio.id);
     expect(await holdingsOf(token, portfolio.id)).toEqual(valued);
 
     // A corrected rate for the same pair, date and source is an update and revalues.
     const corrected = await imported(token, "fx-rates", { fxRates: [{ ...rates[0], rate: 0.04 }] });
     expect(corrected).toMatchObject({ created: 0, updated: 1, unchanged: 0 });
+    await whenValued(token, portfolio.id);
     const revalued = await holdingsOf(token, portfolio.id);
     // 10 × 250 × 0.04 = 100.00
     expect(revalued.holdings[0]).toMatchObject({ fxRate: 0.04, marketValue: 100 });
@@ -166,6 +170,7 @@ describe("import round trip", () => {
     ];
     const first = await imported(token, "positions", { positions });
     expect(first).toMatchObject({ dataType: "positions", received: 2, created: 2, updated: 0, unchanged: 0 });
+    await whenValued(token, portfolio.id);
 
     // 100 × 10 = 1000.00 and 5 × 20 = 100.00: total 1100.00
     const view = await holdingsOf(token, portfolio.id);
@@ -178,17 +183,20 @@ describe("import round trip", () => {
 
     const again = await imported(token, "positions", { positions });
     expect(again).toMatchObject({ received: 2, created: 0, updated: 0, unchanged: 2 });
+    await whenValued(token, portfolio.id);
     expect(await holdingsOf(token, portfolio.id)).toEqual(view);
 
     // A new snapshot for the same date replaces the old one whole: b is gone, a changed.
     const replaced = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2014-05-02", quantity: 50 }] });
     expect(replaced).toMatchObject({ received: 1, created: 0, updated: 1, unchanged: 0 });
+    await whenValued(token, portfolio.id);
     const afterReplace = await holdingsOf(token, portfolio.id, "date=2014-05-02");
     expect(afterReplace.holdings.map((h) => [h.securityId, h.quantity, h.marketValue])).toEqual([[aId, 50, 500]]);
     expect(afterReplace.totalValue).toBe(500);
 
     // Another date is another snapshot; the first stays readable by date.
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: bId, date: "2014-05-09", quantity: 1 }] });
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings.map((h) => h.securityId)).toEqual([bId]);
     expect((await holdingsOf(token, portfolio.id, "date=2014-05-08")).holdings.map((h) => h.securityId)).toEqual([aId]);
   });

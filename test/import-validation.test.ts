@@ -4,6 +4,7 @@ import {
   createPortfolio,
   createSecurities,
   holdingsOf,
+  whenValued,
   importData,
   imported,
   listAll,
@@ -102,6 +103,7 @@ describe("import validation", () => {
       ],
     });
     expect(fieldsOf(validationDetails(positions))).toEqual(["positions[1].date"]);
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings).toEqual([]);
 
     const transactions = await importData(token, "transactions", {
@@ -145,6 +147,7 @@ describe("import validation", () => {
     const [secId] = await createSecurities(token, [sec]);
     await imported(token, "prices", { prices: [price(sec.isin, "2015-03-05", 100, { currency: "KES" })] });
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2015-03-05", quantity: 1 }] });
+    await whenValued(token, portfolio.id);
     const view = await holdingsOf(token, portfolio.id);
     expect(view.holdings).toHaveLength(1);
     expect(view.holdings[0]).toMatchObject({ securityId: secId, price: 100, fxRate: null, marketValue: null });
@@ -191,6 +194,7 @@ describe("import validation", () => {
     const details = validationDetails(positions);
     expect(fieldsOf(details)).toEqual(["positions[1].portfolioId", "positions[2].portfolioCode"]);
     expect(details[0]?.message).toMatch(/does not exist/);
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings).toEqual([]);
 
     const transactions = await importData(token, "transactions", {
@@ -223,6 +227,7 @@ describe("import validation", () => {
       ],
     });
     expect(fieldsOf(validationDetails(positions))).toEqual(["positions[1].isin", "positions[2].securityId"]);
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings).toEqual([]);
 
     const transactions = await importData(token, "transactions", {
@@ -252,7 +257,9 @@ describe("import validation", () => {
     const details = validationDetails(positions);
     expect(fieldsOf(details)).toEqual(["positions[1].portfolioId", "positions[2].portfolioCode"]);
     expect(details[0]?.message).toMatch(/archived/);
+    await whenValued(token, open.id);
     expect((await holdingsOf(token, open.id)).holdings).toEqual([]);
+    await whenValued(token, archived.id);
     expect((await holdingsOf(token, archived.id)).holdings).toEqual([]);
 
     const transactions = await importData(token, "transactions", {
@@ -296,7 +303,9 @@ describe("import validation", () => {
       ],
     });
     expect(fieldsOf(validationDetails(reply))).toEqual(["positions[1].portfolioId"]);
+    await whenValued(token, member.id);
     expect((await holdingsOf(token, member.id)).holdings).toEqual([]);
+    await whenValued(token, composite.id);
     expect((await holdingsOf(token, composite.id)).holdings).toEqual([]);
   });
 
@@ -327,6 +336,7 @@ describe("import validation", () => {
       ],
     });
     expect(fieldsOf(validationDetails(positions))).toEqual(["positions[1]"]);
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings).toEqual([]);
 
     // transactions: the same external id in the same portfolio

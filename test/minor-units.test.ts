@@ -1,7 +1,7 @@
 import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken } from "./http";
-import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord } from "./investment-fixtures";
+import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord, whenValued } from "./investment-fixtures";
 
 let token: string;
 beforeAll(async () => {
@@ -24,6 +24,7 @@ async function valued(base: string, local: { price: number; quantity: number }, 
       { portfolioId: portfolio.id, securityId: usdId, date: DATE, quantity: 7 },
     ],
   });
+  await whenValued(token, portfolio.id);
   const view = await holdingsOf(token, portfolio.id, `date=${DATE}`);
   return { view, baseId, usdId };
 }

@@ -11,6 +11,7 @@ import {
   price,
   securityRecord,
   uid,
+  whenValued,
 } from "./investment-fixtures";
 
 useOwnRuntime();
@@ -61,6 +62,7 @@ describe("event outbox", () => {
       ],
     };
     await imported(token, "positions", positions);
+    await whenValued(token, portfolio.id);
     // 8 × 12.50 = 100.00; 10 × 3.333 = 33.33; total 133.33
     let events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events).toHaveLength(1);
@@ -71,10 +73,14 @@ describe("event outbox", () => {
     // Same positions and same prices again: nothing changed, nothing revalued.
     expect(await imported(token, "positions", positions)).toMatchObject({ unchanged: 2, created: 0, updated: 0 });
     expect(await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 12.5)] })).toMatchObject({ unchanged: 1 });
+    // No valuation left pending by imports that changed nothing (their markers were taken back).
+    expect((await getPortfolio(token, portfolio.id)).valuationStatus).toBe("current");
+    await whenValued(token, portfolio.id);
     expect(await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).toHaveLength(1);
 
     // A price change revalues: 8 × 13 = 104.00 + 33.33 = 137.33
     await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 13)] });
+    await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events.map((e) => e.data)).toEqual([
       { portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 133.33, currency: "EUR" },
@@ -84,12 +90,14 @@ describe("event outbox", () => {
 
     // A new date: the portfolio's latest valuation moves on. 8 × 13 = 104.00
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-07", quantity: 8 }] });
+    await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events.at(-1)!.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2019-01-07", totalValue: 104, currency: "EUR" });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({ totalValue: 104, latestValuationDate: "2019-01-07" });
 
     // An earlier date revalued later does not move the portfolio's latest valuation back.
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-04", quantity: 1 }] });
+    await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events.at(-1)!.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 13, currency: "EUR" });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({ totalValue: 104, latestValuationDate: "2019-01-07" });
@@ -146,6 +154,7 @@ describe("event outbox", () => {
     const sec = securityRecord();
     const [secId] = (await createSecurities(token, [sec])) as [string];
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 1 }] });
+    await whenValued(token, portfolio.id);
     const [exception] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(exception).toBeDefined();
     const events = await eventsWhere("exception.created", (d) => d.exceptionId === exception!.id);
@@ -155,6 +164,7 @@ describe("event outbox", () => {
 
     // The condition again: no second exception, no second event.
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 2 }] });
+    await whenValued(token, portfolio.id);
     expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toHaveLength(1);
     expect(await eventsWhere("exception.created", (d) => d.exceptionId === exception!.id)).toHaveLength(1);
   });

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, useOwnRuntime } from "./http";
-import { createPortfolio, createSecurities, eventsWhere, getPortfolio, holdingsOf, imported, price, securityRecord, type Holding } from "./investment-fixtures";
+import { createPortfolio, createSecurities, eventsWhere, getPortfolio, holdingsOf, imported, price, securityRecord, whenValued, type Holding } from "./investment-fixtures";
 
 useOwnRuntime();
 
 // Valuation, checked against hand-computed figures, on a runtime of this file's own (FX imports
-// revalue every snapshot on or after their date). The scenarios run one after another and use
+// revalue every snapshot on or after their date). Imports answer before valuation: each check waits
+// until the portfolios are `current` (whenValued). The scenarios run one after another and use
 // their own currencies (SEK NOK DKK CZK USD, CHF PLN, CAD AUD NZD) and dates (2025-2027).
 // Rounding: marketValue = round2(quantity × price × fx), half away from zero; the total is the
 // exact sum of the rounded values; weight = marketValue / total rounded to 8 dp.
@@ -59,6 +60,7 @@ describe("valuation", () => {
       { portfolioId: portfolio.id, securityId: id5, date: D, quantity: 3 },
     ];
     await imported(token, "positions", { positions });
+    await whenValued(token, portfolio.id);
 
     // s1: 100 × 123.45 SEK (close, D)                          = 12345.00
     // s2: 250 × 87.6543 NOK (mid, D) × 0.98765 NOKSEK (03-09)   = 21642.94234875 → 21642.94
@@ -94,9 +96,11 @@ describe("valuation", () => {
 
     // A corrected price revalues: s1 100 × 124.45 = 12445.00 (+100.00) → 89526.42
     await imported(token, "prices", { prices: [price(s1.isin, D, 124.45, { currency: "SEK" })] });
+    await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).totalValue).toBe(89526.42);
     // A corrected rate revalues: s3 20500 / 0.64 = 32031.25 → 12445 + 21642.94 + 32031.25 + 20900 + 3000.02 = 90019.21
     await imported(token, "fx-rates", { fxRates: [fx("SEK", "DKK", D, 0.64)] });
+    await whenValued(token, portfolio.id);
     const revalued = await holdingsOf(token, portfolio.id);
     expect(revalued.totalValue).toBe(90019.21);
     expect(revalued.holdings.find((h) => h.securityId === id3)).toMatchObject({ fxRate: 1.5625, fxMethod: "inverse", marketValue: 32031.25 });
@@ -131,6 +135,7 @@ describe("valuation", () => {
         { portfolioId: b.id, securityId: idc, date: D, quantity: 3 },
       ],
     });
+    await whenValued(token, a.id, b.id, composite.id);
 
     // A: 10 × 100 = 1000.00; 100 × 25.5 × 0.2215 = 564.825 → 564.83; total 1564.83
     // B: 5 × 100 = 500.00; 1 × 25.5 × 0.2215 = 5.64825 → 5.65; 3 × 333.333 = 999.999 → 1000.00; total 1505.65
@@ -168,6 +173,7 @@ describe("valuation", () => {
     // D's 07-15 positions (its latest on or before).
     await imported(token, "positions", { positions: [{ portfolioId: c.id, securityId: idx, date: "2025-07-31", quantity: 2 }] });
     await imported(token, "positions", { positions: [{ portfolioId: d.id, securityId: idy, date: "2025-07-15", quantity: 10 }] });
+    await whenValued(token, c.id, d.id, composite.id);
 
     // 07-31: sx 2 × 100 = 200.00; sy 10 × 41 = 410.00; total 610.00
     const view = await holdingsOf(token, composite.id, "date=2025-07-31");
@@ -226,6 +232,7 @@ describe("valuation", () => {
         { portfolioId: top.id, securityId: id4, date: D, quantity: 100 },
       ],
     });
+    await whenValued(token, fb.id, fa.id, top.id);
 
     // Fund B (NZD): e1 1000 × 12.34 = 12340.00; e2 200 × 68.50 = 13700.00; total 26040.00 (nav 13.02 × 2000 units)
     expect((await getPortfolio(token, fb.id)).totalValue).toBe(26040);

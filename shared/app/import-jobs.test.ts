@@ -8,7 +8,7 @@ import type { Security } from "../domain/security";
 import type { JobRepository, SecurityRepository, WriteCounts } from "../ports/investment-repositories";
 import { ImportService } from "./import/import-service";
 import { ReapAbandonedJobs } from "./reap-jobs";
-import type { ValuationService } from "./valuation-service";
+import type { MessageBus } from "../ports/message-bus";
 
 const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 const MINUTE = 60_000;
@@ -37,7 +37,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
       jobs: app.jobRepository(),
       outbox: app.outbox(),
       dataQuality: app.dataQualityExceptions(),
-      valuation: app.valuation(),
+      messageBus: { send: async () => {} },
       clock: { now: () => now },
       priceJumpThreshold: 0.25,
       ...replaced,
@@ -129,31 +129,23 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
   });
 
-  it("keeps renewing the lease while a long revaluation runs, and clears it when the job completes", async () => {
-    const leases: (string | null)[] = [];
-    const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {
-      put: async (j: Job) => {
-        leases.push(j.leaseUntil);
-        await app.jobRepository().put(j);
-      },
-    });
-    // A revaluation of many portfolios, each taking two minutes (fake clock).
-    const slowValuation = {
-      revalue: async (_refs: unknown, _jobId: string | null, progress: () => Promise<void>) => {
-        for (let i = 0; i < 4; i++) {
-          now = new Date(now.getTime() + 2 * MINUTE);
-          await progress();
-        }
-        return [];
-      },
-    } as unknown as ValuationService;
-    const imports = importService({ jobs: recordingJobs, valuation: slowValuation, commitBatch: 500 });
-    const t0 = now.getTime();
-    const result = await imports.execute("securities", { securities: [{ id: "SEC-LEASE-1", name: "Lease", assetClass: "equity", currency: "EUR" }] });
-    expect(result).toMatchObject({ created: 1 });
-    const at = (ms: number): string => new Date(t0 + ms + JOB_LEASE_MS).toISOString();
-    // start, after the batch, after the write phase; then every time half the lease has gone (at +4 and +8 minutes); completed.
-    expect(leases).toEqual([at(0), at(0), at(0), at(4 * MINUTE), at(8 * MINUTE), null]);
-    expect((await app.jobRepository().get(result.jobId))).toMatchObject({ status: "completed", leaseUntil: null, counts: { received: 1, accepted: 1 } });
+  it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per few portfolios", async () => {
+    const sent: unknown[] = [];
+    const bus: MessageBus = { send: async (queue, messages) => void sent.push(...messages.map((m) => ({ queue, body: m.body }))) };
+    const positions = app.positionRepository();
+    const portfolioIds = Array.from({ length: 12 }, (_, i) => `pf_QUEUE_${i}`);
+    for (const id of portfolioIds) await app.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    await importService({ messageBus: bus }).execute("securities", { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] });
+    const result = await importService({ messageBus: bus }).execute("positions", { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) });
+    expect(result).toMatchObject({ created: 12 });
+    expect(await app.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
+    // Nothing valued yet; every portfolio-date marked (ready, by this job), and 12 portfolios in 2 messages.
+    expect(await positions.valuation("pf_QUEUE_0", "2026-01-02", false)).toBeUndefined();
+    expect([...(await positions.stalePortfolios(portfolioIds))].sort()).toEqual([...portfolioIds].sort());
+    expect(await positions.staleMarkers("pf_QUEUE_3", 10)).toEqual([expect.objectContaining({ date: "2026-01-02", jobId: result.jobId, writing: false })]);
+    expect(sent).toEqual([
+      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(0, 10) } },
+      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(10) } },
+    ]);
   });
 });

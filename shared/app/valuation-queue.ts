@@ -18,11 +18,13 @@ export type ValuationMessage = z.infer<typeof valuationMessageSchema>;
 export const PORTFOLIOS_PER_MESSAGE = 10;
 
 /** Asks the valuations queue to value these portfolios' stale markers (one message per few portfolios). */
-export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<string>): Promise<void> {
+export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<string>, delaySeconds = 0): Promise<void> {
   const ids = [...new Set(portfolioIds)];
   if (ids.length === 0) return;
   const messages = [];
-  for (let i = 0; i < ids.length; i += PORTFOLIOS_PER_MESSAGE) messages.push({ body: { portfolioIds: ids.slice(i, i + PORTFOLIOS_PER_MESSAGE) } satisfies ValuationMessage });
+  for (let i = 0; i < ids.length; i += PORTFOLIOS_PER_MESSAGE) {
+    messages.push({ body: { portfolioIds: ids.slice(i, i + PORTFOLIOS_PER_MESSAGE) } satisfies ValuationMessage, ...(delaySeconds > 0 ? { delaySeconds } : {}) });
+  }
   await bus.send("valuations", messages);
 }
 

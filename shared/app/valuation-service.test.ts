@@ -49,20 +49,21 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     };
     const service = new ValuationService(portfolios, gated, securities, prices, new CosmosFxRateRepository(cosmos.db.container("fxRates")), outbox, new DataQualityExceptions(new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")), outbox, clock), clock, { pricePreference: ["close"], staleAfterDays: 5 });
 
-    const older = service.revalue([{ portfolioId: "pf_V", date: "2026-03-02" }], null);
+    const portfolio = (await portfolios.get("pf_V"))!;
+    const older = service.valueOn(portfolio, "2026-03-02", null);
     await new Promise((r) => setTimeout(r, 200)); // the older one has read its inputs (price 10) and waits
     now += 60_000;
     await prices.save([price(20, new Date(now).toISOString())]);
-    await service.revalue([{ portfolioId: "pf_V", date: "2026-03-02" }], null);
+    await service.valueOn(portfolio, "2026-03-02", null);
     release();
     await older;
 
     const stored = await positions.valuation("pf_V", "2026-03-02", false);
-    const portfolio = await portfolios.get("pf_V");
+    const after = await portfolios.get("pf_V");
     expect(stored?.totalValue).toBe(200);
-    expect(portfolio?.totalValue).toBe(200);
-    expect(stored?.holdings.reduce((sum, h) => sum + (h.marketValue ?? 0), 0)).toBe(portfolio?.totalValue);
-    expect(portfolio).not.toHaveProperty("valuationVersion");
+    expect(after?.totalValue).toBe(200);
+    expect(stored?.holdings.reduce((sum, h) => sum + (h.marketValue ?? 0), 0)).toBe(after?.totalValue);
+    expect(after).not.toHaveProperty("valuationVersion");
 
     // A later edit of the portfolio keeps the version: an older result still cannot replace the total.
     await portfolios.update("pf_V", (p) => ({ ...p, name: "V renamed" }));

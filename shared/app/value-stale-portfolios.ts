@@ -20,6 +20,9 @@ export const DATES_PER_RUN = 50;
  * markers of what failed remain, so even a message the queue gives up on is swept up later.
  */
 export class ValueStalePortfolios {
+  /** Per portfolio, the run in progress in this process (see serially). */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
   constructor(
     private readonly portfolios: PortfolioRepository,
     private readonly positions: PositionRepository,
@@ -34,13 +37,28 @@ export class ValueStalePortfolios {
     const failures: unknown[] = [];
     for (const id of new Set(portfolioIds)) {
       try {
-        await this.valuePortfolio(id);
+        await this.serially(id, () => this.valuePortfolio(id));
       } catch (error) {
         failures.push(error);
       }
     }
     if (failures.length === 1) throw failures[0];
     if (failures.length > 1) throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
+  }
+
+  /**
+   * One run per portfolio at a time in this process: messages for the same portfolio handled at once
+   * (the queue host runs many) would each value the same markers. The later run starts once the
+   * earlier one is over and finds its markers cleared, unless they were re-written meanwhile.
+   */
+  private serially(portfolioId: string, task: () => Promise<void>): Promise<void> {
+    const run = (this.inFlight.get(portfolioId) ?? Promise.resolve()).catch(() => undefined).then(task);
+    this.inFlight.set(portfolioId, run);
+    const forget = (): void => {
+      if (this.inFlight.get(portfolioId) === run) this.inFlight.delete(portfolioId);
+    };
+    run.then(forget, forget);
+    return run;
   }
 
   private async valuePortfolio(portfolioId: string): Promise<void> {

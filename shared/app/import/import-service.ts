@@ -31,6 +31,8 @@ export interface ImportDeps {
   dataQuality: DataQualityExceptions;
   /** Where the valuations the import's data makes due are announced (the `valuations` queue). */
   messageBus: MessageBus;
+  /** Seconds the valuation messages wait on the queue (default 0). */
+  valuationDelaySeconds?: number;
   clock: Clock;
   priceJumpThreshold: number;
   /** Records per stored batch (default COMMIT_BATCH). */
@@ -84,7 +86,7 @@ export class ImportService {
         await renew();
       },
     };
-    const stale = new StaleMarking(this.deps.positions, this.deps.messageBus, this.deps.clock, job.id);
+    const stale = new StaleMarking(this.deps.positions, this.deps.messageBus, this.deps.clock, job.id, this.deps.valuationDelaySeconds ?? 0);
     try {
       const outcome = await prepared.commit(job.id, progress, stale);
       await this.deps.outbox.append(outcome.events);

@@ -30,6 +30,8 @@ export class StaleMarking implements StaleMarks {
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly jobId: string,
+    /** How long the messages wait on the queue (VALUATION_DELAY_SECONDS): a burst of imports is valued once. */
+    private readonly delaySeconds = 0,
   ) {}
 
   async mark(refs: readonly SnapshotRef[]): Promise<void> {
@@ -59,7 +61,7 @@ export class StaleMarking implements StaleMarks {
   private async release(refs: readonly SnapshotRef[]): Promise<void> {
     if (refs.length === 0) return;
     await this.positions.markStale(refs, this.marking(false));
-    await enqueueValuations(this.bus, refs.map((r) => r.portfolioId));
+    await enqueueValuations(this.bus, refs.map((r) => r.portfolioId), this.delaySeconds);
   }
 
   private marking(writing: boolean): { markedAt: string; jobId: string; writing: boolean } {
