@@ -87,6 +87,9 @@ param sftpUserPublicKey string = ''
 @maxValue(100)
 param serviceBusMaxDeliveryCount int = 10
 
+@description('NCRONTAB schedule of the outbox relay (seconds first), which re-publishes events that never reached the events queue.')
+param outboxRelaySchedule string = '*/30 * * * * *'
+
 @description('Most instances the function app may scale out to (Flex Consumption: 40-1000).')
 @minValue(40)
 @maxValue(1000)
@@ -238,6 +241,7 @@ module functionApp 'modules/functionapp.bicep' = {
     rateLimitStandardPerDay: rateLimitStandardPerDay
     rateLimitPremiumPerMinute: rateLimitPremiumPerMinute
     rateLimitPremiumPerDay: rateLimitPremiumPerDay
+    outboxRelaySchedule: outboxRelaySchedule
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }

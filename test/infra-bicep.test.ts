@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import Parser from "tree-sitter";
 import Bicep from "tree-sitter-bicep";
+import { configSchema } from "../shared/config";
+import { queueNames } from "../shared/ports/message-bus";
 
 // No Bicep compiler can be installed here, so the deployment is checked with the tree-sitter
 // grammar: every file must parse cleanly, modules must be wired to real parameters and outputs,
@@ -370,6 +372,19 @@ describe("infra/*.bicep", () => {
     );
   });
 
+  it("creates a Service Bus queue for every queue of the message bus and every queue trigger, dead-lettering after maxDeliveryCount", () => {
+    const serviceBus = stripComments(source(join(infraDir, "modules", "servicebus.bicep")));
+    const declared = [...(/var queueNames = \[([^\]]*)\]/.exec(serviceBus)?.[1] ?? "").matchAll(/'([\w-]+)'/g)].map((m) => m[1]);
+    expect(declared.sort()).toEqual([...queueNames].sort());
+    const functionsDir = join(repoRoot, "functions");
+    const triggered = readdirSync(functionsDir)
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+      .flatMap((f) => [...readFileSync(join(functionsDir, f), "utf8").matchAll(/app\.serviceBusQueue\([^)]*queueName:\s*"([\w-]+)"/g)].map((m) => m[1]));
+    expect(triggered.length).toBeGreaterThan(0);
+    for (const queue of triggered) expect(declared, `queue of a trigger: ${queue}`).toContain(queue);
+    expect(serviceBus).toMatch(/maxDeliveryCount:\s*maxDeliveryCount/);
+  });
+
   it("sets every app setting the service's config reads, and no COSMOS_KEY", () => {
     const settings = appSettings();
     const required = [
@@ -379,6 +394,10 @@ describe("infra/*.bicep", () => {
       "STORAGE_QUEUE_ENDPOINT",
       "MESSAGE_BUS",
       "SERVICEBUS_NAMESPACE",
+      "SERVICEBUS__fullyQualifiedNamespace",
+      "SERVICEBUS__credential",
+      "SERVICEBUS__clientId",
+      "OUTBOX_RELAY_SCHEDULE",
       "JWT_SIGNING_KEY",
       "JWT_KEY_ID",
       "JWT_ISSUER",
@@ -405,15 +424,20 @@ describe("infra/*.bicep", () => {
     expect(literal(settings.get("MESSAGE_BUS"))).toBe("service-bus");
     expect(literal(settings.get("WEBHOOK_ALLOW_PRIVATE_NETWORKS"))).toBe("false");
     expect(literal(settings.get("AzureWebJobsStorage__credential"))).toBe("managedidentity");
+    // The queue triggers register with connection: "SERVICEBUS"; the host reads SERVICEBUS__*.
+    expect(literal(settings.get("SERVICEBUS__credential"))).toBe("managedidentity");
+    expect(text("SERVICEBUS__clientId")).toBe("identityClientId");
+    expect(text("SERVICEBUS__fullyQualifiedNamespace")).toBe(text("SERVICEBUS_NAMESPACE"));
     expect(text("JWT_SIGNING_KEY")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
     expect(text("BOOTSTRAP_CLIENT_SECRET")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
     expect(text("WEBHOOK_SECRET_KEY")).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{\w+\}\)'$/);
     expect(text("JWT_ISSUER")).toMatch(/^'https:\/\/\$\{.*defaultHostName\}'$/);
 
-    // Every setting outside the required list must be one the host or SDKs read.
-    const extra = [...settings.keys()].filter((k) => !required.includes(k));
+    // Every setting outside the required list must be one the service's config, the host or the SDKs read.
+    const configKeys = Object.keys(configSchema.shape);
+    const extra = [...settings.keys()].filter((k) => !required.includes(k) && !configKeys.includes(k));
     for (const name of extra) {
-      expect(name).toMatch(/^(ServiceBusConnection__\w+|APPLICATIONINSIGHTS_AUTHENTICATION_STRING)$/);
+      expect(name).toMatch(/^(APPLICATIONINSIGHTS_AUTHENTICATION_STRING)$/);
     }
   });
 

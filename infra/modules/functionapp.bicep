@@ -76,6 +76,9 @@ param rateLimitPremiumPerMinute int
 @description('Requests per day for premium-tier API clients.')
 param rateLimitPremiumPerDay int
 
+@description('NCRONTAB schedule of the outbox relay, which re-publishes events that never reached the events queue.')
+param outboxRelaySchedule string = '*/30 * * * * *'
+
 @description('Most instances the app may scale out to.')
 @minValue(40)
 @maxValue(1000)
@@ -156,10 +159,10 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     AzureWebJobsStorage__accountName: storageAccountName
     AzureWebJobsStorage__credential: 'managedidentity'
     AzureWebJobsStorage__clientId: identityClientId
-    // Connection named "ServiceBusConnection" for the Service Bus queue triggers, identity-based.
-    ServiceBusConnection__fullyQualifiedNamespace: serviceBusHostName
-    ServiceBusConnection__credential: 'managedidentity'
-    ServiceBusConnection__clientId: identityClientId
+    // Connection "SERVICEBUS" of the Service Bus queue triggers (connection: "SERVICEBUS"), identity-based.
+    SERVICEBUS__fullyQualifiedNamespace: serviceBusHostName
+    SERVICEBUS__credential: 'managedidentity'
+    SERVICEBUS__clientId: identityClientId
     APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
     APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
     // DefaultAzureCredential in the service's own code picks the user-assigned identity by this.
@@ -170,6 +173,7 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     STORAGE_QUEUE_ENDPOINT: storageQueueEndpoint
     MESSAGE_BUS: 'service-bus'
     SERVICEBUS_NAMESPACE: serviceBusHostName
+    OUTBOX_RELAY_SCHEDULE: outboxRelaySchedule
     JWT_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=${jwtSigningKeySecretUri})'
     JWT_KEY_ID: jwtKeyId
     JWT_ISSUER: 'https://${functionApp.properties.defaultHostName}'

@@ -1,5 +1,6 @@
-// Service Bus namespace (Standard, Microsoft Entra ID only) with the two queues of the event flow:
-// events (outbox -> fan-out) and deliveries (fan-out -> webhook delivery).
+// Service Bus namespace (Standard, Microsoft Entra ID only) with the queues of the asynchronous flows:
+// events (outbox -> fan-out), valuations (stale portfolio-dates -> revaluation) and deliveries
+// (fan-out -> webhook delivery). A message that fails maxDeliveryCount times is dead-lettered.
 
 @description('Name of the Service Bus namespace (6-50 letters, digits and hyphens, globally unique).')
 @minLength(6)
@@ -19,6 +20,7 @@ param maxDeliveryCount int = 10
 
 var queueNames = [
   'events'
+  'valuations'
   'deliveries'
 ]
 
