@@ -147,6 +147,9 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     expect((await call("DELETE", `${BASE}/wh_missing`, { token })).status).toBe(404);
     expect((await call("POST", `${BASE}/wh_missing/rotate-secret`, { token })).status).toBe(404);
     expect((await call("GET", `${BASE}?pageSize=500`, { token })).status).toBe(400);
+    const deep = await call("GET", `${BASE}?page=51&pageSize=200`, { token });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.details).toEqual([{ field: "page", message: expect.any(String) }]);
     const reader = await newClient(token, ["api.read", "api.write"]);
     expect((await call("GET", BASE, { token: reader.token })).status).toBe(403);
     expect((await call("POST", BASE, { token: reader.token, body: { url: "https://example.com/", events: ["portfolio.valued"] } })).status).toBe(403);
