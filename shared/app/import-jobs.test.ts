@@ -129,23 +129,23 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
   });
 
-  it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per few portfolios", async () => {
+  it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per 25 portfolios", async () => {
     const sent: unknown[] = [];
     const bus: MessageBus = { send: async (queue, messages) => void sent.push(...messages.map((m) => ({ queue, body: m.body }))) };
     const positions = app.positionRepository();
-    const portfolioIds = Array.from({ length: 12 }, (_, i) => `pf_QUEUE_${i}`);
+    const portfolioIds = Array.from({ length: 30 }, (_, i) => `pf_QUEUE_${i}`);
     for (const id of portfolioIds) await app.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
     await importService({ messageBus: bus }).execute("securities", { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] });
     const result = await importService({ messageBus: bus }).execute("positions", { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) });
-    expect(result).toMatchObject({ created: 12 });
+    expect(result).toMatchObject({ created: 30 });
     expect(await app.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
-    // Nothing valued yet; every portfolio-date marked (ready, by this job), and 12 portfolios in 2 messages.
+    // Nothing valued yet; every portfolio-date marked (ready, by this job), and 30 portfolios in 2 messages.
     expect(await positions.valuation("pf_QUEUE_0", "2026-01-02", false)).toBeUndefined();
     expect([...(await positions.stalePortfolios(portfolioIds))].sort()).toEqual([...portfolioIds].sort());
     expect(await positions.staleMarkers("pf_QUEUE_3", 10)).toEqual([expect.objectContaining({ date: "2026-01-02", jobId: result.jobId, writing: false })]);
     expect(sent).toEqual([
-      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(0, 10) } },
-      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(10) } },
+      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(0, 25) } },
+      { queue: "valuations", body: { portfolioIds: portfolioIds.slice(25) } },
     ]);
   });
 });

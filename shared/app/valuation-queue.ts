@@ -11,11 +11,12 @@ export const valuationMessageSchema = z.strictObject({ portfolioIds: z.array(z.s
 export type ValuationMessage = z.infer<typeof valuationMessageSchema>;
 
 /**
- * Portfolios per message: an FX import that makes 1,000 portfolios stale sends 100 messages (one send
- * each on storage queues), and a message's work stays a few portfolios long, so the consumer's
- * instances share a big catch-up.
+ * Portfolios per message: an FX import that makes 1,000 portfolios stale sends 40 messages (one HTTP
+ * send each on storage queues, so this is most of the import's own cost), and a message's work stays
+ * bounded (25 portfolios, up to DATES_PER_RUN dates each), so the consumer's instances and concurrent
+ * calls share a big catch-up.
  */
-export const PORTFOLIOS_PER_MESSAGE = 10;
+export const PORTFOLIOS_PER_MESSAGE = 25;
 
 /** Asks the valuations queue to value these portfolios' stale markers (one message per few portfolios). */
 export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<string>, delaySeconds = 0): Promise<void> {

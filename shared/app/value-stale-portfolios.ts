@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../domain/concurrency";
 import type { Portfolio } from "../domain/portfolio";
 import type { Clock } from "../ports/clock";
 import type { JobRepository, PositionRepository, SnapshotRef, StaleMarker } from "../ports/investment-repositories";
@@ -11,6 +12,7 @@ import type { ValuationService } from "./valuation-service";
  * dates (an FX backfill over years) is sent on in a new message after each slice.
  */
 export const DATES_PER_RUN = 50;
+const PORTFOLIOS_AT_ONCE = 5;
 
 /**
  * The `valuations` consumer: values each stale portfolio-date named by its markers, marks the composites
@@ -35,13 +37,14 @@ export class ValueStalePortfolios {
 
   async run(portfolioIds: readonly string[]): Promise<void> {
     const failures: unknown[] = [];
-    for (const id of new Set(portfolioIds)) {
+    // A few portfolios of the message at once: each valuation is a chain of store round trips.
+    await mapConcurrent([...new Set(portfolioIds)], PORTFOLIOS_AT_ONCE, async (id) => {
       try {
         await this.serially(id, () => this.valuePortfolio(id));
       } catch (error) {
         failures.push(error);
       }
-    }
+    });
     if (failures.length === 1) throw failures[0];
     if (failures.length > 1) throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
   }
@@ -87,7 +90,7 @@ export class ValueStalePortfolios {
     // valuation, never a composite left on its members' old values.
     const composites = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued);
     if (composites.length > 0) {
-      await this.positions.markStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.positions.remarkStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
       await enqueueValuations(this.bus, composites.map((c) => c.portfolioId));
     }
     await this.positions.clearStale(done);
@@ -100,7 +103,7 @@ export class ValueStalePortfolios {
   async markNewComposite(composite: Portfolio): Promise<void> {
     const date = await this.valuation.firstCompositeDate(composite);
     if (date === undefined) return;
-    await this.positions.markStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
+    await this.positions.remarkStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
     await enqueueValuations(this.bus, [composite.id]);
   }
 

@@ -100,6 +100,8 @@ export interface PositionRepository {
    * (a new etag, so a valuation in progress does not clear them). Returns the markers this call created.
    */
   markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]>;
+  /** Writes these markers whether or not they exist (a new etag either way); half the cost of markStale. */
+  remarkStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void>;
   /** Removes each marker unless it was re-written since it was read (etag); true per marker removed. */
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]>;
   /** The oldest `limit` stale markers of a portfolio, by date. */

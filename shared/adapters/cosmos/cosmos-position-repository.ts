@@ -5,7 +5,7 @@ import type { Holding } from "../../domain/valuation";
 import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
-import { clearStale, markStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
+import { clearStale, markStale, remarkStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
   id: string;
@@ -44,6 +44,10 @@ export class CosmosPositionRepository implements PositionRepository {
 
   markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
     return markStale(this.container, refs, mark);
+  }
+
+  remarkStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
+    return remarkStale(this.container, refs, mark);
   }
 
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]> {

@@ -1,8 +1,6 @@
 import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
-import { mapConcurrent } from "../../domain/concurrency";
 import type { SnapshotRef, StaleMarker } from "../../ports/investment-repositories";
 import { bulkWithRetry } from "./bulk";
-import { isNotFound, isPreconditionFailed } from "./cosmos-errors";
 
 /**
  * Stale markers live in the `positions` container beside the snapshots they concern (partition
@@ -27,10 +25,13 @@ function toMarker(doc: StaleDoc, etag: string | undefined): StaleMarker {
   return { portfolioId: doc.portfolioId, date: doc.date, markedAt: doc.markedAt, jobId: doc.jobId ?? null, writing: doc.writing === true, etag: etag ?? doc._etag ?? "" };
 }
 
-export async function markStale(container: Container, refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
-  const { markedAt, jobId, writing } = mark;
+function staleDocs(refs: readonly SnapshotRef[], { markedAt, jobId, writing }: { markedAt: string; jobId: string | null; writing: boolean }): StaleDoc[] {
   const unique = [...new Map(refs.map((r) => [`${r.portfolioId}|${r.date}`, r])).values()];
-  const docs: StaleDoc[] = unique.map((r) => ({ id: staleId(r.date), docType: "stale", portfolioId: r.portfolioId, date: r.date, markedAt, jobId, writing }));
+  return unique.map((r) => ({ id: staleId(r.date), docType: "stale", portfolioId: r.portfolioId, date: r.date, markedAt, jobId, writing }));
+}
+
+export async function markStale(container: Container, refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
+  const docs = staleDocs(refs, mark);
   // Create first: only a create tells atomically that this call, and no other, brought the marker into being.
   const created = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })));
   const mine: StaleMarker[] = [];
@@ -44,22 +45,25 @@ export async function markStale(container: Container, refs: readonly SnapshotRef
   });
   // A marker that exists is re-written: its etag changes, so a valuation that read it before this
   // change (and so may have read the data before it) does not clear it.
-  const rewritten = await bulkWithRetry(container, existing.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })));
-  const failed = rewritten.find((r) => !ok(r.statusCode));
-  if (failed !== undefined) throw new Error(`re-marking a stale portfolio-date failed with ${failed.statusCode}`);
+  await remarkStale(container, existing, mark);
   return mine;
 }
 
+export async function remarkStale(container: Container, refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
+  const docs = staleDocs(refs, mark);
+  const results = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })));
+  const failed = results.find((r) => !ok(r.statusCode));
+  if (failed !== undefined) throw new Error(`re-marking a stale portfolio-date failed with ${failed.statusCode}`);
+}
+
 export async function clearStale(container: Container, markers: readonly StaleMarker[]): Promise<boolean[]> {
-  return mapConcurrent(markers, 16, async (m) => {
-    try {
-      await container.item(staleId(m.date), m.portfolioId).delete({ accessCondition: { type: "IfMatch", condition: m.etag } });
-      return true;
-    } catch (error) {
-      // Re-marked meanwhile (it stays, and its own message revalues it), or already cleared.
-      if (isPreconditionFailed(error) || isNotFound(error)) return false;
-      throw error;
-    }
+  // One conditional delete per marker, in bulk: 412 = re-marked meanwhile (it stays, and its own
+  // message revalues it), 404 = already cleared.
+  const results = await bulkWithRetry(container, markers.map((m) => ({ operationType: BulkOperationType.Delete, id: staleId(m.date), partitionKey: m.portfolioId, ifMatch: m.etag })));
+  return results.map((r, i) => {
+    if (ok(r.statusCode)) return true;
+    if (r.statusCode === 412 || r.statusCode === 404) return false;
+    throw new Error(`clearing the stale marker ${markers[i]?.portfolioId ?? ""}/${markers[i]?.date ?? ""} failed with ${r.statusCode}`);
   });
 }
 

@@ -60,7 +60,7 @@ export class StaleMarking implements StaleMarks {
 
   private async release(refs: readonly SnapshotRef[]): Promise<void> {
     if (refs.length === 0) return;
-    await this.positions.markStale(refs, this.marking(false));
+    await this.positions.remarkStale(refs, this.marking(false));
     await enqueueValuations(this.bus, refs.map((r) => r.portfolioId), this.delaySeconds);
   }
 
