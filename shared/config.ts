@@ -47,8 +47,11 @@ export const configSchema = z
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */
     OUTBOX_RELAY_SCHEDULE: z.string().min(1).default("*/30 * * * * *"),
-    /** The relay leaves entries younger than this to the publisher that appended them. */
-    OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    /**
+     * The relay leaves entries younger than this to the write that appended them, which may still be
+     * sending: a 10,000-event import takes about 30 s to publish to local Azurite queues.
+     */
+    OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()

@@ -85,6 +85,25 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     expect((await outbox.unpublished(clock.now().toISOString(), 100)).map((x) => x.id)).toEqual([e.id]);
   });
 
+  it("publishes a large set in chunks, so a send failing half-way leaves only the rest pending", async () => {
+    await drain(new RecordingBus());
+    const events = Array.from({ length: 1_200 }, () => event());
+    const bus = new RecordingBus();
+    let sends = 0;
+    const flaky: MessageBus = {
+      send: async (queue, messages) => {
+        if (++sends === 2) throw new Error("bus unavailable");
+        await bus.send(queue, messages);
+      },
+    };
+    await new EventPublisher(outbox, () => flaky, log).append(events);
+    expect(bus.ids()).toEqual(events.slice(0, 500).map((e) => e.id));
+    expect(warnings.at(-1)).toContain('"unpublished":700');
+    now += 60_000;
+    const pending = await outbox.unpublished(clock.now().toISOString(), 2_000);
+    expect(pending.map((e) => e.id).sort()).toEqual(events.slice(500).map((e) => e.id).sort());
+  });
+
   it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {
     await drain(new RecordingBus());
     const events = Array.from({ length: 25 }, () => event());

@@ -3,6 +3,12 @@ import { errorFields, type Logger } from "../logging";
 import type { MessageBus } from "../ports/message-bus";
 import type { Outbox } from "../ports/outbox";
 
+/**
+ * Events sent, then marked, per chunk: a large import's events are partly published as it goes, so a
+ * failure or a crash half-way leaves only the rest to the relay.
+ */
+const PUBLISH_CHUNK = 500;
+
 /** The `events` message body: the webhook envelope itself, whose `id` consumers deduplicate on. */
 export const eventMessage = ({ id, event, timestamp, data }: EventEnvelope): { body: EventEnvelope } => ({ body: { id, event, timestamp, data } });
 
@@ -22,11 +28,17 @@ export class EventPublisher implements Outbox {
   async append(events: readonly EventEnvelope[]): Promise<void> {
     await this.store.append(events);
     if (events.length === 0) return;
+    let published = 0;
     try {
-      await this.bus().send("events", events.map(eventMessage));
-      await this.store.markPublished(events.map((e) => e.id));
+      const bus = this.bus();
+      for (; published < events.length; published += PUBLISH_CHUNK) {
+        const chunk = events.slice(published, published + PUBLISH_CHUNK);
+        await bus.send("events", chunk.map(eventMessage));
+        await this.store.markPublished(chunk.map((e) => e.id));
+      }
     } catch (error) {
-      this.log.warn("events stored but not published; the outbox relay publishes them later", { eventIds: events.map((e) => e.id), ...errorFields(error) });
+      const left = events.slice(published).map((e) => e.id);
+      this.log.warn("events stored but not published; the outbox relay publishes them later", { unpublished: left.length, eventIds: left.slice(0, 20), ...errorFields(error) });
     }
   }
 
