@@ -2,13 +2,16 @@ import { ServiceBusClient, type ServiceBusMessage, type ServiceBusSender } from 
 import type { TokenCredential } from "@azure/identity";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
 
+/** Scheduled messages per request: scheduleMessages sends them in one AMQP request, which has a size limit. */
+const SCHEDULE_CHUNK = 100;
+
 /** A namespace name (`ids-sb`) or its host name (`ids-sb.servicebus.windows.net`). */
 export const serviceBusHost = (namespace: string): string => (namespace.includes(".") ? namespace : `${namespace}.servicebus.windows.net`);
 
 /**
  * The message bus on Azure Service Bus queues: JSON bodies (contentType application/json, which the
- * Functions trigger hands over parsed), sent in as few batches as fit; a delay becomes the message's
- * scheduled enqueue time. Retries and dead-lettering are the broker's (the queue's maxDeliveryCount).
+ * Functions trigger hands over parsed), sent in as few batches as fit; a delayed message is scheduled
+ * (its scheduled enqueue time). Retries and dead-lettering are the broker's (the queue's maxDeliveryCount).
  */
 export class ServiceBusMessageBus implements MessageBus {
   /** One sender per queue, kept open: each opens an AMQP link, which is slow to set up. */
@@ -28,14 +31,33 @@ export class ServiceBusMessageBus implements MessageBus {
     if (messages.length === 0) return;
     const sender = this.sender(queue);
     const now = Date.now();
+    const immediate: ServiceBusMessage[] = [];
+    const delayed = new Map<number, ServiceBusMessage[]>();
+    for (const message of messages) {
+      const outgoing: ServiceBusMessage = { body: message.body, contentType: "application/json" };
+      const delaySeconds = Math.max(0, message.delaySeconds ?? 0);
+      if (delaySeconds === 0) immediate.push(outgoing);
+      else {
+        const at = now + Math.ceil(delaySeconds * 1000);
+        delayed.set(at, [...(delayed.get(at) ?? []), outgoing]);
+      }
+    }
+    await this.sendInBatches(sender, queue, immediate);
+    // A batch takes its envelope's annotations from its first message, so scheduled messages go apart.
+    for (const [at, group] of delayed) {
+      for (let i = 0; i < group.length; i += SCHEDULE_CHUNK) await sender.scheduleMessages(group.slice(i, i + SCHEDULE_CHUNK), new Date(at));
+    }
+  }
+
+  private async sendInBatches(sender: ServiceBusSender, queue: QueueName, messages: readonly ServiceBusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
     let batch = await sender.createMessageBatch();
     for (const message of messages) {
-      const outgoing = toServiceBusMessage(message, now);
-      if (batch.tryAddMessage(outgoing)) continue;
+      if (batch.tryAddMessage(message)) continue;
       if (batch.count === 0) throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
       await sender.sendMessages(batch);
       batch = await sender.createMessageBatch();
-      if (!batch.tryAddMessage(outgoing)) throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
+      if (!batch.tryAddMessage(message)) throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
     }
     if (batch.count > 0) await sender.sendMessages(batch);
   }
@@ -54,13 +76,4 @@ export class ServiceBusMessageBus implements MessageBus {
     }
     return sender;
   }
-}
-
-function toServiceBusMessage(message: OutgoingMessage, now: number): ServiceBusMessage {
-  const delaySeconds = Math.max(0, message.delaySeconds ?? 0);
-  return {
-    body: message.body,
-    contentType: "application/json",
-    ...(delaySeconds > 0 ? { scheduledEnqueueTimeUtc: new Date(now + delaySeconds * 1000) } : {}),
-  };
 }
