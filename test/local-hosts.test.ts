@@ -121,10 +121,11 @@ describe("local queue host: concurrency and renewal", () => {
     let done = false;
     const slow = fn("long-valuation", { type: "queueTrigger", queueName }, async () => {
       calls++;
-      await new Promise((r) => setTimeout(r, 3_500));
+      await new Promise((r) => setTimeout(r, 4_500));
       done = true;
     });
-    const options = { pollMs: 50, visibilityTimeout: 1 };
+    // Renewed every second; a slow machine has a second of slack before the message would reappear.
+    const options = { pollMs: 50, visibilityTimeout: 2 };
     const first = new QueueHost([slow], connection(), () => {}, options);
     const second = new QueueHost([slow], connection(), () => {}, options);
     hosts.push(first, second);
@@ -134,8 +135,8 @@ describe("local queue host: concurrency and renewal", () => {
     await queue.sendMessage(JSON.stringify({ portfolioId: "p1" }));
     await until(() => done, 10_000);
     await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
-    await new Promise((r) => setTimeout(r, 1_200));
-    // Without renewal the message would reappear after 1 s and run again on either host.
+    await new Promise((r) => setTimeout(r, 2_200));
+    // Without renewal the message would reappear after 2 s and run again on either host.
     expect(calls).toBe(1);
   }, 20_000);
 });
