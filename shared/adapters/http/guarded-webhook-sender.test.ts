@@ -82,7 +82,14 @@ describe("GuardedWebhookSender with private networks not allowed", () => {
 
   it("answers a host that does not resolve with a readable error", async () => {
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup: async () => Promise.reject(new Error("ENOTFOUND")) });
-    expect(await sender.post("https://nowhere.customer.test/", {}, "{}")).toMatchObject({ refused: true, error: "the host 'nowhere.customer.test' could not be resolved" });
+    const result = await sender.post("https://nowhere.customer.test/", {}, "{}");
+    expect(result).toMatchObject({ error: "the host 'nowhere.customer.test' could not be resolved" });
+    expect(result.refused).toBeUndefined();
+  });
+
+  it("counts name resolution in its time-out", async () => {
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, timeoutMs: 200, lookup: () => new Promise(() => {}) });
+    expect(await sender.post("https://slow-dns.customer.test/", {}, "{}")).toMatchObject({ error: "no answer within 0.2 s (resolving 'slow-dns.customer.test')" });
   });
 });
 
@@ -141,6 +148,23 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     const before = connections;
     for (let i = 0; i < 20; i++) expect((await sender.post(`http://127.0.0.1:${port}/burst`, {}, "{}")).statusCode).toBe(204);
     expect(connections - before).toBe(1);
+    sender.close();
+  });
+
+  it("sends once more on a new connection when a kept-alive one turns out closed", async () => {
+    const perSocket = new WeakMap<object, number>();
+    let requests = 0;
+    handler = (req, res) => {
+      requests++;
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      if (n === 2) req.socket.destroy(); // the endpoint dropped the idle connection as it was reused
+      else res.writeHead(204).end();
+    };
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
+    expect((await sender.post(`http://127.0.0.1:${port}/a`, {}, "{}")).statusCode).toBe(204);
+    expect((await sender.post(`http://127.0.0.1:${port}/b`, {}, "{}")).statusCode).toBe(204);
+    expect(requests).toBe(3);
     sender.close();
   });
 

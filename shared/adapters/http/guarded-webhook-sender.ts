@@ -31,6 +31,8 @@ export interface GuardedSenderOptions {
 
 /** Why the URL was refused before any connection, as a WebhookPostResult error. */
 class Refused extends Error {}
+/** A failure before any connection that is not a rule (DNS): worth retrying, unlike a refusal. */
+class Unreachable extends Error {}
 
 /**
  * POSTs to customer URLs with the SSRF guard: the host is resolved once, every address vetted, and the
@@ -57,17 +59,25 @@ export class GuardedWebhookSender implements WebhookSender {
   async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<WebhookPostResult> {
     const started = this.now();
     const elapsed = (): number => Math.max(0, this.now() - started);
+    // One deadline for the whole POST, name resolution included.
+    const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const target = await this.vet(url);
-      return { ...(await this.send(target, headers, body)), durationMs: elapsed() };
+      const target = await this.vet(url, signal);
+      let result = await this.send(target, headers, body, signal);
+      // A kept-alive connection the endpoint closed just as it was reused: send once more on a new one
+      // (the endpoint saw nothing, or de-duplicates on webhook-id).
+      if (result.staleConnection === true) result = await this.send(target, headers, body, signal);
+      const { staleConnection: _stale, ...outcome } = result;
+      return { ...outcome, durationMs: elapsed() };
     } catch (error) {
       if (error instanceof Refused) return { error: error.message, refused: true, durationMs: elapsed() };
+      if (error instanceof Unreachable) return { error: error.message, durationMs: elapsed() };
       return { error: "the request failed", durationMs: elapsed() };
     }
   }
 
   /** Refuses what the rules forbid; resolves the host once and returns the URL with its vetted addresses. */
-  async vet(url: string): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+  async vet(url: string, signal?: AbortSignal): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -84,11 +94,12 @@ export class GuardedWebhookSender implements WebhookSender {
     if (literal !== undefined) addresses = [{ address: literal, family: literal.includes(":") ? 6 : 4 }];
     else {
       try {
-        addresses = await this.lookup(parsed.hostname);
-      } catch {
-        throw new Refused(`the host '${parsed.hostname}' could not be resolved`);
+        addresses = await withSignal(this.lookup(parsed.hostname), signal);
+      } catch (error) {
+        if (signal?.aborted === true) throw new Unreachable(`no answer within ${this.timeoutMs / 1000} s (resolving '${parsed.hostname}')`);
+        throw new Unreachable(`the host '${parsed.hostname}' could not be resolved`);
       }
-      if (addresses.length === 0) throw new Refused(`the host '${parsed.hostname}' has no address`);
+      if (addresses.length === 0) throw new Unreachable(`the host '${parsed.hostname}' has no address`);
     }
     if (!allowPrivate) {
       for (const { address } of addresses) {
@@ -99,7 +110,7 @@ export class GuardedWebhookSender implements WebhookSender {
     return { url: parsed, addresses };
   }
 
-  private send(target: { url: URL; addresses: ResolvedAddress[] }, headers: Readonly<Record<string, string>>, body: string): Promise<Omit<WebhookPostResult, "durationMs">> {
+  private send(target: { url: URL; addresses: ResolvedAddress[] }, headers: Readonly<Record<string, string>>, body: string, signal: AbortSignal): Promise<Attempt> {
     const { url, addresses } = target;
     const first = addresses[0]!;
     // The socket connects only to the addresses vetted above: net asks this lookup, never DNS.
@@ -121,7 +132,7 @@ export class GuardedWebhookSender implements WebhookSender {
           lookup: pinned,
           ...(isHttps && !hostIsIp ? { servername: url.hostname } : {}),
           headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "investment-data-service-webhooks/1" },
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal,
         },
         (response) => {
           const statusCode = response.statusCode ?? 0;
@@ -137,7 +148,10 @@ export class GuardedWebhookSender implements WebhookSender {
           response.on("error", done);
         },
       );
-      request.on("error", (error: Error & { code?: string }) => resolve({ error: describe(error, this.timeoutMs) }));
+      request.on("error", (error: Error & { code?: string }) => {
+        if (request.reusedSocket && error.code === "ECONNRESET" && !signal.aborted) resolve({ staleConnection: true });
+        else resolve({ error: describe(error, this.timeoutMs) });
+      });
       request.end(body);
     });
   }
@@ -147,6 +161,19 @@ export class GuardedWebhookSender implements WebhookSender {
     this.httpsAgent.destroy();
     this.httpAgent.destroy();
   }
+}
+
+type Attempt = Omit<WebhookPostResult, "durationMs"> & { staleConnection?: boolean };
+
+/** Rejects when `signal` aborts first (a lookup cannot be cancelled, only abandoned). */
+function withSignal<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const abort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
 }
 
 function outcome(statusCode: number, retryAfter: string | undefined, now: number): Omit<WebhookPostResult, "durationMs"> {
