@@ -157,7 +157,6 @@ export class Composition {
   readonly portfolios = lazy(
     () =>
       new Portfolios(this.portfolioRepository(), this.clock, {
-        pending: (ids) => this.positionRepository().stalePortfolios(ids),
         valueNewComposite: (composite) => this.valueStalePortfolios().markNewComposite(composite),
       }),
   );
@@ -213,7 +212,7 @@ export class Composition {
   readonly valueStalePortfolios = lazy(
     () => new ValueStalePortfolios(this.portfolioRepository(), this.positionRepository(), this.jobRepository(), this.valuation(), this.messageBus(), this.clock),
   );
-  readonly sweepStaleValuations = lazy(() => new SweepStaleValuations(this.positionRepository(), this.messageBus(), this.clock, this.config.VALUATION_SWEEP_AGE_SECONDS));
+  readonly sweepStaleValuations = lazy(() => new SweepStaleValuations(this.positionRepository(), this.portfolioRepository(), this.messageBus(), this.clock, this.config.VALUATION_SWEEP_AGE_SECONDS));
   readonly reapJobs = lazy(() => new ReapAbandonedJobs(this.jobRepository(), this.outbox(), this.clock));
   readonly idempotency = lazy(() => new Idempotency(this.idempotencyStore(), this.clock));
   readonly securityQueries = lazy(() => new SecurityQueries(this.securityRepository(), this.priceRepository()));
@@ -236,7 +235,7 @@ export class Composition {
     () => new Webhooks(this.webhookRepository(), this.webhookSender(), this.webhookSecretCipher(), this.clock, () => this.webhookDirectory().forget()),
   );
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.cosmos().container("deliveries")));
-  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.messageBus(), this.clock));
+  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
   readonly deliverWebhooks = lazy(() => {
     const { directory, sender, sign } = this.deliveryPorts();
     return new DeliverWebhooks(this.deliveryRepository(), directory, sender, sign, this.messageBus(), this.clock, { retrySchedule: this.config.WEBHOOK_RETRY_SCHEDULE });

@@ -1,5 +1,6 @@
 import { CosmosClient } from "@azure/cosmos";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CosmosPortfolioRepository } from "../shared/adapters/cosmos/cosmos-portfolio-repository";
 import { CosmosPositionRepository } from "../shared/adapters/cosmos/cosmos-position-repository";
 import { adminToken, call, cosmosEndpoint, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, eventsWhere, getPortfolio, holdingsOf, imported, price, securityRecord, valuedPortfolio, whenValued } from "./investment-fixtures";
@@ -67,6 +68,7 @@ describe("valuation on the valuations queue", () => {
     const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
     const positions = new CosmosPositionRepository(client.database("investment-data").container("positions"));
     await positions.markStale([{ portfolioId: portfolio.id, date: D }], { markedAt: new Date().toISOString(), jobId: null, writing: false });
+    await new CosmosPortfolioRepository(client.database("investment-data").container("portfolios")).markValuationPending([portfolio.id]);
     await positions.saveSnapshots([{ portfolioId: portfolio.id, date: D, positions: [{ securityId: secId, quantity: 4, costBasis: null, currency: null }], currencies: ["EUR"], updatedAt: new Date().toISOString() }]);
     client.dispose();
     expect((await getPortfolio(token, portfolio.id)).valuationStatus).toBe("pending");
@@ -85,5 +87,10 @@ describe("valuation on the valuations queue", () => {
     const composite = await createPortfolio(token, { type: "composite", memberIds: [member.id] });
     expect(composite.valuationStatus).toBe("pending");
     expect(await valuedPortfolio(token, composite.id)).toMatchObject({ totalValue: 21, latestValuationDate: D });
+
+    // The OpenAPI document shows the field on the Portfolio schema.
+    const openapi = (await call("GET", "/api/v1/openapi.json")).body;
+    expect(openapi.components.schemas.Portfolio.properties.valuationStatus.enum).toEqual(["current", "pending"]);
+    expect(openapi.components.schemas.Portfolio.required).toContain("valuationStatus");
   });
 });

@@ -5,18 +5,16 @@ import { canTransition, type Portfolio, type PortfolioCreate, type PortfolioPatc
 import type { Clock } from "../ports/clock";
 import type { PortfolioFilter, PortfolioRepository } from "../ports/portfolio-repository";
 
-/** What portfolio reads and creation need of valuation. */
+/** What portfolio creation needs of valuation. */
 export interface PortfolioValuations {
-  /**
-   * Which of these portfolios have a valuation pending: read from the stale markers themselves (one
-   * indexed query per page or portfolio), so the status can never disagree with what the queue has left.
-   */
-  pending(portfolioIds: readonly string[]): Promise<Set<string>>;
   /** Has a new composite valued (its members may already have positions). */
   valueNewComposite(composite: Portfolio): Promise<void>;
 }
 
-const noValuations: PortfolioValuations = { pending: async () => new Set(), valueNewComposite: async () => {} };
+const noValuations: PortfolioValuations = { valueNewComposite: async () => {} };
+
+/** The API's view: `valuationStatus` as the repository read it (a portfolio never flagged is current). */
+const view = (portfolio: Portfolio): PortfolioView => ({ ...portfolio, valuationStatus: portfolio.valuationStatus ?? "current" });
 
 /** Portfolio reads, creation and status changes. */
 export class Portfolios {
@@ -28,13 +26,13 @@ export class Portfolios {
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<{ items: PortfolioView[]; pagination: Pagination }> {
     const result = await this.repository.list(filter, page, pageSize);
-    return { items: await this.withStatus(result.items), pagination: paginationOf(page, pageSize, result.totalItems) };
+    return { items: result.items.map(view), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
   async get(id: string): Promise<PortfolioView> {
     const portfolio = await this.repository.get(id);
     if (portfolio === undefined) throw notFound(`Portfolio '${id}'`);
-    return this.one(portfolio);
+    return view(portfolio);
   }
 
   async create(input: PortfolioCreate): Promise<PortfolioView> {
@@ -55,8 +53,9 @@ export class Portfolios {
       updatedAt: now,
     };
     await this.repository.create(portfolio);
-    if (portfolio.type === "composite") await this.valuations.valueNewComposite(portfolio);
-    return this.one(portfolio);
+    if (portfolio.type !== "composite") return view(portfolio);
+    await this.valuations.valueNewComposite(portfolio);
+    return view((await this.repository.get(portfolio.id)) ?? portfolio);
   }
 
   async update(id: string, patch: PortfolioPatch): Promise<PortfolioView> {
@@ -75,17 +74,7 @@ export class Portfolios {
       };
     });
     if (updated === undefined) throw notFound(`Portfolio '${id}'`);
-    return this.one(updated);
-  }
-
-  private async one(portfolio: Portfolio): Promise<PortfolioView> {
-    const [view] = await this.withStatus([portfolio]);
-    return view ?? { ...portfolio, valuationStatus: "current" };
-  }
-
-  private async withStatus(portfolios: readonly Portfolio[]): Promise<PortfolioView[]> {
-    const pending = portfolios.length === 0 ? new Set<string>() : await this.valuations.pending(portfolios.map((p) => p.id));
-    return portfolios.map((p) => ({ ...p, valuationStatus: pending.has(p.id) ? "pending" : "current" }));
+    return view(updated);
   }
 
   private async checkMembers(memberIds: string[]): Promise<void> {

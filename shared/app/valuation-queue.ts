@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../ports/clock";
 import type { PositionRepository } from "../ports/investment-repositories";
 import type { MessageBus } from "../ports/message-bus";
+import type { PortfolioRepository } from "../ports/portfolio-repository";
 
 /**
  * A `valuations` message names portfolios whose stale markers to work off. It carries no dates: the
@@ -37,6 +38,7 @@ export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<
 export class SweepStaleValuations {
   constructor(
     private readonly positions: PositionRepository,
+    private readonly portfolios: PortfolioRepository,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
     private readonly ageSeconds: number,
@@ -45,8 +47,13 @@ export class SweepStaleValuations {
 
   async run(): Promise<string[]> {
     const before = new Date(this.clock.now().getTime() - this.ageSeconds * 1000).toISOString();
-    const portfolioIds = await this.positions.portfoliosStaleSince(before, this.limit);
+    const portfolioIds = new Set(await this.positions.portfoliosStaleSince(before, this.limit));
+    // A portfolio left flagged pending with no marker at all (a crash between clearing its last marker
+    // and its flag): the consumer finds nothing to value and clears the flag.
+    const flagged = await this.portfolios.pendingValuations(this.limit);
+    const withMarkers = await this.positions.stalePortfolios(flagged);
+    for (const id of flagged) if (!withMarkers.has(id)) portfolioIds.add(id);
     await enqueueValuations(this.bus, portfolioIds);
-    return portfolioIds;
+    return [...portfolioIds];
   }
 }

@@ -80,7 +80,12 @@ describe("valuation off the request path: stale markers, the valuations consumer
   }
   const priceOf = (isin: string, price: number) => ({ isin, date: D, price, currency: "EUR", type: "close", source: "s" });
   const position = (portfolioId: string, securityId: string, quantity: number) => ({ positions: [{ portfolioId, securityId, date: D, quantity }] });
-  const pending = async (id: string) => (await repos.positions.stalePortfolios([id])).has(id);
+  /** Whether the portfolio shows a valuation pending; its flag always agrees with its markers here. */
+  const pending = async (id: string) => {
+    const status = (await repos.portfolios.get(id))?.valuationStatus;
+    expect(status === "pending").toBe((await repos.positions.stalePortfolios([id])).has(id));
+    return status === "pending";
+  };
   const total = async (id: string) => (await repos.portfolios.get(id))?.totalValue;
 
   it("an import answers with the portfolio pending; a valuation that fails once is retried and ends current with the right value", async () => {
@@ -179,6 +184,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
     const job = { id: `job_writing_${id}`, source: "api" as const, dataType: "positions" as const, feedId: null, fileName: null, status: "running" as const, counts: { received: 1, accepted: 0, rejected: 0 }, errors: [], startedAt: T0, completedAt: null, leaseUntil: new Date(now + 60_000).toISOString() };
     await repos.jobs.put(job);
     await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: T0, jobId: job.id, writing: true });
+    await repos.portfolios.markValuationPending([id]);
     await consumer().run([id]);
     expect(await total(id)).toBeNull();
     expect(await pending(id)).toBe(true);
@@ -209,14 +215,23 @@ describe("valuation off the request path: stale markers, the valuations consumer
     expect(await total(late.id)).toBe(70);
   });
 
+  it("a portfolio left flagged pending without any marker is swept, and the consumer makes it current", async () => {
+    const { id } = await setUp();
+    await repos.portfolios.markValuationPending([id]);
+    expect((await repos.portfolios.get(id))?.valuationStatus).toBe("pending");
+    expect(await new SweepStaleValuations(repos.positions, repos.portfolios, bus, clock, 60).run()).toContain(id);
+    await consumer().run([id]);
+    expect((await repos.portfolios.get(id))?.valuationStatus).toBe("current");
+  });
+
   it("the sweep re-enqueues portfolios whose markers are older than its age, and only those", async () => {
     const { id } = await setUp();
     const marked = now;
     await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: new Date(marked).toISOString(), jobId: null, writing: false });
     now = marked + 30_000;
-    expect(await new SweepStaleValuations(repos.positions, bus, clock, 60).run()).not.toContain(id);
+    expect(await new SweepStaleValuations(repos.positions, repos.portfolios, bus, clock, 60).run()).not.toContain(id);
     now = marked + 61_000;
-    expect(await new SweepStaleValuations(repos.positions, bus, clock, 60).run()).toContain(id);
+    expect(await new SweepStaleValuations(repos.positions, repos.portfolios, bus, clock, 60).run()).toContain(id);
     expect(sent.flat()).toContain(id);
   });
 });

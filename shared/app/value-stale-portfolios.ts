@@ -67,7 +67,11 @@ export class ValueStalePortfolios {
   private async valuePortfolio(portfolioId: string): Promise<void> {
     const found = await this.positions.staleMarkers(portfolioId, this.datesPerRun);
     const markers = await this.ready(found);
-    if (markers.length === 0) return;
+    if (markers.length === 0) {
+      // Nothing (left) to value: the portfolio is current unless a marker remains (an import still writing).
+      await this.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
+      return;
+    }
     const portfolio = await this.portfolios.get(portfolioId);
     if (portfolio === undefined) {
       await this.positions.clearStale(markers);
@@ -91,12 +95,18 @@ export class ValueStalePortfolios {
     const composites = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued);
     if (composites.length > 0) {
       await this.positions.remarkStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.portfolios.markValuationPending([...new Set(composites.map((c) => c.portfolioId))]);
       await enqueueValuations(this.bus, composites.map((c) => c.portfolioId));
     }
     await this.positions.clearStale(done);
     if (failure !== undefined) throw failure.error;
     // More stale dates than one slice: the rest in a message of its own.
     if (found.length >= this.datesPerRun) await enqueueValuations(this.bus, [portfolioId]);
+    else await this.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
+  }
+
+  private async stillStale(portfolioId: string): Promise<boolean> {
+    return (await this.positions.stalePortfolios([portfolioId])).has(portfolioId);
   }
 
   /** A new composite is valued on its members' latest snapshot date, if they have one (marked, then queued). */
@@ -104,6 +114,7 @@ export class ValueStalePortfolios {
     const date = await this.valuation.firstCompositeDate(composite);
     if (date === undefined) return;
     await this.positions.remarkStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
+    await this.portfolios.markValuationPending([composite.id]);
     await enqueueValuations(this.bus, [composite.id]);
   }
 

@@ -30,8 +30,8 @@ export const portfolioSchema = z
   .meta({ id: "Portfolio" });
 /** A portfolio as the API shows it: the stored portfolio and whether a valuation is pending. */
 export type PortfolioView = z.infer<typeof portfolioSchema>;
-/** A stored portfolio. */
-export type Portfolio = Omit<PortfolioView, "valuationStatus">;
+/** A stored portfolio; as read back, it says whether a valuation is pending. */
+export type Portfolio = Omit<PortfolioView, "valuationStatus"> & { valuationStatus?: PortfolioView["valuationStatus"] };
 
 const code = z
   .string()

@@ -23,6 +23,18 @@ export interface PortfolioRepository {
    * total and the stored holdings always come from the same computation. True when it was applied.
    */
   recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean>;
+  /**
+   * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
+   * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.
+   */
+  markValuationPending(ids: readonly string[]): Promise<void>;
+  /**
+   * Clears the flag unless `stillStale()` says a marker remains, conditionally on the version read: a
+   * portfolio marked again meanwhile (marker first, flag after) is read again and checked again.
+   */
+  clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void>;
+  /** Up to `limit` portfolios flagged pending (the sweep checks they still have markers). */
+  pendingValuations(limit: number): Promise<string[]>;
   list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>>;
   getMany(ids: readonly string[]): Promise<Map<string, Portfolio>>;
   /** Portfolio ids by code (keys upper-cased). */

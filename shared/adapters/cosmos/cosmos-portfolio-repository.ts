@@ -1,9 +1,9 @@
-import type { Container } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { Page } from "../../domain/pagination";
 import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
-import { bulkRead } from "./bulk";
+import { bulkRead, bulkWithRetry } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
 import { readDocument, updateDocument, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
@@ -12,6 +12,8 @@ interface PortfolioDoc extends Portfolio {
   docType: "portfolio";
   /** The version of the valuation totalValue comes from (internal; see recordValuation). */
   valuationVersion?: string;
+  /** Set while stale markers wait for valuation (see markValuationPending); shown as valuationStatus. */
+  valuationPending?: boolean;
   _etag?: string;
 }
 
@@ -30,9 +32,12 @@ interface CodeDoc {
 const codeDocId = (code: string): string => `code|${code.toUpperCase()}`;
 
 const toPortfolio = (doc: PortfolioDoc): Portfolio => {
-  const { docType: _docType, valuationVersion: _version, ...rest } = stripSystem(doc);
-  return rest;
+  const { docType: _docType, valuationVersion: _version, valuationPending, valuationStatus: _status, ...rest } = stripSystem(doc);
+  return { ...rest, valuationStatus: valuationPending === true ? "pending" : "current" };
 };
+
+/** The stored form of a portfolio: its valuationStatus is derived from the flag, never stored. */
+const stored = ({ valuationStatus: _status, ...portfolio }: Portfolio): Omit<Portfolio, "valuationStatus"> => portfolio;
 
 /** Portfolios in the `portfolios` container (partition /id), with code reservations beside them. */
 export class CosmosPortfolioRepository implements PortfolioRepository {
@@ -45,18 +50,19 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   async create(portfolio: Portfolio): Promise<void> {
     await this.reserveCode(portfolio.code, portfolio.id);
-    const doc: PortfolioDoc = { ...portfolio, docType: "portfolio" };
+    const doc: PortfolioDoc = { ...stored(portfolio), docType: "portfolio" };
     await this.container.items.create(doc);
   }
 
   async update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined> {
-    const stored = await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => ({
-      ...change(toPortfolio(doc)),
+    const result = await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => ({
+      ...stored(change(toPortfolio(doc))),
       docType: "portfolio",
-      // The valuation version is bookkeeping of recordValuation; an edit keeps it.
+      // The valuation version and pending flag are bookkeeping of valuation; an edit keeps them.
       ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
+      ...(doc.valuationPending !== undefined ? { valuationPending: doc.valuationPending } : {}),
     }));
-    return stored === undefined ? undefined : toPortfolio(stored);
+    return result === undefined ? undefined : toPortfolio(result);
   }
 
   async recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean> {
@@ -68,6 +74,48 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       return { ...rest, totalValue: valuation.totalValue, latestValuationDate: valuation.date, updatedAt: valuation.valuedAt, valuationVersion: valuation.version };
     });
     return recorded;
+  }
+
+  async markValuationPending(ids: readonly string[]): Promise<void> {
+    const docs = await bulkRead<PortfolioDoc>(this.container, [...new Set(ids)].map((id) => ({ id, partitionKey: id })), true);
+    const toMark = [...docs.values()].filter((doc) => doc.docType === "portfolio" && doc.valuationPending !== true);
+    // One conditional replace each, in bulk; a portfolio changed meanwhile is marked by a read-modify-write.
+    const results = await bulkWithRetry(
+      this.container,
+      toMark.map(({ _etag, ...doc }) => ({ operationType: BulkOperationType.Replace, id: doc.id, partitionKey: doc.id, resourceBody: { ...doc, valuationPending: true } as unknown as JSONObject, ifMatch: _etag ?? "" })),
+    );
+    const raced = toMark.filter((_, i) => results[i]?.statusCode === 412);
+    const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
+    if (failed !== undefined) throw new Error(`marking portfolios pending failed with ${failed.statusCode}`);
+    for (const doc of raced) await this.setPending(doc.id, () => Promise.resolve(true));
+  }
+
+  async clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void> {
+    await this.setPending(id, async () => stillStale());
+  }
+
+  async pendingValuations(limit: number): Promise<string[]> {
+    const { resources } = await this.container.items
+      .query<string>({ query: "SELECT TOP @n VALUE c.id FROM c WHERE c.docType = 'portfolio' AND c.valuationPending = true", parameters: [{ name: "@n", value: limit }] })
+      .fetchAll();
+    return resources;
+  }
+
+  /** Sets the flag to what `pending()` answers after the portfolio was read, written only over that version. */
+  private async setPending(id: string, pending: () => Promise<boolean>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const doc = await this.read(id);
+      if (doc === undefined) return;
+      const next = await pending();
+      if ((doc.valuationPending === true) === next) return;
+      const { _etag, ...rest } = doc;
+      try {
+        await this.container.item(id, id).replace({ ...rest, valuationPending: next }, { accessCondition: { type: "IfMatch", condition: _etag ?? "" } });
+        return;
+      } catch (error) {
+        if (!isPreconditionFailed(error) || attempt >= 30) throw error;
+      }
+    }
   }
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>> {

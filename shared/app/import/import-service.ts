@@ -86,7 +86,7 @@ export class ImportService {
         await renew();
       },
     };
-    const stale = new StaleMarking(this.deps.positions, this.deps.messageBus, this.deps.clock, job.id, this.deps.valuationDelaySeconds ?? 0);
+    const stale = new StaleMarking(this.deps.portfolios, this.deps.positions, this.deps.messageBus, this.deps.clock, job.id, this.deps.valuationDelaySeconds ?? 0);
     try {
       const outcome = await prepared.commit(job.id, progress, stale);
       await this.deps.outbox.append(outcome.events);

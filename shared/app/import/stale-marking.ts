@@ -1,6 +1,7 @@
 import type { Clock } from "../../ports/clock";
 import type { PositionRepository, SnapshotRef, StaleMarker } from "../../ports/investment-repositories";
 import type { MessageBus } from "../../ports/message-bus";
+import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import { enqueueValuations } from "../valuation-queue";
 import type { StaleMarks } from "./import-types";
 
@@ -26,6 +27,7 @@ export class StaleMarking implements StaleMarks {
   private readonly created: StaleMarker[] = [];
 
   constructor(
+    private readonly portfolios: PortfolioRepository,
     private readonly positions: PositionRepository,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
@@ -38,6 +40,8 @@ export class StaleMarking implements StaleMarks {
     if (refs.length === 0) return;
     for (const r of refs) this.refs.set(`${r.portfolioId}|${r.date}`, { portfolioId: r.portfolioId, date: r.date });
     this.created.push(...(await this.positions.markStale(refs, this.marking(true))));
+    // Markers first, then the portfolios' flag (valuationStatus pending): see clearValuationPending.
+    await this.portfolios.markValuationPending([...new Set(refs.map((r) => r.portfolioId))]);
   }
 
   /** After the data is stored: re-mark (changed) or take back this import's own markers (unchanged), then send. */
@@ -49,6 +53,10 @@ export class StaleMarking implements StaleMarks {
       const mine = new Set(this.created.map((m) => `${m.portfolioId}|${m.date}`));
       // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
       remaining = remaining.filter((r) => !mine.has(`${r.portfolioId}|${r.date}`));
+      const kept = new Set(remaining.map((r) => r.portfolioId));
+      for (const id of new Set(this.created.map((m) => m.portfolioId))) {
+        if (!kept.has(id)) await this.portfolios.clearValuationPending(id, async () => (await this.positions.stalePortfolios([id])).has(id));
+      }
     }
     await this.release(remaining);
   }
