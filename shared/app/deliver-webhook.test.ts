@@ -14,9 +14,10 @@ class MemoryDeliveries implements DeliveryRepository {
   private version = 0;
   private key = (r: DeliveryRef) => `${r.webhookId}/${r.id}`;
   async createIfAbsent(d: StoredDelivery) {
-    if (this.docs.has(this.key(d))) return false;
-    this.docs.set(this.key(d), { ...d, _etag: String(++this.version) });
-    return true;
+    if (this.docs.has(this.key(d))) return undefined;
+    const etag = String(++this.version);
+    this.docs.set(this.key(d), { ...d, _etag: etag });
+    return etag;
   }
   async get(ref: DeliveryRef) {
     const d = this.docs.get(this.key(ref));
@@ -90,7 +91,7 @@ function setup(answers: WebhookPostResult[]) {
   };
   const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": secrets.map((s) => `v1,${s}`).join(" ") });
   const deliver = new DeliverWebhooks(deliveries, directory, sender, sign, bus, clock, { retrySchedule: [5, 60], random: () => 0.5 });
-  const fanOut = new FanOutEvents(deliveries, directory, bus, clock);
+  const fanOut = new FanOutEvents(deliveries, directory, deliver, bus, clock);
   const log = new DeliveryLog(deliveries, directory, deliver, bus, clock);
   const advance = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
   const deliveryMessages = () => bus.sent.filter((s) => s.queue === "deliveries").map((s) => s.message);
@@ -113,13 +114,14 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     expect(JSON.parse(stored.payload)).toEqual({ id: stored.id, event: "transaction.settled", timestamp: event.timestamp, data: { transactionId: "t1" } });
   });
 
-  it("sends once, signs with every secret, and a duplicate message does not send again", async () => {
+  it("the fan-out makes the first attempt; repeated event and delivery messages do not send again", async () => {
     const s = setup([]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
+    await s.fanOut.run([event]);
     await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] })]);
-    await s.deliver.run({ deliveries: [ref!] });
     expect(s.posts).toHaveLength(1);
+    expect(s.deliveryMessages()).toEqual([{ body: { deliveries: [ref] } }]); // only the repeat is enqueued
     expect(s.posts[0]!.headers["webhook-id"]).toBe(ref!.id);
     expect(s.posts[0]!.headers["webhook-signature"]).toBe("v1,whsec_a v1,whsec_b");
     const stored = await s.deliveries.get(ref!);
@@ -152,26 +154,38 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   });
 
   it("410 fails the delivery, disables the webhook and stops its other pending deliveries", async () => {
-    const s = setup([{ statusCode: 410, durationMs: 1 }]);
+    const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 410, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [first] = await s.fanOut.run([event]);
-    const [second] = await s.fanOut.run([{ ...event, id: "evt_2" }]);
-    await s.deliver.run({ deliveries: [first!] });
+    const [first] = await s.fanOut.run([event]); // 500: pending, retried later
+    const [second] = await s.fanOut.run([{ ...event, id: "evt_2" }]); // 410
     expect(s.directory.disabled).toEqual([["wh_a", "the endpoint answered 410 Gone"]]);
-    expect((await s.deliveries.get(first!))?.status).toBe("failed");
-    expect((await s.deliveries.get(second!))?.status).toBe("failed");
-    await s.deliver.run({ deliveries: [second!] });
-    expect(s.posts).toHaveLength(1);
+    expect(await s.deliveries.get(second!)).toMatchObject({ status: "failed", lastAttempt: { statusCode: 410 } });
+    expect(await s.deliveries.get(first!)).toMatchObject({ status: "failed", failureReason: expect.stringMatching(/410/) });
+    s.advance(10);
+    await s.deliver.run({ deliveries: [first!] });
+    expect(s.posts).toHaveLength(2);
+    expect(await s.fanOut.run([{ ...event, id: "evt_3" }])).toEqual([]);
   });
 
   it("a deleted webhook's pending delivery fails with a reason instead of being sent", async () => {
-    const s = setup([]);
+    const s = setup([{ statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
     s.directory.targets.delete("wh_a");
+    s.advance(10);
     await s.deliver.run({ deliveries: [ref!] });
-    expect(s.posts).toHaveLength(0);
+    expect(s.posts).toHaveLength(1);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "failed", failureReason: "the webhook was deleted" });
+  });
+
+  it("two copies of one message never attempt the same delivery twice (the claim is a conditional write)", async () => {
+    const s = setup([{ statusCode: 500, durationMs: 1 }]);
+    s.directory.add("wh_a");
+    const [ref] = await s.fanOut.run([event]);
+    s.advance(10);
+    await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!, ref!] })]);
+    expect(s.posts).toHaveLength(2);
+    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
   });
 
   it("a manual retry sends a failed delivery again with a fresh schedule; pending or succeeded ones are a conflict", async () => {

@@ -3,7 +3,7 @@ import { nextRetryDelay } from "../domain/delivery-schedule";
 import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
-import type { WebhookDirectory, WebhookSender } from "../ports/webhook-delivery";
+import type { DeliveryTarget, WebhookDirectory, WebhookSender } from "../ports/webhook-delivery";
 
 /** Builds the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for one attempt. */
 export type SignWebhook = (id: string, timestamp: Date, body: string, secrets: readonly string[]) => Record<string, string>;
@@ -72,12 +72,26 @@ export class DeliverWebhooks {
     }
 
     // The claim: pushing the due time past the attempt makes every other copy of the message skip it.
-    const claimed: StoredDelivery = { ...found, nextAttemptAt: new Date(now.getTime() + this.claimSeconds * 1000).toISOString() };
+    const claimed: StoredDelivery = { ...found, nextAttemptAt: this.claimUntil(now) };
     const etag = await this.deliveries.replaceIfUnchanged(claimed, found._etag ?? "");
     if (etag === undefined) return { attempted: false, reason: "claimed-elsewhere" };
+    return { attempted: true, delivery: await this.sendClaimed(claimed, etag, target) };
+  }
 
+  /** The due time that claims a delivery for one attempt starting at `now`. */
+  claimUntil(now: Date): string {
+    return new Date(now.getTime() + this.claimSeconds * 1000).toISOString();
+  }
+
+  /**
+   * POSTs a delivery this caller holds the claim on (stored at version `etag`), records the outcome
+   * and schedules the next attempt. The fan-out calls it straight after creating a delivery already
+   * claimed, so a first attempt costs one create, one POST and one write.
+   */
+  async sendClaimed(claimed: StoredDelivery, etag: string, target: DeliveryTarget): Promise<StoredDelivery> {
+    const ref: DeliveryRef = { webhookId: claimed.webhookId, id: claimed.id };
     const sentAt = this.clock.now();
-    const result = await this.sender.post(target.url, this.sign(found.id, sentAt, found.payload, target.signingSecrets), found.payload);
+    const result = await this.sender.post(target.url, this.sign(claimed.id, sentAt, claimed.payload, target.signingSecrets), claimed.payload);
     const done = this.clock.now();
     let next = withAttempt(claimed, {
       at: sentAt.toISOString(),
@@ -98,11 +112,11 @@ export class DeliverWebhooks {
     // Only this attempt's claim holder writes here; losing means another writer (a manual action)
     // changed the record meanwhile, and its version stands.
     const written = await this.deliveries.replaceIfUnchanged(next, etag);
-    if (written === undefined) return { attempted: true, delivery: (await this.deliveries.get(ref)) ?? next };
+    if (written === undefined) return (await this.deliveries.get(ref)) ?? next;
 
     if (status === 410) await this.stopWebhook(ref.webhookId, "the endpoint answered 410 Gone");
     if (retryIn !== undefined) await this.bus.send("deliveries", [{ body: { deliveries: [ref] } satisfies DeliveriesMessage, delaySeconds: Math.ceil(retryIn) }]);
-    return { attempted: true, delivery: next };
+    return next;
   }
 
   /** Disables the webhook and fails its other pending deliveries, which would only meet the same answer. */

@@ -60,15 +60,15 @@ export class DeliveryLog {
     return publicDelivery(updated);
   }
 
-  /** Sends `webhook.test` now, as a delivery of its own (retried like any other when it fails). */
+  /** Sends `webhook.test` now, disabled webhook or not, as a delivery of its own (retried like any other when it fails). */
   async test(webhookId: string): Promise<Delivery> {
-    await this.webhook(webhookId);
+    const target = await this.webhook(webhookId);
     const now = this.clock.now();
-    const delivery = newDelivery({ id: `evt_test_${randomUUID().replaceAll("-", "")}`, event: "webhook.test", timestamp: now.toISOString(), data: { webhookId } }, webhookId, now);
-    await this.deliveries.createIfAbsent(delivery);
-    const outcome = await this.deliver.attempt({ webhookId, id: delivery.id }, { evenIfDisabled: true });
-    if (outcome.attempted) return publicDelivery(outcome.delivery);
-    return publicDelivery(await this.stored(webhookId, delivery.id));
+    const event = { id: `evt_test_${randomUUID().replaceAll("-", "")}`, event: "webhook.test" as const, timestamp: now.toISOString(), data: { webhookId } };
+    const delivery = { ...newDelivery(event, webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) };
+    const etag = await this.deliveries.createIfAbsent(delivery);
+    if (etag === undefined) throw new Error(`test delivery ${delivery.id} exists already`); // a fresh random event id: cannot happen
+    return publicDelivery(await this.deliver.sendClaimed(delivery, etag, target));
   }
 
   private async webhook(webhookId: string) {

@@ -5,39 +5,48 @@ import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { WebhookDirectory } from "../ports/webhook-delivery";
 import { mapConcurrent } from "../domain/concurrency";
-import type { DeliveriesMessage } from "./deliver-webhook";
+import type { DeliverWebhooks, DeliveriesMessage } from "./deliver-webhook";
 
 /** Refs per `deliveries` message: one message carries an event to many webhooks. */
 const REFS_PER_MESSAGE = 32;
 
 /**
- * Turns one event into a delivery per enabled webhook subscribed to it. Idempotent by event id: the
- * delivery id derives from (event, webhook) and is created only if absent, so a repeated event message
- * creates nothing new; every delivery is enqueued again all the same (the previous run may have ended
- * between the record and the message), and the delivery function skips what is no longer pending.
+ * Turns one event into a delivery per enabled webhook subscribed to it, and makes each first attempt
+ * at once. Idempotent by event id: the delivery id derives from (event, webhook) and is created only
+ * if absent. A delivery this call creates is created already claimed for its first attempt (its due
+ * time a claim's length ahead), so the fan-out POSTs it straight away with no queue hop and no second
+ * read; if the process ends before the outcome is written, the claim lapses and the sweep re-enqueues
+ * it. A delivery that was there already (a repeated event message) is only enqueued on `deliveries`,
+ * whose function skips it unless it is still pending and due: nothing is created twice, nothing that
+ * succeeded is sent again.
  */
 export class FanOutEvents {
   constructor(
     private readonly deliveries: DeliveryRepository,
     private readonly directory: WebhookDirectory,
+    private readonly deliver: DeliverWebhooks,
     private readonly bus: MessageBus,
     private readonly clock: Clock,
   ) {}
 
   /** Returns the deliveries the events map to. */
   async run(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
-    const now = this.clock.now();
     const refs: DeliveryRef[] = [];
+    const existing: DeliveryRef[] = [];
     for (const event of events) {
       const targets = await this.directory.subscribedTo(event.event);
       await mapConcurrent(targets, 16, async (target) => {
-        const delivery = newDelivery(event, target.webhookId, now);
-        await this.deliveries.createIfAbsent(delivery);
-        refs.push({ webhookId: delivery.webhookId, id: delivery.id });
+        const now = this.clock.now();
+        const delivery = { ...newDelivery(event, target.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) };
+        const ref = { webhookId: delivery.webhookId, id: delivery.id };
+        refs.push(ref);
+        const etag = await this.deliveries.createIfAbsent(delivery);
+        if (etag === undefined) existing.push(ref);
+        else await this.deliver.sendClaimed(delivery, etag, target);
       });
     }
     const messages = [];
-    for (let i = 0; i < refs.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: refs.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
+    for (let i = 0; i < existing.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: existing.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
     if (messages.length > 0) await this.bus.send("deliveries", messages);
     return refs;
   }

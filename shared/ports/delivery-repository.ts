@@ -6,8 +6,8 @@ export type VersionedDelivery = StoredDelivery & { _etag?: string };
 
 /** Webhook delivery records (one partition per webhook, so a webhook's log is one partition). */
 export interface DeliveryRepository {
-  /** Creates the record unless one with its id is there already; true when this call created it. */
-  createIfAbsent(delivery: StoredDelivery): Promise<boolean>;
+  /** Creates the record unless one with its id is there already; its version when this call created it, else undefined. */
+  createIfAbsent(delivery: StoredDelivery): Promise<string | undefined>;
   get(ref: DeliveryRef): Promise<VersionedDelivery | undefined>;
   /**
    * Replaces the record only if it is still at `etag`; returns the new version, or undefined when

@@ -29,12 +29,12 @@ const withoutEtag = (delivery: StoredDelivery): StoredDelivery => {
 export class CosmosDeliveryRepository implements DeliveryRepository {
   constructor(private readonly container: Container) {}
 
-  async createIfAbsent(delivery: StoredDelivery): Promise<boolean> {
+  async createIfAbsent(delivery: StoredDelivery): Promise<string | undefined> {
     try {
-      await this.container.items.create(toDoc(delivery));
-      return true;
+      const { etag } = await this.container.items.create(toDoc(delivery));
+      return etag ?? "";
     } catch (error) {
-      if (isConflict(error)) return false; // an earlier fan-out of the same event made it
+      if (isConflict(error)) return undefined; // an earlier fan-out of the same event made it
       throw error;
     }
   }
