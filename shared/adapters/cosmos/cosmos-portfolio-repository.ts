@@ -78,7 +78,9 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   async markValuationPending(ids: readonly string[]): Promise<void> {
     const docs = await bulkRead<PortfolioDoc>(this.container, [...new Set(ids)].map((id) => ({ id, partitionKey: id })), true);
-    const toMark = [...docs.values()].filter((doc) => doc.docType === "portfolio" && doc.valuationPending !== true);
+    // Written even where the flag is already set: the new version makes a consumer that read the
+    // portfolio before this (and may have looked for markers before ours) fail its conditional clear.
+    const toMark = [...docs.values()].filter((doc) => doc.docType === "portfolio");
     // One conditional replace each, in bulk; a portfolio changed meanwhile is marked by a read-modify-write.
     const results = await bulkWithRetry(
       this.container,
@@ -87,7 +89,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     const raced = toMark.filter((_, i) => results[i]?.statusCode === 412);
     const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
     if (failed !== undefined) throw new Error(`marking portfolios pending failed with ${failed.statusCode}`);
-    for (const doc of raced) await this.setPending(doc.id, () => Promise.resolve(true));
+    for (const doc of raced) await this.setPending(doc.id, () => Promise.resolve(true), true);
   }
 
   async clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void> {
@@ -101,13 +103,16 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return resources;
   }
 
-  /** Sets the flag to what `pending()` answers after the portfolio was read, written only over that version. */
-  private async setPending(id: string, pending: () => Promise<boolean>): Promise<void> {
+  /**
+   * Sets the flag to what `pending()` answers after the portfolio was read, written only over that
+   * version; `always` writes it even when unchanged (a new version, see markValuationPending).
+   */
+  private async setPending(id: string, pending: () => Promise<boolean>, always = false): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const doc = await this.read(id);
       if (doc === undefined) return;
       const next = await pending();
-      if ((doc.valuationPending === true) === next) return;
+      if (!always && (doc.valuationPending === true) === next) return;
       const { _etag, ...rest } = doc;
       try {
         await this.container.item(id, id).replace({ ...rest, valuationPending: next }, { accessCondition: { type: "IfMatch", condition: _etag ?? "" } });
