@@ -19,6 +19,16 @@ class MemoryDeliveries implements DeliveryRepository {
     this.docs.set(this.key(d), { ...d, _etag: etag });
     return etag;
   }
+  async createManyIfAbsent(ds: readonly StoredDelivery[]) {
+    const out = [];
+    for (const d of ds) out.push(await this.createIfAbsent(d));
+    return out;
+  }
+  async replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]) {
+    const out = [];
+    for (const { delivery, etag } of items) out.push(await this.replaceIfUnchanged(delivery, etag));
+    return out;
+  }
   async get(ref: DeliveryRef) {
     const d = this.docs.get(this.key(ref));
     return d === undefined ? undefined : structuredClone(d);

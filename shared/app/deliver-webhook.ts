@@ -2,7 +2,7 @@ import { failed, succeeded, withAttempt, type DeliveryRef, type StoredDelivery }
 import { nextRetryDelay } from "../domain/delivery-schedule";
 import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
-import type { MessageBus } from "../ports/message-bus";
+import type { MessageBus, OutgoingMessage } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookSender } from "../ports/webhook-delivery";
 
 /** Builds the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for one attempt. */
@@ -83,40 +83,56 @@ export class DeliverWebhooks {
     return new Date(now.getTime() + this.claimSeconds * 1000).toISOString();
   }
 
-  /**
-   * POSTs a delivery this caller holds the claim on (stored at version `etag`), records the outcome
-   * and schedules the next attempt. The fan-out calls it straight after creating a delivery already
-   * claimed, so a first attempt costs one create, one POST and one write.
-   */
+  /** One claimed delivery: see sendClaimedMany. */
   async sendClaimed(claimed: StoredDelivery, etag: string, target: DeliveryTarget): Promise<StoredDelivery> {
-    const ref: DeliveryRef = { webhookId: claimed.webhookId, id: claimed.id };
+    const [delivery] = await this.sendClaimedMany([{ claimed, etag, target }]);
+    return delivery!;
+  }
+
+  /**
+   * POSTs deliveries this caller holds the claim on (each stored at version `etag`) concurrently,
+   * records the outcomes in one round trip and schedules the next attempts. The fan-out calls it
+   * straight after creating an event's deliveries already claimed, so a first attempt costs a share of
+   * one create, one POST and a share of one write.
+   */
+  async sendClaimedMany(items: readonly { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[]): Promise<StoredDelivery[]> {
+    const outcomes = await Promise.all(items.map(({ claimed, target }) => this.post(claimed, target)));
+    // Only an attempt's claim holder writes here; losing means another writer (a manual action, a
+    // 410 elsewhere) changed the record meanwhile, and its version stands.
+    const written = await this.deliveries.replaceManyIfUnchanged(outcomes.map((o, i) => ({ delivery: o.next, etag: items[i]!.etag })));
+    const results: StoredDelivery[] = [];
+    const retries: OutgoingMessage[] = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      const ref: DeliveryRef = { webhookId: outcome.next.webhookId, id: outcome.next.id };
+      if (written[i] === undefined) {
+        results.push((await this.deliveries.get(ref)) ?? outcome.next);
+        continue;
+      }
+      if (outcome.gone) await this.stopWebhook(ref.webhookId, "the endpoint answered 410 Gone");
+      if (outcome.retryIn !== undefined) retries.push({ body: { deliveries: [ref] } satisfies DeliveriesMessage, delaySeconds: Math.ceil(outcome.retryIn) });
+      results.push(outcome.next);
+    }
+    if (retries.length > 0) await this.bus.send("deliveries", retries);
+    return results;
+  }
+
+  /** One POST and what it comes to: the record after it, and the delay before the next attempt if any. */
+  private async post(claimed: StoredDelivery, target: DeliveryTarget): Promise<{ next: StoredDelivery; retryIn?: number; gone: boolean }> {
     const sentAt = this.clock.now();
     const result = await this.sender.post(target.url, this.sign(claimed.id, sentAt, claimed.payload, target.signingSecrets), claimed.payload);
     const done = this.clock.now();
-    let next = withAttempt(claimed, {
+    const next = withAttempt(claimed, {
       at: sentAt.toISOString(),
       ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),
       durationMs: Math.round(result.durationMs),
     });
-    let retryIn: number | undefined;
     const status = result.statusCode;
-    if (status !== undefined && status >= 200 && status < 300) next = succeeded(next, done);
-    else if (status === 410) next = failed(next, done, "the endpoint answered 410 Gone; the webhook was disabled");
-    else {
-      retryIn = nextRetryDelay(this.options.retrySchedule, next.attempts - next.scheduleOffset, result.retryAfterSeconds, this.random);
-      if (retryIn === undefined) next = failed(next, done, `no 2xx answer after ${next.attempts} attempts; the retry schedule is spent`);
-      else next = { ...next, nextAttemptAt: new Date(done.getTime() + retryIn * 1000).toISOString() };
-    }
-
-    // Only this attempt's claim holder writes here; losing means another writer (a manual action)
-    // changed the record meanwhile, and its version stands.
-    const written = await this.deliveries.replaceIfUnchanged(next, etag);
-    if (written === undefined) return (await this.deliveries.get(ref)) ?? next;
-
-    if (status === 410) await this.stopWebhook(ref.webhookId, "the endpoint answered 410 Gone");
-    if (retryIn !== undefined) await this.bus.send("deliveries", [{ body: { deliveries: [ref] } satisfies DeliveriesMessage, delaySeconds: Math.ceil(retryIn) }]);
-    return next;
+    if (status !== undefined && status >= 200 && status < 300) return { next: succeeded(next, done), gone: false };
+    if (status === 410) return { next: failed(next, done, "the endpoint answered 410 Gone; the webhook was disabled"), gone: true };
+    const retryIn = nextRetryDelay(this.options.retrySchedule, next.attempts - next.scheduleOffset, result.retryAfterSeconds, this.random);
+    if (retryIn === undefined) return { next: failed(next, done, `no 2xx answer after ${next.attempts} attempts; the retry schedule is spent`), gone: false };
+    return { next: { ...next, nextAttemptAt: new Date(done.getTime() + retryIn * 1000).toISOString() }, retryIn, gone: false };
   }
 
   /** Disables the webhook and fails its other pending deliveries, which would only meet the same answer. */

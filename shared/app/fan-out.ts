@@ -1,14 +1,15 @@
-import { newDelivery, type DeliveryRef } from "../domain/delivery";
+import { newDelivery, type DeliveryRef, type StoredDelivery } from "../domain/delivery";
 import type { EventEnvelope } from "../domain/events";
 import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
-import type { WebhookDirectory } from "../ports/webhook-delivery";
-import { mapConcurrent } from "../domain/concurrency";
+import type { DeliveryTarget, WebhookDirectory } from "../ports/webhook-delivery";
 import type { DeliverWebhooks, DeliveriesMessage } from "./deliver-webhook";
 
 /** Refs per `deliveries` message: one message carries an event to many webhooks. */
 const REFS_PER_MESSAGE = 32;
+/** First attempts in flight per event (an event with very many subscribers goes in rounds). */
+const ATTEMPTS_AT_ONCE = 32;
 
 /**
  * Turns one event into a delivery per enabled webhook subscribed to it, and makes each first attempt
@@ -35,15 +36,20 @@ export class FanOutEvents {
     const existing: DeliveryRef[] = [];
     for (const event of events) {
       const targets = await this.directory.subscribedTo(event.event);
-      await mapConcurrent(targets, 16, async (target) => {
-        const now = this.clock.now();
-        const delivery = { ...newDelivery(event, target.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) };
+      if (targets.length === 0) continue;
+      const now = this.clock.now();
+      const claimed = targets.map((t) => ({ ...newDelivery(event, t.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) }));
+      // One round trip creates the event's deliveries, one POST each follows, one round trip records them.
+      const etags = await this.deliveries.createManyIfAbsent(claimed);
+      const fresh: { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[] = [];
+      claimed.forEach((delivery, i) => {
         const ref = { webhookId: delivery.webhookId, id: delivery.id };
         refs.push(ref);
-        const etag = await this.deliveries.createIfAbsent(delivery);
+        const etag = etags[i];
         if (etag === undefined) existing.push(ref);
-        else await this.deliver.sendClaimed(delivery, etag, target);
+        else fresh.push({ claimed: delivery, etag, target: targets[i]! });
       });
+      for (let i = 0; i < fresh.length; i += ATTEMPTS_AT_ONCE) await this.deliver.sendClaimedMany(fresh.slice(i, i + ATTEMPTS_AT_ONCE));
     }
     const messages = [];
     for (let i = 0; i < existing.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: existing.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });

@@ -8,12 +8,16 @@ export type VersionedDelivery = StoredDelivery & { _etag?: string };
 export interface DeliveryRepository {
   /** Creates the record unless one with its id is there already; its version when this call created it, else undefined. */
   createIfAbsent(delivery: StoredDelivery): Promise<string | undefined>;
+  /** createIfAbsent for several deliveries in one round trip; results in input order. */
+  createManyIfAbsent(deliveries: readonly StoredDelivery[]): Promise<(string | undefined)[]>;
   get(ref: DeliveryRef): Promise<VersionedDelivery | undefined>;
   /**
    * Replaces the record only if it is still at `etag`; returns the new version, or undefined when
    * another write came first (the caller lost the race and must not act on what it read).
    */
   replaceIfUnchanged(delivery: StoredDelivery, etag: string): Promise<string | undefined>;
+  /** replaceIfUnchanged for several deliveries in one round trip; results in input order. */
+  replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]): Promise<(string | undefined)[]>;
   /** Read-modify-write that re-applies `change` after a lost race; undefined from `change` keeps it. */
   update(ref: DeliveryRef, change: (current: StoredDelivery) => StoredDelivery | undefined): Promise<StoredDelivery | undefined>;
   /** A webhook's deliveries, newest first. */

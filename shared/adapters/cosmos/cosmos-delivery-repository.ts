@@ -1,7 +1,8 @@
-import type { Container } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import type { DeliveryEventName, DeliveryRef, DeliveryStatus, StoredDelivery } from "../../domain/delivery";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { DeliveryRepository, VersionedDelivery } from "../../ports/delivery-repository";
+import { bulkWithRetry } from "./bulk";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
@@ -37,6 +38,38 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
       if (isConflict(error)) return undefined; // an earlier fan-out of the same event made it
       throw error;
     }
+  }
+
+  async createManyIfAbsent(deliveries: readonly StoredDelivery[]): Promise<(string | undefined)[]> {
+    if (deliveries.length === 1) return [await this.createIfAbsent(deliveries[0]!)];
+    const results = await bulkWithRetry(
+      this.container,
+      deliveries.map((d) => ({ operationType: BulkOperationType.Create, partitionKey: d.webhookId, resourceBody: toDoc(d) as unknown as JSONObject })),
+    );
+    return results.map((r, i) => {
+      if (r.statusCode === 409) return undefined;
+      if (r.statusCode >= 200 && r.statusCode < 300) return r.eTag ?? "";
+      throw new Error(`creating delivery ${deliveries[i]?.id ?? ""} failed with ${r.statusCode}`);
+    });
+  }
+
+  async replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]): Promise<(string | undefined)[]> {
+    if (items.length === 1) return [await this.replaceIfUnchanged(items[0]!.delivery, items[0]!.etag)];
+    const results = await bulkWithRetry(
+      this.container,
+      items.map(({ delivery, etag }) => ({
+        operationType: BulkOperationType.Replace,
+        id: delivery.id,
+        partitionKey: delivery.webhookId,
+        ifMatch: etag,
+        resourceBody: toDoc(withoutEtag(delivery)) as unknown as JSONObject,
+      })),
+    );
+    return results.map((r, i) => {
+      if (r.statusCode === 412 || r.statusCode === 404) return undefined;
+      if (r.statusCode >= 200 && r.statusCode < 300) return r.eTag ?? "";
+      throw new Error(`recording delivery ${items[i]?.delivery.id ?? ""} failed with ${r.statusCode}`);
+    });
   }
 
   async get(ref: DeliveryRef): Promise<VersionedDelivery | undefined> {
