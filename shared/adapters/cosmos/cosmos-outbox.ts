@@ -10,7 +10,10 @@ interface OutboxDoc extends EventEnvelope {
   docType: "outbox";
   /** pending until the bus accepted the event; the relay re-publishes what stays pending. */
   status: "pending" | "published";
-  /** When the entry was written: the relay's grace period counts from here, not from the event's own time. */
+  /**
+   * When the entry was written: the relay's grace period counts from here, not from the event's own
+   * time. Entries from before the relay existed have none and are left alone (nothing consumed them).
+   */
   appendedAt?: string;
   publishedAt?: string;
 }
