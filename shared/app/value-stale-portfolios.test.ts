@@ -133,6 +133,30 @@ describe("valuation off the request path: stale markers, the valuations consumer
     expect(await pending(id)).toBe(false);
   });
 
+  it("an import retried after its first attempt's process died mid-way revalues once that attempt's lease has passed", async () => {
+    const { id, isin, securityId } = await setUp();
+    await imports().execute("positions", position(id, securityId, 5));
+    await consumer().run([id]);
+    // The dead attempt: its job running on a lease, its writing marker and flag, and its price stored; nothing after.
+    const dead = { id: `job_dead_${id}`, source: "api" as const, dataType: "prices" as const, feedId: null, fileName: null, status: "running" as const, counts: { received: 1, accepted: 0, rejected: 0 }, errors: [], startedAt: new Date(now).toISOString(), completedAt: null, leaseUntil: new Date(now + 60_000).toISOString() };
+    await repos.jobs.put(dead);
+    await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: new Date(now).toISOString(), jobId: dead.id, writing: true });
+    await repos.portfolios.markValuationPending([id]);
+    await repos.prices.save([{ securityId, isin, date: D, price: 13, currency: "EUR", type: "close", source: "s", updatedAt: new Date(now).toISOString() }]);
+
+    sent = [];
+    expect(await imports().execute("prices", { prices: [priceOf(isin, 13)] })).toMatchObject({ unchanged: 1 });
+    expect(await pending(id)).toBe(true);
+    expect(sent.flat()).toContain(id);
+    // While the dead attempt's lease runs, its marker is left alone; afterwards it is valued and cleared.
+    await consumer().run([id]);
+    expect(await total(id)).toBe(50);
+    now += 120_000;
+    await consumer().run([id]);
+    expect(await total(id)).toBe(65);
+    expect(await pending(id)).toBe(false);
+  });
+
   it("an import that changes nothing leaves no marker and sends nothing", async () => {
     const { id, isin, securityId } = await setUp();
     await imports().execute("positions", position(id, securityId, 5));

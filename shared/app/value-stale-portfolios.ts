@@ -80,11 +80,14 @@ export class ValueStalePortfolios {
     const done: StaleMarker[] = [];
     const valued: SnapshotRef[] = [];
     let failure: { error: unknown } | undefined;
-    for (const marker of markers) {
+    // A date can have a ready marker and the writing markers of ended imports: valued once, all cleared.
+    const byDate = new Map<string, StaleMarker[]>();
+    for (const m of markers) byDate.set(m.date, [...(byDate.get(m.date) ?? []), m]);
+    for (const [date, same] of byDate) {
       try {
-        const valuation = await this.valuation.valueOn(portfolio, marker.date, marker.jobId);
-        if (valuation !== undefined) valued.push({ portfolioId, date: marker.date });
-        done.push(marker);
+        const valuation = await this.valuation.valueOn(portfolio, date, same.find((m) => m.jobId !== null)?.jobId ?? null);
+        if (valuation !== undefined) valued.push({ portfolioId, date });
+        done.push(...same);
       } catch (error) {
         failure = { error };
         break;
@@ -94,7 +97,7 @@ export class ValueStalePortfolios {
     // valuation, never a composite left on its members' old values.
     const composites = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued);
     if (composites.length > 0) {
-      await this.positions.remarkStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.positions.markStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
       await this.portfolios.markValuationPending([...new Set(composites.map((c) => c.portfolioId))]);
       await enqueueValuations(this.bus, composites.map((c) => c.portfolioId));
     }
@@ -113,7 +116,7 @@ export class ValueStalePortfolios {
   async markNewComposite(composite: Portfolio): Promise<void> {
     const date = await this.valuation.firstCompositeDate(composite);
     if (date === undefined) return;
-    await this.positions.remarkStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
+    await this.positions.markStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
     await this.portfolios.markValuationPending([composite.id]);
     await enqueueValuations(this.bus, [composite.id]);
   }

@@ -85,8 +85,8 @@ export interface StaleMarker extends SnapshotRef {
   /** The import that marked it last (data-quality exceptions the valuation opens name it), or null. */
   jobId: string | null;
   /**
-   * Written by an import before its data (see StaleMarking): not valued while that import still runs
-   * (its job is running on a live lease), since it re-marks and announces the marker once its data is stored.
+   * Written by an import before its data (see StaleMarking), one per job: not valued while that import
+   * still runs (its job is running on a live lease), since it marks the date ready once its data is stored.
    */
   writing: boolean;
   /** Changes on every re-mark: the marker is cleared only if it is still the version that was valued. */
@@ -96,12 +96,13 @@ export interface StaleMarker extends SnapshotRef {
 /** Position snapshots and the valuations made from them (the `positions` container, by portfolio). */
 export interface PositionRepository {
   /**
-   * Marks portfolio-dates stale: creates the markers that do not exist and re-writes those that do
-   * (a new etag, so a valuation in progress does not clear them). Returns the markers this call created.
+   * Marks portfolio-dates stale, writing the markers whether or not they exist (a new etag, so a
+   * valuation in progress does not clear them). Ready markers are one per portfolio-date; `writing`
+   * markers one per portfolio-date and job (`jobId` required).
    */
-  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]>;
-  /** Writes these markers whether or not they exist (a new etag either way); half the cost of markStale. */
-  remarkStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void>;
+  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void>;
+  /** Removes the `writing` markers of one job for these portfolio-dates. */
+  dropWriting(refs: readonly SnapshotRef[], jobId: string): Promise<void>;
   /** Removes each marker unless it was re-written since it was read (etag); true per marker removed. */
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]>;
   /** The oldest `limit` stale markers of a portfolio, by date. */

@@ -5,7 +5,7 @@ import type { Holding } from "../../domain/valuation";
 import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
-import { clearStale, markStale, remarkStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
+import { clearStale, dropWriting, markStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
   id: string;
@@ -42,12 +42,12 @@ const refOf = (r: SnapshotRef): string => `${r.portfolioId}|${r.date}`;
 export class CosmosPositionRepository implements PositionRepository {
   constructor(private readonly container: Container) {}
 
-  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
+  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
     return markStale(this.container, refs, mark);
   }
 
-  remarkStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
-    return remarkStale(this.container, refs, mark);
+  dropWriting(refs: readonly SnapshotRef[], jobId: string): Promise<void> {
+    return dropWriting(this.container, refs, jobId);
   }
 
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]> {

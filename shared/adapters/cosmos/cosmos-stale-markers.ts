@@ -4,8 +4,10 @@ import { bulkWithRetry } from "./bulk";
 
 /**
  * Stale markers live in the `positions` container beside the snapshots they concern (partition
- * /portfolioId): one document per portfolio-date, `stale|<date>`, so repeated marks coalesce and a
- * portfolio's markers are one single-partition query away.
+ * /portfolioId), so a portfolio's markers are one single-partition query away. A ready marker is one
+ * document per portfolio-date, `stale|<date>`, so repeated marks coalesce. A `writing` marker (an
+ * import's, before its data) is one per portfolio-date and job, `stale|<date>|<jobId>`: imports running
+ * at once never overwrite each other's, so each is settled (or swept, after a crash) on its own.
  */
 interface StaleDoc {
   id: string;
@@ -18,48 +20,38 @@ interface StaleDoc {
   _etag?: string;
 }
 
-const staleId = (date: string): string => `stale|${date}`;
+type Mark = { markedAt: string; jobId: string | null; writing: boolean };
+
+const staleId = (date: string, writingJob: string | null): string => (writingJob === null ? `stale|${date}` : `stale|${date}|${writingJob}`);
+const idOf = (m: { date: string; writing: boolean; jobId: string | null }): string => staleId(m.date, m.writing ? m.jobId : null);
 const ok = (status: number): boolean => status >= 200 && status <= 299;
 
-function toMarker(doc: StaleDoc, etag: string | undefined): StaleMarker {
-  return { portfolioId: doc.portfolioId, date: doc.date, markedAt: doc.markedAt, jobId: doc.jobId ?? null, writing: doc.writing === true, etag: etag ?? doc._etag ?? "" };
+function toMarker(doc: StaleDoc): StaleMarker {
+  return { portfolioId: doc.portfolioId, date: doc.date, markedAt: doc.markedAt, jobId: doc.jobId ?? null, writing: doc.writing === true, etag: doc._etag ?? "" };
 }
 
-function staleDocs(refs: readonly SnapshotRef[], { markedAt, jobId, writing }: { markedAt: string; jobId: string | null; writing: boolean }): StaleDoc[] {
+export async function markStale(container: Container, refs: readonly SnapshotRef[], { markedAt, jobId, writing }: Mark): Promise<void> {
+  if (writing && jobId === null) throw new Error("a writing stale marker names its job");
   const unique = [...new Map(refs.map((r) => [`${r.portfolioId}|${r.date}`, r])).values()];
-  return unique.map((r) => ({ id: staleId(r.date), docType: "stale", portfolioId: r.portfolioId, date: r.date, markedAt, jobId, writing }));
-}
-
-export async function markStale(container: Container, refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<StaleMarker[]> {
-  const docs = staleDocs(refs, mark);
-  // Create first: only a create tells atomically that this call, and no other, brought the marker into being.
-  const created = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })));
-  const mine: StaleMarker[] = [];
-  const existing: StaleDoc[] = [];
-  created.forEach((result, i) => {
-    const doc = docs[i];
-    if (doc === undefined) return;
-    if (ok(result.statusCode)) mine.push(toMarker(doc, result.eTag ?? (result.resourceBody as { _etag?: string } | undefined)?._etag));
-    else if (result.statusCode === 409) existing.push(doc);
-    else throw new Error(`marking ${doc.portfolioId}/${doc.id} stale failed with ${result.statusCode}`);
-  });
-  // A marker that exists is re-written: its etag changes, so a valuation that read it before this
-  // change (and so may have read the data before it) does not clear it.
-  await remarkStale(container, existing, mark);
-  return mine;
-}
-
-export async function remarkStale(container: Container, refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
-  const docs = staleDocs(refs, mark);
+  const docs: StaleDoc[] = unique.map((r) => ({ id: staleId(r.date, writing ? jobId : null), docType: "stale", portfolioId: r.portfolioId, date: r.date, markedAt, jobId, writing }));
+  // Upserted: a marker that exists gets a new etag, so a valuation that read it before this change
+  // (and so may have read the data before it) does not clear it.
   const results = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })));
   const failed = results.find((r) => !ok(r.statusCode));
-  if (failed !== undefined) throw new Error(`re-marking a stale portfolio-date failed with ${failed.statusCode}`);
+  if (failed !== undefined) throw new Error(`marking a portfolio-date stale failed with ${failed.statusCode}`);
+}
+
+/** Removes one job's writing markers of these portfolio-dates (settled: the ready markers say the rest). */
+export async function dropWriting(container: Container, refs: readonly SnapshotRef[], jobId: string): Promise<void> {
+  const results = await bulkWithRetry(container, refs.map((r) => ({ operationType: BulkOperationType.Delete, id: staleId(r.date, jobId), partitionKey: r.portfolioId })));
+  const failed = results.find((r) => !ok(r.statusCode) && r.statusCode !== 404);
+  if (failed !== undefined) throw new Error(`removing a writing stale marker failed with ${failed.statusCode}`);
 }
 
 export async function clearStale(container: Container, markers: readonly StaleMarker[]): Promise<boolean[]> {
   // One conditional delete per marker, in bulk: 412 = re-marked meanwhile (it stays, and its own
   // message revalues it), 404 = already cleared.
-  const results = await bulkWithRetry(container, markers.map((m) => ({ operationType: BulkOperationType.Delete, id: staleId(m.date), partitionKey: m.portfolioId, ifMatch: m.etag })));
+  const results = await bulkWithRetry(container, markers.map((m) => ({ operationType: BulkOperationType.Delete, id: idOf(m), partitionKey: m.portfolioId, ifMatch: m.etag })));
   return results.map((r, i) => {
     if (ok(r.statusCode)) return true;
     if (r.statusCode === 412 || r.statusCode === 404) return false;
@@ -80,7 +72,7 @@ export async function staleMarkers(container: Container, portfolioId: string, li
       { partitionKey: portfolioId },
     )
     .fetchAll();
-  return resources.map((doc) => toMarker(doc, doc._etag));
+  return resources.map(toMarker);
 }
 
 export async function stalePortfolios(container: Container, portfolioIds: readonly string[]): Promise<Set<string>> {

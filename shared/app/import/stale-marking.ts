@@ -1,5 +1,5 @@
 import type { Clock } from "../../ports/clock";
-import type { PositionRepository, SnapshotRef, StaleMarker } from "../../ports/investment-repositories";
+import type { PositionRepository, SnapshotRef } from "../../ports/investment-repositories";
 import type { MessageBus } from "../../ports/message-bus";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import { enqueueValuations } from "../valuation-queue";
@@ -8,23 +8,23 @@ import type { StaleMarks } from "./import-types";
 /**
  * An import's stale markers, written in the same path as its data and in this order:
  *
- * 1. `mark` before the data is written, as `writing` markers of this import's job: positions mark
- *    exactly the snapshots that differ; prices and FX rates mark every snapshot their records can value
- *    (what they change is only known once the write has compared each record with the stored one). A
- *    crash after this costs at most a harmless revaluation, and a retried import that finds its records
- *    already stored ("unchanged") still finds the markers the failed attempt left: the old "a retried
- *    import never revalues" bug cannot happen. The consumer leaves a `writing` marker alone while its job
- *    runs on a live lease (it would read half-written data and could clear the marker); once the job has
- *    ended or its lease has passed (a crash), the marker is an ordinary one.
- * 2. `settle` after the write. Something changed: every marker is written again as ready (a new etag).
- *    Nothing changed: the markers this import created are removed (conditionally on their etag: re-marked
- *    by another writer meanwhile, they stay) and those it found are made ready again.
- * 3. Messages for the portfolios whose markers remain, a few portfolios per message. A lost message
+ * 1. `mark` before the data is written: `writing` markers of this import's job (one per portfolio-date
+ *    and job, so imports running at once never overwrite each other's), then the portfolios' pending
+ *    flag. Positions mark exactly the snapshots that differ; prices and FX rates mark every snapshot
+ *    their records can value (what they change is only known once the write has compared each record
+ *    with the stored one). The consumer leaves a writing marker alone while its job runs on a live
+ *    lease (it would read half-written data); once the job has ended (failed) or its lease has passed
+ *    (the process died), it is valued like any other. So a crash after this costs at most a harmless
+ *    revaluation, and a retried import that finds its records already stored ("unchanged") cannot lose
+ *    the revaluation the failed attempt owed: the old "a retried import never revalues" bug.
+ * 2. `settle` after the write. Something changed: ready markers (`stale|<date>`, re-written with a new
+ *    etag so a valuation that read the old data does not clear them), then this job's writing markers
+ *    go. Nothing changed: only this job's writing markers go (and the flag, where no marker remains).
+ * 3. Messages for the portfolios that still have markers, a few portfolios per message. A lost message
  *    leaves its markers for the sweep.
  */
 export class StaleMarking implements StaleMarks {
   private readonly refs = new Map<string, SnapshotRef>();
-  private readonly created: StaleMarker[] = [];
 
   constructor(
     private readonly portfolios: PortfolioRepository,
@@ -39,26 +39,27 @@ export class StaleMarking implements StaleMarks {
   async mark(refs: readonly SnapshotRef[]): Promise<void> {
     if (refs.length === 0) return;
     for (const r of refs) this.refs.set(`${r.portfolioId}|${r.date}`, { portfolioId: r.portfolioId, date: r.date });
-    this.created.push(...(await this.positions.markStale(refs, this.marking(true))));
+    await this.positions.markStale(refs, this.marking(true));
     // Markers first, then the portfolios' flag (valuationStatus pending): see clearValuationPending.
     await this.portfolios.markValuationPending([...new Set(refs.map((r) => r.portfolioId))]);
   }
 
-  /** After the data is stored: re-mark (changed) or take back this import's own markers (unchanged), then send. */
+  /** After the data is stored: mark ready (changed) or only drop this import's writing markers (unchanged), then send. */
   async settle(changed: boolean): Promise<void> {
     if (this.refs.size === 0) return;
-    let remaining = [...this.refs.values()];
-    if (!changed) {
-      await this.positions.clearStale(this.created);
-      const mine = new Set(this.created.map((m) => `${m.portfolioId}|${m.date}`));
-      // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
-      remaining = remaining.filter((r) => !mine.has(`${r.portfolioId}|${r.date}`));
-      const kept = new Set(remaining.map((r) => r.portfolioId));
-      for (const id of new Set(this.created.map((m) => m.portfolioId))) {
-        if (!kept.has(id)) await this.portfolios.clearValuationPending(id, async () => (await this.positions.stalePortfolios([id])).has(id));
-      }
+    const refs = [...this.refs.values()];
+    if (changed) {
+      await this.release(refs);
+      return;
     }
-    await this.release(remaining);
+    await this.positions.dropWriting(refs, this.jobId);
+    const ids = [...new Set(refs.map((r) => r.portfolioId))];
+    const stale = await this.positions.stalePortfolios(ids);
+    for (const id of ids) {
+      if (!stale.has(id)) await this.portfolios.clearValuationPending(id, async () => (await this.positions.stalePortfolios([id])).has(id));
+    }
+    // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
+    await enqueueValuations(this.bus, [...stale], this.delaySeconds);
   }
 
   /** The import failed after marking: whatever it stored is valued now (best effort; the sweep is the backstop). */
@@ -68,7 +69,8 @@ export class StaleMarking implements StaleMarks {
 
   private async release(refs: readonly SnapshotRef[]): Promise<void> {
     if (refs.length === 0) return;
-    await this.positions.remarkStale(refs, this.marking(false));
+    await this.positions.markStale(refs, this.marking(false));
+    await this.positions.dropWriting(refs, this.jobId);
     await enqueueValuations(this.bus, refs.map((r) => r.portfolioId), this.delaySeconds);
   }
 
