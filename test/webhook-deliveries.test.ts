@@ -239,6 +239,31 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token })).status).toBe(409);
   }, 40_000);
 
+  it("a pending delivery whose queue message was lost is sent by the sweep; a deleted webhook's pending deliveries stop", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    // A delivery recorded as due 10 s ago with no message on the queue (lost, or the process died in between).
+    const deliveryId = `msg_lost_${uid("d")}`;
+    const createdAt = new Date(Date.now() - 10_000).toISOString();
+    const payload = JSON.stringify({ id: deliveryId, event: "transaction.settled", timestamp: createdAt, data: { transactionId: "lost" } });
+    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const deliveries = cosmos.database("investment-data").container("deliveries");
+    await deliveries.items.create({ id: deliveryId, webhookId: id, eventId: "evt_lost", event: "transaction.settled", status: "pending", attempts: 0, nextAttemptAt: createdAt, createdAt, attemptLog: [], payload, eventTimestamp: createdAt, scheduleOffset: 0, docType: "delivery", sortKey: `${createdAt}|${deliveryId}` });
+    const got = await eventually(() => r.received.find((x) => x.headers["webhook-id"] === deliveryId), 15_000, "the swept delivery");
+    expect(got.body).toBe(payload);
+    expect(got.verifiedWith).toEqual(r.secrets);
+
+    // Receiver down: the next delivery stays pending; the webhook is deleted; back up, nothing arrives.
+    await r.down();
+    await settledTransaction(portfolioId, isin);
+    await eventually(async () => ((await deliveryLog(id, "?status=pending&event=transaction.settled")).data.length === 1 ? true : undefined), 10_000, "a pending delivery");
+    expect((await call("DELETE", `/api/v1/settings/webhooks/${id}`, { token })).status).toBe(204);
+    await r.up();
+    await sleep(4000);
+    expect(settledFor(r)).toHaveLength(0);
+    cosmos.dispose();
+  }, 40_000);
+
   it("POST {id}/test sends webhook.test now and answers with the delivery; the log filters and pages", async () => {
     const r = await receiver();
     const id = await webhook(r, ["transaction.settled"]);

@@ -6,6 +6,7 @@ import type { DeliveryRepository, VersionedDelivery } from "../ports/delivery-re
 import type { MessageBus, OutgoingMessage, QueueName } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookPostResult, WebhookSender } from "../ports/webhook-delivery";
 import { DeliverWebhooks, type DeliveriesMessage } from "./deliver-webhook";
+import { SweepDeliveries } from "./deliveries-sweep";
 import { DeliveryLog } from "./delivery-log";
 import { FanOutEvents } from "./fan-out";
 
@@ -105,7 +106,8 @@ function setup(answers: WebhookPostResult[]) {
   const log = new DeliveryLog(deliveries, directory, deliver, bus, clock);
   const advance = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
   const deliveryMessages = () => bus.sent.filter((s) => s.queue === "deliveries").map((s) => s.message);
-  return { deliveries, directory, bus, posts, deliver, fanOut, log, advance, deliveryMessages };
+  const sweep = new SweepDeliveries(deliveries, bus, clock, 60);
+  return { deliveries, directory, bus, posts, deliver, fanOut, log, sweep, advance, deliveryMessages };
 }
 
 const event: EventEnvelope = { id: "evt_1", event: "transaction.settled", timestamp: "2026-01-01T00:00:00.000Z", data: { transactionId: "t1" } };
@@ -196,6 +198,20 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!, ref!] })]);
     expect(s.posts).toHaveLength(2);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
+  });
+
+  it("the sweep re-enqueues a pending delivery only once it is overdue by more than the grace period", async () => {
+    const s = setup([{ statusCode: 500, durationMs: 1 }]);
+    s.directory.add("wh_a");
+    const [ref] = await s.fanOut.run([event]); // due again in 5 s; pretend its message is lost
+    s.advance(5 + 59);
+    expect(await s.sweep.run()).toBe(0);
+    s.advance(2);
+    expect(await s.sweep.run()).toBe(1);
+    expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [ref] } });
+    await s.deliver.run({ deliveries: [ref!] });
+    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(await s.sweep.run()).toBe(0);
   });
 
   it("a manual retry sends a failed delivery again with a fresh schedule; pending or succeeded ones are a conflict", async () => {
