@@ -126,6 +126,17 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     expect(JSON.parse(stored.payload)).toEqual({ id: stored.id, event: "transaction.settled", timestamp: event.timestamp, data: { transactionId: "t1" } });
   });
 
+  it("fans out every event of a batch (an events message may carry several envelopes)", async () => {
+    const s = setup([]);
+    s.directory.add("wh_a");
+    s.directory.add("wh_b");
+    const refs = await s.fanOut.run([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}`, data: { transactionId: `t${n}` } })));
+    expect(refs).toHaveLength(6);
+    expect(new Set(refs.map((r) => r.id)).size).toBe(6);
+    expect(s.posts).toHaveLength(6);
+    expect(new Set(s.posts.map((p) => JSON.parse(p.body).data.transactionId))).toEqual(new Set(["t1", "t2", "t3"]));
+  });
+
   it("the fan-out makes the first attempt; repeated event and delivery messages do not send again", async () => {
     const s = setup([]);
     s.directory.add("wh_a");

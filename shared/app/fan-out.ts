@@ -1,6 +1,7 @@
 import { newDelivery, type DeliveryRef, type StoredDelivery } from "../domain/delivery";
 import type { EventEnvelope } from "../domain/events";
 import type { Clock } from "../ports/clock";
+import { mapConcurrent } from "../domain/concurrency";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory } from "../ports/webhook-delivery";
@@ -8,6 +9,8 @@ import type { DeliverWebhooks, DeliveriesMessage } from "./deliver-webhook";
 
 /** Refs per `deliveries` message: one message carries an event to many webhooks. */
 const REFS_PER_MESSAGE = 32;
+/** Events of one message fanned out at once. */
+const EVENTS_AT_ONCE = 8;
 /** First attempts in flight per event (an event with very many subscribers goes in rounds). */
 const ATTEMPTS_AT_ONCE = 32;
 
@@ -30,30 +33,34 @@ export class FanOutEvents {
     private readonly clock: Clock,
   ) {}
 
-  /** Returns the deliveries the events map to. */
+  /** Returns the deliveries the events map to (events of one message are fanned out a few at a time). */
   async run(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
-    const refs: DeliveryRef[] = [];
-    const existing: DeliveryRef[] = [];
-    for (const event of events) {
-      const targets = await this.directory.subscribedTo(event.event);
-      if (targets.length === 0) continue;
-      const now = this.clock.now();
-      const claimed = targets.map((t) => ({ ...newDelivery(event, t.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) }));
-      // One round trip creates the event's deliveries, one POST each follows, one round trip records them.
-      const etags = await this.deliveries.createManyIfAbsent(claimed);
-      const fresh: { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[] = [];
-      claimed.forEach((delivery, i) => {
-        const ref = { webhookId: delivery.webhookId, id: delivery.id };
-        refs.push(ref);
-        const etag = etags[i];
-        if (etag === undefined) existing.push(ref);
-        else fresh.push({ claimed: delivery, etag, target: targets[i]! });
-      });
-      for (let i = 0; i < fresh.length; i += ATTEMPTS_AT_ONCE) await this.deliver.sendClaimedMany(fresh.slice(i, i + ATTEMPTS_AT_ONCE));
-    }
+    const outcomes = await mapConcurrent(events, EVENTS_AT_ONCE, (event) => this.fanOut(event));
+    const existing = outcomes.flatMap((o) => o.existing);
     const messages = [];
     for (let i = 0; i < existing.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: existing.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
     if (messages.length > 0) await this.bus.send("deliveries", messages);
-    return refs;
+    return outcomes.flatMap((o) => o.refs);
+  }
+
+  private async fanOut(event: EventEnvelope): Promise<{ refs: DeliveryRef[]; existing: DeliveryRef[] }> {
+    const refs: DeliveryRef[] = [];
+    const existing: DeliveryRef[] = [];
+    const targets = await this.directory.subscribedTo(event.event);
+    if (targets.length === 0) return { refs, existing };
+    const now = this.clock.now();
+    const claimed = targets.map((t) => ({ ...newDelivery(event, t.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) }));
+    // One round trip creates the event's deliveries, one POST each follows, one round trip records them.
+    const etags = await this.deliveries.createManyIfAbsent(claimed);
+    const fresh: { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[] = [];
+    claimed.forEach((delivery, i) => {
+      const ref = { webhookId: delivery.webhookId, id: delivery.id };
+      refs.push(ref);
+      const etag = etags[i];
+      if (etag === undefined) existing.push(ref);
+      else fresh.push({ claimed: delivery, etag, target: targets[i]! });
+    });
+    for (let i = 0; i < fresh.length; i += ATTEMPTS_AT_ONCE) await this.deliver.sendClaimedMany(fresh.slice(i, i + ATTEMPTS_AT_ONCE));
+    return { refs, existing };
   }
 }
