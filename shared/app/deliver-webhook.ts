@@ -1,3 +1,4 @@
+import { mapConcurrent } from "../domain/concurrency";
 import { failed, succeeded, withAttempt, type DeliveryRef, type StoredDelivery } from "../domain/delivery";
 import { nextRetryDelay } from "../domain/delivery-schedule";
 import type { Clock } from "../ports/clock";
@@ -25,6 +26,8 @@ export interface DeliveryOptions {
 }
 
 const DEFAULT_CLAIM_SECONDS = 60;
+/** Attempts in flight per message (the host runs many messages at once). */
+const ATTEMPTS_PER_MESSAGE = 8;
 
 /** What one attempt came to, for the caller (the test endpoint answers with the record). */
 export type AttemptOutcome = { attempted: true; delivery: StoredDelivery } | { attempted: false; reason: "missing" | "not-pending" | "not-due" | "claimed-elsewhere" | "stopped" };
@@ -53,7 +56,7 @@ export class DeliverWebhooks {
 
   /** Attempts each delivery a message names that is pending and due. */
   async run(message: DeliveriesMessage): Promise<void> {
-    await Promise.all(message.deliveries.map((ref) => this.attempt(ref)));
+    await mapConcurrent(message.deliveries, ATTEMPTS_PER_MESSAGE, (ref) => this.attempt(ref));
   }
 
   /** One attempt of one delivery; `evenIfDisabled` for the test endpoint, which checks a disabled webhook too. */
