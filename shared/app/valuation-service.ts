@@ -68,10 +68,13 @@ export class ValuationService {
     return snapshot === undefined ? undefined : this.valueAndStore(portfolio, date, snapshot.positions, jobId);
   }
 
-  /** The composite portfolio-dates that valuing these member portfolio-dates makes stale. */
-  async compositesStaleAfter(valued: readonly SnapshotRef[]): Promise<SnapshotRef[]> {
+  /**
+   * The composite portfolio-dates that valuing these member portfolio-dates makes stale. `candidates`,
+   * when given, are the composites containing them, already read.
+   */
+  async compositesStaleAfter(valued: readonly SnapshotRef[], candidates?: readonly Portfolio[]): Promise<SnapshotRef[]> {
     if (valued.length === 0) return [];
-    const composites = await this.portfolios.compositesContaining([...new Set(valued.map((v) => v.portfolioId))]);
+    const composites = candidates ?? (await this.portfolios.compositesContaining([...new Set(valued.map((v) => v.portfolioId))]));
     const out: SnapshotRef[] = [];
     for (const composite of composites) {
       const changed = valued.filter((v) => composite.memberIds?.includes(v.portfolioId)).map((v) => v.date).sort();

@@ -37,10 +37,14 @@ export class ValueStalePortfolios {
 
   async run(portfolioIds: readonly string[]): Promise<void> {
     const failures: unknown[] = [];
+    const ids = [...new Set(portfolioIds)];
+    // Read once per message, not per portfolio: the portfolios (their type, currency and members do not
+    // change) and the composites containing any of them (a query across all portfolios).
+    const [portfolios, composites] = await Promise.all([this.portfolios.getMany(ids), this.portfolios.compositesContaining(ids)]);
     // A few portfolios of the message at once: each valuation is a chain of store round trips.
-    await mapConcurrent([...new Set(portfolioIds)], PORTFOLIOS_AT_ONCE, async (id) => {
+    await mapConcurrent(ids, PORTFOLIOS_AT_ONCE, async (id) => {
       try {
-        await this.serially(id, () => this.valuePortfolio(id));
+        await this.serially(id, () => this.valuePortfolio(id, portfolios.get(id), composites));
       } catch (error) {
         failures.push(error);
       }
@@ -64,7 +68,7 @@ export class ValueStalePortfolios {
     return run;
   }
 
-  private async valuePortfolio(portfolioId: string): Promise<void> {
+  private async valuePortfolio(portfolioId: string, portfolio: Portfolio | undefined, composites: readonly Portfolio[]): Promise<void> {
     const found = await this.positions.staleMarkers(portfolioId, this.datesPerRun);
     const markers = await this.ready(found);
     if (markers.length === 0) {
@@ -72,7 +76,6 @@ export class ValueStalePortfolios {
       await this.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
       return;
     }
-    const portfolio = await this.portfolios.get(portfolioId);
     if (portfolio === undefined) {
       await this.positions.clearStale(markers);
       return;
@@ -95,11 +98,11 @@ export class ValueStalePortfolios {
     }
     // Composites are marked before the member's markers go: a crash in between costs a repeated
     // valuation, never a composite left on its members' old values.
-    const composites = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued);
-    if (composites.length > 0) {
-      await this.positions.markStale(composites, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
-      await this.portfolios.markValuationPending([...new Set(composites.map((c) => c.portfolioId))]);
-      await enqueueValuations(this.bus, composites.map((c) => c.portfolioId));
+    const stale = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued, composites);
+    if (stale.length > 0) {
+      await this.positions.markStale(stale, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.portfolios.markValuationPending([...new Set(stale.map((c) => c.portfolioId))]);
+      await enqueueValuations(this.bus, stale.map((c) => c.portfolioId));
     }
     await this.positions.clearStale(done);
     if (failure !== undefined) throw failure.error;
