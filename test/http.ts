@@ -9,10 +9,16 @@ export interface Reply {
 }
 
 /** This file's own runtime, when it asked for one (useOwnRuntime); otherwise the shared one. */
-let own: { baseUrl: string; cosmosEndpoint: string } | undefined;
+let own: { baseUrl: string; cosmosEndpoint: string; storageConnectionString: string } | undefined;
 
 export function baseUrl(): string {
   return own?.baseUrl ?? inject("baseUrl");
+}
+
+/** The Azurite connection string of this file's own runtime (useOwnRuntime), for tests that put messages on its queues. */
+export function storageConnectionString(): string {
+  if (own === undefined) throw new Error("storageConnectionString() needs useOwnRuntime()");
+  return own.storageConnectionString;
 }
 
 export function cosmosEndpoint(): string {
@@ -30,7 +36,7 @@ export function useOwnRuntime(overrides: Record<string, string> = {}): void {
   beforeAll(async () => {
     data = tempDir("ids-file-");
     runtime = await startRuntime(await runtimeEnv(data.path, overrides));
-    own = { baseUrl: runtime.baseUrl, cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "" };
+    own = { baseUrl: runtime.baseUrl, cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "", storageConnectionString: runtime.env.STORAGE_CONNECTION_STRING ?? "" };
   }, 60_000);
   afterAll(async () => {
     own = undefined;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, cosmosEndpoint, useOwnRuntime } from "./http";
+import { QueueServiceClient } from "@azure/storage-queue";
+import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
 import { eventually, WebhookReceiver } from "./webhook-receiver";
 
@@ -263,6 +264,21 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     expect(settledFor(r)).toHaveLength(0);
     cosmos.dispose();
   }, 40_000);
+
+  it("fans out an events message that carries several envelopes, each delivered once", async () => {
+    const r = await receiver();
+    await webhook(r, ["transaction.settled"]);
+    const at = new Date().toISOString();
+    const envelopes = [1, 2, 3].map((n) => ({ id: `evt_batch_${uid("e")}_${n}`, event: "transaction.settled", timestamp: at, data: { transactionId: `batch-${n}`, portfolioId: "batch" } }));
+    const events = QueueServiceClient.fromConnectionString(storageConnectionString()).getQueueClient("events");
+    await events.sendMessage(Buffer.from(JSON.stringify(envelopes)).toString("base64"));
+    await events.sendMessage(Buffer.from(JSON.stringify(envelopes[0])).toString("base64")); // a repeat of one of them
+    const batch = () => r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === "batch");
+    await eventually(() => (batch().length >= 3 ? true : undefined), 15_000, "three deliveries");
+    await sleep(2000);
+    expect(batch().map((x) => x.envelope.data.transactionId).sort()).toEqual(["batch-1", "batch-2", "batch-3"]);
+    expect(batch().every((x) => x.verifiedWith.length === 1)).toBe(true);
+  }, 30_000);
 
   it("POST {id}/test sends webhook.test now and answers with the delivery; the log filters and pages", async () => {
     const r = await receiver();
