@@ -79,7 +79,7 @@ describe("outbox relay across a crash", () => {
     for (;;) {
       const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
       if (receivedMessageItems.length === 0) break;
-      received.push(...receivedMessageItems.map((m) => decodeMessage(m.messageText) as EventEnvelope));
+      received.push(...receivedMessageItems.flatMap((m) => [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat()));
     }
     const envelope = ({ id, event, timestamp, data }: EventEnvelope): EventEnvelope => ({ id, event, timestamp, data });
     expect(received.map((m) => m.id).sort()).toEqual(before.map((e) => e.id).sort());
@@ -91,7 +91,7 @@ describe("outbox relay across a crash", () => {
     const completed = (await outboxEntries()).find((e) => e.event === "refresh_job.completed" && e.data.jobId === live.body.data.jobId);
     expect(completed?.status).toBe("published");
     const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
-    expect(receivedMessageItems.map((m) => decodeMessage(m.messageText))).toContainEqual(envelope(completed as EventEnvelope));
+    expect(receivedMessageItems.flatMap((m) => [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat())).toContainEqual(envelope(completed as EventEnvelope));
     cosmos.dispose();
   }, 120_000);
 });

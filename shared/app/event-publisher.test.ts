@@ -5,7 +5,7 @@ import type { EventEnvelope } from "../domain/events";
 import { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { MessageBus, OutgoingMessage, QueueName } from "../ports/message-bus";
-import { EventPublisher } from "./event-publisher";
+import { EventPublisher, eventMessages } from "./event-publisher";
 import { RelayOutbox } from "./relay-outbox";
 
 /** A bus that records what it accepted, or refuses everything while `down`. */
@@ -16,8 +16,12 @@ class RecordingBus implements MessageBus {
     if (this.down) throw new Error("bus unavailable");
     this.sent.push(...messages.map((message) => ({ queue, message })));
   }
+  /** The envelopes sent, in order: each message carries an array of them. */
+  envelopes(): EventEnvelope[] {
+    return this.sent.flatMap((s) => s.message.body as EventEnvelope[]);
+  }
   ids(): string[] {
-    return this.sent.map((s) => (s.message.body as EventEnvelope).id);
+    return this.envelopes().map((e) => e.id);
   }
 }
 
@@ -47,7 +51,7 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     const bus = new RecordingBus();
     const events = [event(), event()];
     await new EventPublisher(outbox, () => bus, log).append(events);
-    expect(bus.sent).toEqual(events.map((e) => ({ queue: "events", message: { body: e } })));
+    expect(bus.sent).toEqual([{ queue: "events", message: { body: events } }]);
     const stored = await outbox.list({});
     expect(stored).toEqual(expect.arrayContaining(events));
     now += 60_000;
@@ -70,10 +74,10 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     expect(await relay.run()).toEqual([]); // still within the grace period
     now += 6_000;
     expect((await relay.run()).sort()).toEqual(events.map((e) => e.id).sort());
-    expect(bus.sent.map((s) => s.message.body)).toEqual(expect.arrayContaining(events));
+    expect(bus.envelopes()).toEqual(expect.arrayContaining(events));
     now += 60_000;
     expect(await relay.run()).toEqual([]); // published entries are not sent again
-    expect(bus.sent).toHaveLength(3);
+    expect(bus.envelopes()).toHaveLength(3);
   });
 
   it("a bus that cannot even be built fails the publish, not the data write", async () => {
@@ -123,5 +127,16 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     expect(await relay.run()).toEqual(events.slice(20).map((e) => e.id));
     expect(await relay.run()).toEqual([]);
     expect(bus.ids()).toEqual(events.map((e) => e.id));
+  });
+});
+
+describe("events messages", () => {
+  it("carry up to 25 envelopes and stay under 40 KB of JSON, every envelope once and in order", () => {
+    const small = Array.from({ length: 60 }, (_, n) => event(n));
+    expect(eventMessages(small).map((m) => (m.body as EventEnvelope[]).length)).toEqual([25, 25, 10]);
+    const large = Array.from({ length: 10 }, (_, n) => ({ ...event(n), data: { text: "x".repeat(15_000) } }));
+    const messages = eventMessages(large);
+    for (const m of messages) expect(Buffer.byteLength(JSON.stringify(m.body))).toBeLessThan(40_000 + 100);
+    expect(messages.flatMap((m) => m.body as EventEnvelope[])).toEqual(large);
   });
 });

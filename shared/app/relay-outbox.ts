@@ -1,7 +1,7 @@
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
 import type { Outbox } from "../ports/outbox";
-import { eventMessage } from "./event-publisher";
+import { eventMessages } from "./event-publisher";
 
 export interface RelayOptions {
   /** Entries younger than this are left to the publisher that appended them (it may still be sending). */
@@ -31,7 +31,7 @@ export class RelayOutbox {
     for (let batch = 0; batch < this.options.maxBatches; batch++) {
       const pending = await this.outbox.unpublished(before, this.options.batchSize);
       if (pending.length === 0) break;
-      await this.bus.send("events", pending.map(eventMessage));
+      await this.bus.send("events", eventMessages(pending));
       const ids = pending.map((e) => e.id);
       await this.outbox.markPublished(ids);
       published.push(...ids);

@@ -2,9 +2,7 @@ import { BulkOperationType, type Container, type JSONObject, type SqlParameter }
 import type { EventEnvelope } from "../../domain/events";
 import { systemClock, type Clock } from "../../ports/clock";
 import type { Outbox } from "../../ports/outbox";
-import { mapConcurrent } from "../../domain/concurrency";
 import { bulkWithRetry } from "./bulk";
-import { isNotFound } from "./cosmos-errors";
 
 interface OutboxDoc extends EventEnvelope {
   docType: "outbox";
@@ -71,16 +69,20 @@ export class CosmosOutbox implements Outbox {
 
   async markPublished(ids: readonly string[]): Promise<void> {
     const publishedAt = this.clock.now().toISOString();
-    // One patch per entry (the stand-in has no patch inside a bulk call): no read, no race to lose.
-    await mapConcurrent([...new Set(ids)], 32, async (id) => {
-      try {
-        await this.container.item(id, id).patch([
-          { op: "set", path: "/status", value: "published" },
-          { op: "set", path: "/publishedAt", value: publishedAt },
-        ]);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
+    // Patches in bulk (the stand-in takes no patch inside a bulk call), so: one read and one replace
+    // per entry, both in bulk, the replace conditional on the ETag read. A lost race means another
+    // publisher or the relay wrote the entry meanwhile; its status is then published too or will be.
+    const unique = [...new Set(ids)];
+    const read = await bulkWithRetry(this.container, unique.map((id) => ({ operationType: BulkOperationType.Read, id, partitionKey: id })));
+    const replaces = read.flatMap((result, index) => {
+      const doc = result.resourceBody as unknown as OutboxDoc | undefined;
+      const id = unique[index];
+      if (result.statusCode !== 200 || doc === undefined || id === undefined || doc.status === "published") return [];
+      const next: OutboxDoc = { ...envelopeOf(doc), docType: "outbox", status: "published", ...(doc.appendedAt !== undefined ? { appendedAt: doc.appendedAt } : {}), publishedAt };
+      return [{ operationType: BulkOperationType.Replace, id, partitionKey: id, resourceBody: next as unknown as JSONObject, ifMatch: result.eTag ?? "" }];
     });
+    const results = await bulkWithRetry(this.container, replaces);
+    const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
+    if (failed !== undefined) throw new Error(`marking outbox entries published failed with ${failed.statusCode}`);
   }
 }
