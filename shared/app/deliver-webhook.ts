@@ -14,6 +14,16 @@ export interface DeliveriesMessage {
   deliveries: DeliveryRef[];
 }
 
+/** Refs per `deliveries` message. */
+const REFS_PER_MESSAGE = 32;
+
+/** The `deliveries` messages naming these deliveries, up to 32 a message. */
+export function deliveriesMessages(refs: readonly DeliveryRef[]): OutgoingMessage[] {
+  const messages: OutgoingMessage[] = [];
+  for (let i = 0; i < refs.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: refs.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
+  return messages;
+}
+
 export interface DeliveryOptions {
   /** WEBHOOK_RETRY_SCHEDULE in seconds. */
   retrySchedule: readonly number[];

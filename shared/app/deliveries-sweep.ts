@@ -1,11 +1,10 @@
 import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
-import type { DeliveriesMessage } from "./deliver-webhook";
+import { deliveriesMessages } from "./deliver-webhook";
 
 /** Deliveries re-enqueued per run; the next run takes the rest. */
 const SWEEP_LIMIT = 500;
-const REFS_PER_MESSAGE = 32;
 
 /**
  * Re-enqueues pending deliveries whose next attempt is overdue by more than the grace period: their
@@ -25,9 +24,7 @@ export class SweepDeliveries {
   async run(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - this.graceSeconds * 1000).toISOString();
     const refs = await this.deliveries.overdue(before, SWEEP_LIMIT);
-    const messages = [];
-    for (let i = 0; i < refs.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: refs.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
-    if (messages.length > 0) await this.bus.send("deliveries", messages);
+    if (refs.length > 0) await this.bus.send("deliveries", deliveriesMessages(refs));
     return refs.length;
   }
 }

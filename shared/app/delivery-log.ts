@@ -15,7 +15,7 @@ import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { WebhookDirectory } from "../ports/webhook-delivery";
-import type { DeliverWebhooks, DeliveriesMessage } from "./deliver-webhook";
+import { deliveriesMessages, type DeliverWebhooks } from "./deliver-webhook";
 
 /** A webhook's delivery log, its manual retry and the test event (System Settings → Webhooks). */
 export class DeliveryLog {
@@ -56,7 +56,7 @@ export class DeliveryLog {
     });
     if (updated === undefined) throw notFound(`Delivery '${deliveryId}'`);
     if (refused !== undefined) throw new AppError("CONFLICT", `Delivery '${deliveryId}' is ${refused}; only a failed delivery can be retried`);
-    await this.bus.send("deliveries", [{ body: { deliveries: [{ webhookId, id: deliveryId }] } satisfies DeliveriesMessage }]);
+    await this.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId }]));
     return publicDelivery(updated);
   }
 

@@ -5,10 +5,8 @@ import { mapConcurrent } from "../domain/concurrency";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory } from "../ports/webhook-delivery";
-import type { DeliverWebhooks, DeliveriesMessage } from "./deliver-webhook";
+import { deliveriesMessages, type DeliverWebhooks } from "./deliver-webhook";
 
-/** Refs per `deliveries` message: one message carries an event to many webhooks. */
-const REFS_PER_MESSAGE = 32;
 /** Events of one message fanned out at once. */
 const EVENTS_AT_ONCE = 8;
 /** First attempts in flight per event (an event with very many subscribers goes in rounds). */
@@ -37,9 +35,7 @@ export class FanOutEvents {
   async run(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
     const outcomes = await mapConcurrent(events, EVENTS_AT_ONCE, (event) => this.fanOut(event));
     const existing = outcomes.flatMap((o) => o.existing);
-    const messages = [];
-    for (let i = 0; i < existing.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: existing.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
-    if (messages.length > 0) await this.bus.send("deliveries", messages);
+    if (existing.length > 0) await this.bus.send("deliveries", deliveriesMessages(existing));
     return outcomes.flatMap((o) => o.refs);
   }
 
