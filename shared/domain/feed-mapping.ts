@@ -1,0 +1,141 @@
+import Decimal from "decimal.js";
+import type { SourceRecord } from "../formats/source-record";
+import type { FeedDefinition, MappingRule } from "./feed";
+import { recordFields, type FieldKind } from "./feed-fields";
+import { parseSourcePath, resolvePath, STRUCTURE } from "./feed-source-path";
+import { dateReader, numberReader } from "./feed-values";
+import { recordSchemas } from "./import-payload";
+
+/** A problem with one record of a file: `field` is the target field, `column` the source it came from. */
+export interface RowError {
+  row: number;
+  field: string;
+  column?: string;
+  message: string;
+}
+
+/** A source record after mapping: an import record that passed the import's own schema, or its row errors. */
+export type MappedRow = { ok: true; row: number; record: Record<string, unknown> } | { ok: false; row: number; errors: RowError[] };
+
+/** Maps source records to import records of one feed; built once per file. */
+export type RecordMapper = (source: SourceRecord) => MappedRow;
+
+type Converted = { value: unknown } | { error: string };
+
+interface FieldRule {
+  target: string;
+  column?: string;
+  /** Says where a missing value was looked for. */
+  where?: string;
+  produce(values: Record<string, unknown>): Converted | undefined;
+}
+
+const ABSENT = undefined;
+
+const listed = (keys: string[]): string => (keys.length <= 10 ? keys : [...keys.slice(0, 10), "…"]).map((k) => JSON.stringify(k)).join(", ");
+
+const shown = (raw: unknown): string => (raw instanceof Date ? raw.toISOString() : JSON.stringify(raw) ?? String(raw)).slice(0, 100);
+
+type Feed = Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">;
+
+function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string | MappingRule): FieldRule {
+  const rule = typeof entry === "string" ? { source: entry } : entry;
+  if (rule.source === undefined) {
+    const constant = rule.value;
+    return { target, produce: () => ({ value: constant }) };
+  }
+  const column = rule.source;
+  let read: (values: Record<string, unknown>) => unknown;
+  let where: string;
+  if (feed.format === "csv" || feed.format === "xlsx") {
+    read = (values) => values[column];
+    where = `column "${column}"`;
+  } else {
+    const path = parseSourcePath(column, feed.format === "fix");
+    // The feed's schema rejects malformed paths when it is saved; this guards a stored feed only.
+    if (typeof path === "string") throw new Error(`mapping.${target}: ${path}`);
+    read = (values) => resolvePath(values, path);
+    where = feed.format === "fix" ? `tag ${column}` : `"${column}"`;
+  }
+  const map = "map" in rule ? rule.map : undefined;
+  const multiply = "multiply" in rule && rule.multiply !== undefined ? new Decimal(rule.multiply) : undefined;
+  const dateFormat = ("format" in rule ? rule.format : undefined) ?? feed.options.dateFormat;
+  const toNumber = numberReader(feed.options);
+  const toDate = dateReader(dateFormat);
+  const convert = (raw: unknown): Converted => {
+    if (kind === "number") {
+      const n = typeof raw === "number" ? (Number.isFinite(raw) ? raw : undefined) : typeof raw === "string" ? toNumber(raw) : undefined;
+      if (n === undefined) return { error: `${shown(raw)} is not a number` };
+      return { value: multiply === undefined ? n : new Decimal(n).times(multiply).toNumber() };
+    }
+    if (kind === "date") {
+      const day = toDate(raw);
+      return day === undefined ? { error: `${shown(raw)} is not a date${dateFormat === undefined ? " (YYYY-MM-DD)" : ` in the format ${dateFormat}`}` } : { value: day };
+    }
+    return { value: raw instanceof Date ? toDate(raw) : typeof raw === "string" ? raw : String(raw) };
+  };
+  return {
+    target,
+    column,
+    where,
+    produce(values) {
+      let raw = read(values);
+      if (raw === STRUCTURE) return { error: `${where} holds a nested structure, not a value` };
+      if (typeof raw === "string") raw = raw.trim();
+      if (raw === undefined || raw === null || raw === "") return ABSENT;
+      if (map !== undefined) {
+        const key = raw instanceof Date ? (toDate(raw) ?? "") : String(raw);
+        if (!Object.hasOwn(map, key)) return { error: `${shown(key)} is not in the mapping's map (known: ${listed(Object.keys(map))})` };
+        raw = map[key];
+      }
+      return convert(raw);
+    },
+  };
+}
+
+/**
+ * Builds the mapper of a feed: each target field takes its source (or constant), translated by
+ * `map`, read as the import record's schema types it (numbers with the feed's separators, then
+ * `multiply`; dates into YYYY-MM-DD), and the whole record is then checked by the import's own
+ * record schema, its issues becoming row errors of the target fields.
+ */
+export function compileMapping(feed: Feed): RecordMapper {
+  const fields = recordFields(feed.dataType);
+  const rules: FieldRule[] = [];
+  for (const [target, entry] of Object.entries(feed.mapping)) {
+    const kind = fields.get(target);
+    if (kind === undefined) throw new Error(`mapping.${target}: not a field of a ${feed.dataType} record`);
+    rules.push(compileRule(feed, target, kind, entry));
+  }
+  const byTarget = new Map(rules.map((r) => [r.target, r]));
+  const schema = recordSchemas[feed.dataType];
+
+  return ({ row, values }) => {
+    const record: Record<string, unknown> = {};
+    let errors: RowError[] | undefined;
+    for (const rule of rules) {
+      const out = rule.produce(values);
+      if (out === undefined) continue;
+      if ("error" in out) {
+        (errors ??= []).push({ row, field: rule.target, ...(rule.column !== undefined ? { column: rule.column } : {}), message: out.error });
+      } else record[rule.target] = out.value;
+    }
+    const parsed = schema.safeParse(record);
+    if (parsed.success && errors === undefined) return { ok: true, row, record: parsed.data as Record<string, unknown> };
+    const all = errors ?? [];
+    const failed = new Set(all.map((e) => e.field));
+    for (const issue of parsed.error?.issues ?? []) {
+      const field = issue.path.length === 0 ? "record" : issue.path.map(String).join(".");
+      const top = String(issue.path[0] ?? "");
+      // A field that could not be read already has its error; the schema would only add "required".
+      if (failed.has(top)) continue;
+      const rule = byTarget.get(top);
+      let message = issue.message;
+      if (issue.code === "invalid_type" && issue.path.length === 1 && !(top in record)) {
+        message = rule === undefined ? "is required, and the feed's mapping does not map it" : `is required, but ${rule.where ?? "the mapping"} has no value`;
+      }
+      all.push({ row, field, ...(rule?.column !== undefined ? { column: rule.column } : {}), message });
+    }
+    return { ok: false, row, errors: all };
+  };
+}

@@ -1,0 +1,122 @@
+import type { FeedValidation } from "./feed";
+import type { MappedRow, RowError } from "./feed-mapping";
+
+/** Row errors kept for a job or a dry run; the counts go on beyond it. */
+export const MAX_ROW_ERRORS = 1000;
+
+/** A row rejected under `skip-row`: one VALIDATION_FAILED exception each. */
+export interface RejectedRow {
+  row: number;
+  errors: RowError[];
+}
+
+interface Counts {
+  received: number;
+  valid: number;
+  rejected: number;
+  /** The first row errors (at most MAX_ROW_ERRORS); `errorsTruncated` says when there were more. */
+  errors: RowError[];
+  errorsTruncated: boolean;
+}
+
+/** What a file's validation decided: write its valid rows (and report the rejected ones), or reject it whole. */
+export type ValidationOutcome =
+  | (Counts & { status: "accepted"; rejectedRows: RejectedRow[] })
+  | (Counts & { status: "rejected"; reason: string });
+
+/**
+ * Applies a feed's `validation` to a file's mapped rows as they stream by. `reject-file`: any row
+ * error rejects the file. `skip-row`: valid rows pass and each rejected row is reported, until more
+ * than `maxRejectedRows` are rejected, which rejects the file. A rejected file writes nothing, so
+ * the caller holds (or re-reads) the valid rows until `outcome()` says `accepted`.
+ */
+export class RowValidation {
+  private received = 0;
+  private valid = 0;
+  private rejected = 0;
+  private readonly errors: RowError[] = [];
+  private errorsTruncated = false;
+  private readonly rejectedRows: RejectedRow[] = [];
+
+  constructor(
+    private readonly validation: FeedValidation,
+    private readonly maxErrors = MAX_ROW_ERRORS,
+  ) {}
+
+  /** Counts a mapped row; true when it is valid and the file is not rejected (so the row may be written). */
+  accept(result: MappedRow): boolean {
+    this.received += 1;
+    if (result.ok) {
+      this.valid += 1;
+      return !this.fileRejected;
+    }
+    this.rejected += 1;
+    for (const e of result.errors) {
+      if (this.errors.length < this.maxErrors) this.errors.push(e);
+      else this.errorsTruncated = true;
+    }
+    if (this.validation.onRowError === "skip-row" && !this.fileRejected && this.rejectedRows.length < this.maxErrors) {
+      this.rejectedRows.push({ row: result.row, errors: result.errors });
+    }
+    return false;
+  }
+
+  /** Whether the rows seen so far already reject the file. */
+  get fileRejected(): boolean {
+    if (this.validation.onRowError === "reject-file") return this.rejected > 0;
+    return this.validation.maxRejectedRows !== undefined && this.rejected > this.validation.maxRejectedRows;
+  }
+
+  /** True once the file is rejected and the error list is full: reading on would only count. */
+  get settled(): boolean {
+    return this.fileRejected && this.errors.length >= this.maxErrors;
+  }
+
+  outcome(): ValidationOutcome {
+    const counts: Counts = { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], errorsTruncated: this.errorsTruncated };
+    if (!this.fileRejected) return { ...counts, status: "accepted", rejectedRows: [...this.rejectedRows] };
+    const rows = `${this.rejected} row${this.rejected === 1 ? "" : "s"}`;
+    const reason =
+      this.validation.onRowError === "reject-file"
+        ? `${rows} rejected; the feed rejects the whole file on any row error`
+        : `${rows} rejected, more than the feed's maxRejectedRows (${this.validation.maxRejectedRows})`;
+    return { ...counts, status: "rejected", reason };
+  }
+}
+
+/** The answer of a feed's dry run (`POST {id}/test`). */
+export interface DryRunSummary {
+  received: number;
+  valid: number;
+  rejected: number;
+  errors: RowError[];
+  preview: Record<string, unknown>[];
+}
+
+export const PREVIEW_RECORDS = 20;
+
+/** Collects a dry run's answer from mapped rows as they stream by: counts, the first errors, the first records. */
+export class DryRunBuilder {
+  private received = 0;
+  private valid = 0;
+  private rejected = 0;
+  private readonly errors: RowError[] = [];
+  private readonly preview: Record<string, unknown>[] = [];
+
+  constructor(private readonly maxErrors = MAX_ROW_ERRORS) {}
+
+  accept(result: MappedRow): void {
+    this.received += 1;
+    if (result.ok) {
+      this.valid += 1;
+      if (this.preview.length < PREVIEW_RECORDS) this.preview.push(result.record);
+      return;
+    }
+    this.rejected += 1;
+    for (const e of result.errors) if (this.errors.length < this.maxErrors) this.errors.push(e);
+  }
+
+  summary(): DryRunSummary {
+    return { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], preview: [...this.preview] };
+  }
+}

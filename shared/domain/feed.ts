@@ -1,0 +1,252 @@
+import picomatch from "picomatch";
+import { z } from "zod";
+import { recordFields } from "./feed-fields";
+import { feedFormatSchema, feedOptionsSchema, optionProblems } from "./feed-options";
+import { parseSourcePath } from "./feed-source-path";
+import { dateFormatProblem } from "./feed-values";
+import { idParam } from "./ids";
+import { dataTypeSchema } from "./import-payload";
+
+export { feedFormats, feedFormatSchema, type FeedFormat, feedOptionsSchema, type FeedOptions } from "./feed-options";
+
+export const feedStatusSchema = z.enum(["testing", "live", "paused"]);
+export type FeedStatus = z.infer<typeof feedStatusSchema>;
+
+const GLOB_OPTIONS = { nonegate: true, noextglob: true, strictSlashes: true } as const;
+
+/** Tests a base file name against a feed's `filePattern` (`*`, `?`, `[...]`, `{a,b}`; case-sensitive). */
+export function compileFilePattern(pattern: string): (fileName: string) => boolean {
+  const matcher = picomatch(pattern, GLOB_OPTIONS);
+  return (fileName) => !fileName.includes("/") && matcher(fileName);
+}
+
+const filePattern = z
+  .string()
+  .min(1)
+  .max(200)
+  .superRefine((p, ctx) => {
+    const problem = p.includes("/") || p.includes("\\")
+      ? "is matched against the file name alone: no / or \\"
+      : p.includes("..")
+        ? "must not contain .."
+        : /[\u0000-\u001f\u007f]/.test(p)
+          ? "must not contain control characters"
+          : p.startsWith("!")
+            ? "must not start with ! (negation is not supported)"
+            : undefined;
+    if (problem !== undefined) {
+      ctx.addIssue({ code: "custom", message: problem });
+      return;
+    }
+    try {
+      picomatch.makeRe(p, GLOB_OPTIONS);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "is not a valid glob pattern" });
+    }
+  })
+  .meta({ description: "A glob on the file's base name, e.g. positions_*.csv (*, ?, [abc], {a,b}; case-sensitive)", example: "positions_*.csv" });
+
+const dateFormat = z.string().superRefine((f, ctx) => {
+  const problem = dateFormatProblem(f);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const source = z.string().min(1).max(500);
+
+export const mappingRuleSchema = z
+  .strictObject({
+    source: source.optional().meta({ description: "Column header (csv, xlsx), dotted path in the record (xml, json; @attr for attributes), or FIX tag (e.g. 55, 702[0].704, 453[452=3].448)" }),
+    value: z.union([z.string().max(500), z.number().finite(), z.boolean()]).optional().meta({ description: "A constant, used as it is" }),
+    format: dateFormat.optional().meta({ description: "Date format of this field (overrides options.dateFormat)" }),
+    map: z
+      .record(z.string().max(200), z.union([z.string().max(500), z.number().finite()]))
+      .refine((m) => Object.keys(m).length <= 1000, { message: "at most 1,000 entries" })
+      .optional()
+      .meta({ description: "Translates source values, e.g. { \"B\": \"buy\" }; a value not listed is a row error" }),
+    multiply: z.number().finite().refine((n) => n !== 0, { message: "must not be 0" }).optional().meta({ description: "Scales a number, e.g. 0.01 for per-cent prices" }),
+  })
+  .superRefine((r, ctx) => {
+    if ((r.source === undefined) === (r.value === undefined)) {
+      ctx.addIssue({ code: "custom", message: "exactly one of source and value is required" });
+    } else if (r.value !== undefined) {
+      for (const key of ["format", "map", "multiply"] as const) {
+        if (r[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "applies to a source, not to a constant value" });
+      }
+    }
+  })
+  .meta({ id: "FeedMappingRule" });
+export type MappingRule = z.infer<typeof mappingRuleSchema>;
+
+export const feedMappingSchema = z
+  .record(z.string().min(1).max(100), z.union([source, mappingRuleSchema]))
+  .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 100, { message: "must map between 1 and 100 target fields" })
+  .meta({ id: "FeedMapping", description: "Target field of the data type's import record → source (or { source | value, format?, map?, multiply? })" });
+export type FeedMapping = z.infer<typeof feedMappingSchema>;
+
+export const feedValidationSchema = z
+  .strictObject({
+    onRowError: z.enum(["reject-file", "skip-row"]).default("reject-file"),
+    maxRejectedRows: z.number().int().positive().optional().meta({ description: "skip-row: beyond this many rejected rows the file is rejected" }),
+  })
+  .meta({ id: "FeedValidation" });
+export type FeedValidation = z.infer<typeof feedValidationSchema>;
+
+const name = z.string().trim().min(1).max(200);
+
+const definitionFields = {
+  name,
+  provider: name,
+  dataType: dataTypeSchema,
+  format: feedFormatSchema,
+  filePattern,
+  options: feedOptionsSchema.default({}),
+  mapping: feedMappingSchema,
+  validation: feedValidationSchema.default({ onRowError: "reject-file" }),
+  status: feedStatusSchema.default("testing"),
+};
+
+/** A feed's definition as validated: what files it takes, how it reads, maps and validates them. */
+export interface FeedDefinition {
+  name: string;
+  provider: string;
+  dataType: z.infer<typeof dataTypeSchema>;
+  format: z.infer<typeof feedFormatSchema>;
+  filePattern: string;
+  options: z.infer<typeof feedOptionsSchema>;
+  mapping: FeedMapping;
+  validation: FeedValidation;
+  status: FeedStatus;
+}
+
+const CROSS_CHECKED = new Set<PropertyKey>(["dataType", "format", "options", "mapping"]);
+
+/** The checks between fields: options against the format, mapping targets and sources against the data type and format. */
+function checkDefinition(d: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">, ctx: z.core.$RefinementCtx): void {
+  for (const p of optionProblems(d.options, d.format)) ctx.addIssue({ code: "custom", path: ["options", p.option], message: p.message });
+  const fields = recordFields(d.dataType);
+  for (const [target, entry] of Object.entries(d.mapping)) {
+    const kind = fields.get(target);
+    if (kind === undefined) {
+      ctx.addIssue({ code: "custom", path: ["mapping", target], message: `is not a field of a ${d.dataType} record (fields: ${[...fields.keys()].join(", ")})` });
+      continue;
+    }
+    const rule = typeof entry === "string" ? { source: entry } : entry;
+    if (rule.source !== undefined && d.format !== "csv" && d.format !== "xlsx") {
+      const path = parseSourcePath(rule.source, d.format === "fix");
+      if (typeof path === "string") ctx.addIssue({ code: "custom", path: typeof entry === "string" ? ["mapping", target] : ["mapping", target, "source"], message: path });
+    }
+    if ("format" in rule && rule.format !== undefined && kind !== "date") ctx.addIssue({ code: "custom", path: ["mapping", target, "format"], message: `${target} is not a date` });
+    if ("multiply" in rule && rule.multiply !== undefined && kind !== "number") ctx.addIssue({ code: "custom", path: ["mapping", target, "multiply"], message: `${target} is not a number` });
+  }
+}
+
+/** The body of `POST /api/v1/settings/feeds`. */
+export const feedCreateSchema = z
+  .strictObject(definitionFields)
+  // Runs when the fields it compares are valid themselves, whatever else is wrong, so that one answer names every problem.
+  .superRefine(checkDefinition, { when: (payload) => payload.issues.every((i) => !CROSS_CHECKED.has(i.path?.[0] ?? "")) })
+  .meta({ id: "FeedCreate" });
+export type FeedCreate = z.infer<typeof feedCreateSchema>;
+
+const KEY_TYPES = new Set(["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"]);
+
+/** Whether `line` is an OpenSSH public key: `type base64 [comment]`, the blob naming the same type. */
+function isOpenSshPublicKey(line: string): boolean {
+  const m = /^(\S+) ([A-Za-z0-9+/]+={0,2})(?: [^\r\n]*)?$/.exec(line.trim());
+  if (m === null || !KEY_TYPES.has(m[1] ?? "")) return false;
+  const blob = Buffer.from(m[2] ?? "", "base64");
+  if (blob.length < 4) return false;
+  const length = blob.readUInt32BE(0);
+  return length < blob.length && blob.subarray(4, 4 + length).toString("latin1") === m[1];
+}
+
+const publicKeys = z
+  .array(z.string().max(16_384).refine(isOpenSshPublicKey, { message: "must be an OpenSSH public key (ssh-ed25519 AAAA... comment)" }))
+  .max(20)
+  .meta({ description: "OpenSSH public keys that may log in instead of the password" });
+
+/** The body of `PATCH /api/v1/settings/feeds/{id}`: any field but id; given fields replace the stored ones whole. */
+export const feedPatchSchema = z
+  .strictObject({
+    name: name.optional(),
+    provider: name.optional(),
+    dataType: dataTypeSchema.optional(),
+    format: feedFormatSchema.optional(),
+    filePattern: filePattern.optional(),
+    options: feedOptionsSchema.optional(),
+    mapping: feedMappingSchema.optional(),
+    validation: feedValidationSchema.optional(),
+    status: feedStatusSchema.optional(),
+    sftp: z.strictObject({ publicKeys }).optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "at least one field is required" })
+  .meta({ id: "FeedPatch" });
+export type FeedPatch = z.infer<typeof feedPatchSchema>;
+
+/**
+ * The definition a PATCH leads to, checked as a whole (a new format may not fit the stored options,
+ * a new data type not the stored mapping): issues name the fields as the create body does.
+ */
+export function patchedDefinition(current: FeedDefinition, patch: FeedPatch): z.ZodSafeParseResult<FeedDefinition> {
+  const { sftp: _sftp, ...fields } = patch;
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) merged[key] = value;
+  return feedCreateSchema.safeParse(merged);
+}
+
+const sftpSchema = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  username: z.string(),
+  publicKeys: z.array(z.string()),
+});
+
+export const feedSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    dataType: dataTypeSchema,
+    format: feedFormatSchema,
+    filePattern: z.string(),
+    options: feedOptionsSchema,
+    mapping: feedMappingSchema,
+    validation: feedValidationSchema,
+    status: feedStatusSchema,
+    sftp: sftpSchema,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "Feed" });
+export type Feed = z.infer<typeof feedSchema>;
+
+/** The answer to a create or `rotate-credentials`: the feed with its SFTP password, shown only here. */
+export const feedWithPasswordSchema = feedSchema
+  .extend({ sftp: sftpSchema.extend({ password: z.string().meta({ description: "Shown only in this response" }) }) })
+  .meta({ id: "FeedWithPassword" });
+export type FeedWithPassword = z.infer<typeof feedWithPasswordSchema>;
+
+/** The stored form: the definition, the login and the password's hash. Never leaves the service. */
+export interface StoredFeed extends FeedDefinition {
+  id: string;
+  sftp: { username: string; publicKeys: string[]; passwordHash: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Where providers connect; from configuration, not stored with the feed. */
+export interface SftpEndpoint {
+  host: string;
+  port: number;
+}
+
+export function toPublicFeed(stored: StoredFeed, endpoint: SftpEndpoint): Feed {
+  const { id, name: n, provider, dataType, format, filePattern: fp, options, mapping, validation, status, sftp, createdAt, updatedAt } = stored;
+  return {
+    id, name: n, provider, dataType, format, filePattern: fp, options, mapping, validation, status,
+    sftp: { host: endpoint.host, port: endpoint.port, username: sftp.username, publicKeys: sftp.publicKeys },
+    createdAt, updatedAt,
+  };
+}
+
+export const feedIdParams = z.object({ id: idParam(100) });
