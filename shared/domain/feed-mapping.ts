@@ -127,11 +127,12 @@ export function compileMapping(feed: Feed): RecordMapper {
     for (const issue of parsed.error?.issues ?? []) {
       const field = issue.path.length === 0 ? "record" : issue.path.map(String).join(".");
       const top = String(issue.path[0] ?? "");
-      // A field that could not be read already has its error; the schema would only add "required".
-      if (failed.has(top)) continue;
+      // A field that could not be read already has its error; the schema would only add "required",
+      // and a check between fields ("securityId or isin") on an absent field would blame the hole.
+      if (failed.has(top) || (failed.size > 0 && issue.code === "custom" && !(top in record))) continue;
       const rule = byTarget.get(top);
       let message = issue.message;
-      if (issue.code === "invalid_type" && issue.path.length === 1 && !(top in record)) {
+      if (issue.code !== "custom" && issue.path.length === 1 && !(top in record)) {
         message = rule === undefined ? "is required, and the feed's mapping does not map it" : `is required, but ${rule.where ?? "the mapping"} has no value`;
       }
       all.push({ row, field, ...(rule?.column !== undefined ? { column: rule.column } : {}), message });
