@@ -51,7 +51,7 @@ const appliesTo: Record<keyof FeedOptions, readonly FeedFormat[]> = {
   decimalSeparator: feedFormats,
   thousandsSeparator: feedFormats,
   dateFormat: feedFormats,
-  encoding: ["csv", "xml", "json", "fix"],
+  encoding: ["csv", "xml"],
   headerRow: ["csv", "xlsx"],
   sheet: ["xlsx"],
   recordPath: ["xml", "json"],

@@ -46,6 +46,9 @@ export function parseSourcePath(source: string, tagsOnly: boolean): PathSegment[
   return segments;
 }
 
+/** What resolvePath answers for a path that ends on a nested structure. */
+export const STRUCTURE: unique symbol = Symbol("structure");
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
@@ -56,8 +59,8 @@ const textOf = (v: unknown): string | undefined => {
 };
 
 /**
- * The value at `path` in `values`: undefined when the record has nothing there, or `{ structure }`
- * when the path ends on a nested structure rather than a value.
+ * The value at `path` in `values`: undefined when the record has nothing there, STRUCTURE when the
+ * path ends on a nested structure rather than a value.
  */
 export function resolvePath(values: Record<string, unknown>, path: readonly PathSegment[]): unknown {
   let current: unknown = values;
@@ -77,6 +80,3 @@ export function resolvePath(values: Record<string, unknown>, path: readonly Path
   if (isRecord(current)) return "#text" in current ? textOf(current) : STRUCTURE;
   return current;
 }
-
-/** What resolvePath answers for a path that ends on a nested structure. */
-export const STRUCTURE: unique symbol = Symbol("structure");

@@ -1,5 +1,6 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { describe, expect, it } from "vitest";
-import { compileFilePattern, feedCreateSchema, feedPatchSchema, patchedDefinition, toPublicFeed, type FeedDefinition, type StoredFeed } from "./feed";
+import { compileFilePattern, feedCreateSchema, feedPatchSchema, feedSchema, feedWithPasswordSchema, patchedDefinition, toPublicFeed, type FeedDefinition, type StoredFeed } from "./feed";
 
 const csvFeed = {
   name: "Custodian positions",
@@ -31,6 +32,9 @@ describe("feed definition", () => {
     expect(found["mapping.foo"]).toMatch(/not a field of a positions record/);
     expect(found["mapping.price"]).toMatch(/not a field of a positions record/);
     expect(found["name"]).toBeDefined();
+    const extra = issues(feedCreateSchema.safeParse({ ...csvFeed, colour: "red", mapping: { foo: "Foo" } }));
+    expect(Object.keys(extra).sort()).toEqual(["", "mapping.foo"]);
+    for (const body of [null, [], "feed", 42]) expect(feedCreateSchema.safeParse(body).success).toBe(false);
   });
 
   it("names each option that does not apply to the format", () => {
@@ -145,5 +149,18 @@ describe("feed PATCH", () => {
     const pub = toPublicFeed(stored, { host: "localhost", port: 2222 });
     expect(pub.sftp).toEqual({ host: "localhost", port: 2222, username: "feed-1", publicKeys: [] });
     expect(JSON.stringify(pub)).not.toContain("scrypt");
+  });
+});
+
+describe("feed schemas in the OpenAPI document", () => {
+  it("render as named components", () => {
+    const registry = new OpenAPIRegistry();
+    const json = (schema: Parameters<typeof registry.register>[1]) => ({ content: { "application/json": { schema } } });
+    registry.registerPath({ method: "post", path: "/feeds", request: { body: json(feedCreateSchema) }, responses: { 201: { description: "created", ...json(feedWithPasswordSchema) } } });
+    registry.registerPath({ method: "patch", path: "/feeds/{id}", request: { body: json(feedPatchSchema) }, responses: { 200: { description: "updated", ...json(feedSchema) } } });
+    const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: "3.1.0", info: { title: "t", version: "1" } });
+    const schemas = doc.components?.schemas ?? {};
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(["FeedCreate", "FeedPatch", "Feed", "FeedWithPassword", "FeedOptions", "FeedMapping", "FeedMappingRule", "FeedValidation"]));
+    expect(JSON.stringify(schemas["FeedWithPassword"])).toContain("password");
   });
 });

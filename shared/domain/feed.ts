@@ -144,7 +144,12 @@ function checkDefinition(d: Pick<FeedDefinition, "dataType" | "format" | "option
 export const feedCreateSchema = z
   .strictObject(definitionFields)
   // Runs when the fields it compares are valid themselves, whatever else is wrong, so that one answer names every problem.
-  .superRefine(checkDefinition, { when: (payload) => payload.issues.every((i) => !CROSS_CHECKED.has(i.path?.[0] ?? "")) })
+  .superRefine(checkDefinition, {
+    when: (payload) =>
+      typeof payload.value === "object" &&
+      payload.value !== null &&
+      payload.issues.every((i) => i.code === "unrecognized_keys" || (i.path !== undefined && i.path.length > 0 && !CROSS_CHECKED.has(i.path[0] ?? ""))),
+  })
   .meta({ id: "FeedCreate" });
 export type FeedCreate = z.infer<typeof feedCreateSchema>;
 
