@@ -1,6 +1,8 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readCsv, type CsvOptions } from "./csv-reader";
 import { FileFormatError, type SourceRecord } from "./source-record";
@@ -181,5 +183,36 @@ describe("readCsv", () => {
     }
     expect(seen).toBe(5);
     expect(produced).toBeLessThan(100);
+  });
+
+  it("streams 200,000 rows in bounded memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const total = 200_000;
+    async function* prices() {
+      yield Buffer.from("isin;date;price;currency\n");
+      let batch = "";
+      for (let index = 1; index <= total; index += 1) {
+        batch += `LU${String(index).padStart(10, "0")};31.12.2024;"${(index / 7).toFixed(4).replace(".", ",")}";EUR\n`;
+        if (index % 500 === 0) {
+          yield Buffer.from(batch);
+          batch = "";
+        }
+      }
+    }
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    let peak = 0;
+    let last: SourceRecord | undefined;
+    for await (const record of readCsv(Readable.from(prices()), { delimiter: ";" })) {
+      last = record;
+      if (record.row % 25_000 === 0) {
+        gc();
+        peak = Math.max(peak, process.memoryUsage().heapUsed - baseline);
+      }
+    }
+    expect(last).toEqual({ row: total, values: { isin: "LU0000200000", date: "31.12.2024", price: "28571,4286", currency: "EUR" } });
+    // The file is about 9 MB; holding it or its rows would grow the heap far beyond this.
+    expect(peak).toBeLessThan(8 << 20);
   });
 });

@@ -1,6 +1,8 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readFix, type FixOptions } from "./fix-reader";
 import { FileFormatError, type SourceRecord } from "./source-record";
@@ -211,5 +213,34 @@ describe("readFix", () => {
   it("an empty file has no records", async () => {
     expect(await collect(text(""))).toEqual([]);
     expect(await collect(text("\n\r\n"))).toEqual([]);
+  });
+
+  it("streams 100,000 messages in bounded memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const total = 100_000;
+    async function* stream() {
+      let batch = "";
+      for (let index = 1; index <= total; index += 1) {
+        batch += index % 10 === 0 ? heartbeat(index) : message("AP", [["702", "1"], ["703", "TQ"], ["704", String(index)], ["55", "X"]], index);
+        if (index % 200 === 0) {
+          yield Buffer.from(batch, "latin1");
+          batch = "";
+        }
+      }
+    }
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    let peak = 0;
+    let last: SourceRecord | undefined;
+    for await (const record of readFix(Readable.from(stream()), { msgTypes: ["AP"] })) {
+      last = record;
+      if (record.row % 20_000 === 0) {
+        gc();
+        peak = Math.max(peak, process.memoryUsage().heapUsed - baseline);
+      }
+    }
+    expect(last).toMatchObject({ row: 90_000, values: { "34": "99999", "702": [{ "704": "99999" }] } });
+    expect(peak).toBeLessThan(8 << 20);
   });
 });
