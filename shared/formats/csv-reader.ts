@@ -120,7 +120,7 @@ function asFileFormatError(error: unknown): unknown {
  * read with replacement characters.
  */
 function decode(encoding: TextEncoding) {
-  return async function* (source: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  return async function* (source: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
     const utf8 = encoding === "utf-8" ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined;
     const other = utf8 === undefined ? iconv.getDecoder(encoding, { stripBOM: false }) : undefined;
     let head: Buffer | undefined = Buffer.alloc(0);
@@ -136,10 +136,10 @@ function decode(encoding: TextEncoding) {
       }
     };
     for await (const chunk of source) {
-      let bytes = chunk;
+      let bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       if (head !== undefined) {
         // The BOM can straddle chunks; hold the first bytes until there are three.
-        head = Buffer.concat([head, chunk]);
+        head = Buffer.concat([head, bytes]);
         if (head.length < BOM.length) continue;
         bytes = head.subarray(0, BOM.length).equals(BOM) ? head.subarray(BOM.length) : head;
         head = undefined;

@@ -61,8 +61,9 @@ async function* fixRecords(input: Readable, options: FixOptions): AsyncGenerator
     buffer = buffer.subarray(position);
   };
 
-  for await (const chunk of input as AsyncIterable<Buffer>) {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
+    buffer = buffer.length === 0 ? bytes : Buffer.concat([buffer, bytes]);
     yield* take(false);
     if (buffer.length > MAX_FIX_MESSAGE_BYTES) {
       throw new FileFormatError(`message ${count + 1} is longer than ${MAX_FIX_MESSAGE_BYTES} bytes or not FIX`);
@@ -197,8 +198,7 @@ function verify(
 /** Flat tags as they come, repeating groups (by the table) as arrays of entries under their count tag. */
 function structured(fields: Field[], number: number, row: number): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  const next = fill(values, fields, 0, undefined, number, row);
-  if (next !== fields.length) throw new FileFormatError(`message ${number}: a repeating group is out of place`, row);
+  fill(values, fields, 0, undefined, number, row);
   return values;
 }
 
