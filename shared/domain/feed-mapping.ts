@@ -48,7 +48,8 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
   let read: (values: Record<string, unknown>) => unknown;
   let where: string;
   if (feed.format === "csv" || feed.format === "xlsx") {
-    read = (values) => values[column];
+    // Own properties only: a column named "constructor" must not read Object's.
+    read = (values) => (Object.hasOwn(values, column) ? values[column] : undefined);
     where = `column "${column}"`;
   } else {
     const path = parseSourcePath(column, feed.format === "fix");
@@ -108,6 +109,8 @@ export function compileMapping(feed: Feed): RecordMapper {
     rules.push(compileRule(feed, target, kind, entry));
   }
   const byTarget = new Map(rules.map((r) => [r.target, r]));
+  const order = new Map(rules.map((r, i) => [r.target, i]));
+  const rank = (e: RowError): number => order.get(e.field.split(".")[0] ?? "") ?? rules.length;
   const schema = recordSchemas[feed.dataType];
 
   return ({ row, values }) => {
@@ -137,6 +140,7 @@ export function compileMapping(feed: Feed): RecordMapper {
       }
       all.push({ row, field, ...(rule?.column !== undefined ? { column: rule.column } : {}), message });
     }
-    return { ok: false, row, errors: all };
+    // In the mapping's order, whichever step found them.
+    return { ok: false, row, errors: all.sort((a, b) => rank(a) - rank(b)) };
   };
 }

@@ -54,7 +54,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
 const textOf = (v: unknown): string | undefined => {
-  const t = isRecord(v) ? v["#text"] : v;
+  const t = isRecord(v) ? (Object.hasOwn(v, "#text") ? v["#text"] : undefined) : v;
   return t === undefined || t === null || isRecord(t) || Array.isArray(t) ? undefined : String(t);
 };
 
@@ -68,7 +68,7 @@ export function resolvePath(values: Record<string, unknown>, path: readonly Path
     if (current === undefined || current === null) return undefined;
     if ("key" in seg) {
       const holder = first(current);
-      current = isRecord(holder) ? holder[seg.key] : undefined;
+      current = isRecord(holder) && Object.hasOwn(holder, seg.key) ? holder[seg.key] : undefined;
     } else if ("index" in seg) {
       current = Array.isArray(current) ? current[seg.index] : seg.index === 0 ? current : undefined;
     } else {
@@ -77,6 +77,6 @@ export function resolvePath(values: Record<string, unknown>, path: readonly Path
     }
   }
   current = first(current);
-  if (isRecord(current)) return "#text" in current ? textOf(current) : STRUCTURE;
+  if (isRecord(current)) return Object.hasOwn(current, "#text") ? textOf(current) : STRUCTURE;
   return current;
 }
