@@ -5,6 +5,12 @@ export const feedFormats = ["csv", "xlsx", "xml", "json", "fix"] as const;
 export const feedFormatSchema = z.enum(feedFormats);
 export type FeedFormat = z.infer<typeof feedFormatSchema>;
 
+/** A date format of date-fns tokens for year, month and day (`dd.MM.yyyy`). */
+export const dateFormatSchema = z.string().superRefine((f, ctx) => {
+  const problem = dateFormatProblem(f);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
+
 const recordPath = z
   .string()
   .min(1)
@@ -20,12 +26,7 @@ export const feedOptionsSchema = z
       .enum([",", ".", " ", "'", "\u00a0", "\u202f"])
       .optional()
       .meta({ description: "The separator of thousands in numbers written as text (default none)" }),
-    dateFormat: z
-      .string()
-      .superRefine((f, ctx) => {
-        const problem = dateFormatProblem(f);
-        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-      })
+    dateFormat: dateFormatSchema
       .optional()
       .meta({ description: "How dates are written, e.g. dd.MM.yyyy, yyyyMMdd, MM/dd/yyyy, dd-MMM-yyyy (default ISO yyyy-MM-dd)" }),
     encoding: z.enum(["utf-8", "windows-1252", "iso-8859-1"]).optional().meta({ description: "Text encoding (default utf-8; a BOM is skipped)" }),

@@ -1,87 +1,16 @@
-import picomatch from "picomatch";
 import { z } from "zod";
-import { recordFields } from "./feed-fields";
+import { filePatternSchema } from "./feed-file-pattern";
+import { feedMappingSchema, mappingProblems, type FeedMapping } from "./feed-mapping-rule";
 import { feedFormatSchema, feedOptionsSchema, optionProblems } from "./feed-options";
-import { parseSourcePath } from "./feed-source-path";
-import { dateFormatProblem } from "./feed-values";
 import { idParam } from "./ids";
 import { dataTypeSchema } from "./import-payload";
 
+export { compileFilePattern } from "./feed-file-pattern";
+export { feedMappingSchema, mappingRuleSchema, type FeedMapping, type MappingRule } from "./feed-mapping-rule";
 export { feedFormats, feedFormatSchema, type FeedFormat, feedOptionsSchema, type FeedOptions } from "./feed-options";
 
 export const feedStatusSchema = z.enum(["testing", "live", "paused"]);
 export type FeedStatus = z.infer<typeof feedStatusSchema>;
-
-const GLOB_OPTIONS = { nonegate: true, noextglob: true, strictSlashes: true } as const;
-
-/** Tests a base file name against a feed's `filePattern` (`*`, `?`, `[...]`, `{a,b}`; case-sensitive). */
-export function compileFilePattern(pattern: string): (fileName: string) => boolean {
-  const matcher = picomatch(pattern, GLOB_OPTIONS);
-  return (fileName) => !fileName.includes("/") && matcher(fileName);
-}
-
-const filePattern = z
-  .string()
-  .min(1)
-  .max(200)
-  .superRefine((p, ctx) => {
-    const problem = p.includes("/") || p.includes("\\")
-      ? "is matched against the file name alone: no / or \\"
-      : p.includes("..")
-        ? "must not contain .."
-        : /[\u0000-\u001f\u007f]/.test(p)
-          ? "must not contain control characters"
-          : p.startsWith("!")
-            ? "must not start with ! (negation is not supported)"
-            : undefined;
-    if (problem !== undefined) {
-      ctx.addIssue({ code: "custom", message: problem });
-      return;
-    }
-    try {
-      picomatch.makeRe(p, GLOB_OPTIONS);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "is not a valid glob pattern" });
-    }
-  })
-  .meta({ description: "A glob on the file's base name, e.g. positions_*.csv (*, ?, [abc], {a,b}; case-sensitive)", example: "positions_*.csv" });
-
-const dateFormat = z.string().superRefine((f, ctx) => {
-  const problem = dateFormatProblem(f);
-  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-});
-
-const source = z.string().min(1).max(500);
-
-export const mappingRuleSchema = z
-  .strictObject({
-    source: source.optional().meta({ description: "Column header (csv, xlsx), dotted path in the record (xml, json; @attr for attributes), or FIX tag (e.g. 55, 702[0].704, 453[452=3].448)" }),
-    value: z.union([z.string().max(500), z.number().finite(), z.boolean()]).optional().meta({ description: "A constant, used as it is" }),
-    format: dateFormat.optional().meta({ description: "Date format of this field (overrides options.dateFormat)" }),
-    map: z
-      .record(z.string().max(200), z.union([z.string().max(500), z.number().finite()]))
-      .refine((m) => Object.keys(m).length <= 1000, { message: "at most 1,000 entries" })
-      .optional()
-      .meta({ description: "Translates source values, e.g. { \"B\": \"buy\" }; a value not listed is a row error" }),
-    multiply: z.number().finite().refine((n) => n !== 0, { message: "must not be 0" }).optional().meta({ description: "Scales a number, e.g. 0.01 for per-cent prices" }),
-  })
-  .superRefine((r, ctx) => {
-    if ((r.source === undefined) === (r.value === undefined)) {
-      ctx.addIssue({ code: "custom", message: "exactly one of source and value is required" });
-    } else if (r.value !== undefined) {
-      for (const key of ["format", "map", "multiply"] as const) {
-        if (r[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "applies to a source, not to a constant value" });
-      }
-    }
-  })
-  .meta({ id: "FeedMappingRule" });
-export type MappingRule = z.infer<typeof mappingRuleSchema>;
-
-export const feedMappingSchema = z
-  .record(z.string().min(1).max(100), z.union([source, mappingRuleSchema]))
-  .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 100, { message: "must map between 1 and 100 target fields" })
-  .meta({ id: "FeedMapping", description: "Target field of the data type's import record → source (or { source | value, format?, map?, multiply? })" });
-export type FeedMapping = z.infer<typeof feedMappingSchema>;
 
 export const feedValidationSchema = z
   .strictObject({
@@ -98,7 +27,7 @@ const definitionFields = {
   provider: name,
   dataType: dataTypeSchema,
   format: feedFormatSchema,
-  filePattern,
+  filePattern: filePatternSchema,
   options: feedOptionsSchema.default({}),
   mapping: feedMappingSchema,
   validation: feedValidationSchema.default({ onRowError: "reject-file" }),
@@ -123,21 +52,7 @@ const CROSS_CHECKED = new Set<PropertyKey>(["dataType", "format", "options", "ma
 /** The checks between fields: options against the format, mapping targets and sources against the data type and format. */
 function checkDefinition(d: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">, ctx: z.core.$RefinementCtx): void {
   for (const p of optionProblems(d.options, d.format)) ctx.addIssue({ code: "custom", path: ["options", p.option], message: p.message });
-  const fields = recordFields(d.dataType);
-  for (const [target, entry] of Object.entries(d.mapping)) {
-    const kind = fields.get(target);
-    if (kind === undefined) {
-      ctx.addIssue({ code: "custom", path: ["mapping", target], message: `is not a field of a ${d.dataType} record (fields: ${[...fields.keys()].join(", ")})` });
-      continue;
-    }
-    const rule = typeof entry === "string" ? { source: entry } : entry;
-    if (rule.source !== undefined && d.format !== "csv" && d.format !== "xlsx") {
-      const path = parseSourcePath(rule.source, d.format === "fix");
-      if (typeof path === "string") ctx.addIssue({ code: "custom", path: typeof entry === "string" ? ["mapping", target] : ["mapping", target, "source"], message: path });
-    }
-    if ("format" in rule && rule.format !== undefined && kind !== "date") ctx.addIssue({ code: "custom", path: ["mapping", target, "format"], message: `${target} is not a date` });
-    if ("multiply" in rule && rule.multiply !== undefined && kind !== "number") ctx.addIssue({ code: "custom", path: ["mapping", target, "multiply"], message: `${target} is not a number` });
-  }
+  for (const p of mappingProblems(d.mapping, d.dataType, d.format)) ctx.addIssue({ code: "custom", path: ["mapping", ...p.path], message: p.message });
 }
 
 /** The body of `POST /api/v1/settings/feeds`. */
@@ -177,7 +92,7 @@ export const feedPatchSchema = z
     provider: name.optional(),
     dataType: dataTypeSchema.optional(),
     format: feedFormatSchema.optional(),
-    filePattern: filePattern.optional(),
+    filePattern: filePatternSchema.optional(),
     options: feedOptionsSchema.optional(),
     mapping: feedMappingSchema.optional(),
     validation: feedValidationSchema.optional(),
