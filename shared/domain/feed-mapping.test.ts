@@ -89,6 +89,7 @@ describe("numbers", () => {
     expect(quantity(plain, "1,234.56")).toMatch(/not a number/);
     expect(quantity(plain, "1.5e3")).toBe(1500);
     for (const junk of ["abc", "1.2.3", "--1", "1 000", "0x10", "Infinity", "NaN", "12abc", "."]) expect(quantity(plain, junk), junk).toMatch(/not a number/);
+    expect(quantity(en, `${"1".repeat(200_000)}x`)).toMatch(/not a number/);
     // A spreadsheet or JSON number arrives as a number.
     expect(quantity(plain, 42.5)).toBe(42.5);
     expect(quantity(plain, true)).toMatch(/not a number/);

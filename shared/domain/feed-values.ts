@@ -6,6 +6,9 @@ export interface NumberStyle {
   thousandsSeparator?: string | undefined;
 }
 
+/** Longer texts are neither numbers nor dates; refusing them early keeps a hostile cell cheap. */
+const MAX_TEXT = 100;
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
@@ -20,7 +23,7 @@ export function numberReader(style: NumberStyle): (text: string) => number | und
   const pattern = new RegExp(`^[+-]?(?:${int}(?:${escape(dec)}\\d*)?|${escape(dec)}\\d+)(?:[eE][+-]?\\d{1,3})?$`);
   return (text) => {
     const t = text.trim();
-    if (!pattern.test(t)) return undefined;
+    if (t.length > MAX_TEXT || !pattern.test(t)) return undefined;
     const plain = (th === "" ? t : t.split(th).join("")).replace(dec, ".");
     const n = Number(plain);
     return Number.isFinite(n) ? n : undefined;
@@ -78,6 +81,7 @@ export function dateReader(format: string | undefined): (value: unknown) => stri
       return Number.isNaN(value.getTime()) ? undefined : isoDay(value.getUTCFullYear(), value.getUTCMonth() + 1, value.getUTCDate());
     }
     const text = String(value).trim();
+    if (text.length > MAX_TEXT) return undefined;
     // Files repeat the same few dates on every row: parse each once.
     if (cache.has(text)) return cache.get(text);
     const day = fromText(text);
