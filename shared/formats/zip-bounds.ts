@@ -67,7 +67,13 @@ export async function spoolCheckedZip(input: Readable, bounds: ZipBounds = DEFAU
   const path = join(dir, "file.zip");
   const dispose = () => rm(dir, { recursive: true, force: true });
   try {
+    // A failure to read the input (a blob read that broke off) is not the file's fault: it propagates as is.
     await spool(input, path, bounds.maxFileBytes);
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  try {
     const { records, directoryStart } = await checkZip(path, bounds);
     return { path, records, directoryStart, dispose };
   } catch (error) {
