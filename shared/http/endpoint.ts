@@ -19,6 +19,8 @@ export interface EndpointInput<P, Q, B> {
   body: B;
   /** The body as received, when the endpoint has a body schema. */
   rawBody: string | undefined;
+  /** The body's bytes exactly as sent (empty when there is none), on endpoints with `rawBody: "bytes"`. */
+  bytes: Buffer | undefined;
   /** Undefined only on endpoints without a scope. */
   principal: Principal | undefined;
   request: HttpRequest;
@@ -64,6 +66,13 @@ export interface Endpoint<
   oauthErrors?: boolean;
   /** Left out of the OpenAPI document (the catch-all). */
   hidden?: boolean;
+  /**
+   * `"bytes"`: the body is a file of any content type, handed to the handler byte-exact as `bytes`
+   * (never decoded as text, never parsed as JSON); `body` must then be absent.
+   */
+  rawBody?: "bytes";
+  /** Documents a `rawBody: "bytes"` body. */
+  rawBodyDescription?: string;
   /** Largest accepted body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   responses: SuccessResponse[];

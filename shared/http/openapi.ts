@@ -100,6 +100,9 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
         ...(ep.query !== undefined ? { query: ep.query as z.ZodObject } : {}),
         ...(ep.docHeaders !== undefined ? { headers: ep.docHeaders } : {}),
         ...(ep.body !== undefined ? { body: { required: true, content: { "application/json": { schema: ep.docBody ?? ep.body } } } } : {}),
+        ...(ep.rawBody === "bytes"
+          ? { body: { required: true, description: ep.rawBodyDescription, content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } } } }
+          : {}),
         ...(ep.formBody !== undefined
           ? { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: ep.formBody } } } }
           : {}),

@@ -61,7 +61,8 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
       const raw = endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
-      result = await endpoint.handle({ params, query, body, rawBody: raw, principal, request, requestId, log });
+      const bytes = endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
+      result = await endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log });
     } catch (error) {
       result = shapeError(error, requestId, log);
     }
@@ -101,6 +102,15 @@ async function readBody(request: HttpRequest, maxBytes: number): Promise<string>
   const text = await request.text();
   if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
   return text;
+}
+
+/** The body as bytes, whatever its content type: a file in a legacy encoding or a zip reaches the handler unchanged. */
+async function readBytes(request: HttpRequest, maxBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const bytes = Buffer.from(await request.arrayBuffer());
+  if (bytes.length > maxBytes) throw tooLarge(maxBytes);
+  return bytes;
 }
 
 function parseBody(schema: z.ZodType, text: string): never {
