@@ -52,6 +52,8 @@ import { CachedWebhookDirectory } from "./app/webhook-directory";
 import { Webhooks } from "./app/webhooks";
 import { WebhookSecretCipher } from "./domain/webhook-secret-cipher";
 import { signWebhook } from "./domain/webhook-signature";
+import { CosmosFeedRepository } from "./adapters/cosmos/cosmos-feed-repository";
+import { Feeds } from "./app/feeds";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -242,6 +244,9 @@ export class Composition {
   });
   readonly sweepDeliveries = lazy(() => new SweepDeliveries(this.deliveryRepository(), this.messageBus(), this.clock, this.config.DELIVERIES_SWEEP_GRACE_SECONDS));
   readonly deliveryLog = lazy(() => new DeliveryLog(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
+  // Feeds (file ingestion set-up): definitions and SFTP logins in the settings container.
+  readonly feedRepository = lazy(() => new CosmosFeedRepository(this.cosmos().container("settings")));
+  readonly feeds = lazy(() => new Feeds(this.feedRepository(), { host: this.config.SFTP_HOST, port: this.config.SFTP_PORT }, this.clock));
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
 }
 

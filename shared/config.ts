@@ -83,6 +83,10 @@ export const configSchema = z
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
     DELIVERIES_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /** The SFTP host providers connect to, shown with each feed's login. */
+    SFTP_HOST: z.string().min(1).default("127.0.0.1"),
+    /** The SFTP port providers connect to, shown with each feed's login. */
+    SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(2222),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {

@@ -56,6 +56,23 @@ describe("function registration (what Azure and the local runtime both read)", (
     }
   });
 
+  it("the feeds settings are admin endpoints; the dry run takes its body as raw bytes up to 10 MB", () => {
+    const feeds = endpoints.filter((e) => e.name.startsWith("feeds-"));
+    expect(feeds.map((e) => `${e.method} ${e.route}`).sort()).toEqual([
+      "DELETE api/v1/settings/feeds/{id}",
+      "GET api/v1/settings/feeds",
+      "GET api/v1/settings/feeds/{id}",
+      "PATCH api/v1/settings/feeds/{id}",
+      "POST api/v1/settings/feeds",
+      "POST api/v1/settings/feeds/{id}/rotate-credentials",
+      "POST api/v1/settings/feeds/{id}/test",
+    ]);
+    for (const e of feeds) expect(e.scope, e.name).toBe("api.admin");
+    const dryRun = feeds.find((e) => e.name === "feeds-test");
+    expect(dryRun).toMatchObject({ rawBody: "bytes", maxBodyBytes: 10 * 1024 * 1024 });
+    expect(dryRun?.body).toBeUndefined();
+  });
+
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
     for (const [name, queue] of [["events-fan-out", "events"], ["webhook-deliver", "deliveries"], ["valuations-run", "valuations"]]) {
       const fn = functions.find((f) => f.name === name);

@@ -29,6 +29,10 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/webhooks/{id}/deliveries",
         "/api/v1/settings/webhooks/{id}/deliveries/{deliveryId}",
         "/api/v1/settings/webhooks/{id}/deliveries/{deliveryId}/retry",
+        "/api/v1/settings/feeds",
+        "/api/v1/settings/feeds/{id}",
+        "/api/v1/settings/feeds/{id}/rotate-credentials",
+        "/api/v1/settings/feeds/{id}/test",
         "/api/v1/import/{dataType}",
         "/api/v1/securities",
         "/api/v1/securities/{securityId}",
@@ -70,6 +74,14 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.components.schemas.PriceImport.required).toEqual(["isin", "date", "price", "currency", "type", "source"]);
     const transactions = doc.paths["/api/v1/transactions"].get;
     expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "from", "page", "pageSize", "portfolioId", "securityId", "status", "to", "type"]);
+    const feedCreate = doc.paths["/api/v1/settings/feeds"].post;
+    expect(feedCreate.security).toEqual([{ bearerAuth: ["api.admin"] }]);
+    expect(feedCreate.requestBody.content["application/json"].schema).toBeDefined();
+    const dryRun = doc.paths["/api/v1/settings/feeds/{id}/test"].post;
+    expect(dryRun.requestBody.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" });
+    expect(dryRun.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["fileName", "id"]);
+    expect(Object.keys(dryRun.responses)).toEqual(expect.arrayContaining(["200", "404", "413", "422"]));
+    for (const name of ["Feed", "FeedWithPassword", "FeedCreate", "FeedPatch", "FeedOptions", "FeedDryRun"]) expect(doc.components.schemas[name], name).toBeDefined();
     expect(doc.paths["/api/v1/portfolios/{portfolioId}/holdings"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["date", "lookThrough", "portfolioId"]);
   });
 });

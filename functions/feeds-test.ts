@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { services } from "../shared/composition";
+import { feedIdParams } from "../shared/domain/feed";
+import { DRY_RUN_MAX_BYTES } from "../shared/app/feeds";
+import { endpoint } from "../shared/http/endpoint";
+import { registerEndpoint } from "../shared/http/registry";
+
+const dryRunQuery = z.object({
+  fileName: z.string().min(1).max(255).meta({ description: "The sample's file name, matched against the feed's filePattern", example: "positions_20240328.csv" }),
+});
+
+const rowErrorSchema = z.object({
+  row: z.number().int().meta({ description: "1-based record number (data rows only)" }),
+  field: z.string().meta({ description: "The target field" }),
+  column: z.string().optional().meta({ description: "The source (column, path or tag) it came from" }),
+  message: z.string(),
+});
+
+const dryRunSchema = z
+  .object({
+    received: z.number().int(),
+    valid: z.number().int(),
+    rejected: z.number().int(),
+    errors: z.array(rowErrorSchema),
+    preview: z.array(z.record(z.string(), z.unknown())).meta({ description: "The first 20 mapped records" }),
+  })
+  .meta({ id: "FeedDryRun" });
+
+export const feedsTest = endpoint({
+  name: "feeds-test",
+  method: "POST",
+  route: "api/v1/settings/feeds/{id}/test",
+  summary: "Dry run: parse, map and validate a sample file (the raw body, any content type, up to 10 MB) as the feed would; nothing is written",
+  tag: "System settings",
+  scope: "api.admin",
+  params: feedIdParams,
+  query: dryRunQuery,
+  rawBody: "bytes",
+  rawBodyDescription: "The sample file, byte for byte (e.g. curl --data-binary @file)",
+  maxBodyBytes: DRY_RUN_MAX_BYTES,
+  responses: [{ status: 200, description: "What the file would give", schema: z.object({ data: dryRunSchema }) }],
+  errors: [404, 413, 422],
+  async handle({ params, query, bytes }) {
+    return { status: 200, body: { data: await services().feeds().dryRun(params.id, query.fileName, bytes ?? Buffer.alloc(0)) } };
+  },
+});
+
+registerEndpoint(feedsTest);

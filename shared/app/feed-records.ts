@@ -1,0 +1,26 @@
+import type { Readable } from "node:stream";
+import type { FeedDefinition } from "../domain/feed";
+import { readCsv } from "../formats/csv-reader";
+import { readFix } from "../formats/fix-reader";
+import { readJson } from "../formats/json-reader";
+import { FileFormatError, type SourceRecord } from "../formats/source-record";
+import { readXlsx } from "../formats/xlsx-reader";
+import { readXml } from "../formats/xml-reader";
+
+/** The records of one file, read with the reader of the feed's format and the feed's options. */
+export function feedRecords(feed: Pick<FeedDefinition, "format" | "options">, input: Readable): AsyncIterable<SourceRecord> {
+  const o = feed.options;
+  switch (feed.format) {
+    case "csv":
+      return readCsv(input, { ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}), ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}), ...(o.encoding !== undefined ? { encoding: o.encoding } : {}) });
+    case "xlsx":
+      return readXlsx(input, { ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}) });
+    case "xml":
+      if (o.recordPath === undefined) throw new FileFormatError("the feed has no options.recordPath, which xml files need");
+      return readXml(input, { recordPath: o.recordPath, ...(o.encoding !== undefined ? { encoding: o.encoding } : {}) });
+    case "json":
+      return readJson(input, o.recordPath !== undefined ? { recordPath: o.recordPath } : {});
+    case "fix":
+      return readFix(input, o.msgTypes !== undefined ? { msgTypes: o.msgTypes } : {});
+  }
+}

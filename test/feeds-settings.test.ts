@@ -1,0 +1,399 @@
+import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CosmosClient } from "@azure/cosmos";
+import { beforeAll, describe, expect, it } from "vitest";
+import { verifySecret } from "../shared/domain/secret-hash";
+import { adminToken, baseUrl, call, cosmosEndpoint, newClient, useOwnRuntime, type Reply } from "./http";
+import { COSMOS_KEY } from "./investment-fixtures";
+
+useOwnRuntime();
+
+const BASE = "/api/v1/settings/feeds";
+const fixtures = join(__dirname, "fixtures/feeds");
+const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+/** An OpenSSH ed25519 public key line, built from a fresh key pair (the SPKI's last 32 bytes are the key). */
+function openSshKey(comment: string): string {
+  const spki = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" });
+  const field = (b: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  const blob = Buffer.concat([field(Buffer.from("ssh-ed25519")), field(spki.subarray(spki.length - 32))]);
+  return `ssh-ed25519 ${blob.toString("base64")} ${comment}`;
+}
+
+const positionsCsv = {
+  name: "Bankhaus Müller positions",
+  provider: "Bankhaus Müller & Cie",
+  dataType: "positions",
+  format: "csv",
+  filePattern: "custodian-positions-*.csv",
+  options: { delimiter: ";", encoding: "windows-1252", headerRow: 4, decimalSeparator: ",", thousandsSeparator: ".", dateFormat: "dd.MM.yyyy" },
+  mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Stichtag", quantity: "Nominal/Stück", currency: "Währung" },
+};
+
+describe("System settings › feeds", () => {
+  let token: string;
+  const create = (body: unknown): Promise<Reply> => call("POST", BASE, { token, body });
+  const stored = async (id: string): Promise<Record<string, unknown>> => {
+    const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const { resource } = await client.database("investment-data").container("settings").item(id, "feed").read();
+    return resource as Record<string, unknown>;
+  };
+  /** Posts `file` byte for byte as the dry run's body. */
+  const dryRun = async (id: string, fileName: string, file: Buffer, contentType = "application/octet-stream"): Promise<Reply> => {
+    const response = await fetch(`${baseUrl()}${BASE}/${id}/test?fileName=${encodeURIComponent(fileName)}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": contentType },
+      body: file,
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text), text };
+  };
+  const fixture = (path: string): Buffer => readFileSync(join(fixtures, path));
+  const newFeed = async (body: Record<string, unknown>): Promise<string> => {
+    const reply = await create(body);
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body.data.id as string;
+  };
+
+  beforeAll(async () => {
+    token = await adminToken();
+  });
+
+  it("creates a feed with its SFTP login; the password is shown once, stored only as a hash", async () => {
+    const reply = await create(positionsCsv);
+    expect(reply.status, reply.text).toBe(201);
+    const data = reply.body.data;
+    expect(data).toEqual({
+      id: expect.stringMatching(/^fd_[0-9a-f]{18}$/),
+      ...positionsCsv,
+      validation: { onRowError: "reject-file" },
+      status: "testing",
+      sftp: { host: "127.0.0.1", port: 2222, username: `feed-${data.id.slice(3)}`, publicKeys: [], password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      createdAt: iso,
+      updatedAt: iso,
+    });
+    expect(reply.headers.get("location")).toBe(`${BASE}/${data.id}`);
+    expect(reply.headers.get("cache-control")).toBe("no-store");
+
+    const { password, ...sftp } = data.sftp;
+    const got = await call("GET", `${BASE}/${data.id}`, { token });
+    expect(got.status).toBe(200);
+    expect(got.body.data).toEqual({ ...data, sftp });
+    const list = await call("GET", `${BASE}?page=1&pageSize=100`, { token });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toContainEqual({ ...data, sftp });
+    expect(list.body.pagination).toMatchObject({ page: 1, pageSize: 100 });
+    for (const text of [got.text, list.text]) {
+      expect(text).not.toContain(password);
+      expect(text).not.toContain("password");
+    }
+
+    const doc = await stored(data.id);
+    expect(JSON.stringify(doc)).not.toContain(password);
+    const hash = (doc.sftp as { passwordHash: string }).passwordHash;
+    expect(hash).toMatch(/^scrypt\$/);
+    expect(await verifySecret(password, hash)).toBe(true);
+
+    // Another feed gets another login.
+    const other = await create({ ...positionsCsv, name: "second" });
+    expect(other.body.data.sftp.username).not.toBe(data.sftp.username);
+    expect(other.body.data.sftp.password).not.toBe(password);
+  });
+
+  it("rotates the password: the new one is shown once and replaces the old one's hash", async () => {
+    const first = (await create(positionsCsv)).body.data;
+    const rotated = await call("POST", `${BASE}/${first.id}/rotate-credentials`, { token });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.headers.get("cache-control")).toBe("no-store");
+    expect(rotated.body.data.sftp).toEqual({ ...first.sftp, password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(rotated.body.data.sftp.password).not.toBe(first.sftp.password);
+    const hash = ((await stored(first.id)).sftp as { passwordHash: string }).passwordHash;
+    expect(await verifySecret(rotated.body.data.sftp.password, hash)).toBe(true);
+    expect(await verifySecret(first.sftp.password, hash)).toBe(false);
+    expect((await call("GET", `${BASE}/${first.id}`, { token })).text).not.toContain(rotated.body.data.sftp.password);
+    expect((await call("POST", `${BASE}/fd_000000000000000000/rotate-credentials`, { token })).status).toBe(404);
+  });
+
+  it("PATCH changes any field but id, re-validated as a whole; public keys in OpenSSH format", async () => {
+    const id = await newFeed(positionsCsv);
+    const keys = [openSshKey("ops@provider"), openSshKey("backup")];
+    const patched = await call("PATCH", `${BASE}/${id}`, { token, body: { status: "live", sftp: { publicKeys: keys }, validation: { onRowError: "skip-row", maxRejectedRows: 5 } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data).toMatchObject({ id, status: "live", validation: { onRowError: "skip-row", maxRejectedRows: 5 }, sftp: { publicKeys: keys } });
+    expect((await call("GET", `${BASE}/${id}`, { token })).body.data.sftp.publicKeys).toEqual(keys);
+
+    const badKey = await call("PATCH", `${BASE}/${id}`, { token, body: { sftp: { publicKeys: ["ssh-ed25519 bm90IGEga2V5 x"] } } });
+    expect(badKey.status).toBe(422);
+    expect(badKey.body.error.details).toEqual([{ field: "sftp.publicKeys[0]", message: expect.stringMatching(/OpenSSH public key/) }]);
+    const pem = await call("PATCH", `${BASE}/${id}`, { token, body: { sftp: { publicKeys: ["-----BEGIN PUBLIC KEY-----"] } } });
+    expect(pem.status).toBe(422);
+
+    // A new format that the stored options do not fit.
+    const format = await call("PATCH", `${BASE}/${id}`, { token, body: { format: "json" } });
+    expect(format.status).toBe(422);
+    expect(format.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(["options.delimiter", "options.headerRow"]));
+    // A new data type the stored mapping does not fit.
+    const dataType = await call("PATCH", `${BASE}/${id}`, { token, body: { dataType: "prices" } });
+    expect(dataType.status).toBe(422);
+    expect(dataType.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(["mapping.portfolioCode", "mapping.quantity"]));
+    for (const body of [{ id: "fd_x" }, {}, { sftp: { password: "mine" } }]) {
+      const reply = await call("PATCH", `${BASE}/${id}`, { token, body });
+      expect(reply.status, JSON.stringify(body)).toBe(422);
+    }
+    expect((await call("GET", `${BASE}/${id}`, { token })).body.data).toMatchObject({ dataType: "positions", format: "csv", status: "live" });
+    expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { status: "paused" } })).status).toBe(404);
+  });
+
+  it("422 names an unknown target field, an option that does not fit the format, a bad pattern; bad bodies and ids are 4xx", async () => {
+    const unknown = await create({ ...positionsCsv, mapping: { ...positionsCsv.mapping, marketValue: "Kurswert" } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.details).toEqual([{ field: "mapping.marketValue", message: expect.stringMatching(/positions/) }]);
+    const option = await create({ ...positionsCsv, options: { ...positionsCsv.options, recordPath: "a.b", sheet: 1 } });
+    expect(option.status).toBe(422);
+    expect(option.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["options.recordPath", "options.sheet"]);
+    for (const filePattern of ["../*.csv", "in/positions_*.csv", "!*.csv", ""]) {
+      const reply = await create({ ...positionsCsv, filePattern });
+      expect(reply.status, filePattern).toBe(422);
+      expect(new Set(reply.body.error.details.map((d: { field: string }) => d.field)), filePattern).toEqual(new Set(["filePattern"]));
+    }
+    const xml = await create({ ...positionsCsv, format: "xml", options: {}, mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+    expect(xml.status).toBe(422);
+    expect(xml.body.error.details).toEqual([{ field: "options.recordPath", message: "is required for xml files" }]);
+    expect((await create({ ...positionsCsv, id: "fd_mine" })).status).toBe(422);
+    expect((await create({ ...positionsCsv, dataType: "holdings" })).status).toBe(422);
+    const notJson = await call("POST", BASE, { token, body: "name=x", headers: { "Content-Type": "application/json" } });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.code).toBe("INVALID_REQUEST");
+    expect((await call("GET", `${BASE}/${"x".repeat(101)}`, { token })).status).toBe(400);
+    expect((await call("GET", `${BASE}/fd_000000000000000000`, { token })).status).toBe(404);
+    expect((await call("GET", `${BASE}?pageSize=0`, { token })).status).toBe(400);
+  });
+
+  it("needs api.admin", async () => {
+    const reader = await newClient(token, ["api.read", "api.write"]);
+    expect((await call("GET", BASE, { token: reader.token })).status).toBe(403);
+    expect((await call("POST", BASE, { token: reader.token, body: positionsCsv })).status).toBe(403);
+    expect((await call("GET", BASE)).status).toBe(401);
+  });
+
+  it("DELETE removes the feed (204), then 404", async () => {
+    const id = await newFeed(positionsCsv);
+    expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(204);
+    expect((await call("GET", `${BASE}/${id}`, { token })).status).toBe(404);
+    expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(404);
+    expect((await call("POST", `${BASE}/${id}/test?fileName=custodian-positions-1.csv`, { token, body: "x" })).status).toBe(404);
+  });
+
+  describe("dry run (POST {id}/test): parses, maps and validates the raw body; writes nothing", () => {
+    it("csv: windows-1252, ; with a header on row 4, German numbers and dates, sent as text/csv byte for byte; a bad ISIN is a row error", async () => {
+      const id = await newFeed(positionsCsv);
+      const reply = await dryRun(id, "custodian-positions-20241231.csv", fixture("csv/custodian-positions-cp1252.csv"), "text/csv; charset=windows-1252");
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toEqual({
+        received: 5,
+        valid: 4,
+        rejected: 1,
+        errors: [{ row: 5, field: "isin", column: "ISIN", message: "ISIN check digit is wrong" }],
+        preview: [
+          { portfolioCode: "DE-4711-01", isin: "DE0007164600", date: "2024-12-31", quantity: 1250, currency: "EUR" },
+          { portfolioCode: "DE-4711-01", isin: "CH0038863350", date: "2024-12-31", quantity: 400, currency: "CHF" },
+          { portfolioCode: "DE-4711-01", isin: "XS2346207892", date: "2024-12-31", quantity: 50000, currency: "EUR" },
+          { portfolioCode: "DE-4711-02", isin: "US0378331005", date: "2024-12-31", quantity: 300, currency: "USD" },
+        ],
+      });
+    });
+
+    it("csv: pipe-delimited transactions; a type missing from the map is a row error with row, field and column", async () => {
+      const id = await newFeed({
+        name: "Broker trades",
+        provider: "Broker",
+        dataType: "transactions",
+        format: "csv",
+        filePattern: "transactions*.csv",
+        options: { delimiter: "|" },
+        mapping: {
+          externalId: "trade_id",
+          portfolioCode: "portfolio_code",
+          tradeDate: "trade_date",
+          settlementDate: "settlement_date",
+          type: { source: "type", map: { BUY: "buy", SELL: "sell" } },
+          isin: "isin",
+          quantity: "quantity",
+          price: "price",
+          currency: "currency",
+          grossAmount: "gross_amount",
+          source: { value: "broker-sftp" },
+        },
+      });
+      const reply = await dryRun(id, "transactions-pipe.csv", fixture("csv/transactions-pipe.csv"), "text/plain");
+      expect(reply.status, reply.text).toBe(200);
+      const data = reply.body.data;
+      expect(data).toMatchObject({ received: 4, valid: 3, rejected: 1 });
+      expect(data.errors).toEqual([{ row: 4, field: "type", column: "type", message: expect.stringMatching(/"DIVIDEND"/) }]);
+      expect(data.preview[0]).toEqual({
+        externalId: "T-20241202-001", portfolioCode: "PF-GROWTH-01", tradeDate: "2024-12-02", settlementDate: "2024-12-04", type: "buy", status: "pending",
+        isin: "US0378331005", quantity: 100, price: 239.59, currency: "USD", grossAmount: 23959, source: "broker-sftp",
+      });
+      expect(data.preview.map((r: { externalId: string }) => r.externalId)).toEqual(["T-20241202-001", "T-20241202-002", "T-20241203-001"]);
+    });
+
+    it("json: records at recordPath (the NAV file as fund holdings), constants, nested paths", async () => {
+      const id = await newFeed({
+        name: "NAVs",
+        provider: "Fund Services Luxembourg",
+        dataType: "positions",
+        format: "json",
+        filePattern: "*nav*.json",
+        options: { recordPath: "data.navs" },
+        mapping: { portfolioCode: { value: "FUND-LU" }, securityId: "fundCode", date: "navDate", quantity: "sharesOutstanding", costBasis: "totalNetAssets", currency: "currency" },
+      });
+      const reply = await dryRun(id, "fund-admin-nav.json", fixture("json/fund-admin-nav.json"), "application/json");
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toEqual({
+        received: 3,
+        valid: 3,
+        rejected: 0,
+        errors: [],
+        preview: [
+          { portfolioCode: "FUND-LU", securityId: "GLB-EQ-A", date: "2024-12-31", quantity: 1250340.125, costBasis: 178025483.61, currency: "EUR" },
+          { portfolioCode: "FUND-LU", securityId: "GLB-EQ-I", date: "2024-12-31", quantity: 40210, costBasis: 42946288.4, currency: "USD" },
+          { portfolioCode: "FUND-LU", securityId: "EUR-BD-R", date: "2024-12-31", quantity: 310500, costBasis: 30599775, currency: "CHF" },
+        ],
+      });
+      // The same file mapped to prices: the fund administrator's ISINs fail the import's own check, one row error each.
+      const prices = await newFeed({
+        name: "NAV prices", provider: "Fund Services Luxembourg", dataType: "prices", format: "json", filePattern: "*nav*.json", options: { recordPath: "data.navs" },
+        mapping: { isin: "isin", date: "navDate", price: "navPerShare", currency: "currency", type: { value: "nav" }, source: { value: "fund-admin" } },
+      });
+      const rejected = await dryRun(prices, "fund-admin-nav.json", fixture("json/fund-admin-nav.json"));
+      expect(rejected.body.data).toMatchObject({ received: 3, valid: 0, rejected: 3, preview: [] });
+      expect(rejected.body.data.errors[0]).toEqual({ row: 1, field: "isin", column: "isin", message: "ISIN check digit is wrong" });
+    });
+
+    it("fix: position reports selected by msgTypes, repeating groups by selector, heartbeats and logons skipped", async () => {
+      const id = await newFeed({
+        name: "Custodian FIX",
+        provider: "Custodian",
+        dataType: "positions",
+        format: "fix",
+        filePattern: "*.fix",
+        options: { msgTypes: ["AP"], dateFormat: "yyyyMMdd" },
+        mapping: { portfolioCode: "453[452=38].448", isin: "48", date: "715", quantity: "702[703=TQ].704", currency: "15" },
+      });
+      const reply = await dryRun(id, "position-reports-soh.fix", fixture("fix/position-reports-soh.fix"));
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toEqual({
+        received: 2,
+        valid: 2,
+        rejected: 0,
+        errors: [],
+        preview: [
+          { portfolioCode: "PF-GROWTH-01", isin: "US0378331005", date: "2024-12-31", quantity: 400, currency: "USD" },
+          { portfolioCode: "PF-INCOME-02", isin: "CH0038863350", date: "2024-12-31", quantity: 0, currency: "CHF" },
+        ],
+      });
+    });
+
+    it("xlsx: a workbook written by SheetJS reaches the reader byte for byte; real dates and numbers", async () => {
+      const id = await newFeed({
+        name: "Positions workbook",
+        provider: "Custodian",
+        dataType: "positions",
+        format: "xlsx",
+        filePattern: "positions*.xlsx",
+        options: { sheet: "Positions" },
+        mapping: { portfolioCode: "Portfolio", isin: "ISIN", quantity: "Quantity", date: "Position Date", costBasis: "Market Value" },
+      });
+      const reply = await dryRun(id, "positions.xlsx", fixture("xlsx/positions.xlsx"), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toEqual({
+        received: 3,
+        valid: 3,
+        rejected: 0,
+        errors: [],
+        preview: [
+          { portfolioCode: "PF-001", isin: "US0378331005", quantity: 1500, date: "2026-03-31", costBasis: 283875 },
+          { portfolioCode: "PF-001", isin: "CH0038863350", quantity: 200.5, date: "2026-03-31", costBasis: 19268.05 },
+          { portfolioCode: "PF-002", isin: "DE0007164600", quantity: 75, date: "2026-04-01", costBasis: 12826.5 },
+        ],
+      });
+    });
+
+    it("xml: records at recordPath, namespaces stripped, attributes by @name; an absent optional value stays absent", async () => {
+      const id = await newFeed({
+        name: "semt.002",
+        provider: "Custodian",
+        dataType: "positions",
+        format: "xml",
+        filePattern: "custody-statement-*.xml",
+        options: { recordPath: "Document.SctiesBalCtdyRpt.BalForAcct" },
+        mapping: {
+          portfolioCode: { value: "PF-001" },
+          isin: "FinInstrmId.ISIN",
+          date: { value: "2026-03-31" },
+          quantity: "AggtBal.Qty.Qty.Unit",
+          currency: "PricDtls.Val.Amt.@Ccy",
+          costBasis: "AcctBaseCcyAmts.HldgVal.Amt",
+        },
+      });
+      const reply = await dryRun(id, "custody-statement-semt002.xml", fixture("xml/custody-statement-semt002.xml"), "application/xml");
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toEqual({
+        received: 3,
+        valid: 3,
+        rejected: 0,
+        errors: [],
+        preview: [
+          { portfolioCode: "PF-001", isin: "US0378331005", date: "2026-03-31", quantity: 1500, currency: "USD", costBasis: 262108.5 },
+          { portfolioCode: "PF-001", isin: "CH0038863350", date: "2026-03-31", quantity: 200.5, currency: "CHF" },
+          { portfolioCode: "PF-001", isin: "DE0007164600", date: "2026-03-31", quantity: 75, currency: "EUR" },
+        ],
+      });
+    });
+
+    it("422 on a file name the pattern does not match, on an unreadable file (with the row), and 413 over 10 MB", async () => {
+      const id = await newFeed(positionsCsv);
+      const name = await dryRun(id, "positions.xlsx", fixture("csv/custodian-positions-cp1252.csv"));
+      expect(name.status).toBe(422);
+      expect(name.body.error.details).toEqual([{ field: "fileName", message: expect.stringMatching(/custodian-positions-\*\.csv/) }]);
+      const missing = await call("POST", `${BASE}/${id}/test`, { token, body: "x" });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error.details[0].field).toBe("fileName");
+
+      const ragged = Buffer.from("header\r\n\r\n\r\nDepot;ISIN;Stichtag\r\nA;DE0007164600;31.12.2024\r\nB;DE0007164600\r\n", "latin1");
+      const bad = await dryRun(id, "custodian-positions-1.csv", ragged);
+      expect(bad.status, bad.text).toBe(422);
+      expect(bad.body.error).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringMatching(/record 2/), details: [{ field: "file", message: expect.stringMatching(/row 2/) }] });
+
+      const json = await newFeed({ name: "j", provider: "p", dataType: "prices", format: "json", filePattern: "*.json", options: { recordPath: "data.navs" }, mapping: { isin: "isin", date: "d", price: "p", currency: "c", type: { value: "nav" }, source: { value: "s" } } });
+      const broken = await dryRun(json, "x.json", Buffer.from('{"data":{"navs":[{"isin": tru'));
+      expect(broken.status).toBe(422);
+      expect(broken.body.error.details[0].field).toBe("file");
+      const xlsx = await newFeed({ name: "x", provider: "p", dataType: "positions", format: "xlsx", filePattern: "*.xlsx", mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+      expect((await dryRun(xlsx, "a.xlsx", Buffer.from("not a zip at all"))).status).toBe(422);
+
+      const huge = Buffer.alloc(10 * 1024 * 1024 + 1, 0x41);
+      const tooLarge = await dryRun(id, "custodian-positions-1.csv", huge);
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    });
+
+    it("wrote nothing: no securities, prices, transactions or jobs exist after the dry runs", async () => {
+      const securities = await call("GET", "/api/v1/securities?pageSize=100", { token });
+      expect(securities.status).toBe(200);
+      expect(securities.body.data).toEqual([]);
+      const transactions = await call("GET", "/api/v1/transactions?pageSize=100", { token });
+      expect(transactions.status, transactions.text).toBe(200);
+      expect(transactions.body.data).toEqual([]);
+      const jobs = await call("GET", "/api/v1/jobs?pageSize=100", { token });
+      expect(jobs.status, jobs.text).toBe(200);
+      expect(jobs.body.data).toEqual([]);
+      const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+      for (const container of ["positions", "prices", "transactions", "securities", "jobs"]) {
+        const { resources } = await client.database("investment-data").container(container).items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+        expect(resources, container).toEqual([0]);
+      }
+    });
+  });
+});
