@@ -372,6 +372,17 @@ describe("System settings › feeds", () => {
       expect(broken.body.error.details[0].field).toBe("file");
       const xlsx = await newFeed({ name: "x", provider: "p", dataType: "positions", format: "xlsx", filePattern: "*.xlsx", mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
       expect((await dryRun(xlsx, "a.xlsx", Buffer.from("not a zip at all"))).status).toBe(422);
+      const xml = await newFeed({ name: "x", provider: "p", dataType: "positions", format: "xml", filePattern: "*.xml", options: { recordPath: "lolz.lol" }, mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+      for (const hostile of ["xml/billion-laughs.xml", "xml/external-entity.xml"]) {
+        const reply = await dryRun(xml, "hostile.xml", fixture(hostile));
+        expect(reply.status, hostile).toBe(422);
+        expect(reply.body.error.details[0], hostile).toMatchObject({ field: "file", message: expect.stringMatching(/DOCTYPE/i) });
+      }
+      const fix = await newFeed({ name: "f", provider: "p", dataType: "positions", format: "fix", filePattern: "*.fix", options: { msgTypes: ["AP"] }, mapping: { portfolioCode: "1", isin: "48", date: "715", quantity: "702.704" } });
+      const tampered = Buffer.from(fixture("fix/position-reports-soh.fix").toString("latin1").replace("704=300", "704=900"), "latin1");
+      const checksum = await dryRun(fix, "p.fix", tampered);
+      expect(checksum.status, checksum.text).toBe(422);
+      expect(checksum.body.error.details[0]).toMatchObject({ field: "file", message: expect.stringMatching(/checksum/i) });
 
       const huge = Buffer.alloc(10 * 1024 * 1024 + 1, 0x41);
       const tooLarge = await dryRun(id, "custodian-positions-1.csv", huge);
