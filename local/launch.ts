@@ -32,6 +32,7 @@ export async function localComponentEnv(dataDir: string): Promise<Record<string,
   return {
     PORT: String(http),
     LOCAL_DATA_DIR: dataDir,
+    LOCAL_SFTP_PORT: "0", // the SFTP drop on a free port; feeds still show SFTP_PORT
     COSMOS_ENDPOINT: `http://127.0.0.1:${cosmos}`,
     STORAGE_CONNECTION_STRING: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;`,
   };
@@ -39,6 +40,8 @@ export async function localComponentEnv(dataDir: string): Promise<Record<string,
 
 export interface LaunchedRuntime {
   baseUrl: string;
+  /** The port the SFTP drop listens on. */
+  sftpPort: number;
   env: Record<string, string>;
   child: ChildProcess;
   output(): string;
@@ -61,11 +64,13 @@ export async function launchRuntime(env: Record<string, string>, options: { exec
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const timeoutMs = options.timeoutMs ?? 30_000;
+  let sftpPort = 0;
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    child.on("message", (m: { type?: string; baseUrl?: string }) => {
+    child.on("message", (m: { type?: string; baseUrl?: string; sftpPort?: number }) => {
       if (m.type === "ready" && m.baseUrl !== undefined) {
         clearTimeout(timer);
+        sftpPort = m.sftpPort ?? 0;
         resolveUrl(m.baseUrl);
       }
     });
@@ -77,6 +82,7 @@ export async function launchRuntime(env: Record<string, string>, options: { exec
   const alive = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
     baseUrl,
+    sftpPort,
     env,
     child,
     output: () => output,

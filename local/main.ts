@@ -15,6 +15,7 @@ import { loadLocalSettings } from "./settings";
 import { TimerHost } from "./timer-host";
 import { QueueHost } from "./queue-host";
 import { BlobHost } from "./blob-host";
+import { SftpServer } from "./sftp-server";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   const cosmosPort = Number(cosmosUrl.port || 80);
   const ports = storagePorts(storage);
   const httpPort = Number(process.env.PORT ?? 7071);
+  // Where the SFTP drop listens: SFTP_PORT, the port shown with each feed's login, unless the tests place it elsewhere (0: a free port).
+  const sftpPort = Number(process.env.LOCAL_SFTP_PORT ?? config.SFTP_PORT);
   const dataDir = resolve(root, process.env.LOCAL_DATA_DIR ?? ".data");
   mkdirSync(join(dataDir, "azurite"), { recursive: true });
 
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
   await requireFree(ports.blob, "STORAGE_CONNECTION_STRING BlobEndpoint");
   await requireFree(ports.queue, "STORAGE_CONNECTION_STRING QueueEndpoint");
   if (httpPort !== 0) await requireFree(httpPort, "PORT");
+  if (sftpPort !== 0) await requireFree(sftpPort, "SFTP_PORT");
 
   const children: Child[] = [];
   const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
@@ -73,10 +77,12 @@ async function main(): Promise<void> {
   let timerHost: TimerHost | undefined;
   let queueHost: QueueHost | undefined;
   let blobHost: BlobHost | undefined;
+  let sftpServer: SftpServer | undefined;
   const { services } = await import("../shared/composition");
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       say(`\n${signal}: stopping…`);
+      await sftpServer?.stop();
       await httpHost?.stop();
       await timerHost?.stop();
       await queueHost?.stop();
@@ -111,14 +117,17 @@ async function main(): Promise<void> {
     await queueHost.start();
     blobHost = new BlobHost(functions, storage, say);
     await blobHost.start();
+    sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say });
+    const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
 
     const baseUrl = `http://127.0.0.1:${port}`;
     say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);
     say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
     say(`  data:     ${dataDir} (${restored} documents restored)`);
+    say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)`);
     say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
     say("  Ctrl-C stops everything");
-    process.send?.({ type: "ready", baseUrl });
+    process.send?.({ type: "ready", baseUrl, sftpPort: sftpListening });
   } catch (error) {
     await shutdown("start-up failed");
     throw error;
