@@ -54,6 +54,8 @@ import { WebhookSecretCipher } from "./domain/webhook-secret-cipher";
 import { signWebhook } from "./domain/webhook-signature";
 import { CosmosFeedRepository } from "./adapters/cosmos/cosmos-feed-repository";
 import { Feeds } from "./app/feeds";
+import { BlobFileStore } from "./adapters/blob/blob-file-store";
+import { IngestFile } from "./app/ingest-file";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -247,6 +249,26 @@ export class Composition {
   // Feeds (file ingestion set-up): definitions and SFTP logins in the settings container.
   readonly feedRepository = lazy(() => new CosmosFeedRepository(this.cosmos().container("settings")));
   readonly feeds = lazy(() => new Feeds(this.feedRepository(), { host: this.config.SFTP_HOST, port: this.config.SFTP_PORT }, this.clock));
+  /** Files in the blob containers (inbound, archive, quarantine). */
+  readonly fileStore = lazy(() => {
+    const c = this.config;
+    if (c.STORAGE_CONNECTION_STRING !== undefined) return BlobFileStore.fromConnectionString(c.STORAGE_CONNECTION_STRING);
+    if (c.STORAGE_BLOB_ENDPOINT !== undefined) return BlobFileStore.fromEndpoint(c.STORAGE_BLOB_ENDPOINT, this.credential());
+    throw new Error("file ingestion needs STORAGE_CONNECTION_STRING or STORAGE_BLOB_ENDPOINT");
+  });
+  readonly ingestFile = lazy(
+    () =>
+      new IngestFile({
+        feeds: this.feedRepository(),
+        files: this.fileStore(),
+        jobs: this.jobRepository(),
+        outbox: this.outbox(),
+        dataQuality: this.dataQualityExceptions(),
+        importer: this.imports(),
+        clock: this.clock,
+        log: new Logger(this.config.LOG_LEVEL).with({ component: "ingest-file" }),
+      }),
+  );
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
 }
 

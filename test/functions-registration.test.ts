@@ -87,6 +87,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["counters-purge", "timerTrigger", schedules.purge],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
+      ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],
       ["valuations-run", "serviceBusTrigger", undefined],

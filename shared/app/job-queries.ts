@@ -1,7 +1,7 @@
 import { notFound } from "../domain/errors";
 import type { Job } from "../domain/job";
 import type { CursorPage, PageRequest } from "../domain/page-request";
-import type { JobRepository } from "../ports/investment-repositories";
+import type { JobFilter, JobRepository } from "../ports/investment-repositories";
 
 /** Reads of refresh jobs. */
 export class JobQueries {
@@ -13,7 +13,7 @@ export class JobQueries {
     return job;
   }
 
-  list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>> {
+  list(filter: JobFilter, request: PageRequest): Promise<CursorPage<Job>> {
     return this.jobs.list(filter, request);
   }
 }

@@ -12,6 +12,7 @@ export const jobSchema = z
     errors: z.array(z.object({ field: z.string(), message: z.string() })),
     startedAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),
+    duplicateOf: z.string().optional().meta({ description: "A file whose content this feed already ingested: the job that ingested it (nothing was written again)" }),
     leaseUntil: z.iso.datetime().nullable().meta({
       description: "While running: the import renews this as it goes; a running job whose lease has passed was abandoned (its process ended) and is marked failed. Null once finished",
     }),

@@ -148,10 +148,18 @@ export interface TransactionRepository {
   list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>>;
 }
 
+/** Filters of the jobs list; each one given must match. */
+export interface JobFilter {
+  status?: Job["status"];
+  dataType?: string;
+  source?: Job["source"];
+  feedId?: string;
+}
+
 export interface JobRepository {
   put(job: Job): Promise<void>;
   get(id: string): Promise<Job | undefined>;
-  list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>>;
+  list(filter: JobFilter, request: PageRequest): Promise<CursorPage<Job>>;
   /** Up to `limit` running jobs whose lease ended before `now` (ISO date-time). */
   abandoned(now: string, limit: number): Promise<Job[]>;
   /**

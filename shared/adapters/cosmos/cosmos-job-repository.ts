@@ -1,7 +1,7 @@
 import type { Container } from "@azure/cosmos";
 import type { Job } from "../../domain/job";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
-import type { JobRepository } from "../../ports/investment-repositories";
+import type { JobFilter, JobRepository } from "../../ports/investment-repositories";
 import { readDocument, updateDocument } from "./conditional-update";
 import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
@@ -44,8 +44,8 @@ export class CosmosJobRepository implements JobRepository {
     return readDocument<JobDoc>(this.container, id, id, (doc) => doc.docType === "job");
   }
 
-  async list(filter: { status?: Job["status"]; dataType?: string }, request: PageRequest): Promise<CursorPage<Job>> {
-    const { where, parameters } = equalityFilters({ status: filter.status, dataType: filter.dataType });
+  async list(filter: JobFilter, request: PageRequest): Promise<CursorPage<Job>> {
+    const { where, parameters } = equalityFilters({ status: filter.status, dataType: filter.dataType, source: filter.source, feedId: filter.feedId });
     const page = await pagedQuery<JobDoc>(this.container, { where: ["c.docType = 'job'", ...where], parameters, sortField: "sortKey", descending: true }, request);
     return { ...page, items: page.items.map(toJob) };
   }

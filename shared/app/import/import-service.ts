@@ -43,6 +43,13 @@ export interface ImportSource {
   source: Job["source"];
   feedId?: string;
   fileName?: string;
+  /** The job's id when the caller names it (a file's ingestion: the same id on a re-run, so it is not doubled). */
+  jobId?: string;
+  /**
+   * A file's totals when the records are the valid rows of a file: the job then counts the file's
+   * rows as received and its rejected rows (with their errors), not only what is written.
+   */
+  file?: { received: number; rejected: number; errors: Job["errors"] };
 }
 
 /**
@@ -57,14 +64,14 @@ export class ImportService {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
     let job: Job = {
-      id: `job_${randomUUID()}`,
+      id: origin.jobId ?? `job_${randomUUID()}`,
       source: origin.source,
       dataType,
       feedId: origin.feedId ?? null,
       fileName: origin.fileName ?? null,
       status: "running",
-      counts: { received: prepared.received, accepted: 0, rejected: 0 },
-      errors: [],
+      counts: { received: origin.file?.received ?? prepared.received, accepted: 0, rejected: origin.file?.rejected ?? 0 },
+      errors: origin.file?.errors ?? [],
       startedAt: started.toISOString(),
       completedAt: null,
       leaseUntil: leaseFrom(started),

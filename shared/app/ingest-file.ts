@@ -1,0 +1,215 @@
+import { createHash } from "node:crypto";
+import type { Readable } from "node:stream";
+import type { DataQualityCandidate } from "../domain/data-quality-exception";
+import { AppError } from "../domain/errors";
+import { compileFilePattern, feedCreateSchema, type FeedDefinition, type StoredFeed } from "../domain/feed";
+import { compileMapping } from "../domain/feed-mapping";
+import { RowValidation, type ValidationOutcome } from "../domain/feed-validation";
+import { MAX_IMPORT_RECORDS, payloadKey, type DataType } from "../domain/import-payload";
+import type { Job } from "../domain/job";
+import { FileFormatError } from "../formats/source-record";
+import type { Logger } from "../logging";
+import type { Clock } from "../ports/clock";
+import type { FeedRepository } from "../ports/feed-repository";
+import type { FileStore } from "../ports/file-store";
+import type { JobRepository } from "../ports/investment-repositories";
+import type { Outbox } from "../ports/outbox";
+import type { DataQualityExceptions } from "./data-quality-exceptions";
+import { feedRecords } from "./feed-records";
+import { jobEvent, type ImportService } from "./import/import-service";
+
+export const INBOUND = "inbound";
+export const ARCHIVE = "archive";
+export const QUARANTINE = "quarantine";
+
+export interface IngestDeps {
+  feeds: FeedRepository;
+  files: FileStore;
+  jobs: JobRepository;
+  outbox: Outbox;
+  dataQuality: DataQualityExceptions;
+  importer: Pick<ImportService, "execute">;
+  clock: Clock;
+  log: Logger;
+  /** Records per import call (default and most MAX_IMPORT_RECORDS). */
+  batchSize?: number;
+}
+
+/** What became of one inbound file. */
+export type IngestOutcome =
+  | { action: "ignored" | "waiting" | "gone"; reason: string }
+  | { action: "ingested" | "tested" | "duplicate" | "rejected" | "rerun"; jobId: string };
+
+type Definition = FeedDefinition;
+
+const hashOf = (...parts: string[]): string => createHash("sha256").update(parts.join("\u0000")).digest("hex");
+
+/** The job of a file: the same for the same content of the same feed in the same status, so a re-run finds it. */
+export const fileJobId = (feedId: string, mode: "live" | "testing", sha256: string): string => `job_${hashOf(feedId, mode, sha256).slice(0, 24)}`;
+
+async function sha256Of(stream: Readable): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+const rowErrors = (outcome: ValidationOutcome): Job["errors"] =>
+  outcome.errors.map((e) => ({ field: e.field, message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}` }));
+
+/**
+ * Ingests a file that landed in `inbound/<feedId>/<fileName>`: the feed's reader, mapping and validation
+ * in a first pass that writes nothing; then (live feeds, accepted files) a second pass that imports the
+ * valid rows through the import service. The file then goes to `archive`, or to `quarantine` when it
+ * is rejected or unreadable. Files of no feed, or whose name the feed's pattern does not match, and files
+ * of a paused feed, stay where they are.
+ */
+export class IngestFile {
+  private readonly batchSize: number;
+
+  constructor(private readonly deps: IngestDeps) {
+    this.batchSize = Math.min(deps.batchSize ?? MAX_IMPORT_RECORDS, MAX_IMPORT_RECORDS);
+  }
+
+  async run(name: string): Promise<IngestOutcome> {
+    const slash = name.indexOf("/");
+    if (slash <= 0 || slash === name.length - 1) return this.leave(name, "ignored", "the path is not <feedId>/<fileName>");
+    const feedId = name.slice(0, slash);
+    const fileName = name.slice(slash + 1);
+    const baseName = fileName.slice(fileName.lastIndexOf("/") + 1);
+    const stored = await this.deps.feeds.get(feedId);
+    if (stored === undefined) return this.leave(name, "ignored", `no feed '${feedId}'`);
+    const feed = definitionOf(stored);
+    if (!compileFilePattern(feed.filePattern)(baseName)) return this.leave(name, "ignored", `"${baseName}" does not match the feed's filePattern ${JSON.stringify(feed.filePattern)}`);
+    if (feed.status === "paused") return this.leave(name, "waiting", "the feed is paused");
+
+    const info = await this.deps.files.info(INBOUND, name);
+    const first = info === undefined ? undefined : await this.deps.files.read(INBOUND, name);
+    if (info === undefined || first === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+    const sha256 = await sha256Of(first);
+    const mode = feed.status === "live" ? "live" : "testing";
+    const jobId = fileJobId(feedId, mode, sha256);
+    const base = { source: info.metadata["source"] === "sftp" ? ("sftp" as const) : ("blob" as const), dataType: feed.dataType, feedId, fileName };
+    const log = this.deps.log.with({ feedId, fileName, sha256, jobId });
+
+    const existing = await this.deps.jobs.get(jobId);
+    if (existing !== undefined && existing.status === "completed" && mode === "live") {
+      // The job of this content finished: a re-run of the same blob (it was not moved on) or the content again.
+      if (existing.fileName === fileName && info.lastModified.getTime() <= Date.parse(existing.startedAt)) {
+        await this.deps.files.move(INBOUND, name, ARCHIVE);
+        return { action: "rerun", jobId };
+      }
+      const duplicateId = `job_${hashOf(feedId, "duplicate", sha256, fileName, info.lastModified.toISOString()).slice(0, 24)}`;
+      const now = this.deps.clock.now().toISOString();
+      await this.finish({ ...base, id: duplicateId, status: "completed", counts: { received: existing.counts.received, accepted: 0, rejected: 0 }, errors: [], duplicateOf: existing.id, startedAt: now, completedAt: now, leaseUntil: null });
+      await this.deps.files.move(INBOUND, name, ARCHIVE);
+      log.info("file content already ingested; archived, nothing written", { duplicateOf: existing.id });
+      return { action: "duplicate", jobId: duplicateId };
+    }
+    const startedAt = existing?.status === "running" ? existing.startedAt : this.deps.clock.now().toISOString();
+    const job = (fields: Pick<Job, "status" | "counts" | "errors">): Job => ({ ...base, id: jobId, ...fields, startedAt, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null });
+
+    // Pass 1: read, map and validate every row; nothing is written.
+    const validation = new RowValidation(feed.validation);
+    const map = compileMapping(feed);
+    try {
+      const stream = await this.deps.files.read(INBOUND, name);
+      if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+      for await (const record of feedRecords(feed, stream)) {
+        validation.accept(map(record));
+        if (validation.settled) break;
+      }
+    } catch (error) {
+      if (!(error instanceof FileFormatError)) throw error;
+      const where = error.row !== undefined ? ` (record ${error.row})` : "";
+      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${error.message}` }] }));
+    }
+    const outcome = validation.outcome();
+    const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
+    if (mode === "testing") {
+      const verdict =
+        outcome.status === "rejected"
+          ? `testing: nothing was written; live, the file would be rejected (${outcome.reason})`
+          : `testing: nothing was written; live, ${outcome.valid} row${outcome.valid === 1 ? "" : "s"} would be imported and ${outcome.rejected} rejected`;
+      const tested = job({ status: "completed", counts: { ...counts, accepted: outcome.status === "accepted" ? outcome.valid : 0 }, errors: [{ field: "", message: verdict }, ...rowErrors(outcome)] });
+      await this.finish(tested);
+      await this.deps.files.move(INBOUND, name, ARCHIVE);
+      log.info("testing feed: file read and validated, nothing written; archived", { counts: tested.counts });
+      return { action: "tested", jobId };
+    }
+    if (outcome.status === "rejected") return this.reject(name, log, job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }));
+
+    // Pass 2: the valid rows, imported in batches through the import service.
+    if (outcome.valid === 0) {
+      await this.finish(job({ status: "completed", counts, errors: rowErrors(outcome) }));
+    } else {
+      try {
+        await this.importRows(feed, name, { ...base, jobId }, { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        // The import refused the rows (say, a reference it does not know): nothing was written.
+        const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
+        return this.reject(name, log, job({ status: "failed", counts, errors: [{ field: "", message: error.message }, ...details].slice(0, 1001) }));
+      }
+    }
+    if (outcome.rejectedRows.length > 0) {
+      const candidates: DataQualityCandidate[] = outcome.rejectedRows.map((r) => ({
+        key: `feed-row:${feedId}:${sha256}:${r.row}`,
+        type: "VALIDATION_FAILED",
+        severity: "warning",
+        message: `${fileName} row ${r.row}: ${r.errors.map((e) => `${e.field}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}`).join("; ")}`,
+        entity: { type: "feed", id: feedId },
+      }));
+      await this.deps.dataQuality.open(candidates, jobId);
+    }
+    await this.deps.files.move(INBOUND, name, ARCHIVE);
+    log.info("file ingested; archived", { received: outcome.received, valid: outcome.valid, rejected: outcome.rejected });
+    return { action: "ingested", jobId };
+  }
+
+  /** Re-reads the file and imports its valid rows, a batch per call; the first batch's job is the file's. */
+  private async importRows(feed: Definition, name: string, origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string }, file: { received: number; rejected: number; errors: Job["errors"] }): Promise<void> {
+    const stream = await this.deps.files.read(INBOUND, name);
+    if (stream === undefined) throw new Error(`the file ${name} left inbound during its import`);
+    const map = compileMapping(feed);
+    let batch: Record<string, unknown>[] = [];
+    let n = 0;
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const records = batch;
+      batch = [];
+      n += 1;
+      await this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, n === 1 ? { ...origin, file } : { ...origin, jobId: `${origin.jobId}_${n}` });
+    };
+    for await (const record of feedRecords(feed, stream)) {
+      const mapped = map(record);
+      if (!mapped.ok) continue;
+      batch.push(mapped.record);
+      if (batch.length >= this.batchSize) await flush();
+    }
+    await flush();
+  }
+
+  private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {
+    await this.finish(failed);
+    await this.deps.files.move(INBOUND, name, QUARANTINE);
+    log.warn("file rejected; quarantined, nothing written", { errors: failed.errors.slice(0, 5) });
+    return { action: "rejected", jobId: failed.id };
+  }
+
+  /** Stores a finished job and announces it (refresh_job.completed or .failed) through the outbox. */
+  private async finish(job: Job): Promise<void> {
+    await this.deps.jobs.put(job);
+    await this.deps.outbox.append([jobEvent(job)]);
+  }
+
+  private leave(name: string, action: "ignored" | "waiting" | "gone", reason: string): IngestOutcome {
+    this.deps.log.info(`inbound file left alone: ${reason}`, { name });
+    return { action, reason };
+  }
+}
+
+/** The definition part of a stored feed, re-parsed so defaults the schema gained since are filled. */
+function definitionOf(f: StoredFeed): Definition {
+  const { name, provider, dataType, format, filePattern, options, mapping, validation, status } = f;
+  return feedCreateSchema.parse({ name, provider, dataType, format, filePattern, options, mapping, validation, status }) as Definition;
+}

@@ -1,0 +1,173 @@
+import { BlobServiceClient } from "@azure/storage-blob";
+import { beforeAll, describe, expect, it } from "vitest";
+import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
+import { newIsin } from "./investment-fixtures";
+
+useOwnRuntime();
+
+const FEEDS = "/api/v1/settings/feeds";
+
+const securitiesCsv = (status: string, validation?: Record<string, unknown>): Record<string, unknown> => ({
+  name: `securities ${status}`,
+  provider: "Test provider",
+  dataType: "securities",
+  format: "csv",
+  filePattern: "securities-*.csv",
+  mapping: { isin: "ISIN", name: "Name", assetClass: "Class", currency: "Ccy" },
+  status,
+  ...(validation !== undefined ? { validation } : {}),
+});
+
+const pricesCsv = {
+  name: "closing prices",
+  provider: "Test provider",
+  dataType: "prices",
+  format: "csv",
+  filePattern: "prices-*.csv",
+  options: { delimiter: ";" },
+  mapping: { isin: "ISIN", date: "Date", price: "Close", currency: "Ccy", type: { value: "close" }, source: { value: "vendor" } },
+  status: "live",
+};
+
+const csv = (...rows: string[][]): string => `${rows.map((r) => r.join(",")).join("\n")}\n`;
+const HEADER = ["ISIN", "Name", "Class", "Ccy"];
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
+  let token: string;
+  let blobs: BlobServiceClient;
+
+  const newFeed = async (body: Record<string, unknown>): Promise<string> => {
+    const reply = await call("POST", FEEDS, { token, body });
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body.data.id as string;
+  };
+  const upload = async (feedId: string, fileName: string, content: string): Promise<void> => {
+    await blobs.getContainerClient("inbound").getBlockBlobClient(`${feedId}/${fileName}`).upload(content, Buffer.byteLength(content));
+  };
+  const exists = (container: string, feedId: string, fileName: string): Promise<boolean> => blobs.getContainerClient(container).getBlobClient(`${feedId}/${fileName}`).exists();
+  const jobsOf = async (feedId: string): Promise<Record<string, any>[]> => {
+    const reply = await call("GET", `/api/v1/jobs?feedId=${feedId}&pageSize=100`, { token });
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body.data;
+  };
+  /** The finished job of `fileName` once it is there and the file has left inbound. */
+  const finished = (feedId: string, fileName: string): Promise<Record<string, any>> =>
+    eventually(
+      async () => {
+        const job = (await jobsOf(feedId)).find((j) => j.fileName === fileName && j.status !== "running");
+        return job !== undefined && !(await exists("inbound", feedId, fileName)) ? job : undefined;
+      },
+      30_000,
+      `the job of ${fileName}`,
+    );
+  const security = (isin: string) => call("GET", `/api/v1/securities/${isin}`, { token });
+
+  beforeAll(async () => {
+    token = await adminToken();
+    blobs = BlobServiceClient.fromConnectionString(storageConnectionString());
+  });
+
+  it("live: a securities file, then a prices file, are written and readable; the files are archived; jobs filter by feedId and source", async () => {
+    const feedId = await newFeed(securitiesCsv("live"));
+    const [a, b] = [newIsin("GB"), newIsin("GB")];
+    await upload(feedId, "securities-1.csv", csv(HEADER, [a, "Alpha plc", "equity", "GBP"], [b, "Beta plc", "bond", "GBP"]));
+    const job = await finished(feedId, "securities-1.csv");
+    expect(job).toMatchObject({ source: "blob", dataType: "securities", feedId, fileName: "securities-1.csv", status: "completed", counts: { received: 2, accepted: 2, rejected: 0 }, errors: [] });
+    expect((await security(a)).body.data).toMatchObject({ isin: a, name: "Alpha plc", assetClass: "equity", currency: "GBP" });
+    expect((await security(b)).status).toBe(200);
+    expect(await exists("archive", feedId, "securities-1.csv")).toBe(true);
+    expect((await call("GET", `/api/v1/jobs?source=blob&feedId=${feedId}`, { token })).body.data.map((j: { id: string }) => j.id)).toEqual([job.id]);
+    expect((await call("GET", `/api/v1/jobs?source=api&feedId=${feedId}`, { token })).body.data).toEqual([]);
+
+    const prices = await newFeed(pricesCsv);
+    await upload(prices, "prices-2024-03-28.csv", `ISIN;Date;Close;Ccy\n${a};2024-03-28;101.5;GBP\n${b};2024-03-28;99.25;GBP\n`);
+    const priceJob = await finished(prices, "prices-2024-03-28.csv");
+    expect(priceJob).toMatchObject({ status: "completed", dataType: "prices", counts: { received: 2, accepted: 2, rejected: 0 } });
+    const sec = (await security(a)).body.data;
+    const list = await call("GET", `/api/v1/securities/${sec.id}/prices`, { token });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data).toContainEqual(expect.objectContaining({ date: "2024-03-28", price: 101.5, currency: "GBP", type: "close" }));
+  });
+
+  it("reject-file: a bad row fails the job naming row and field; nothing is written and the file is quarantined", async () => {
+    const feedId = await newFeed(securitiesCsv("live"));
+    const [good, bad] = [newIsin("GB"), newIsin("GB")];
+    await upload(feedId, "securities-bad.csv", csv(HEADER, [good, "Good plc", "equity", "GBP"], [bad, "Bad plc", "shares", "GBP"]));
+    const job = await finished(feedId, "securities-bad.csv");
+    expect(job.status).toBe("failed");
+    expect(job.counts).toEqual({ received: 2, accepted: 0, rejected: 1 });
+    expect(job.errors).toContainEqual({ field: "assetClass", message: expect.stringMatching(/^row 2 \(Class\): /) });
+    expect((await security(good)).status).toBe(404);
+    expect(await exists("quarantine", feedId, "securities-bad.csv")).toBe(true);
+    expect(await exists("archive", feedId, "securities-bad.csv")).toBe(false);
+  });
+
+  it("skip-row: the good rows are written, one VALIDATION_FAILED exception per bad row; the same content again is a duplicate", async () => {
+    const feedId = await newFeed(securitiesCsv("live", { onRowError: "skip-row", maxRejectedRows: 5 }));
+    const [a, b, c] = [newIsin("GB"), newIsin("GB"), newIsin("GB")];
+    const content = csv(HEADER, [a, "A plc", "equity", "GBP"], [b, "B plc", "shares", "GBP"], [c, "C plc", "fund", "GBP"], ["XX", "D plc", "equity", "GBP"]);
+    await upload(feedId, "securities-skip.csv", content);
+    const job = await finished(feedId, "securities-skip.csv");
+    expect(job).toMatchObject({ status: "completed", counts: { received: 4, accepted: 2, rejected: 2 } });
+    expect((await security(a)).status).toBe(200);
+    expect((await security(c)).status).toBe(200);
+    expect((await security(b)).status).toBe(404);
+    const exceptions = (await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
+    expect(exceptions.map((e: { message: string }) => e.message).sort()).toEqual([expect.stringMatching(/^securities-skip\.csv row 2: assetClass \(Class\): /), expect.stringMatching(/^securities-skip\.csv row 4: isin \(ISIN\): /)]);
+
+    await upload(feedId, "securities-skip-again.csv", content);
+    const again = await finished(feedId, "securities-skip-again.csv");
+    expect(again).toMatchObject({ status: "completed", counts: { accepted: 0 }, duplicateOf: job.id });
+    expect(await exists("archive", feedId, "securities-skip-again.csv")).toBe(true);
+    expect((await jobsOf(feedId)).length).toBe(2);
+  });
+
+  it("a file the reader cannot read is quarantined with a failed job", async () => {
+    const feedId = await newFeed(securitiesCsv("live"));
+    await upload(feedId, "securities-corrupt.csv", `ISIN,Name,Class,Ccy\n${newIsin("GB")},"Unclosed,equity,GBP\n`);
+    const job = await finished(feedId, "securities-corrupt.csv");
+    expect(job.status).toBe("failed");
+    expect(job.errors[0]).toEqual({ field: "file", message: expect.stringContaining("cannot be read as csv") });
+    expect(await exists("quarantine", feedId, "securities-corrupt.csv")).toBe(true);
+  });
+
+  it("testing: the file is read and validated, nothing written, the job completed saying what would happen; first-seen content is not a duplicate once live", async () => {
+    const feedId = await newFeed(securitiesCsv("testing"));
+    const isin = newIsin("GB");
+    const content = csv(HEADER, [isin, "Trial plc", "equity", "GBP"]);
+    await upload(feedId, "securities-trial.csv", content);
+    const job = await finished(feedId, "securities-trial.csv");
+    expect(job).toMatchObject({ status: "completed", counts: { received: 1, accepted: 1, rejected: 0 } });
+    expect(job.errors[0].message).toMatch(/^testing: nothing was written/);
+    expect((await security(isin)).status).toBe(404);
+    expect(await exists("archive", feedId, "securities-trial.csv")).toBe(true);
+
+    expect((await call("PATCH", `${FEEDS}/${feedId}`, { token, body: { status: "live" } })).status).toBe(200);
+    await upload(feedId, "securities-live.csv", content);
+    const live = await finished(feedId, "securities-live.csv");
+    expect(live).toMatchObject({ status: "completed", counts: { accepted: 1 } });
+    expect(live.duplicateOf).toBeUndefined();
+    expect((await security(isin)).status).toBe(200);
+  });
+
+  it("a name the feed's pattern does not match, or a file of no feed, stays in inbound with no job", async () => {
+    const feedId = await newFeed(securitiesCsv("live"));
+    await upload(feedId, "other-name.csv", csv(HEADER, [newIsin("GB"), "X plc", "equity", "GBP"]));
+    await upload("fd_000000000000000000", "securities-1.csv", csv(HEADER, [newIsin("GB"), "Y plc", "equity", "GBP"]));
+    // The blob host scans every 2 s: after two scans the files are still there and no job was made.
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(await exists("inbound", feedId, "other-name.csv")).toBe(true);
+    expect(await exists("inbound", "fd_000000000000000000", "securities-1.csv")).toBe(true);
+    expect(await jobsOf(feedId)).toEqual([]);
+  });
+});
