@@ -1,5 +1,8 @@
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCosmos } from "../../test/cosmos-stand-in";
+import { Composition } from "../composition";
+import { parseConfig } from "../config";
 import type { EventEnvelope } from "../domain/events";
 import { feedCreateSchema, type StoredFeed } from "../domain/feed";
 import type { Job } from "../domain/job";
@@ -9,7 +12,7 @@ import type { FileStore } from "../ports/file-store";
 import type { JobRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
-import type { ImportService } from "./import/import-service";
+import { ImportService } from "./import/import-service";
 import { IngestFile, type IngestDeps } from "./ingest-file";
 
 const feed: StoredFeed = {
@@ -31,7 +34,7 @@ const feed: StoredFeed = {
 const CONTENT = "ISIN,Name,Class,Ccy\nGB0002634946,BAE,equity,GBP\nGB0007980591,BP,equity,GBP\n";
 
 /** In-memory stores; `failures` makes the named step throw once, as a crashed process would stop there. */
-function world(failures: Set<"move" | "import">) {
+function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> = {}) {
   let time = Date.parse("2026-02-01T10:00:00.000Z");
   const clock = { now: () => new Date((time += 1000)) };
   const containers = new Map<string, Map<string, { content: string; lastModified: Date }>>([["inbound", new Map()], ["archive", new Map()], ["quarantine", new Map()]]);
@@ -79,6 +82,7 @@ function world(failures: Set<"move" | "import">) {
     importer,
     clock,
     log: new Logger("error", () => undefined),
+    ...overrides,
   };
   const upload = (name: string, content: string): void => void bin("inbound").set(name, { content, lastModified: clock.now() });
   return { ingest: new IngestFile(deps), upload, jobs, imports, events, bin, failures };
@@ -126,4 +130,60 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
     // Announced once: the outbox keeps one event per id, and the re-run's event has the same id.
     expect(new Set(w.events.map((e) => e.id)).size).toBe(1);
   });
+});
+
+describe("IngestFile with the import service (Cosmos stand-in): a file in several import calls is one job", () => {
+  const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+  let cosmos: Awaited<ReturnType<typeof startCosmos>>;
+  let app: Composition;
+  beforeAll(async () => {
+    cosmos = await startCosmos();
+    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") });
+    app = new Composition(config);
+  });
+  afterAll(async () => cosmos.stop());
+
+  it("five rows in batches of two: three calls, one job whose counts sum them, one refresh_job.completed", async () => {
+    const events: EventEnvelope[] = [];
+    const stored = app.outbox();
+    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } } as Outbox;
+    const importer = new ImportService({
+      portfolios: app.portfolioRepository(),
+      securities: app.securityRepository(),
+      prices: app.priceRepository(),
+      fxRates: app.fxRateRepository(),
+      positions: app.positionRepository(),
+      transactions: app.transactionRepository(),
+      jobs: app.jobRepository(),
+      outbox,
+      dataQuality: app.dataQualityExceptions(),
+      messageBus: { send: async () => {} },
+      clock: { now: () => new Date() },
+      priceJumpThreshold: 0.25,
+    });
+    const calls: boolean[] = [];
+    const counting: Pick<ImportService, "execute"> = {
+      execute: (dataType, body, origin) => {
+        calls.push(origin?.part?.last ?? true);
+        return importer.execute(dataType, body, origin);
+      },
+    };
+    const w = world(new Set(), { jobs: app.jobRepository(), importer: counting, batchSize: 2, outbox });
+    const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP", "US0378331005,Apple,equity,USD"];
+    w.upload("fd_1/securities-5.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\nXX,Bad,equity,GBP\n`);
+    // The feed rejects the whole file on a bad row: no import call at all.
+    const outcome = await w.ingest.run("fd_1/securities-5.csv");
+    expect(outcome.action).toBe("rejected");
+    expect(calls).toEqual([]);
+
+    const good = "fd_1/securities-6.csv";
+    w.upload(good, `ISIN,Name,Class,Ccy\n${rows.join("\n")}\n`);
+    const done = await w.ingest.run(good);
+    expect(done.action).toBe("ingested");
+    expect(calls).toEqual([false, false, true]);
+    const job = await app.jobRepository().get((done as { jobId: string }).jobId);
+    expect(job).toMatchObject({ status: "completed", source: "blob", feedId: "fd_1", fileName: "securities-6.csv", counts: { received: 5, accepted: 5, rejected: 0 }, leaseUntil: null });
+    expect(events.filter((e) => e.event.startsWith("refresh_job.") && (e.data as { jobId: string }).jobId === job?.id).map((e) => e.event)).toEqual(["refresh_job.completed"]);
+    expect(await app.securityRepository().get("sec_US0378331005")).toBeDefined();
+  }, 30_000);
 });

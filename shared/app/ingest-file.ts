@@ -166,27 +166,34 @@ export class IngestFile {
     return { action: "ingested", jobId };
   }
 
-  /** Re-reads the file and imports its valid rows, a batch per call; the first batch's job is the file's. */
+  /** Re-reads the file and imports its valid rows, a batch per call, all under the file's one job. */
   private async importRows(feed: Definition, name: string, origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string }, file: { received: number; rejected: number; errors: Job["errors"] }): Promise<void> {
     const stream = await this.deps.files.read(INBOUND, name);
     if (stream === undefined) throw new Error(`the file ${name} left inbound during its import`);
     const map = compileMapping(feed);
     let batch: Record<string, unknown>[] = [];
-    let n = 0;
-    const flush = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      const records = batch;
-      batch = [];
-      n += 1;
-      await this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, n === 1 ? { ...origin, file } : { ...origin, jobId: `${origin.jobId}_${n}` });
+    // A full batch waits until the next row shows whether it is the last.
+    let full: Record<string, unknown>[] | undefined;
+    let first = true;
+    const send = async (records: Record<string, unknown>[], last: boolean): Promise<void> => {
+      await this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, { ...origin, file, part: { first, last } });
+      first = false;
     };
     for await (const record of feedRecords(feed, stream)) {
       const mapped = map(record);
       if (!mapped.ok) continue;
+      if (full !== undefined) {
+        await send(full, false);
+        full = undefined;
+      }
       batch.push(mapped.record);
-      if (batch.length >= this.batchSize) await flush();
+      if (batch.length >= this.batchSize) {
+        full = batch;
+        batch = [];
+      }
     }
-    await flush();
+    if (full !== undefined) await send(full, batch.length === 0);
+    if (batch.length > 0) await send(batch, true);
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {

@@ -50,6 +50,12 @@ export interface ImportSource {
    * rows as received and its rejected rows (with their errors), not only what is written.
    */
   file?: { received: number; rejected: number; errors: Job["errors"] };
+  /**
+   * One part of a file imported in several calls under one job (`jobId`): a part that is not the
+   * first continues the stored job (its accepted count adds up); a part that is not the last leaves
+   * the job running (no refresh_job event yet).
+   */
+  part?: { first: boolean; last: boolean };
 }
 
 /**
@@ -63,6 +69,9 @@ export class ImportService {
   async execute(dataType: DataType, body: unknown, origin: ImportSource = { source: "api" }): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
+    const continued = origin.part !== undefined && !origin.part.first && origin.jobId !== undefined ? await this.deps.jobs.get(origin.jobId) : undefined;
+    // What earlier parts of the same file stored.
+    const prior = continued?.counts.accepted ?? 0;
     let job: Job = {
       id: origin.jobId ?? `job_${randomUUID()}`,
       source: origin.source,
@@ -72,16 +81,17 @@ export class ImportService {
       status: "running",
       counts: { received: origin.file?.received ?? prepared.received, accepted: 0, rejected: origin.file?.rejected ?? 0 },
       errors: origin.file?.errors ?? [],
-      startedAt: started.toISOString(),
+      startedAt: continued?.startedAt ?? started.toISOString(),
       completedAt: null,
       leaseUntil: leaseFrom(started),
     };
+    if (continued !== undefined) job = { ...job, counts: { ...job.counts, accepted: prior } };
     await this.deps.jobs.put(job);
     // What the batches stored so far: the job says so after every batch (renewing its lease), so
     // neither a failure nor a dead process leaves a job claiming nothing was written.
     const written: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
     const renew = async (): Promise<void> => {
-      job = { ...job, counts: { ...job.counts, accepted: acceptedOf(written) }, leaseUntil: leaseFrom(this.deps.clock.now()) };
+      job = { ...job, counts: { ...job.counts, accepted: prior + acceptedOf(written) }, leaseUntil: leaseFrom(this.deps.clock.now()) };
       await this.deps.jobs.put(job);
     };
     const progress: CommitProgress = {
@@ -100,12 +110,16 @@ export class ImportService {
       await this.deps.dataQuality.open(outcome.dataQuality, job.id);
       const { created, updated, unchanged } = outcome.counts;
       await stale.settle(created + updated > 0);
-      const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
+      if (origin.part !== undefined && !origin.part.last) {
+        await this.deps.jobs.put({ ...job, counts: { ...job.counts, accepted: prior + created + updated + unchanged }, leaseUntil: leaseFrom(this.deps.clock.now()) });
+        return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
+      }
+      const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: prior + created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
       await this.deps.jobs.put(completed);
       await this.deps.outbox.append([jobEvent(completed)]);
       return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
     } catch (error) {
-      const accepted = acceptedOf(written);
+      const accepted = prior + acceptedOf(written);
       const failed: Job = {
         ...job,
         status: "failed",
