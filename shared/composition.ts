@@ -40,19 +40,20 @@ import { RelayOutbox } from "./app/relay-outbox";
 import { Logger } from "./logging";
 import type { Outbox } from "./ports/outbox";
 import type { MessageBus } from "./ports/message-bus";
+import type { FeedRepository } from "./ports/feed-repository";
+import type { WebhookRepository } from "./ports/webhook-repository";
 import { CosmosDeliveryRepository } from "./adapters/cosmos/cosmos-delivery-repository";
 import { DeliverWebhooks, type SignWebhook } from "./app/deliver-webhook";
 import { SweepDeliveries } from "./app/deliveries-sweep";
 import { DeliveryLog } from "./app/delivery-log";
 import { FanOutEvents } from "./app/fan-out";
 import type { WebhookDirectory, WebhookSender } from "./ports/webhook-delivery";
-import { CosmosWebhookRepository } from "./adapters/cosmos/cosmos-webhook-repository";
+import { CosmosSettingsRepository } from "./adapters/cosmos/cosmos-settings-repository";
 import { GuardedWebhookSender } from "./adapters/http/guarded-webhook-sender";
 import { CachedWebhookDirectory } from "./app/webhook-directory";
 import { Webhooks } from "./app/webhooks";
 import { WebhookSecretCipher } from "./domain/webhook-secret-cipher";
 import { signWebhook } from "./domain/webhook-signature";
-import { CosmosFeedRepository } from "./adapters/cosmos/cosmos-feed-repository";
 import { Feeds } from "./app/feeds";
 import { BlobFileStore } from "./adapters/blob/blob-file-store";
 import { IngestFile } from "./app/ingest-file";
@@ -232,7 +233,7 @@ export class Composition {
   }));
   // Webhook settings: the webhooks (secrets sealed with WEBHOOK_SECRET_KEY), the SSRF-guarded sender, the cached directory.
   readonly webhookSecretCipher = lazy(() => new WebhookSecretCipher(this.config.WEBHOOK_SECRET_KEY));
-  readonly webhookRepository = lazy(() => new CosmosWebhookRepository(this.cosmos().container("settings")));
+  readonly webhookRepository = lazy<WebhookRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "webhook", "Webhook"));
   readonly webhookSender = lazy(() => new GuardedWebhookSender({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
   readonly webhookDirectory = lazy(() => new CachedWebhookDirectory(this.webhookRepository(), this.webhookSecretCipher(), this.clock, this.config.AUTH_CLIENT_CACHE_SECONDS));
   readonly webhooks = lazy(
@@ -247,7 +248,7 @@ export class Composition {
   readonly sweepDeliveries = lazy(() => new SweepDeliveries(this.deliveryRepository(), this.messageBus(), this.clock, this.config.DELIVERIES_SWEEP_GRACE_SECONDS));
   readonly deliveryLog = lazy(() => new DeliveryLog(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
   // Feeds (file ingestion set-up): definitions and SFTP logins in the settings container.
-  readonly feedRepository = lazy(() => new CosmosFeedRepository(this.cosmos().container("settings")));
+  readonly feedRepository = lazy<FeedRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "feed", "Feed"));
   readonly feeds = lazy(() => new Feeds(this.feedRepository(), { host: this.config.SFTP_HOST, port: this.config.SFTP_PORT }, this.clock));
   /** Files in the blob containers (inbound, archive, quarantine). */
   readonly fileStore = lazy(() => {

@@ -1,0 +1,81 @@
+import type { Container } from "@azure/cosmos";
+import { AppError } from "../../domain/errors";
+import type { Page } from "../../domain/pagination";
+import type { SettingsRepository } from "../../ports/settings-repository";
+import { readDocument, updateDocument } from "./conditional-update";
+import { isConflict, isNotFound, stripSystem } from "./cosmos-errors";
+import { pagedQuery } from "./paged-query";
+
+type Doc<T> = T & { kind: string };
+
+/** One kind of System Settings resource in the `settings` container (partition /kind, e.g. "webhook", "feed"). */
+export class CosmosSettingsRepository<T extends { id: string }> implements SettingsRepository<T> {
+  /** `label` names the resource in messages ("Webhook", "Feed"). */
+  constructor(
+    private readonly container: Container,
+    private readonly kind: string,
+    private readonly label: string,
+  ) {}
+
+  async get(id: string): Promise<T | undefined> {
+    const doc = await this.read(id);
+    return doc === undefined ? undefined : this.toStored(doc);
+  }
+
+  async create(item: T): Promise<void> {
+    try {
+      await this.container.items.create(this.toDoc(item));
+    } catch (error) {
+      if (isConflict(error)) throw new AppError("CONFLICT", `${this.label} '${item.id}' already exists`);
+      throw error;
+    }
+  }
+
+  async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
+    const stored = await updateDocument<Doc<T>>(
+      this.container,
+      { id, partitionKey: this.kind, what: `${this.label} '${id}'` },
+      () => this.read(id),
+      (doc) => {
+        const next = change(this.toStored(doc));
+        return next === undefined ? undefined : this.toDoc(next);
+      },
+    );
+    return stored === undefined ? undefined : this.toStored(stored);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    try {
+      await this.container.item(id, this.kind).delete();
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async list(page: number, pageSize: number): Promise<Page<T>> {
+    const result = await pagedQuery<Doc<T>>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: this.kind }], sortField: "id", partitionKey: this.kind }, { page, pageSize });
+    return { items: result.items.map((doc) => this.toStored(doc)), totalItems: result.totalItems };
+  }
+
+  async all(): Promise<T[]> {
+    const { resources } = await this.container.items
+      .query<Doc<T>>({ query: "SELECT * FROM c WHERE c.kind = @kind", parameters: [{ name: "@kind", value: this.kind }] }, { partitionKey: this.kind })
+      .fetchAll();
+    return resources.map((doc) => this.toStored(doc));
+  }
+
+  private read(id: string): Promise<Doc<T> | undefined> {
+    return readDocument<Doc<T>>(this.container, id, this.kind);
+  }
+
+  private toStored(doc: Doc<T>): T {
+    const { kind: _kind, ...rest } = stripSystem(doc);
+    return rest as unknown as T;
+  }
+
+  private toDoc(item: T): Doc<T> {
+    return { ...item, kind: this.kind };
+  }
+}

@@ -1,0 +1,18 @@
+import type { Page } from "../domain/pagination";
+
+/** Stored System Settings resources of one kind (webhooks, feeds): few, read by id, changed conditionally. */
+export interface SettingsRepository<T extends { id: string }> {
+  get(id: string): Promise<T | undefined>;
+  /** Throws CONFLICT when the id exists. */
+  create(item: T): Promise<void>;
+  /**
+   * Applies `change` to the item as stored, conditionally on its version (re-read and re-applied
+   * after a lost race). `change` may return undefined to leave it. Undefined when it does not exist.
+   */
+  update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
+  /** False when it did not exist. */
+  delete(id: string): Promise<boolean>;
+  list(page: number, pageSize: number): Promise<Page<T>>;
+  /** Every item of the kind (a cache fill; there are tens, not millions). */
+  all(): Promise<T[]>;
+}
