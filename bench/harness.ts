@@ -11,6 +11,8 @@ export interface BenchRuntime {
   cosmosKey: string;
   database: string;
   pid: number;
+  /** The SFTP drop's actual port (feeds show SFTP_PORT; the bench runtime listens on a free one). */
+  sftpPort: number;
   stop(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startBenchRuntime(extraEnv: Record<string, string> = {}, e
     cosmosKey: settings.Values.COSMOS_KEY ?? "",
     database: settings.Values.COSMOS_DATABASE ?? "investment-data",
     pid: runtime.child.pid ?? 0,
+    sftpPort: runtime.sftpPort,
     async stop() {
       await runtime.stop();
       rmSync(dataDir, { recursive: true, force: true });
