@@ -124,6 +124,7 @@ const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
   const rows = Number(process.env.BENCH_INGEST_ROWS ?? 1_000_000);
   const token = await adminToken(runtime.baseUrl);
+  const idle = await withPeakRss(runtime.pid, () => Promise.resolve());
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-ingest-"));
   try {
     for (let s = 0; s < SECURITIES; s += 1000) {
@@ -180,6 +181,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS ${wet.peakMb.toFixed(0)} MB`);
     console.log(`ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`);
     console.log(resultLine("ingest-csv", ingestRate, rawRate, 0.5));
+    console.log(`RSS of the runtime process before these runs: ${idle.peakMb.toFixed(0)} MB`);
     console.log(`peak RSS 100,000-row file ${peakSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.peakMb.toFixed(0)} MB, growth ${growth.toFixed(1)}% (target < 400 MB, < 20%) → ${rssMet ? "MET" : "NOT MET"}`);
     return parseRatio >= 0.4 && ingestRatio >= 0.5 && rssMet;
   } finally {
