@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifySecret } from "../shared/domain/secret-hash";
+import { custodianPositionsFeed } from "./feed-fixtures";
 import { adminToken, baseUrl, call, cosmosEndpoint, newClient, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY } from "./investment-fixtures";
 
@@ -22,13 +23,7 @@ function openSshKey(comment: string): string {
 }
 
 const positionsCsv = {
-  name: "Bankhaus Müller positions",
-  provider: "Bankhaus Müller & Cie",
-  dataType: "positions",
-  format: "csv",
-  filePattern: "custodian-positions-*.csv",
-  options: { delimiter: ";", encoding: "windows-1252", headerRow: 4, decimalSeparator: ",", thousandsSeparator: ".", dateFormat: "dd.MM.yyyy" },
-  mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Stichtag", quantity: "Nominal/Stück", currency: "Währung" },
+  ...custodianPositionsFeed,
 };
 
 describe("System settings › feeds", () => {

@@ -5,6 +5,7 @@ import { Client, utils, type SFTPWrapper } from "ssh2";
 import SftpClient from "ssh2-sftp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
+import { custodianPositionsFeed } from "./feed-fixtures";
 import { adminToken, call } from "./http";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
@@ -12,13 +13,7 @@ const BASE = "/api/v1/settings/feeds";
 const fixture = readFileSync(join(__dirname, "fixtures/feeds/csv/custodian-positions-cp1252.csv"));
 
 const positionsCsv = {
-  name: "Bankhaus Müller positions",
-  provider: "Bankhaus Müller & Cie",
-  dataType: "positions",
-  format: "csv",
-  filePattern: "custodian-positions-*.csv",
-  options: { delimiter: ";", encoding: "windows-1252", headerRow: 4, decimalSeparator: ",", thousandsSeparator: ".", dateFormat: "dd.MM.yyyy" },
-  mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Stichtag", quantity: "Nominal/Stück", currency: "Währung" },
+  ...custodianPositionsFeed,
   // Paused: ingestion leaves the inbox alone, so what these tests see there is what the drop did.
   status: "paused",
 };

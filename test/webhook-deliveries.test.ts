@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
-import { eventually, WebhookReceiver } from "./webhook-receiver";
+import { eventually, newWebhookSecret, WebhookReceiver } from "./webhook-receiver";
 
 // Retries every second or so (±10% jitter), seven attempts in all; the outbox relay, the reaper and
 // the deliveries sweep run every second, so the whole file stays within about a minute.
@@ -17,7 +16,6 @@ useOwnRuntime({
   DELIVERIES_SWEEP_GRACE_SECONDS: "5",
 });
 
-const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -40,7 +38,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
 
   /** A webhook on `r` (which answers the creation's test event with 200 whatever else it does). */
   async function webhook(r: WebhookReceiver, events: string[]): Promise<string> {
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     r.secrets = [secret];
     const reply = await call("POST", "/api/v1/settings/webhooks", { token, body: { url: r.url, events, secret, description: "delivery test" } });
     expect(reply.status, reply.text).toBe(201);

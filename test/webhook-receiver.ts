@@ -1,6 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
+
+/** A Standard Webhooks secret a customer would choose: `whsec_` + base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 export interface Received {
   at: number;

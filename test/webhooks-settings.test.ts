@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminToken, call, cosmosEndpoint, newClient, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY } from "./investment-fixtures";
-import { WebhookReceiver, type Received } from "./webhook-receiver";
+import { newWebhookSecret, WebhookReceiver, type Received } from "./webhook-receiver";
 
 // The default test runtime allows private networks, which is what lets loopback receivers work; the
 // SSRF refusals with private networks NOT allowed are in shared/app/webhooks.test.ts (in-process, so
@@ -12,7 +12,6 @@ import { WebhookReceiver, type Received } from "./webhook-receiver";
 useOwnRuntime();
 
 const BASE = "/api/v1/settings/webhooks";
-const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 describe("System settings › webhooks (real receivers, signatures checked with standardwebhooks)", () => {
@@ -74,7 +73,7 @@ describe("System settings › webhooks (real receivers, signatures checked with 
 
   it("signs the test event with the secret the client supplied, and stores it encrypted", async () => {
     const r = await receiver();
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     r.secrets = [secret];
     const reply = await create({ url: r.url, events: ["transaction.settled"], secret });
     expect(reply.status, reply.text).toBe(201);
@@ -158,7 +157,7 @@ describe("System settings › webhooks (real receivers, signatures checked with 
 
   it("PATCH re-verifies a new URL, keeps the old one when the new one fails, and changes the other fields without a test", async () => {
     const first = await receiver();
-    const secret = newSecret();
+    const secret = newWebhookSecret();
     const created = (await create({ url: first.url, events: ["portfolio.valued"], secret })).body.data;
     const id = created.id as string;
 
@@ -187,7 +186,7 @@ describe("System settings › webhooks (real receivers, signatures checked with 
 
     expect((await call("PATCH", `${BASE}/${id}`, { token, body: {} })).status).toBe(422);
     expect((await call("PATCH", `${BASE}/${id}`, { token, body: { events: ["nope"] } })).status).toBe(422);
-    expect((await call("PATCH", `${BASE}/${id}`, { token, body: { secret: newSecret() } })).status).toBe(422);
+    expect((await call("PATCH", `${BASE}/${id}`, { token, body: { secret: newWebhookSecret() } })).status).toBe(422);
   });
 
   it("rotates the secret: shown once, and the test event then carries both signatures", async () => {
