@@ -368,6 +368,7 @@ describe("infra/*.bicep", () => {
         "events /id",
         "deliveries /webhookId",
         "counters /key",
+        "runs /ownerId",
       ].sort(),
     );
   });

@@ -75,6 +75,11 @@ var containers = [
     perItemTtl: false
   }
   {
+    name: 'runs'
+    partitionKey: '/ownerId'
+    perItemTtl: false
+  }
+  {
     name: 'counters'
     partitionKey: '/key'
     perItemTtl: true

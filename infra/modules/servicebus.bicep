@@ -1,6 +1,7 @@
 // Service Bus namespace (Standard, Microsoft Entra ID only) with the queues of the asynchronous flows:
 // events (outbox -> fan-out), valuations (stale portfolio-dates -> revaluation) and deliveries
-// (fan-out -> webhook delivery). A message that fails maxDeliveryCount times is dead-lettered.
+// (fan-out -> webhook delivery), exports (claimed export runs) and blob-sources (blob source runs).
+// A message that fails maxDeliveryCount times is dead-lettered.
 
 @description('Name of the Service Bus namespace (6-50 letters, digits and hyphens, globally unique).')
 @minLength(6)
@@ -22,6 +23,8 @@ var queueNames = [
   'events'
   'valuations'
   'deliveries'
+  'exports'
+  'blob-sources'
 ]
 
 resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {

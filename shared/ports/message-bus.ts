@@ -1,5 +1,9 @@
 /** The queues between functions: Service Bus queues in Azure, Azurite storage queues locally. */
-export const queueNames = ["events", "valuations", "deliveries"] as const;
+/**
+ * `events` (outbox → fan-out), `valuations` (stale portfolio-dates), `deliveries` (webhook attempts),
+ * `exports` (claimed export runs), `blob-sources` (blob source runs to list and copy).
+ */
+export const queueNames = ["events", "valuations", "deliveries", "exports", "blob-sources"] as const;
 export type QueueName = (typeof queueNames)[number];
 
 export interface OutgoingMessage {

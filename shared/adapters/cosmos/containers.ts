@@ -13,6 +13,8 @@ export const containerDefinitions = [
   // A webhook's delivery log is one partition.
   { id: "deliveries", partitionKey: "/webhookId" },
   { id: "counters", partitionKey: "/key" },
+  // Runs of exports and blob sources, the claims of scheduled times and the blob versions seen: one partition per owner.
+  { id: "runs", partitionKey: "/ownerId" },
 ] as const;
 
 export type ContainerName = (typeof containerDefinitions)[number]["id"];
