@@ -1,0 +1,70 @@
+import type { Readable } from "node:stream";
+
+/**
+ * The contract between the three parts of an export run: a data set (rows from the same read use
+ * cases as the API), a writer (CSV, XLSX or JSON bytes) and a destination (SFTP or blob).
+ */
+
+export const exportDataTypes = ["portfolios", "holdings", "positions", "transactions", "prices", "fx-rates", "securities", "exceptions"] as const;
+export type ExportDataType = (typeof exportDataTypes)[number];
+
+export const exportFormats = ["csv", "xlsx", "json"] as const;
+export type ExportFormat = (typeof exportFormats)[number];
+
+/** An export's `filters` (API.md): every field optional. */
+export interface ExportFilters {
+  portfolioIds?: string[];
+  clientId?: string;
+  status?: string;
+}
+
+/** The dates a `period` filter selects, inclusive ISO dates (`yyyy-MM-dd`); absent means all. */
+export interface DateWindow {
+  from: string;
+  to: string;
+}
+
+/** What a data set is asked for. */
+export interface DataSetRequest {
+  dataType: ExportDataType;
+  filters: ExportFilters;
+  /** transactions (trade date) and prices (price date) only; undefined = all dates. */
+  window?: DateWindow;
+}
+
+/**
+ * A data set's rows, streamed: each record has the shape the API's GET answers with for that data type
+ * (JSON writes them as they are); `columns` are the dotted paths of the flattened fields, in order, for
+ * the CSV header and the XLSX header row (a record missing a column leaves its cell empty).
+ */
+export interface DataSet {
+  readonly columns: readonly string[];
+  readonly records: AsyncIterable<Record<string, unknown>>;
+}
+
+export interface ExportDataSets {
+  open(request: DataSetRequest): DataSet;
+}
+
+/** Written alongside the rows (JSON's envelope; XLSX's sheet name is the data type). */
+export interface ExportHeader {
+  exportId: string;
+  dataType: ExportDataType;
+  /** ISO timestamp of the run. */
+  generatedAt: string;
+}
+
+/** The bytes of a file being written; `rows()` is the number of records written, final once `stream` has ended. */
+export interface ExportFile {
+  readonly stream: Readable;
+  rows(): number;
+}
+
+/** Streams a data set as one file of the format; memory stays bounded whatever the row count. */
+export type WriteExport = (format: ExportFormat, header: ExportHeader, dataSet: DataSet) => ExportFile;
+
+/** Where a run's file goes. Implementations upload under a temporary name and rename when complete where the target allows. */
+export interface ExportDestination {
+  /** Uploads `body` as `fileName` (overwriting a file of that name); resolves with the bytes written. */
+  upload(fileName: string, body: Readable): Promise<{ bytes: number }>;
+}
