@@ -39,8 +39,13 @@ export interface DataSetRequest {
  */
 export interface DataSet {
   readonly columns: readonly string[];
+  /** The type of a column's values where the schema says (XLSX writes `date`/`timestamp` as Excel dates); absent: inferred from each value. */
+  readonly columnTypes?: Readonly<Record<string, ColumnType>>;
   readonly records: AsyncIterable<Record<string, unknown>>;
 }
+
+/** `date` is an ISO date `yyyy-MM-dd`, `timestamp` an ISO date-time; `json` an array or object written as JSON text. */
+export type ColumnType = "string" | "number" | "boolean" | "date" | "timestamp" | "json";
 
 export interface ExportDataSets {
   open(request: DataSetRequest): DataSet;
