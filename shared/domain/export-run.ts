@@ -1,0 +1,57 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Page } from "./pagination";
+
+export const exportRunSchema = z
+  .object({
+    id: z.string(),
+    exportId: z.string(),
+    trigger: z.enum(["schedule", "manual"]),
+    scheduledFor: z.iso.datetime().meta({ description: "The scheduled time (a manual run's: when it was asked for); the naming tokens use it" }),
+    status: z.enum(["running", "succeeded", "failed"]),
+    fileName: z.string(),
+    rows: z.number().int(),
+    bytes: z.number().int(),
+    error: z.string().optional().meta({ description: "Why the last attempt failed (never a secret)" }),
+    startedAt: z.iso.datetime(),
+    completedAt: z.iso.datetime().optional(),
+    attempts: z.number().int().meta({ description: "Attempts so far (at most 3)" }),
+  })
+  .meta({ id: "ExportRun" });
+export type ExportRun = z.infer<typeof exportRunSchema>;
+
+/** The stored run: the public fields plus the lease of the attempt in progress. */
+export interface StoredExportRun extends ExportRun {
+  /** While `running`: the attempt in progress holds the run until then; past it, the sweep hands the run to another attempt. */
+  leaseUntil: string;
+}
+
+export const MAX_EXPORT_ATTEMPTS = 3;
+
+/**
+ * A run's id, derived from what it runs: one id per (export, scheduled time, trigger), so two timers
+ * claiming the same scheduled time write the same document and only one of them succeeds.
+ */
+export function exportRunId(exportId: string, scheduledFor: string, trigger: ExportRun["trigger"]): string {
+  return `er_${createHash("sha256").update(`${exportId}\n${scheduledFor}\n${trigger}`).digest("hex").slice(0, 32)}`;
+}
+
+export function toPublicRun(stored: StoredExportRun): ExportRun {
+  const { leaseUntil: _lease, ...run } = stored;
+  return run;
+}
+
+/** The runs of exports in the `runs` container (one partition per export). */
+export interface ExportRunRepository {
+  /** Creates the run unless one with its id exists: true when this call created it (the claim). */
+  claim(run: StoredExportRun): Promise<boolean>;
+  get(exportId: string, runId: string): Promise<StoredExportRun | undefined>;
+  /** Conditional read-modify-write (see SettingsRepository.update); undefined when it does not exist. */
+  update(exportId: string, runId: string, change: (current: StoredExportRun) => StoredExportRun | undefined): Promise<StoredExportRun | undefined>;
+  /** Newest first (by scheduled time). */
+  list(exportId: string, page: number, pageSize: number): Promise<Page<StoredExportRun>>;
+  /** Runs still `running` whose lease ended before `now`, across exports. */
+  expired(now: string, limit: number): Promise<StoredExportRun[]>;
+  /** Forgets an export's runs (the export was deleted). */
+  deleteAll(exportId: string): Promise<void>;
+}
