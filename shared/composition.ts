@@ -57,6 +57,9 @@ import { signWebhook } from "./domain/webhook-signature";
 import { Feeds } from "./app/feeds";
 import { BlobFileStore } from "./adapters/blob/blob-file-store";
 import { IngestFile } from "./app/ingest-file";
+import { Exports, type ExportRepository } from "./app/exports";
+import { ScheduleExports } from "./app/schedule-exports";
+import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -271,6 +274,23 @@ export class Composition {
       }),
   );
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
+  // Scheduled exports: definitions in settings (destination secrets sealed with the webhook cipher's key), runs in the runs container.
+  readonly exportRepository = lazy<ExportRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "export", "Export"));
+  readonly exportRuns = lazy(() => new CosmosExportRuns(this.cosmos().container("runs")));
+  readonly exports = lazy(
+    () => new Exports(this.exportRepository(), this.exportRuns(), this.webhookSecretCipher(), this.messageBus(), this.clock, this.config.EXPORTS_RUN_LEASE_SECONDS),
+  );
+  readonly scheduleExports = lazy(
+    () =>
+      new ScheduleExports(
+        this.exportRepository(),
+        this.exportRuns(),
+        this.messageBus(),
+        this.clock,
+        new Logger(this.config.LOG_LEVEL).with({ component: "exports" }),
+        this.config.EXPORTS_RUN_LEASE_SECONDS,
+      ),
+  );
 }
 
 let current: Composition | undefined;

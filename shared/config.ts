@@ -71,7 +71,7 @@ export const configSchema = z
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
-    /** AES-256-GCM key (base64 of 32 bytes) sealing webhook signing secrets at rest; a Key Vault reference in Azure. */
+    /** AES-256-GCM key (base64 of 32 bytes) sealing webhook signing secrets and export destination secrets (SFTP passwords, private keys) at rest; a Key Vault reference in Azure. */
     WEBHOOK_SECRET_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be base64 of 32 bytes"),
     /** Seconds before each webhook retry, comma-separated; the delivery fails when they are spent. */
     WEBHOOK_RETRY_SCHEDULE: z
@@ -83,6 +83,16 @@ export const configSchema = z
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
     DELIVERIES_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /** When the exports timer claims due export runs and re-sends runs whose attempt died; NCRONTAB, every minute by default. */
+    EXPORTS_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
+    /** How long an export attempt holds its run without renewing (it renews at a third of it); past it the timer hands the run to another attempt. */
+    EXPORTS_RUN_LEASE_SECONDS: z.coerce.number().int().min(3).default(120),
+    /** Seconds a failed export attempt waits before the next (three attempts in all). */
+    EXPORTS_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    /** Seconds to reach a customer's SFTP server and finish the SSH handshake. */
+    EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+    /** Seconds one export upload may take in all (connection included) before the attempt fails. */
+    EXPORTS_UPLOAD_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
     /** The SFTP host providers connect to, shown with each feed's login. */
     SFTP_HOST: z.string().min(1).default("127.0.0.1"),
     /** The SFTP port providers connect to, shown with each feed's login. */

@@ -81,12 +81,27 @@ describe("function registration (what Azure and the local runtime both read)", (
     }
   });
 
+  it("the exports settings are admin endpoints", () => {
+    const exports = endpoints.filter((e) => e.name.startsWith("exports-"));
+    expect(exports.map((e) => `${e.method} ${e.route}`).sort()).toEqual([
+      "DELETE api/v1/settings/exports/{id}",
+      "GET api/v1/settings/exports",
+      "GET api/v1/settings/exports/{id}",
+      "GET api/v1/settings/exports/{id}/runs",
+      "PATCH api/v1/settings/exports/{id}",
+      "POST api/v1/settings/exports",
+      "POST api/v1/settings/exports/{id}/run",
+    ]);
+    for (const e of exports) expect(e.scope, e.name).toBe("api.admin");
+  });
+
   it("every other function is a timer on its configured schedule", () => {
     const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
       ["counters-purge", "timerTrigger", schedules.purge],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
+      ["exports-schedule", "timerTrigger", (load("./shared/config.js") as typeof import("../shared/config")).getConfig().EXPORTS_SCHEDULE],
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],

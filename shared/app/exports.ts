@@ -1,0 +1,161 @@
+import { randomBytes } from "node:crypto";
+import { AppError, notFound } from "../domain/errors";
+import { toPublicExport, type Export, type ExportCreate, type ExportPatch, type StoredExport } from "../domain/export";
+import type { ExportDestinationInput, StoredExportDestination } from "../domain/export-destination";
+import { renderFileName } from "../domain/export-file-name";
+import { patchedExport } from "../domain/export-patch";
+import { exportRunId, toPublicRun, type ExportRun, type ExportRunRepository, type StoredExportRun } from "../domain/export-run";
+import { nextRunAt } from "../domain/export-schedule";
+import { paginationOf, type Pagination } from "../domain/pagination";
+import { issuesToDetails } from "../domain/validation";
+import type { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
+import type { Clock } from "../ports/clock";
+import type { MessageBus } from "../ports/message-bus";
+import type { SettingsRepository } from "../ports/settings-repository";
+
+export type ExportRepository = SettingsRepository<StoredExport>;
+
+/** The body of an `exports` queue message: the run to perform. */
+export interface ExportRunMessage {
+  exportId: string;
+  runId: string;
+}
+
+const invalid = (field: string, message: string): AppError => new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field, message }] });
+
+/** An SFTP destination needs one way to log in: a password or a private key. */
+function requireCredential(destination: ExportDestinationInput, kept: { password?: string; privateKey?: string } = {}): void {
+  if (destination.type !== "sftp") return;
+  if (destination.password === undefined && destination.privateKey === undefined && kept.password === undefined && kept.privateKey === undefined) {
+    throw invalid("destination.password", "an SFTP destination needs a password or a privateKey");
+  }
+}
+
+/**
+ * Opens a run in the `runs` container, claiming (export, scheduled time): false when another caller
+ * (a second timer, a retried tick) claimed it first. The file name is fixed here, so every attempt of
+ * the run writes the same file.
+ */
+export async function claimRun(runs: ExportRunRepository, exp: StoredExport, scheduledFor: Date, trigger: ExportRun["trigger"], now: Date, leaseSeconds: number): Promise<StoredExportRun | undefined> {
+  const at = scheduledFor.toISOString();
+  const run: StoredExportRun = {
+    id: exportRunId(exp.id, at, trigger),
+    exportId: exp.id,
+    trigger,
+    scheduledFor: at,
+    status: "running",
+    fileName: renderFileName(exp.fileName, { exportId: exp.id, dataType: exp.dataType, format: exp.format, scheduledFor, timezone: exp.schedule.timezone }),
+    rows: 0,
+    bytes: 0,
+    startedAt: now.toISOString(),
+    attempts: 0,
+    leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+  };
+  return (await runs.claim(run)) ? run : undefined;
+}
+
+/**
+ * System Settings › Exports: definitions (destination secrets sealed at rest with the cipher of
+ * webhook secrets, never answered), their next scheduled time, runs on demand and the run history.
+ */
+export class Exports {
+  constructor(
+    private readonly repository: ExportRepository,
+    private readonly runs: ExportRunRepository,
+    private readonly cipher: WebhookSecretCipher,
+    private readonly bus: MessageBus,
+    private readonly clock: Clock,
+    private readonly leaseSeconds: number,
+  ) {}
+
+  async create(input: ExportCreate): Promise<Export> {
+    requireCredential(input.destination);
+    const id = `ex_${randomBytes(9).toString("hex")}`;
+    const now = this.clock.now();
+    const stored: StoredExport = {
+      id,
+      ...this.definition(id, input, {}),
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await this.repository.create(stored);
+    return toPublicExport(stored);
+  }
+
+  async list(page: number, pageSize: number): Promise<{ items: Export[]; pagination: Pagination }> {
+    const result = await this.repository.list(page, pageSize);
+    return { items: result.items.map(toPublicExport), pagination: paginationOf(page, pageSize, result.totalItems) };
+  }
+
+  async get(id: string): Promise<Export> {
+    return toPublicExport(await this.stored(id));
+  }
+
+  /** Nested objects merge into the stored ones and the result is validated whole; the next run is computed again. */
+  async update(id: string, patch: ExportPatch): Promise<Export> {
+    const next = await this.repository.update(id, (current) => {
+      const merged = patchedExport(current, patch);
+      if (!merged.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(merged.issues) });
+      requireCredential(merged.data.destination, merged.keep);
+      const definition = this.definition(id, merged.data, merged.keep);
+      // A due time not yet claimed stays due when the schedule itself did not change.
+      const sameSchedule = JSON.stringify(merged.data.schedule) === JSON.stringify(current.schedule);
+      if (sameSchedule && definition.status === "enabled" && current.nextRunAt !== null) definition.nextRunAt = current.nextRunAt;
+      return { ...current, ...definition, updatedAt: this.clock.now().toISOString() };
+    });
+    if (next === undefined) throw notFound(`Export '${id}'`);
+    return toPublicExport(next);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.repository.delete(id))) throw notFound(`Export '${id}'`);
+    await this.runs.deleteAll(id);
+  }
+
+  /** A manual run: scheduled for now (the naming tokens use it), performed by the `exports` queue. */
+  async runNow(id: string): Promise<ExportRun> {
+    const exp = await this.stored(id);
+    const now = this.clock.now();
+    const run = await claimRun(this.runs, exp, now, "manual", now, this.leaseSeconds);
+    if (run === undefined) throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, { retryable: true });
+    await this.bus.send("exports", [{ body: { exportId: id, runId: run.id } satisfies ExportRunMessage }]);
+    return toPublicRun(run);
+  }
+
+  async listRuns(id: string, page: number, pageSize: number): Promise<{ items: ExportRun[]; pagination: Pagination }> {
+    await this.stored(id);
+    const result = await this.runs.list(id, page, pageSize);
+    return { items: result.items.map(toPublicRun), pagination: paginationOf(page, pageSize, result.totalItems) };
+  }
+
+  /** The stored fields of a validated definition: secrets sealed (bound to the export id), the next run computed. */
+  private definition(id: string, input: ExportCreate, keep: { password?: string; privateKey?: string }): Omit<StoredExport, "id" | "createdAt" | "updatedAt"> {
+    return {
+      name: input.name,
+      dataType: input.dataType,
+      format: input.format,
+      schedule: input.schedule,
+      destination: this.sealDestination(id, input.destination, keep),
+      fileName: input.fileName,
+      filters: input.filters,
+      status: input.status,
+      nextRunAt: input.status === "enabled" ? nextRunAt(input.schedule, this.clock.now()).toISOString() : null,
+    };
+  }
+
+  private sealDestination(id: string, d: ExportDestinationInput, keep: { password?: string; privateKey?: string }): StoredExportDestination {
+    if (d.type === "blob") return { type: "blob", containerUrl: d.containerUrl, ...(d.prefix !== undefined ? { prefix: d.prefix } : {}) };
+    const { password, privateKey, ...rest } = d;
+    return {
+      ...rest,
+      ...(password !== undefined ? { password: this.cipher.seal(password, id) } : privateKey === undefined && keep.password !== undefined ? { password: keep.password } : {}),
+      ...(privateKey !== undefined ? { privateKey: this.cipher.seal(privateKey, id) } : password === undefined && keep.privateKey !== undefined ? { privateKey: keep.privateKey } : {}),
+    };
+  }
+
+  private async stored(id: string): Promise<StoredExport> {
+    const stored = await this.repository.get(id);
+    if (stored === undefined) throw notFound(`Export '${id}'`);
+    return stored;
+  }
+}
