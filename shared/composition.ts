@@ -1,6 +1,10 @@
 import type { CosmosClient } from "@azure/cosmos";
 import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
 import { getConfig, type Config } from "./config";
+import { CosmosFxRatePages } from "./adapters/cosmos/cosmos-fx-rate-pages";
+import type { ExportDataSets, WriteExport } from "./app/export/contract";
+import { ExportDataSetsOverReads } from "./app/export/data-sets";
+import { writeExport } from "./formats/export/write-export";
 import { CosmosApiClientRepository } from "./adapters/cosmos/cosmos-api-client-repository";
 import { CosmosDatabase, createCosmosClient } from "./adapters/cosmos/cosmos-client";
 import { CosmosCounterStore } from "./adapters/cosmos/cosmos-counter-store";
@@ -274,6 +278,21 @@ export class Composition {
       }),
   );
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
+  /** Exports' rows (the API's read use cases, page by page) and the CSV, XLSX and JSON writers. */
+  readonly exportDataSets = lazy<ExportDataSets>(
+    () =>
+      new ExportDataSetsOverReads({
+        portfolios: this.portfolios(),
+        holdings: this.holdings(),
+        positions: this.positionRepository(),
+        transactions: this.transactionQueries(),
+        securities: this.securityQueries(),
+        prices: this.priceRepository(),
+        fxRates: new CosmosFxRatePages(this.cosmos().container("fxRates")),
+        exceptions: this.dataQualityExceptions(),
+      }),
+  );
+  readonly writeExport: WriteExport = writeExport;
   // Scheduled exports: definitions in settings (destination secrets sealed with the webhook cipher's key), runs in the runs container.
   readonly exportRepository = lazy<ExportRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "export", "Export"));
   readonly exportRuns = lazy(() => new CosmosExportRuns(this.cosmos().container("runs")));

@@ -1,0 +1,220 @@
+/**
+ * The rows of each exported data type, read with the same use cases and repositories as the API's
+ * GET endpoints (so a file and a GET agree record for record) and streamed page by page: a data set
+ * never holds more than one page of its records, whatever its size.
+ *
+ * Filters: `portfolioIds` and `clientId` select the portfolios whose portfolios, holdings, positions
+ * and transactions are exported (the other data types do not belong to a portfolio and ignore them);
+ * `status` is the record's own status — a portfolio's for portfolios, holdings and positions, a
+ * transaction's, a security's or an exception's — and is refused for prices and FX rates, which
+ * have none.
+ */
+import { dataQualityStatusSchema } from "../../domain/data-quality-exception";
+import { AppError } from "../../domain/errors";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import { MAX_PAGE_DEPTH } from "../../domain/pagination";
+import { portfolioStatusSchema, type PortfolioView } from "../../domain/portfolio";
+import { securitySchema } from "../../domain/security";
+import { transactionStatusSchema } from "../../domain/transaction";
+import type { DataQualityExceptionFilter, PositionRepository, PriceRepository, SecurityFilter, TransactionFilter } from "../../ports/investment-repositories";
+import type { PortfolioFilter } from "../../ports/portfolio-repository";
+import type { DataQualityExceptions } from "../data-quality-exceptions";
+import type { Holdings } from "../holdings";
+import type { Portfolios } from "../portfolios";
+import type { SecurityQueries } from "../security-queries";
+import type { TransactionQueries } from "../transaction-queries";
+import type { DataSet, DataSetRequest, ExportDataSets, ExportDataType, ExportFilters } from "./contract";
+import { dataSetColumns } from "./data-set-columns";
+import type { FxRateReader } from "./data-set-ports";
+
+type Row = Record<string, unknown>;
+
+export interface ExportDataSetSources {
+  portfolios: Portfolios;
+  holdings: Holdings;
+  positions: PositionRepository;
+  transactions: TransactionQueries;
+  securities: SecurityQueries;
+  prices: PriceRepository;
+  fxRates: FxRateReader;
+  exceptions: DataQualityExceptions;
+}
+
+/** Records per page of the cursor-paged lists (the repositories take more than the API's 200). */
+const PAGE_SIZE = 1000;
+/** Page numbers reach MAX_PAGE_DEPTH items: portfolio and security lists are read in pages of this. */
+const NUMBERED_PAGE_SIZE = 200;
+
+/** The statuses `filters.status` may name for each data type (undefined: the data type has none). */
+export const exportStatuses: Record<ExportDataType, readonly string[] | undefined> = {
+  portfolios: portfolioStatusSchema.options,
+  holdings: portfolioStatusSchema.options,
+  positions: portfolioStatusSchema.options,
+  transactions: transactionStatusSchema.options,
+  securities: securitySchema.shape.status.options,
+  exceptions: dataQualityStatusSchema.options,
+  prices: undefined,
+  "fx-rates": undefined,
+};
+
+function checkStatus(dataType: ExportDataType, status: string | undefined): void {
+  if (status === undefined) return;
+  const allowed = exportStatuses[dataType];
+  if (allowed === undefined) {
+    throw new AppError("VALIDATION_ERROR", `${dataType} have no status to filter on`, { details: [{ field: "filters.status", message: `not applicable to ${dataType}` }] });
+  }
+  if (!allowed.includes(status)) {
+    throw new AppError("VALIDATION_ERROR", `'${status}' is not a status of ${dataType}`, { details: [{ field: "filters.status", message: `must be one of ${allowed.join(", ")}` }] });
+  }
+}
+
+/** Every item of a cursor-paged list: the first page by number, the rest by cursor. */
+async function* cursorPages<T>(list: (request: PageRequest) => Promise<CursorPage<T>>): AsyncGenerator<T[]> {
+  let page = await list({ page: 1, pageSize: PAGE_SIZE });
+  for (;;) {
+    if (page.items.length > 0) yield page.items;
+    if (page.nextCursor === null) return;
+    page = await list({ cursor: page.nextCursor, pageSize: PAGE_SIZE });
+  }
+}
+
+/** Every item of a list paged by number, refusing a list deeper than page numbers reach. */
+async function* numberedPages<T>(what: string, list: (page: number, pageSize: number) => Promise<{ items: T[]; totalItems: number }>): AsyncGenerator<T[]> {
+  for (let page = 1; ; page++) {
+    const result = await list(page, NUMBERED_PAGE_SIZE);
+    if (result.totalItems > MAX_PAGE_DEPTH) {
+      throw new AppError("VALIDATION_ERROR", `an export reads at most ${MAX_PAGE_DEPTH.toLocaleString("en-US")} ${what}; there are ${result.totalItems.toLocaleString("en-US")}`, {
+        details: [{ field: "filters", message: `narrow the ${what} with filters` }],
+      });
+    }
+    if (result.items.length > 0) yield result.items;
+    if (page * NUMBERED_PAGE_SIZE >= result.totalItems || result.items.length === 0) return;
+  }
+}
+
+async function* flat<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const page of pages) yield* page;
+}
+
+/** Drops undefined filter fields (the repositories treat a present key as a condition). */
+const defined = <T extends object>(filter: T): T => Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as T;
+
+/** The export data sets over the API's read use cases. */
+export class ExportDataSetsOverReads implements ExportDataSets {
+  constructor(private readonly sources: ExportDataSetSources) {}
+
+  open(request: DataSetRequest): DataSet {
+    const { columns, columnTypes } = dataSetColumns[request.dataType];
+    return { columns, columnTypes, records: this.records(request) };
+  }
+
+  private async *records(request: DataSetRequest): AsyncGenerator<Row> {
+    const { dataType, filters, window } = request;
+    checkStatus(dataType, filters.status);
+    switch (dataType) {
+      case "portfolios":
+        yield* this.portfolios(filters, filters.status);
+        return;
+      case "holdings":
+        yield* this.holdings(filters);
+        return;
+      case "positions":
+        yield* this.positions(filters);
+        return;
+      case "transactions":
+        yield* this.transactions(filters, window);
+        return;
+      case "prices":
+        yield* this.prices(window);
+        return;
+      case "fx-rates":
+        yield* flat(this.sources.fxRates.pages(window)) as AsyncGenerator<Row>;
+        return;
+      case "securities":
+        yield* this.securities(filters.status);
+        return;
+      case "exceptions":
+        yield* this.exceptions(filters.status);
+        return;
+    }
+  }
+
+  /** The portfolios the filters select, in the API's order (by code); `status` the portfolio's. */
+  private async *portfolios(filters: ExportFilters, status: string | undefined): AsyncGenerator<PortfolioView> {
+    const { portfolios } = this.sources;
+    if (filters.portfolioIds !== undefined) {
+      for (const id of new Set(filters.portfolioIds)) {
+        const portfolio = await portfolios.get(id).catch((error: unknown) => {
+          if (error instanceof AppError && error.code === "NOT_FOUND") return undefined;
+          throw error;
+        });
+        if (portfolio === undefined) continue;
+        if (filters.clientId !== undefined && portfolio.clientId !== filters.clientId) continue;
+        if (status !== undefined && portfolio.status !== status) continue;
+        yield portfolio;
+      }
+      return;
+    }
+    const filter = defined({ clientId: filters.clientId, status } as PortfolioFilter);
+    yield* flat(numberedPages("portfolios", async (page, pageSize) => {
+      const result = await portfolios.list(filter, page, pageSize);
+      return { items: result.items, totalItems: result.pagination.totalItems };
+    }));
+  }
+
+  /** Each selected portfolio's holdings at its latest valuation, one row per holding. */
+  private async *holdings(filters: ExportFilters): AsyncGenerator<Row> {
+    for await (const portfolio of this.portfolios(filters, filters.status)) {
+      if (portfolio.latestValuationDate === null) continue;
+      const view = await this.sources.holdings.get(portfolio.id, undefined, false);
+      for (const holding of view.holdings) {
+        yield { portfolioId: view.portfolioId, portfolioCode: portfolio.code, date: view.date, baseCurrency: view.baseCurrency, ...holding };
+      }
+    }
+  }
+
+  /** Each selected portfolio's positions as of its latest valuation. */
+  private async *positions(filters: ExportFilters): AsyncGenerator<Row> {
+    for await (const portfolio of this.portfolios(filters, filters.status)) {
+      if (portfolio.latestValuationDate === null) continue;
+      const snapshot = await this.sources.positions.latestSnapshot(portfolio.id, portfolio.latestValuationDate);
+      if (snapshot === undefined) continue;
+      for (const p of snapshot.positions) {
+        yield { portfolioId: portfolio.id, portfolioCode: portfolio.code, date: snapshot.date, securityId: p.securityId, quantity: p.quantity, costBasis: p.costBasis, currency: p.currency };
+      }
+    }
+  }
+
+  /**
+   * Transactions portfolio by portfolio (each one partition), by trade date within each: one
+   * partition per query reads as fast as Cosmos DB can, where a cross-partition sort would not.
+   */
+  private async *transactions(filters: ExportFilters, window: DataSetRequest["window"]): AsyncGenerator<Row> {
+    const { transactions } = this.sources;
+    for await (const portfolio of this.portfolios({ ...(filters.portfolioIds ? { portfolioIds: filters.portfolioIds } : {}), ...(filters.clientId ? { clientId: filters.clientId } : {}) }, undefined)) {
+      const filter = defined({ portfolioId: portfolio.id, status: filters.status, from: window?.from, to: window?.to } as TransactionFilter);
+      yield* flat(cursorPages((request) => transactions.list(filter, request)));
+    }
+  }
+
+  private async *prices(window: DataSetRequest["window"]): AsyncGenerator<Row> {
+    const filter = window === undefined ? {} : { from: window.from, to: window.to };
+    for await (const security of this.securities(undefined)) {
+      yield* flat(cursorPages((request) => this.sources.prices.list(security.id, filter, request)));
+    }
+  }
+
+  private exceptions(status: string | undefined): AsyncGenerator<Row> {
+    const filter = defined({ status } as DataQualityExceptionFilter);
+    return flat(cursorPages((request) => this.sources.exceptions.list(filter, request)));
+  }
+
+  private securities(status: string | undefined): AsyncGenerator<Row & { id: string }> {
+    const { securities } = this.sources;
+    const filter: SecurityFilter = {};
+    return flat(numberedPages("securities", async (page, pageSize) => {
+      const result = await securities.list(filter, page, pageSize);
+      return { items: status === undefined ? result.items : result.items.filter((s) => s.status === status), totalItems: result.pagination.totalItems };
+    }));
+  }
+}
