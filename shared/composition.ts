@@ -60,6 +60,9 @@ import { WebhookSecretCipher } from "./domain/webhook-secret-cipher";
 import { signWebhook } from "./domain/webhook-signature";
 import { Feeds } from "./app/feeds";
 import { BlobFileStore } from "./adapters/blob/blob-file-store";
+import { AzureSftpLogins } from "./adapters/arm/azure-sftp-logins";
+import { LocalSftpLogins } from "./adapters/local-sftp-logins";
+import type { SftpLogins } from "./ports/sftp-logins";
 import { IngestFile } from "./app/ingest-file";
 import { Exports, type ExportRepository } from "./app/exports";
 import { ScheduleExports } from "./app/schedule-exports";
@@ -256,7 +259,24 @@ export class Composition {
   readonly deliveryLog = lazy(() => new DeliveryLog(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
   // Feeds (file ingestion set-up): definitions and SFTP logins in the settings container.
   readonly feedRepository = lazy<FeedRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "feed", "Feed"));
-  readonly feeds = lazy(() => new Feeds(this.feedRepository(), { host: this.config.SFTP_HOST, port: this.config.SFTP_PORT }, this.clock));
+  /** The feeds' SFTP logins: the local drop's (hashes with the feed) or the storage account's local users (ARM, managed identity). */
+  readonly sftpLogins = lazy<SftpLogins>(() => {
+    const c = this.config;
+    const endpoint = { host: c.SFTP_HOST, port: c.SFTP_PORT };
+    if (c.SFTP_LOGINS === "local") return new LocalSftpLogins(endpoint);
+    if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
+    return new AzureSftpLogins(this.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, new Logger(c.LOG_LEVEL).with({ component: "sftp-logins" }));
+  });
+  readonly feeds = lazy(
+    () =>
+      new Feeds({
+        repository: this.feedRepository(),
+        logins: this.sftpLogins(),
+        inbound: this.fileStore(),
+        clock: this.clock,
+        log: new Logger(this.config.LOG_LEVEL).with({ component: "feeds" }),
+      }),
+  );
   /** Files in the blob containers (inbound, archive, quarantine). */
   readonly fileStore = lazy(() => {
     const c = this.config;

@@ -97,6 +97,16 @@ export const configSchema = z
     SFTP_HOST: z.string().min(1).default("127.0.0.1"),
     /** The SFTP port providers connect to, shown with each feed's login. */
     SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(2222),
+    /**
+     * Who keeps the feeds' SFTP logins: `local`, the local runtime's SFTP drop (password hashes with the
+     * feed); `azure`, the storage account's SFTP local users (STORAGE_ACCOUNT_RESOURCE_ID).
+     */
+    SFTP_LOGINS: z.enum(["local", "azure"]).default("local"),
+    /** The storage account whose local users are the feeds' logins: /subscriptions/…/resourceGroups/…/providers/Microsoft.Storage/storageAccounts/<name>. */
+    STORAGE_ACCOUNT_RESOURCE_ID: z
+      .string()
+      .regex(/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Storage\/storageAccounts\/[a-z0-9]{3,24}$/i, "must be a storage account's resource id")
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {
@@ -105,6 +115,9 @@ export const configSchema = z
         path: [c.BOOTSTRAP_CLIENT_ID === undefined ? "BOOTSTRAP_CLIENT_ID" : "BOOTSTRAP_CLIENT_SECRET"],
         message: "BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together",
       });
+    }
+    if (c.SFTP_LOGINS === "azure" && c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) {
+      ctx.addIssue({ code: "custom", path: ["STORAGE_ACCOUNT_RESOURCE_ID"], message: "is required when SFTP_LOGINS=azure" });
     }
     if ((c.JWT_PREVIOUS_SIGNING_KEY === undefined) !== (c.JWT_PREVIOUS_KEY_ID === undefined)) {
       ctx.addIssue({

@@ -18,7 +18,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   let functions: LoadedFunction[];
   let raw: CoreRegistration[];
   let endpoints: readonly AnyEndpoint[];
-  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string; outboxRelay: string };
+  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string; outboxRelay: string; blobSources: string };
 
   beforeAll(() => {
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
@@ -29,7 +29,7 @@ describe("function registration (what Azure and the local runtime both read)", (
     raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
     const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
-    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE };
+    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE, blobSources: config.BLOB_SOURCES_SCHEDULE };
   });
 
   it("registers one function per file of functions/, named after it", () => {
@@ -73,6 +73,22 @@ describe("function registration (what Azure and the local runtime both read)", (
     expect(dryRun?.body).toBeUndefined();
   });
 
+  it("blob sources: the settings endpoints need api.admin; runs are performed from the blob-sources queue", () => {
+    const sources = endpoints.filter((e) => e.name.startsWith("blob-sources-"));
+    expect(sources.map((e) => `${e.method} ${e.route}`).sort()).toEqual([
+      "DELETE api/v1/settings/blob-sources/{id}",
+      "GET api/v1/settings/blob-sources",
+      "GET api/v1/settings/blob-sources/{id}",
+      "GET api/v1/settings/blob-sources/{id}/runs",
+      "PATCH api/v1/settings/blob-sources/{id}",
+      "POST api/v1/settings/blob-sources",
+      "POST api/v1/settings/blob-sources/{id}/run",
+    ]);
+    for (const e of sources) expect(e.scope, e.name).toBe("api.admin");
+    const copy = functions.find((f) => f.name === "blob-sources-copy");
+    expect(copy?.trigger).toMatchObject({ queueName: "blob-sources", connection: "SERVICEBUS" });
+  });
+
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
     for (const [name, queue] of [["events-fan-out", "events"], ["webhook-deliver", "deliveries"], ["valuations-run", "valuations"]]) {
       const fn = functions.find((f) => f.name === name);
@@ -98,6 +114,8 @@ describe("function registration (what Azure and the local runtime both read)", (
   it("every other function is a timer on its configured schedule", () => {
     const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
+      ["blob-sources-copy", "serviceBusTrigger", undefined],
+      ["blob-sources-schedule", "timerTrigger", schedules.blobSources],
       ["counters-purge", "timerTrigger", schedules.purge],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],

@@ -11,27 +11,35 @@ import {
   type FeedDefinition,
   type FeedPatch,
   type FeedWithPassword,
-  type SftpEndpoint,
   type StoredFeed,
 } from "../domain/feed";
 import { compileMapping } from "../domain/feed-mapping";
 import { DryRunBuilder, type DryRunSummary } from "../domain/feed-validation";
 import { paginationOf, type Pagination } from "../domain/pagination";
-import { hashSecret } from "../domain/secret-hash";
 import { issuesToDetails } from "../domain/validation";
 import { FileFormatError } from "../formats/source-record";
+import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
+import type { FileListing } from "../ports/file-store";
+import type { SftpLogins, StoredSftpLogin } from "../ports/sftp-logins";
 import { feedRecords } from "./feed-records";
 
 /** The largest sample a dry run takes. */
 export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
 
-/** A generated SFTP password: 32 random bytes, base64url (256 bits). */
-const newPassword = (): string => randomBytes(32).toString("base64url");
+/** The container files are delivered to, one folder per feed: `inbound/<feedId>/<fileName>`. */
+const INBOUND = "inbound";
 
-/** The login of a feed: derived from its id, so unique as the id is. */
-const usernameOf = (id: string): string => `feed-${id.slice("fd_".length)}`;
+export interface FeedsDeps {
+  repository: FeedRepository;
+  /** The feeds' SFTP logins (the local drop's, or the storage account's local users in Azure). */
+  logins: SftpLogins;
+  /** The inbound files, listed and announced again when a paused feed resumes. */
+  inbound: FileListing;
+  clock: Clock;
+  log: Logger;
+}
 
 /** xml needs to know where its records are; the other formats have a default. */
 function requireRecordPath(d: Pick<FeedDefinition, "format" | "options">): void {
@@ -42,20 +50,26 @@ function requireRecordPath(d: Pick<FeedDefinition, "format" | "options">): void 
 
 /**
  * System Settings › Feeds: how a provider's files are recognised, read, mapped and validated, with
- * the feed's SFTP login (the password is generated, shown once and stored only as a scrypt hash).
- * The dry run reads a sample through the same readers and mapping as ingestion and writes nothing.
+ * the feed's SFTP login (through the SftpLogins port: the password is generated and shown once; the
+ * service keeps at most its hash). The dry run reads a sample through the same readers and mapping as
+ * ingestion and writes nothing. A paused feed's files wait in its inbox; when the feed leaves
+ * `paused` they are announced again, so ingestion takes them without a new upload.
  */
 export class Feeds {
-  constructor(
-    private readonly repository: FeedRepository,
-    private readonly sftp: SftpEndpoint,
-    private readonly clock: Clock,
-  ) {}
+  private readonly repository: FeedRepository;
+  private readonly logins: SftpLogins;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: FeedsDeps) {
+    this.repository = deps.repository;
+    this.logins = deps.logins;
+    this.clock = deps.clock;
+  }
 
   async create(input: FeedCreate): Promise<FeedWithPassword> {
     requireRecordPath(input);
     const id = `fd_${randomBytes(9).toString("hex")}`;
-    const password = newPassword();
+    const issued = await this.logins.create(id);
     const now = this.clock.now().toISOString();
     const stored: StoredFeed = {
       id,
@@ -68,51 +82,92 @@ export class Feeds {
       mapping: input.mapping,
       validation: input.validation,
       status: input.status,
-      sftp: { username: usernameOf(id), publicKeys: [], passwordHash: await hashSecret(password) },
+      sftp: issued.login,
       createdAt: now,
       updatedAt: now,
     };
-    await this.repository.create(stored);
-    return this.withPassword(stored, password);
+    try {
+      await this.repository.create(stored);
+    } catch (error) {
+      // No login without its feed: a login nobody can see or delete would stay open.
+      await this.logins.delete(id, issued.login).catch(() => undefined);
+      throw error;
+    }
+    return this.withPassword(stored, issued.password);
   }
 
   async list(page: number, pageSize: number): Promise<{ items: Feed[]; pagination: Pagination }> {
     const result = await this.repository.list(page, pageSize);
-    return { items: result.items.map((f) => toPublicFeed(f, this.sftp)), pagination: paginationOf(page, pageSize, result.totalItems) };
+    return { items: result.items.map((f) => toPublicFeed(f, this.logins.endpoint)), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
   async get(id: string): Promise<Feed> {
-    return toPublicFeed(await this.stored(id), this.sftp);
+    return toPublicFeed(await this.stored(id), this.logins.endpoint);
   }
 
-  /** The definition that results is validated whole (a new format against the stored options, a new data type against the mapping). */
+  /**
+   * The definition that results is validated whole (a new format against the stored options, a new
+   * data type against the mapping). New public keys are checked with the rest first, then set on the
+   * login, then stored. A feed that leaves `paused` has its waiting files ingested.
+   */
   async update(id: string, patch: FeedPatch): Promise<Feed> {
+    let login: StoredSftpLogin | undefined;
+    if (patch.sftp !== undefined) {
+      const current = await this.stored(id);
+      this.checked(current, patch);
+      login = await this.logins.setPublicKeys(id, current.sftp, patch.sftp.publicKeys.map((k) => k.trim()));
+    }
+    let previous: StoredFeed | undefined;
     const next = await this.repository.update(id, (current) => {
-      const checked = patchedDefinition(definitionOf(current), patch);
-      if (!checked.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(checked.error.issues) });
-      requireRecordPath(checked.data);
-      return {
-        ...current,
-        ...checked.data,
-        sftp: patch.sftp === undefined ? current.sftp : { ...current.sftp, publicKeys: patch.sftp.publicKeys.map((k) => k.trim()) },
-        updatedAt: this.clock.now().toISOString(),
-      };
+      previous = current;
+      const checked = this.checked(current, patch);
+      return { ...current, ...checked, sftp: login ?? current.sftp, updatedAt: this.clock.now().toISOString() };
     });
-    if (next === undefined) throw notFound(`Feed '${id}'`);
-    return toPublicFeed(next, this.sftp);
+    if (next === undefined || previous === undefined) throw notFound(`Feed '${id}'`);
+    if (previous.status === "paused" && next.status !== "paused") await this.resume(next);
+    return toPublicFeed(next, this.logins.endpoint);
   }
 
   async delete(id: string): Promise<void> {
+    const stored = await this.stored(id);
+    // The login goes first: a feed whose login could not be removed can be deleted again.
+    await this.logins.delete(id, stored.sftp);
     if (!(await this.repository.delete(id))) throw notFound(`Feed '${id}'`);
   }
 
   /** A new password, shown only in this answer; the old one stops working at once. */
   async rotateCredentials(id: string): Promise<FeedWithPassword> {
-    const password = newPassword();
-    const passwordHash = await hashSecret(password);
-    const next = await this.repository.update(id, (stored) => ({ ...stored, sftp: { ...stored.sftp, passwordHash }, updatedAt: this.clock.now().toISOString() }));
+    const current = await this.stored(id);
+    const issued = await this.logins.rotatePassword(id, current.sftp);
+    const next = await this.repository.update(id, (stored) => ({ ...stored, sftp: { ...issued.login, publicKeys: stored.sftp.publicKeys }, updatedAt: this.clock.now().toISOString() }));
     if (next === undefined) throw notFound(`Feed '${id}'`);
-    return this.withPassword(next, password);
+    return this.withPassword(next, issued.password);
+  }
+
+  /**
+   * Announces the files waiting in the feed's inbox again (a new metadata stamp gives each a new
+   * ETag, which the blob trigger takes as a new version), so ingestion reads them as the feed now says.
+   */
+  private async resume(feed: StoredFeed): Promise<void> {
+    const stamp = this.clock.now().toISOString();
+    let resumed = 0;
+    try {
+      for await (const name of this.deps.inbound.list(INBOUND, `${feed.id}/`)) {
+        if (await this.deps.inbound.touch(INBOUND, name, "resumedAt", stamp)) resumed++;
+      }
+    } catch (error) {
+      this.deps.log.error("resuming a feed: its waiting files could not all be announced again", { feedId: feed.id, resumed, error: error instanceof Error ? error.message : String(error) });
+      throw new AppError("SERVICE_UNAVAILABLE", `The feed is now ${feed.status}, but its waiting files could not all be picked up; set it to paused and back to try again`, { cause: error });
+    }
+    if (resumed > 0) this.deps.log.info("feed resumed: waiting files announced again", { feedId: feed.id, status: feed.status, files: resumed });
+  }
+
+  /** The patched definition, or a 422 naming every problem. */
+  private checked(current: StoredFeed, patch: FeedPatch): FeedDefinition {
+    const checked = patchedDefinition(definitionOf(current), patch);
+    if (!checked.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(checked.error.issues) });
+    requireRecordPath(checked.data);
+    return checked.data;
   }
 
   /**
@@ -144,7 +199,7 @@ export class Feeds {
   }
 
   private withPassword(stored: StoredFeed, password: string): FeedWithPassword {
-    const feed = toPublicFeed(stored, this.sftp);
+    const feed = toPublicFeed(stored, this.logins.endpoint);
     return { ...feed, sftp: { ...feed.sftp, password } };
   }
 

@@ -149,7 +149,8 @@ export type FeedWithPassword = z.infer<typeof feedWithPasswordSchema>;
 /** The stored form: the definition, the login and the password's hash. Never leaves the service. */
 export interface StoredFeed extends FeedDefinition {
   id: string;
-  sftp: { username: string; publicKeys: string[]; passwordHash: string };
+  /** passwordHash: only where the service checks the password itself (the local SFTP drop); Azure keeps its local users' own. */
+  sftp: { username: string; publicKeys: string[]; passwordHash?: string };
   createdAt: string;
   updatedAt: string;
 }

@@ -16,3 +16,14 @@ export interface FileStore {
   /** Copies the file to `to` under the same name, then deletes it from `from`; nothing when it is gone already. */
   move(from: string, name: string, to: string): Promise<void>;
 }
+
+/** Listing files and announcing them again: a paused feed's inbox when the feed resumes. */
+export interface FileListing {
+  /** The names of the files in `container` whose names start with `prefix`. */
+  list(container: string, prefix: string): AsyncIterable<string>;
+  /**
+   * Sets one metadata entry, keeping the others: the file gets a new ETag, so a blob trigger sees it
+   * again (how a paused feed's waiting files are ingested when it resumes). False when it is gone.
+   */
+  touch(container: string, name: string, key: string, value: string): Promise<boolean>;
+}

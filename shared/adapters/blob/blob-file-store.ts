@@ -1,12 +1,12 @@
 import type { Readable } from "node:stream";
 import type { TokenCredential } from "@azure/core-auth";
 import { BlobServiceClient, RestError } from "@azure/storage-blob";
-import type { FileStore, StoredFileInfo } from "../../ports/file-store";
+import type { FileListing, FileStore, StoredFileInfo } from "../../ports/file-store";
 
 const notFound = (error: unknown): boolean => error instanceof RestError && error.statusCode === 404;
 
 /** The file store on Azure Blob Storage: one container per stage. */
-export class BlobFileStore implements FileStore {
+export class BlobFileStore implements FileStore, FileListing {
   constructor(private readonly service: BlobServiceClient) {}
 
   static fromConnectionString(connectionString: string): BlobFileStore {
@@ -53,5 +53,22 @@ export class BlobFileStore implements FileStore {
       throw error;
     }
     await source.deleteIfExists();
+  }
+
+  async *list(container: string, prefix: string): AsyncIterable<string> {
+    for await (const blob of this.service.getContainerClient(container).listBlobsFlat({ prefix })) yield blob.name;
+  }
+
+  async touch(container: string, name: string, key: string, value: string): Promise<boolean> {
+    const blob = this.blob(container, name);
+    try {
+      const p = await blob.getProperties();
+      // Conditional on the ETag read, so metadata written in between is not lost.
+      await blob.setMetadata({ ...p.metadata, [key]: value }, { conditions: { ifMatch: p.etag } });
+      return true;
+    } catch (error) {
+      if (notFound(error)) return false;
+      throw error;
+    }
   }
 }

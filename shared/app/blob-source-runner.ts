@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { parseContainerUrl } from "../domain/blob-source-container-url";
+import type { BlobSource } from "../domain/blob-source";
+import { baseNameOf, inboundNameOf, MAX_RUN_FILES, type BlobSourceRun } from "../domain/blob-source-run";
+import { compileFilePattern } from "../domain/feed-file-pattern";
+import type { Logger } from "../logging";
+import type { Clock } from "../ports/clock";
+import type { FeedRepository } from "../ports/feed-repository";
+import type { SettingsRepository } from "../ports/settings-repository";
+import { CustomerContainerError, versionKey, type BlobSourceRunStore, type CustomerContainers, type StoredBlobSourceRun } from "./blob-source-ports";
+
+/** The `blob-sources` queue message: one run to perform. */
+export const blobSourceMessageSchema = z.object({ blobSourceId: z.string().min(1), runId: z.string().min(1) });
+export type BlobSourceMessage = z.infer<typeof blobSourceMessageSchema>;
+
+/** How long an instance holds a run before another copy of its message may take it over. */
+export const RUN_LEASE_MINUTES = 15;
+
+export function newRun(id: string, blobSourceId: string, trigger: BlobSourceRun["trigger"], scheduledFor: string, startedAt: string): StoredBlobSourceRun {
+  return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt };
+}
+
+export interface RunBlobSourceDeps {
+  sources: Pick<SettingsRepository<BlobSource>, "get">;
+  feeds: Pick<FeedRepository, "get">;
+  runs: BlobSourceRunStore;
+  containers: CustomerContainers;
+  clock: Clock;
+  log: Logger;
+  emulatorEndpoint: string | undefined;
+}
+
+/**
+ * Performs one run: lists the customer's container under the prefix and streams every blob version
+ * (name + ETag) that matches the pattern and no earlier run copied into `inbound/<feedId>/...`,
+ * where the blob trigger ingests it as a file of the feed (job `source: blob`). Each version is
+ * recorded right after its copy; a copy repeated after a crash lands on the same inbound name
+ * (refused there) or, once ingested, becomes a duplicate job that writes nothing.
+ */
+export class RunBlobSource {
+  constructor(private readonly deps: RunBlobSourceDeps) {}
+
+  async run(message: BlobSourceMessage): Promise<StoredBlobSourceRun | undefined> {
+    const { runs, clock } = this.deps;
+    const now = clock.now();
+    const taken = await runs.take(message.blobSourceId, message.runId, now.toISOString(), new Date(now.getTime() + RUN_LEASE_MINUTES * 60_000).toISOString());
+    // Finished already, gone, or being performed by another instance: another copy of the message.
+    if (taken === undefined) return undefined;
+    const run: StoredBlobSourceRun = { ...taken, listed: 0, matched: 0, copied: 0, skipped: 0, files: [] };
+    const log = this.deps.log.with({ blobSourceId: run.blobSourceId, runId: run.id });
+    try {
+      await this.copyNewVersions(run);
+      const done: StoredBlobSourceRun = { ...run, status: "succeeded", completedAt: clock.now().toISOString() };
+      delete done.leaseUntil;
+      await runs.save(done);
+      log.info("blob source run succeeded", { listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped });
+      return done;
+    } catch (error) {
+      const failed: StoredBlobSourceRun = { ...run, status: "failed", error: messageOf(error), completedAt: clock.now().toISOString() };
+      delete failed.leaseUntil;
+      await runs.save(failed);
+      // The cause goes to the log (not the record), for the operators; the next run continues from what was recorded.
+      log.warn("blob source run failed", { error: failed.error, cause: error instanceof CustomerContainerError ? undefined : String(error) });
+      return failed;
+    }
+  }
+
+  private async copyNewVersions(run: StoredBlobSourceRun): Promise<void> {
+    const source = await this.deps.sources.get(run.blobSourceId);
+    if (source === undefined) throw new CustomerContainerError("the blob source was deleted");
+    if ((await this.deps.feeds.get(source.feedId)) === undefined) throw new CustomerContainerError(`the feed '${source.feedId}' no longer exists`);
+    const location = parseContainerUrl(source.containerUrl, this.deps.emulatorEndpoint);
+    if ("problem" in location) throw new CustomerContainerError(`containerUrl ${location.problem}`);
+    const matches = compileFilePattern(source.filePattern);
+    const metadata = { source: "blob", blobsourceid: source.id };
+    for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
+      run.listed += page.length;
+      const matching = page.filter((b) => matches(baseNameOf(b.name)));
+      run.matched += matching.length;
+      const seen = await this.deps.runs.seen(source.id, matching);
+      for (const blob of matching) {
+        if (seen.has(versionKey(blob))) {
+          run.skipped++;
+          continue;
+        }
+        const inboundName = inboundNameOf(source.feedId, source.id, blob.name, blob.etag);
+        const outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
+        if (outcome === "changed") continue; // a newer version is the next run's
+        const file = { name: blob.name, etag: blob.etag, inboundName };
+        await this.deps.runs.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
+        run.copied++;
+        if (run.files.length < MAX_RUN_FILES) run.files.push(file);
+      }
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof CustomerContainerError) return error.message;
+  return "the run failed unexpectedly; what it copied before stays copied and the next run continues (details in the service log)";
+}

@@ -1,0 +1,126 @@
+import { BlobServiceClient } from "@azure/storage-blob";
+import SftpClient from "ssh2-sftp-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../local/launch";
+import { adminToken, call } from "./http";
+import { newIsin } from "./investment-fixtures";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+
+const FEEDS = "/api/v1/settings/feeds";
+
+const securitiesFeed = {
+  name: "securities master (resume)",
+  provider: "Test provider",
+  dataType: "securities",
+  format: "csv",
+  filePattern: "securities-*.csv",
+  mapping: { isin: "ISIN", name: "Name", assetClass: "Class", currency: "Ccy" },
+  status: "live",
+};
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("Feeds › a paused feed's files wait in inbound and are ingested when it resumes", () => {
+  let runtime: Runtime;
+  let data: ReturnType<typeof tempDir>;
+  let token: string;
+  let blobs: BlobServiceClient;
+  const sftp = new SftpClient();
+
+  beforeAll(async () => {
+    data = tempDir("ids-resume-");
+    const port = String(await freePort());
+    runtime = await startRuntime(await runtimeEnv(data.path, { SFTP_PORT: port, LOCAL_SFTP_PORT: port }));
+    token = await adminToken(runtime.baseUrl);
+    blobs = BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "");
+  }, 60_000);
+  afterAll(async () => {
+    await sftp.end().catch(() => undefined);
+    await runtime?.stop();
+    data?.remove();
+  }, 60_000);
+
+  const api = (method: string, path: string, body?: unknown) => call(method, path, { token, base: runtime.baseUrl, ...(body !== undefined ? { body } : {}) });
+  const jobsOf = async (feedId: string): Promise<Record<string, any>[]> => {
+    const reply = await api("GET", `/api/v1/jobs?feedId=${feedId}&pageSize=100`);
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body.data;
+  };
+  const exists = (container: string, name: string): Promise<boolean> => blobs.getContainerClient(container).getBlobClient(name).exists();
+  /** The blob host's receipt of a blob version: it has run the ingestion function on this ETag. */
+  const handled = async (name: string): Promise<boolean> => {
+    const unquoted = (etag: string | undefined): string => (etag ?? "").replace(/"/g, "");
+    const etag = unquoted((await blobs.getContainerClient("inbound").getBlobClient(name).getProperties()).etag);
+    const receipt = `blobreceipts/local/feed-files-ingest/inbound/${name}`;
+    for await (const blob of blobs.getContainerClient("azure-webjobs-hosts").listBlobsFlat({ prefix: receipt, includeMetadata: true })) {
+      if (blob.name === receipt) return unquoted(blob.metadata?.["etag"]) === etag && blob.metadata?.["status"] === "done";
+    }
+    return false;
+  };
+
+  it("a file dropped over SFTP while paused waits (no job, still in inbound); PATCH live ingests it without a new upload", async () => {
+    const created = await api("POST", FEEDS, securitiesFeed);
+    expect(created.status, created.text).toBe(201);
+    const { id: feedId, sftp: login } = created.body.data;
+    const paused = await api("PATCH", `${FEEDS}/${feedId}`, { status: "paused" });
+    expect(paused.status, paused.text).toBe(200);
+
+    const [a, b] = [newIsin("GB"), newIsin("GB")];
+    const file = `ISIN,Name,Class,Ccy\n${a},Alpha Resume plc,equity,GBP\n${b},Beta Resume plc,bond,GBP\n`;
+    await sftp.connect({ host: login.host, port: login.port, username: login.username, password: login.password, retries: 0, readyTimeout: 10_000 });
+    await sftp.put(Buffer.from(file), "/securities-2024-12-31.csv");
+    await sftp.end();
+    const name = `${feedId}/securities-2024-12-31.csv`;
+
+    // The ingestion ran on the file and left it: the feed is paused.
+    await eventually(async () => ((await handled(name)) ? true : undefined), 30_000, "the blob host to see the paused feed's file");
+    expect(await jobsOf(feedId)).toEqual([]);
+    expect(await exists("inbound", name)).toBe(true);
+    expect((await api("GET", `/api/v1/securities/${a}`)).status).toBe(404);
+
+    const live = await api("PATCH", `${FEEDS}/${feedId}`, { status: "live" });
+    expect(live.status, live.text).toBe(200);
+    expect(live.body.data.status).toBe("live");
+
+    const job = await eventually(
+      async () => {
+        const done = (await jobsOf(feedId)).find((j) => j.status !== "running");
+        return done !== undefined && !(await exists("inbound", name)) ? done : undefined;
+      },
+      30_000,
+      "the resumed file's job",
+    );
+    expect(job).toMatchObject({ source: "sftp", dataType: "securities", feedId, fileName: "securities-2024-12-31.csv", status: "completed", counts: { received: 2, accepted: 2, rejected: 0 }, errors: [] });
+    expect((await api("GET", `/api/v1/securities/${a}`)).body.data).toMatchObject({ isin: a, name: "Alpha Resume plc", assetClass: "equity", currency: "GBP" });
+    expect((await api("GET", `/api/v1/securities/${b}`)).body.data).toMatchObject({ isin: b, name: "Beta Resume plc", assetClass: "bond" });
+    expect(await exists("archive", name)).toBe(true);
+    // The file's metadata from the drop was kept, with the stamp that announced it again.
+    const archived = (await blobs.getContainerClient("archive").getBlobClient(name).getProperties()).metadata ?? {};
+    expect(archived).toMatchObject({ feedid: feedId, source: "sftp", resumedat: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+  }, 90_000);
+
+  it("only leaving paused announces waiting files: a PATCH that keeps the feed paused touches nothing; a file ingestion ignores stays ignored after the resume", async () => {
+    const created = await api("POST", FEEDS, { ...securitiesFeed, status: "paused", filePattern: "other-*.csv" });
+    const feedId = created.body.data.id as string;
+    // A file the pattern does not match waits forever; resuming announces it, ingestion still leaves it.
+    const stray = `${feedId}/stray.csv`;
+    await blobs.getContainerClient("inbound").getBlockBlobClient(stray).upload("x", 1);
+    await eventually(async () => ((await handled(stray)) ? true : undefined), 30_000, "the blob host to see the stray file");
+    const etag = (await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag;
+    expect((await api("PATCH", `${FEEDS}/${feedId}`, { name: "renamed while paused" })).status).toBe(200);
+    expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).toBe(etag);
+    expect((await api("PATCH", `${FEEDS}/${feedId}`, { status: "testing" })).status).toBe(200);
+    expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).not.toBe(etag);
+    await eventually(async () => ((await handled(stray)) ? true : undefined), 30_000, "the blob host to see the stray file again");
+    expect(await exists("inbound", stray)).toBe(true);
+    expect(await jobsOf(feedId)).toEqual([]);
+  }, 90_000);
+});
