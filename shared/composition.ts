@@ -64,6 +64,12 @@ import { AzureSftpLogins } from "./adapters/arm/azure-sftp-logins";
 import { LocalSftpLogins } from "./adapters/local-sftp-logins";
 import type { SftpLogins } from "./ports/sftp-logins";
 import { IngestFile } from "./app/ingest-file";
+import { BlobCustomerContainers } from "./adapters/blob/customer-container";
+import { CosmosBlobSourceRuns } from "./adapters/cosmos/cosmos-blob-source-runs";
+import { RunBlobSource } from "./app/blob-source-runner";
+import { ScheduleBlobSources } from "./app/blob-source-scheduler";
+import { BlobSources, type BlobSourceRepository } from "./app/blob-sources";
+import { emulatorBlobEndpoint } from "./domain/blob-source-container-url";
 import { Exports, type ExportRepository } from "./app/exports";
 import { ScheduleExports } from "./app/schedule-exports";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
@@ -298,6 +304,47 @@ export class Composition {
       }),
   );
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));
+  // Blob sources: customers' containers read on a schedule (managed identity; the emulator's key locally), copied into inbound.
+  readonly blobSourceRepository = lazy<BlobSourceRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "blob-source", "Blob source"));
+  readonly blobSourceRuns = lazy(() => new CosmosBlobSourceRuns(this.cosmos().container("runs")));
+  /** The emulator's blob endpoint when the service runs on it (its containers may then be sources); undefined on Azure. */
+  readonly emulatorBlobEndpoint = lazy(() => emulatorBlobEndpoint(this.config.STORAGE_CONNECTION_STRING));
+  readonly customerContainers = lazy(() =>
+    BlobCustomerContainers.forService({ connectionString: this.config.STORAGE_CONNECTION_STRING, blobEndpoint: this.config.STORAGE_BLOB_ENDPOINT }, this.credential),
+  );
+  readonly blobSources = lazy(
+    () =>
+      new BlobSources({
+        repository: this.blobSourceRepository(),
+        feeds: this.feedRepository(),
+        runs: this.blobSourceRuns(),
+        messageBus: this.messageBus(),
+        clock: this.clock,
+        emulatorEndpoint: this.emulatorBlobEndpoint(),
+      }),
+  );
+  readonly runBlobSource = lazy(
+    () =>
+      new RunBlobSource({
+        sources: this.blobSourceRepository(),
+        feeds: this.feedRepository(),
+        runs: this.blobSourceRuns(),
+        containers: this.customerContainers(),
+        clock: this.clock,
+        log: new Logger(this.config.LOG_LEVEL).with({ component: "blob-sources" }),
+        emulatorEndpoint: this.emulatorBlobEndpoint(),
+      }),
+  );
+  readonly scheduleBlobSources = lazy(
+    () =>
+      new ScheduleBlobSources({
+        sources: this.blobSourceRepository(),
+        runs: this.blobSourceRuns(),
+        enqueue: (run) => this.blobSources().enqueue(run),
+        clock: this.clock,
+        log: new Logger(this.config.LOG_LEVEL).with({ component: "blob-sources" }),
+      }),
+  );
   /** Exports' rows (the API's read use cases, page by page) and the CSV, XLSX and JSON writers. */
   readonly exportDataSets = lazy<ExportDataSets>(
     () =>

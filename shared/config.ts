@@ -83,6 +83,8 @@ export const configSchema = z
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
     DELIVERIES_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /** When the blob sources' scheduler looks for due sources (each due time is claimed once); NCRONTAB, every minute by default. */
+    BLOB_SOURCES_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** When the exports timer claims due export runs and re-sends runs whose attempt died; NCRONTAB, every minute by default. */
     EXPORTS_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long an export attempt holds its run without renewing (it renews at a third of it); past it the timer hands the run to another attempt. */
