@@ -37,7 +37,8 @@ export function compileBlobPath(path: string): { container: string; match(blobNa
 /**
  * Runs blob-triggered functions: scans the watched containers, runs each new or changed blob once per
  * version, and keeps receipts in `azure-webjobs-hosts` (as the Functions host does) so a restart does
- * not run a blob again.
+ * not run a blob again. A scan runs every `pollMs`, and at once when `notify` says a blob was written
+ * (the local SFTP server does on each upload), as Azure's event-based trigger would.
  */
 export class BlobHost {
   private running = false;
@@ -45,6 +46,10 @@ export class BlobHost {
   private readonly options: BlobHostOptions;
   private readonly blobs: BlobServiceClient;
   private readonly queues: QueueServiceClient;
+  /** Per watched container: wakes its loops for a scan now. */
+  private readonly wakers = new Map<string, Set<() => void>>();
+  /** Containers notified while a scan of theirs ran: scanned again at once. */
+  private readonly notified = new Set<string>();
 
   constructor(
     private readonly functions: LoadedFunction[],
@@ -71,7 +76,14 @@ export class BlobHost {
 
   async stop(): Promise<void> {
     this.running = false;
+    for (const wakes of this.wakers.values()) for (const wake of wakes) wake();
     await Promise.all(this.loops);
+  }
+
+  /** A blob of `container` was written: its functions scan it now instead of at the next poll. */
+  notify(container: string): void {
+    this.notified.add(container);
+    for (const wake of this.wakers.get(container) ?? []) wake();
   }
 
   /** One scan of a watched container; the loop repeats it every `pollMs`. */
@@ -114,13 +126,26 @@ export class BlobHost {
   }
 
   private async poll(fn: LoadedFunction, container: ContainerClient, match: (name: string) => Record<string, string> | undefined): Promise<void> {
+    const name = container.containerName;
     while (this.running) {
+      this.notified.delete(name);
       try {
         await this.scan(fn, container, match);
       } catch (error) {
-        if (this.running) this.log(JSON.stringify({ level: "warn", message: "blob scan failed", container: container.containerName, error: String(error) }));
+        if (this.running) this.log(JSON.stringify({ level: "warn", message: "blob scan failed", container: name, error: String(error) }));
       }
-      if (this.running) await new Promise((r) => setTimeout(r, this.options.pollMs));
+      if (!this.running || this.notified.has(name)) continue;
+      await new Promise<void>((resolve) => {
+        const wakes = this.wakers.get(name) ?? new Set<() => void>();
+        this.wakers.set(name, wakes);
+        const wake = (): void => {
+          clearTimeout(timer);
+          wakes.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, this.options.pollMs);
+        wakes.add(wake);
+      });
     }
   }
 }

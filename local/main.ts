@@ -117,7 +117,8 @@ async function main(): Promise<void> {
     await queueHost.start();
     blobHost = new BlobHost(functions, storage, say);
     await blobHost.start();
-    sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say });
+    const host = blobHost;
+    sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say, committed: (container) => host.notify(container) });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
 
     const baseUrl = `http://127.0.0.1:${port}`;

@@ -27,6 +27,8 @@ export interface SftpServerOptions {
   feeds: () => FeedRepository;
   storageConnectionString: string;
   log: (line: string) => void;
+  /** Told of each upload once it is committed (visible in `inbound`): the local blob trigger picks it up at once. */
+  committed?: (container: string, blobName: string) => void;
 }
 
 /** The host key kept under the data folder, created on first start (RSA, PKCS#1 PEM, which ssh2 reads). */
@@ -110,6 +112,7 @@ class InboxSession {
     private readonly feed: StoredFeed,
     private readonly container: ContainerClient,
     private readonly log: (line: string) => void,
+    private readonly committed: (container: string, blobName: string) => void = () => undefined,
   ) {
     this.matches = compileFilePattern(feed.filePattern);
     sftp.on("error", () => undefined); // the connection's end; open uploads are never committed
@@ -290,6 +293,7 @@ class InboxSession {
     });
     this.log(`sftp: ${this.feed.id}: received ${state.name} (${state.received} bytes)`);
     this.status(reqId, STATUS_CODE.OK);
+    this.committed(CONTAINER, state.blob.name);
   }
 
   private async remove(reqId: number, path: string): Promise<void> {
@@ -352,7 +356,7 @@ export class SftpServer {
         const session = acceptSession();
         session.on("sftp", (acceptSftp) => {
           if (feed === undefined) return;
-          new InboxSession(acceptSftp(), feed, this.container, this.options.log);
+          new InboxSession(acceptSftp(), feed, this.container, this.options.log, this.options.committed);
         });
       });
     });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Readable } from "node:stream";
+import { pipeline, Transform, type Readable } from "node:stream";
 import type { DataQualityCandidate } from "../domain/data-quality-exception";
 import { AppError } from "../domain/errors";
 import { compileFilePattern, feedCreateSchema, type FeedDefinition, type StoredFeed } from "../domain/feed";
@@ -53,6 +53,33 @@ async function sha256Of(stream: Readable): Promise<string> {
   return hash.digest("hex");
 }
 
+/** Hashes a file's bytes as a reader streams them, so validating the file and naming its job take one read. */
+class HashingReader {
+  private readonly hash = createHash("sha256");
+  private complete = false;
+
+  wrap(source: Readable): Readable {
+    const hash = this.hash;
+    const through = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+      flush: (done) => {
+        this.complete = true;
+        done();
+      },
+    });
+    // A failing source fails the reader through `through`; a reader stopping early destroys both.
+    return pipeline(source, through, () => undefined);
+  }
+
+  /** The hex SHA-256 of the whole file, or undefined when reading stopped before its end. */
+  digest(): string | undefined {
+    return this.complete ? this.hash.digest("hex") : undefined;
+  }
+}
+
 const rowErrors = (outcome: ValidationOutcome): Job["errors"] =>
   outcome.errors.map((e) => ({ field: e.field, message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}` }));
 
@@ -83,12 +110,35 @@ export class IngestFile {
     if (feed.status === "paused") return this.leave(name, "waiting", "the feed is paused");
 
     const info = await this.deps.files.info(INBOUND, name);
-    const first = info === undefined ? undefined : await this.deps.files.read(INBOUND, name);
-    if (info === undefined || first === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
-    const sha256 = await sha256Of(first);
+    if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const mode = feed.status === "live" ? "live" : "testing";
-    const jobId = fileJobId(feedId, mode, sha256);
     const base = { source: info.metadata["source"] === "sftp" ? ("sftp" as const) : ("blob" as const), dataType: feed.dataType, feedId, fileName };
+
+    // Pass 1: read, map and validate every row, hashing the bytes on the way (the content's SHA-256
+    // names the job and finds duplicates); nothing is written.
+    const validation = new RowValidation(feed.validation);
+    const map = compileMapping(feed);
+    const hashing = new HashingReader();
+    let unreadable: FileFormatError | undefined;
+    try {
+      const stream = await this.deps.files.read(INBOUND, name);
+      if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+      for await (const record of feedRecords(feed, hashing.wrap(stream))) {
+        validation.accept(map(record));
+        if (validation.settled) break;
+      }
+    } catch (error) {
+      if (!(error instanceof FileFormatError)) throw error;
+      unreadable = error;
+    }
+    // A file given up on before its end (unreadable, or rejected already): its hash needs the rest.
+    let sha256 = hashing.digest();
+    if (sha256 === undefined) {
+      const again = await this.deps.files.read(INBOUND, name);
+      if (again === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+      sha256 = await sha256Of(again);
+    }
+    const jobId = fileJobId(feedId, mode, sha256);
     const log = this.deps.log.with({ feedId, fileName, sha256, jobId });
 
     const existing = await this.deps.jobs.get(jobId);
@@ -108,20 +158,9 @@ export class IngestFile {
     const startedAt = existing?.status === "running" ? existing.startedAt : this.deps.clock.now().toISOString();
     const job = (fields: Pick<Job, "status" | "counts" | "errors">): Job => ({ ...base, id: jobId, ...fields, startedAt, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null });
 
-    // Pass 1: read, map and validate every row; nothing is written.
-    const validation = new RowValidation(feed.validation);
-    const map = compileMapping(feed);
-    try {
-      const stream = await this.deps.files.read(INBOUND, name);
-      if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
-      for await (const record of feedRecords(feed, stream)) {
-        validation.accept(map(record));
-        if (validation.settled) break;
-      }
-    } catch (error) {
-      if (!(error instanceof FileFormatError)) throw error;
-      const where = error.row !== undefined ? ` (record ${error.row})` : "";
-      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${error.message}` }] }));
+    if (unreadable !== undefined) {
+      const where = unreadable.row !== undefined ? ` (record ${unreadable.row})` : "";
+      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${unreadable.message}` }] }));
     }
     const outcome = validation.outcome();
     const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
@@ -166,7 +205,11 @@ export class IngestFile {
     return { action: "ingested", jobId };
   }
 
-  /** Re-reads the file and imports its valid rows, a batch per call, all under the file's one job. */
+  /**
+   * Re-reads the file and imports its valid rows, a batch per call, all under the file's one job. The
+   * calls run one after another, in the file's order; the next batch is read while one is written, so
+   * at most two batches are held.
+   */
   private async importRows(feed: Definition, name: string, origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string }, file: { received: number; rejected: number; errors: Job["errors"] }): Promise<void> {
     const stream = await this.deps.files.read(INBOUND, name);
     if (stream === undefined) throw new Error(`the file ${name} left inbound during its import`);
@@ -175,25 +218,35 @@ export class IngestFile {
     // A full batch waits until the next row shows whether it is the last.
     let full: Record<string, unknown>[] | undefined;
     let first = true;
+    let writing: Promise<unknown> | undefined;
     const send = async (records: Record<string, unknown>[], last: boolean): Promise<void> => {
-      await this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, { ...origin, file, part: { first, last } });
+      if (writing !== undefined) await writing;
+      const part = { first, last };
       first = false;
+      writing = this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, { ...origin, file, part });
+      // Awaited by the next send or at the end; until then a failure must not count as unhandled.
+      writing.catch(() => undefined);
     };
-    for await (const record of feedRecords(feed, stream)) {
-      const mapped = map(record);
-      if (!mapped.ok) continue;
-      if (full !== undefined) {
-        await send(full, false);
-        full = undefined;
+    try {
+      for await (const record of feedRecords(feed, stream)) {
+        const mapped = map(record);
+        if (!mapped.ok) continue;
+        if (full !== undefined) {
+          await send(full, false);
+          full = undefined;
+        }
+        batch.push(mapped.record);
+        if (batch.length >= this.batchSize) {
+          full = batch;
+          batch = [];
+        }
       }
-      batch.push(mapped.record);
-      if (batch.length >= this.batchSize) {
-        full = batch;
-        batch = [];
-      }
+      if (full !== undefined) await send(full, batch.length === 0);
+      if (batch.length > 0) await send(batch, true);
+    } finally {
+      // Whatever ended the reading, the part being written finishes (or fails) before this returns.
+      if (writing !== undefined) await writing;
     }
-    if (full !== undefined) await send(full, batch.length === 0);
-    if (batch.length > 0) await send(batch, true);
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {
