@@ -442,6 +442,15 @@ describe("infra/*.bicep", () => {
     }
   });
 
+  it("gives customers a module granting the service Storage Blob Data Reader on one container of theirs, and the principal id it needs", () => {
+    const reader = stripComments(source(join(infraDir, "customer", "blob-source-reader.bicep")));
+    expect(paramsOf(join(infraDir, "customer", "blob-source-reader.bicep")).map((p) => p.name)).toEqual(["storageAccountName", "containerName", "principalId"]);
+    expect(reader).toMatch(/'2a2b9908-6ea1-4ae2-8e65-a410df84e7d1'/); // Storage Blob Data Reader, and no other role
+    expect(reader.match(/roleAssignments@/g)).toHaveLength(1);
+    expect(reader).toMatch(/scope:\s*container\b/);
+    expect(stripComments(source(join(infraDir, "main.bicep")))).toMatch(/output managedIdentityPrincipalId string = identity\.outputs\.principalId/);
+  });
+
   it("keeps secrets out of main.parameters.json", () => {
     const parameters = JSON.parse(readFileSync(join(infraDir, "main.parameters.json"), "utf8")) as {
       parameters: Record<string, unknown>;
