@@ -226,6 +226,8 @@ module functionApp 'modules/functionapp.bicep' = {
     storageAccountName: storage.outputs.name
     storageBlobEndpoint: storage.outputs.blobEndpoint
     storageQueueEndpoint: storage.outputs.queueEndpoint
+    storageAccountId: storage.outputs.id
+    sftpHost: storage.outputs.sftpHost
     deploymentContainerName: deploymentContainerName
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabaseName: cosmos.outputs.databaseName
@@ -284,6 +286,3 @@ output blobEventsTopicName string = storage.outputs.blobEventsTopicName
 
 @description('Client id of the function app\'s user-assigned identity.')
 output identityClientId string = identity.outputs.clientId
-
-@description('Object (principal) id of the function app\'s identity: customers grant it Storage Blob Data Reader on a blob source\'s container (infra/customer/blob-source-reader.bicep).')
-output managedIdentityPrincipalId string = identity.outputs.principalId

@@ -323,6 +323,30 @@ describe("infra/*.bicep", () => {
     );
   });
 
+  it("lets the identity manage the storage account's SFTP local users, and nothing more, on that account only", () => {
+    const roles = stripComments(source(join(infraDir, "modules", "roles.bicep")));
+    const storage = stripComments(source(join(infraDir, "modules", "storage.bicep")));
+    // SFTP needs the hierarchical namespace (set only when the account is created) and local users.
+    expect(storage).toMatch(/isHnsEnabled:\s*true/);
+    expect(storage).toMatch(/isSftpEnabled:\s*true/);
+    expect(storage).toMatch(/isLocalUserEnabled:\s*true/);
+    // A custom role whose only actions are on local users (no wildcard beyond them, no key listing).
+    const definition = /resource sftpLocalUsersRole 'Microsoft\.Authorization\/roleDefinitions@[\d-]+' = \{[\s\S]*?\n\}/.exec(roles)?.[0] ?? "";
+    expect(definition).toMatch(/type:\s*'CustomRole'/);
+    const actions = [...(/var sftpLocalUserActions = \[([\s\S]*?)\]/.exec(roles)?.[1] ?? "").matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    expect(actions).toEqual([
+      "Microsoft.Storage/storageAccounts/localusers/read",
+      "Microsoft.Storage/storageAccounts/localusers/write",
+      "Microsoft.Storage/storageAccounts/localusers/delete",
+      "Microsoft.Storage/storageAccounts/localusers/regeneratePassword/action",
+    ]);
+    // Assigned to the app's identity on the storage account, not the group or subscription.
+    const assignment = /resource sftpLocalUsersAssignment 'Microsoft\.Authorization\/roleAssignments@[\d-]+' = \{[\s\S]*?\n\}/.exec(roles)?.[0] ?? "";
+    expect(assignment).toMatch(/scope:\s*storage\n/);
+    expect(assignment).toMatch(/roleDefinitionId:\s*sftpLocalUsersRole\.id/);
+    expect(assignment).toMatch(/principalId:\s*principalId/);
+  });
+
   it("uses GA API versions in fully qualified resource types", () => {
     const problems: string[] = [];
     for (const file of files) {
@@ -413,6 +437,10 @@ describe("infra/*.bicep", () => {
       "AZURE_CLIENT_ID",
       "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
       "WEBHOOK_SECRET_KEY",
+      "SFTP_LOGINS",
+      "STORAGE_ACCOUNT_RESOURCE_ID",
+      "SFTP_HOST",
+      "SFTP_PORT",
       "AzureWebJobsStorage__accountName",
       "AzureWebJobsStorage__credential",
       "AzureWebJobsStorage__clientId",
@@ -424,6 +452,11 @@ describe("infra/*.bicep", () => {
     const text = (name: string) => settings.get(name)?.text;
     expect(literal(settings.get("MESSAGE_BUS"))).toBe("service-bus");
     expect(literal(settings.get("WEBHOOK_ALLOW_PRIVATE_NETWORKS"))).toBe("false");
+    // Feeds' SFTP logins are the storage account's local users, on its SFTP endpoint (port 22).
+    expect(literal(settings.get("SFTP_LOGINS"))).toBe("azure");
+    expect(literal(settings.get("SFTP_PORT"))).toBe("22");
+    expect(text("STORAGE_ACCOUNT_RESOURCE_ID")).toBe("storageAccountId");
+    expect(text("SFTP_HOST")).toBe("sftpHost");
     expect(literal(settings.get("AzureWebJobsStorage__credential"))).toBe("managedidentity");
     // The queue triggers register with connection: "SERVICEBUS"; the host reads SERVICEBUS__*.
     expect(literal(settings.get("SERVICEBUS__credential"))).toBe("managedidentity");

@@ -31,6 +31,12 @@ param storageBlobEndpoint string
 @description('Queue endpoint of the storage account (with trailing slash).')
 param storageQueueEndpoint string
 
+@description('Resource id of the storage account whose SFTP local users are the feeds\' logins.')
+param storageAccountId string
+
+@description('Host name providers connect to over SFTP (<account>.blob.core.windows.net).')
+param sftpHost string
+
 @description('Blob container holding the deployment package.')
 param deploymentContainerName string
 
@@ -185,6 +191,11 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
     RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+    // Each feed's SFTP login is a local user of the storage account (home inbound/<feedId>), port 22.
+    SFTP_LOGINS: 'azure'
+    STORAGE_ACCOUNT_RESOURCE_ID: storageAccountId
+    SFTP_HOST: sftpHost
+    SFTP_PORT: '22'
     WEBHOOK_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${webhookSecretKeySecretUri})'
   }
 }

@@ -29,6 +29,17 @@ var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb' // Monit
 // Storage Table Data Contributor (0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3) is deliberately not
 // granted: only Durable Functions and a few extensions need tables, and this app uses neither.
 
+// Feeds' SFTP logins are the storage account's local users, created, re-keyed and deleted by the
+// app through Azure Resource Manager. No built-in role is that narrow (Storage Account Contributor
+// could also list the account keys and change its network rules), so a custom role grants exactly
+// the local-user actions, on this one account.
+var sftpLocalUserActions = [
+  'Microsoft.Storage/storageAccounts/localusers/read'
+  'Microsoft.Storage/storageAccounts/localusers/write'
+  'Microsoft.Storage/storageAccounts/localusers/delete'
+  'Microsoft.Storage/storageAccounts/localusers/regeneratePassword/action'
+]
+
 // Cosmos DB built-in data-plane role (a Cosmos SQL role, not an Azure role).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002' // Cosmos DB Built-in Data Contributor
 
@@ -76,6 +87,35 @@ resource storageAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01'
     }
   }
 ]
+
+resource sftpLocalUsersRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
+  name: guid(resourceGroup().id, storageAccountName, 'sftp-local-users')
+  properties: {
+    roleName: 'Investment Data SFTP local users (${storageAccountName})'
+    description: 'Create, update, re-key and delete the SFTP local users of one storage account (the feeds\' logins); nothing else.'
+    type: 'CustomRole'
+    permissions: [
+      {
+        actions: sftpLocalUserActions
+        notActions: []
+      }
+    ]
+    // Assignable in this resource group; the one assignment below is on the storage account only.
+    assignableScopes: [
+      resourceGroup().id
+    ]
+  }
+}
+
+resource sftpLocalUsersAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(storage.id, principalId, 'sftp-local-users')
+  scope: storage
+  properties: {
+    roleDefinitionId: sftpLocalUsersRole.id
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+  }
+}
 
 resource serviceBusAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for roleId in serviceBusRoles: {
