@@ -286,3 +286,6 @@ output blobEventsTopicName string = storage.outputs.blobEventsTopicName
 
 @description('Client id of the function app\'s user-assigned identity.')
 output identityClientId string = identity.outputs.clientId
+
+@description('Object (principal) id of the function app\'s identity: customers grant it Storage Blob Data Reader on a blob source\'s container (infra/customer/blob-source-reader.bicep).')
+output managedIdentityPrincipalId string = identity.outputs.principalId
