@@ -72,6 +72,9 @@ import { BlobSources, type BlobSourceRepository } from "./app/blob-sources";
 import { emulatorBlobEndpoint } from "./domain/blob-source-container-url";
 import { Exports, type ExportRepository } from "./app/exports";
 import { ScheduleExports } from "./app/schedule-exports";
+import { RunExport, type OpenedDestination } from "./app/run-export";
+import { BlobDestination, emulatorAccount } from "./adapters/blob/blob-destination";
+import { SftpDestination } from "./adapters/sftp/sftp-destination";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
 
 function lazy<T>(build: () => T): () => T {
@@ -376,6 +379,28 @@ export class Composition {
         new Logger(this.config.LOG_LEVEL).with({ component: "exports" }),
         this.config.EXPORTS_RUN_LEASE_SECONDS,
       ),
+  );
+  /** The adapter uploading to one export destination: the customer's SFTP server, or their container (managed identity; the emulator's key when the URL is the emulator's). */
+  readonly openExportDestination = (d: OpenedDestination) => {
+    const c = this.config;
+    if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.credential(), emulatorAccount(c.STORAGE_CONNECTION_STRING));
+    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS });
+  };
+  readonly runExport = lazy(
+    () =>
+      new RunExport({
+        exports: this.exportRepository(),
+        runs: this.exportRuns(),
+        dataSets: this.exportDataSets(),
+        writeExport: this.writeExport,
+        openDestination: this.openExportDestination,
+        cipher: this.webhookSecretCipher(),
+        bus: this.messageBus(),
+        clock: this.clock,
+        log: new Logger(this.config.LOG_LEVEL).with({ component: "exports" }),
+        leaseSeconds: this.config.EXPORTS_RUN_LEASE_SECONDS,
+        retryDelaySeconds: this.config.EXPORTS_RETRY_DELAY_SECONDS,
+      }),
   );
 }
 

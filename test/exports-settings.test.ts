@@ -129,6 +129,7 @@ describe("System settings › exports", () => {
     ["fileName", "holdings_{date:yyyy/MM}.csv"],
     ["filters.period", "previous-day"],
     ["filters.portfolioIds", []],
+    ["filters.status", "settled"],
     ["status", "paused"],
     ["unexpected", true],
   ])("422 on %s = %j, with a detail naming it", async (field, value) => {

@@ -109,6 +109,8 @@ describe("function registration (what Azure and the local runtime both read)", (
       "POST api/v1/settings/exports/{id}/run",
     ]);
     for (const e of exports) expect(e.scope, e.name).toBe("api.admin");
+    const run = functions.find((f) => f.name === "exports-run");
+    expect([run?.trigger.queueName, run?.trigger.connection]).toEqual(["exports", "SERVICEBUS"]);
   });
 
   it("every other function is a timer on its configured schedule", () => {
@@ -119,6 +121,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["counters-purge", "timerTrigger", schedules.purge],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
+      ["exports-run", "serviceBusTrigger", undefined],
       ["exports-schedule", "timerTrigger", (load("./shared/config.js") as typeof import("../shared/config")).getConfig().EXPORTS_SCHEDULE],
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],

@@ -11,6 +11,7 @@ import { issuesToDetails } from "../domain/validation";
 import type { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
+import { exportStatuses } from "./export/data-sets";
 import type { SettingsRepository } from "../ports/settings-repository";
 
 export type ExportRepository = SettingsRepository<StoredExport>;
@@ -29,6 +30,14 @@ function requireCredential(destination: ExportDestinationInput, kept: { password
   if (destination.password === undefined && destination.privateKey === undefined && kept.password === undefined && kept.privateKey === undefined) {
     throw invalid("destination.password", "an SFTP destination needs a password or a privateKey");
   }
+}
+
+/** `filters.status` must be a status of the data type's records (prices and FX rates have none). */
+function requireKnownStatus(d: Pick<ExportCreate, "dataType" | "filters">): void {
+  if (d.filters.status === undefined) return;
+  const allowed = exportStatuses[d.dataType];
+  if (allowed === undefined) throw invalid("filters.status", `${d.dataType} have no status to filter on`);
+  if (!allowed.includes(d.filters.status)) throw invalid("filters.status", `must be one of ${allowed.join(", ")} for ${d.dataType}`);
 }
 
 /**
@@ -70,6 +79,7 @@ export class Exports {
 
   async create(input: ExportCreate): Promise<Export> {
     requireCredential(input.destination);
+    requireKnownStatus(input);
     const id = `ex_${randomBytes(9).toString("hex")}`;
     const now = this.clock.now();
     const stored: StoredExport = {
@@ -97,6 +107,7 @@ export class Exports {
       const merged = patchedExport(current, patch);
       if (!merged.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(merged.issues) });
       requireCredential(merged.data.destination, merged.keep);
+      requireKnownStatus(merged.data);
       const definition = this.definition(id, merged.data, merged.keep);
       // A due time not yet claimed stays due when the schedule itself did not change.
       const sameSchedule = JSON.stringify(merged.data.schedule) === JSON.stringify(current.schedule);

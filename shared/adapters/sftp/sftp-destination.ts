@@ -87,9 +87,7 @@ export class SftpDestination implements ExportDestination {
         throw this.connectError(error, hostKeyRefused, timedOut);
       }
       try {
-        const kind = await client.exists(directory);
-        if (kind === false) await client.mkdir(directory, true);
-        else if (kind !== "d") throw new SftpDestinationError(`${directory} on ${where} exists and is not a directory`);
+        await this.ensureDirectory(client, directory, where);
         const counter = byteCounter();
         const counted = body.pipe(counter);
         body.once("error", (error) => counter.destroy(error));
@@ -108,6 +106,21 @@ export class SftpDestination implements ExportDestination {
       if (!body.readableEnded) body.destroy();
       await client.end().catch(() => undefined);
     }
+  }
+
+  /** Creates the directory if missing; another upload creating it at the same moment is no failure. */
+  private async ensureDirectory(client: SftpClient, directory: string, where: string): Promise<void> {
+    let kind = await client.exists(directory);
+    if (kind === false) {
+      try {
+        await client.mkdir(directory, true);
+        return;
+      } catch (error) {
+        kind = await client.exists(directory);
+        if (kind === false) throw error;
+      }
+    }
+    if (kind !== "d") throw new SftpDestinationError(`${directory} on ${where} exists and is not a directory`);
   }
 
   /** posix-rename replaces the target in one step where the server offers it; otherwise the old file goes first. */
