@@ -11,8 +11,6 @@
  */
 import { dataQualityStatusSchema } from "../../domain/data-quality-exception";
 import { AppError } from "../../domain/errors";
-import type { CursorPage, PageRequest } from "../../domain/page-request";
-import { MAX_PAGE_DEPTH } from "../../domain/pagination";
 import { portfolioStatusSchema, type PortfolioView } from "../../domain/portfolio";
 import { securitySchema } from "../../domain/security";
 import { transactionStatusSchema } from "../../domain/transaction";
@@ -25,6 +23,7 @@ import type { SecurityQueries } from "../security-queries";
 import type { TransactionQueries } from "../transaction-queries";
 import type { DataSet, DataSetRequest, ExportDataSets, ExportDataType, ExportFilters } from "./contract";
 import { dataSetColumns } from "./data-set-columns";
+import { cursorPages, flat, numberedPages } from "./data-set-paging";
 import type { FxRateReader } from "./data-set-ports";
 
 type Row = Record<string, unknown>;
@@ -39,11 +38,6 @@ export interface ExportDataSetSources {
   fxRates: FxRateReader;
   exceptions: DataQualityExceptions;
 }
-
-/** Records per page of the cursor-paged lists (the repositories take more than the API's 200). */
-const PAGE_SIZE = 1000;
-/** Page numbers reach MAX_PAGE_DEPTH items: portfolio and security lists are read in pages of this. */
-const NUMBERED_PAGE_SIZE = 200;
 
 /** The statuses `filters.status` may name for each data type (undefined: the data type has none). */
 export const exportStatuses: Record<ExportDataType, readonly string[] | undefined> = {
@@ -66,34 +60,6 @@ function checkStatus(dataType: ExportDataType, status: string | undefined): void
   if (!allowed.includes(status)) {
     throw new AppError("VALIDATION_ERROR", `'${status}' is not a status of ${dataType}`, { details: [{ field: "filters.status", message: `must be one of ${allowed.join(", ")}` }] });
   }
-}
-
-/** Every item of a cursor-paged list: the first page by number, the rest by cursor. */
-async function* cursorPages<T>(list: (request: PageRequest) => Promise<CursorPage<T>>): AsyncGenerator<T[]> {
-  let page = await list({ page: 1, pageSize: PAGE_SIZE });
-  for (;;) {
-    if (page.items.length > 0) yield page.items;
-    if (page.nextCursor === null) return;
-    page = await list({ cursor: page.nextCursor, pageSize: PAGE_SIZE });
-  }
-}
-
-/** Every item of a list paged by number, refusing a list deeper than page numbers reach. */
-async function* numberedPages<T>(what: string, list: (page: number, pageSize: number) => Promise<{ items: T[]; totalItems: number }>): AsyncGenerator<T[]> {
-  for (let page = 1; ; page++) {
-    const result = await list(page, NUMBERED_PAGE_SIZE);
-    if (result.totalItems > MAX_PAGE_DEPTH) {
-      throw new AppError("VALIDATION_ERROR", `an export reads at most ${MAX_PAGE_DEPTH.toLocaleString("en-US")} ${what}; there are ${result.totalItems.toLocaleString("en-US")}`, {
-        details: [{ field: "filters", message: `narrow the ${what} with filters` }],
-      });
-    }
-    if (result.items.length > 0) yield result.items;
-    if (page * NUMBERED_PAGE_SIZE >= result.totalItems || result.items.length === 0) return;
-  }
-}
-
-async function* flat<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
-  for await (const page of pages) yield* page;
 }
 
 /** Drops undefined filter fields (the repositories treat a present key as a condition). */
