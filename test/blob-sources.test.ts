@@ -344,4 +344,45 @@ describe("System settings › blob sources", () => {
     await finishedJob(feedId, (run.files[0].inboundName as string).slice(feedId.length + 1));
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Scheduled plc" });
   });
+
+  it("runs whose message or instance was lost are sent again by the scheduler, and given up after three lost attempts", async () => {
+    const own = await newCustomerContainer();
+    const isin = newIsin("GB");
+    const content = csv([isin, "Recovered plc", "equity", "SEK"]);
+    await own.getBlockBlobClient("securities-lost.csv").upload(content, Buffer.byteLength(content));
+    const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, status: "disabled" });
+    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const runs = cosmos.database("investment-data").container("runs");
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString();
+    const stored = (id: string, fields: Record<string, unknown>) => ({
+      id, ownerId: src.id, type: "blob-source-run", sortKey: `${tenMinutesAgo}|${id}`, blobSourceId: src.id, trigger: "manual", scheduledFor: tenMinutesAgo,
+      status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt: tenMinutesAgo, ...fields,
+    });
+    // Claimed but its message never sent; taken once by an instance that died; lost three times already.
+    await runs.items.create(stored("bsr_unsent", { attempts: 0 }));
+    await runs.items.create(stored("bsr_died", { attempts: 1, leaseUntil: new Date(Date.now() - 60_000).toISOString() }));
+    await runs.items.create(stored("bsr_hopeless", { attempts: 3, leaseUntil: new Date(Date.now() - 60_000).toISOString() }));
+
+    const env = {
+      COSMOS_ENDPOINT: cosmosEndpoint(),
+      COSMOS_KEY,
+      COSMOS_ENDPOINT_DISCOVERY: "false",
+      STORAGE_CONNECTION_STRING: storageConnectionString(),
+      JWT_SIGNING_KEY: TEST_JWT_KEY,
+      WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
+      LOG_LEVEL: "error",
+    };
+    await new Composition(parseConfig(env)).scheduleBlobSources().run();
+    const finished = await eventually(async () => {
+      const all = await runsOf(src.id);
+      return all.length === 3 && all.every((r) => r.status !== "running") ? all : undefined;
+    }, "the recovered runs");
+    const byId = new Map(finished.map((r) => [r.id, r]));
+    expect(byId.get("bsr_hopeless")).toMatchObject({ status: "failed", error: expect.stringMatching(/stopped 3 times/) });
+    // Both recovered runs finished; the version was copied once between them.
+    expect([byId.get("bsr_unsent")?.status, byId.get("bsr_died")?.status]).toEqual(["succeeded", "succeeded"]);
+    expect((byId.get("bsr_unsent")?.copied ?? 0) + (byId.get("bsr_died")?.copied ?? 0)).toBe(1);
+    for (const run of finished) expect(run).not.toHaveProperty("leaseUntil");
+    await eventually(async () => ((await call("GET", `/api/v1/securities/${isin}`, { token })).status === 200 ? true : undefined), "the recovered file's data");
+  });
 });

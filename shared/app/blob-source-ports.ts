@@ -6,6 +6,8 @@ import type { CursorPage, PageRequest } from "../domain/page-request";
 export interface StoredBlobSourceRun extends BlobSourceRun {
   /** Until when an instance performs the run; another copy of its message waits it out. */
   leaseUntil?: string;
+  /** How many times an instance took the run (a lost instance's run is taken again, a few times). */
+  attempts?: number;
 }
 
 /** One blob version seen in a customer's container. */
@@ -26,6 +28,11 @@ export interface BlobSourceRunStore {
   take(sourceId: string, runId: string, now: string, leaseUntil: string): Promise<StoredBlobSourceRun | undefined>;
   /** Stores the run's progress or outcome. */
   save(run: StoredBlobSourceRun): Promise<void>;
+  /**
+   * Runs of any source still `running` that no instance performs: taken once but their lease ran out
+   * (the instance was lost), or never taken and claimed before `unsentBefore` (their message was lost).
+   */
+  abandoned(now: string, unsentBefore: string): Promise<StoredBlobSourceRun[]>;
   /** Newest first. */
   list(sourceId: string, request: PageRequest): Promise<CursorPage<BlobSourceRun>>;
   /** Which of `blobs` (name + ETag) a run of the source copied already, as `versionKey`s. */

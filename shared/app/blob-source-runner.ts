@@ -17,7 +17,7 @@ export type BlobSourceMessage = z.infer<typeof blobSourceMessageSchema>;
 export const RUN_LEASE_MINUTES = 15;
 
 export function newRun(id: string, blobSourceId: string, trigger: BlobSourceRun["trigger"], scheduledFor: string, startedAt: string): StoredBlobSourceRun {
-  return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt };
+  return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt, attempts: 0 };
 }
 
 export interface RunBlobSourceDeps {
@@ -52,12 +52,14 @@ export class RunBlobSource {
       await this.copyNewVersions(run);
       const done: StoredBlobSourceRun = { ...run, status: "succeeded", completedAt: clock.now().toISOString() };
       delete done.leaseUntil;
+      delete done.attempts;
       await runs.save(done);
       log.info("blob source run succeeded", { listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped });
       return done;
     } catch (error) {
       const failed: StoredBlobSourceRun = { ...run, status: "failed", error: messageOf(error), completedAt: clock.now().toISOString() };
       delete failed.leaseUntil;
+      delete failed.attempts;
       await runs.save(failed);
       // The cause goes to the log (not the record), for the operators; the next run continues from what was recorded.
       log.warn("blob source run failed", { error: failed.error, cause: error instanceof CustomerContainerError ? undefined : String(error) });
@@ -88,6 +90,11 @@ export class RunBlobSource {
         if (outcome === "changed") continue; // a newer version is the next run's
         const file = { name: blob.name, etag: blob.etag, inboundName };
         await this.deps.runs.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
+        // "present": an earlier attempt (or a concurrent run) copied it and had not recorded it yet.
+        if (outcome === "present") {
+          run.skipped++;
+          continue;
+        }
         run.copied++;
         if (run.files.length < MAX_RUN_FILES) run.files.push(file);
       }

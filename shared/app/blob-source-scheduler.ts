@@ -6,8 +6,10 @@ import type { SettingsRepository } from "../ports/settings-repository";
 import type { BlobSourceRunStore, StoredBlobSourceRun } from "./blob-source-ports";
 import { newRun } from "./blob-source-runner";
 
-/** A claimed run not taken by any instance after this long lost its message (a crash between claim and send): it is sent again. */
+/** A claimed run no instance took after this long lost its message (a crash between claim and send): it is sent again. */
 export const UNSENT_AFTER_SECONDS = 120;
+/** A run whose instance was lost this many times is given up (recorded failed); the next run continues. */
+export const MAX_RUN_ATTEMPTS = 3;
 
 export interface ScheduleBlobSourcesDeps {
   sources: Pick<SettingsRepository<BlobSource>, "all" | "update">;
@@ -23,6 +25,7 @@ export interface ScheduleBlobSourcesDeps {
  * The run's id derives from (source, due time) and is created only if absent, so a due time is
  * claimed once however many timers fire; then its message is sent and `nextRunAt` moves to the
  * first slot after now (missed slots are not caught up one by one: one run copies everything new).
+ * Runs left `running` by a lost message or a lost instance are sent again (a few times, then failed).
  */
 export class ScheduleBlobSources {
   constructor(private readonly deps: ScheduleBlobSourcesDeps) {}
@@ -41,26 +44,38 @@ export class ScheduleBlobSources {
         this.deps.log.warn("scheduling a blob source run failed", { blobSourceId: source.id, error: String(error) });
       }
     }
+    await this.recover(now);
     return claimed;
   }
 
   private async start(source: BlobSource, now: Date): Promise<StoredBlobSourceRun | undefined> {
     const dueAt = source.nextRunAt ?? now.toISOString();
     const run = newRun(scheduledRunId(source.id, dueAt), source.id, "schedule", dueAt, now.toISOString());
-    let mine: StoredBlobSourceRun | undefined;
-    if (await this.deps.runs.create(run)) {
-      await this.deps.enqueue(run);
-      mine = run;
-    } else {
-      // Claimed before. If nobody took it for a while and it is still due, its message was lost: send it again.
-      const existing = await this.deps.runs.get(source.id, run.id);
-      const stale = existing !== undefined && existing.status === "running" && existing.leaseUntil === undefined && Date.parse(existing.startedAt) < now.getTime() - UNSENT_AFTER_SECONDS * 1000;
-      if (stale) await this.deps.enqueue(existing);
-    }
+    const mine = await this.deps.runs.create(run);
+    // Claimed by another timer: that one sends it (or, should it die first, recover() does later).
+    if (mine) await this.deps.enqueue(run);
     await this.deps.sources.update(source.id, (current) => {
       if (current.nextRunAt !== dueAt) return undefined; // advanced by another timer already
       return { ...current, nextRunAt: nextRunAfter(current.schedule, now)?.toISOString() ?? null };
     });
-    return mine;
+    return mine ? run : undefined;
+  }
+
+  /** Sends again the runs whose message or instance was lost; gives up on those lost too often. */
+  private async recover(now: Date): Promise<void> {
+    const abandoned = await this.deps.runs.abandoned(now.toISOString(), new Date(now.getTime() - UNSENT_AFTER_SECONDS * 1000).toISOString());
+    for (const run of abandoned) {
+      try {
+        if ((run.attempts ?? 0) >= MAX_RUN_ATTEMPTS) {
+          const { leaseUntil: _l, attempts: _a, ...rest } = run;
+          const error = `the run stopped ${MAX_RUN_ATTEMPTS} times without finishing (the instance performing it was lost); the next run continues from what was recorded`;
+          await this.deps.runs.save({ ...rest, status: "failed", error, completedAt: now.toISOString() });
+        } else {
+          await this.deps.enqueue(run);
+        }
+      } catch (error) {
+        this.deps.log.warn("recovering a blob source run failed", { blobSourceId: run.blobSourceId, runId: run.id, error: String(error) });
+      }
+    }
   }
 }

@@ -145,6 +145,6 @@ function nextRunOf(source: Pick<BlobSource, "status" | "schedule">, now: Date): 
 }
 
 export function publicRun(run: StoredBlobSourceRun): BlobSourceRun {
-  const { leaseUntil: _l, ...rest } = run;
+  const { leaseUntil: _l, attempts: _a, ...rest } = run;
   return rest;
 }

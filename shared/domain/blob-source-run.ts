@@ -25,7 +25,7 @@ export const blobSourceRunSchema = z
     listed: z.number().int().meta({ description: "Blobs listed under the prefix" }),
     matched: z.number().int().meta({ description: "Of those, blobs whose base name matches filePattern" }),
     copied: z.number().int().meta({ description: "Matching blob versions copied to inbound by this run (each becomes a job of the feed)" }),
-    skipped: z.number().int().meta({ description: "Matching blob versions skipped because an earlier run copied them" }),
+    skipped: z.number().int().meta({ description: "Matching blob versions not copied because an earlier (or concurrent) run copied them" }),
     files: z.array(copiedFileSchema).meta({ description: `The versions copied (at most ${MAX_RUN_FILES} listed)` }),
     error: z.string().optional().meta({ description: "Why a failed run stopped; what it copied before stays copied and the next run continues" }),
     startedAt: z.iso.datetime(),

@@ -37,7 +37,7 @@ function toStored(doc: RunDoc): StoredBlobSourceRun {
 }
 
 function toPublic(doc: RunDoc): BlobSourceRun {
-  const { leaseUntil: _l, ...run } = toStored(doc);
+  const { leaseUntil: _l, attempts: _a, ...run } = toStored(doc);
   return run;
 }
 
@@ -71,7 +71,7 @@ export class CosmosBlobSourceRuns implements BlobSourceRunStore {
         if (doc.status !== "running" || (doc.leaseUntil !== undefined && doc.leaseUntil > now)) return undefined;
         taken = true;
         const { _etag: _e, ...rest } = doc as RunDoc & { _etag?: string };
-        return { ...rest, leaseUntil };
+        return { ...rest, leaseUntil, attempts: (doc.attempts ?? 0) + 1 };
       },
     );
     return taken && stored !== undefined ? toStored(stored) : undefined;
@@ -79,6 +79,18 @@ export class CosmosBlobSourceRuns implements BlobSourceRunStore {
 
   async save(run: StoredBlobSourceRun): Promise<void> {
     await this.container.items.upsert(toDoc(run));
+  }
+
+  async abandoned(now: string, unsentBefore: string): Promise<StoredBlobSourceRun[]> {
+    // Across sources, but rare and small: only runs still running, which a healthy service finishes in minutes.
+    const { resources } = await this.container.items
+      .query<RunDoc>({
+        query:
+          "SELECT TOP 100 * FROM c WHERE c.type = @type AND c.status = 'running' AND ((c.attempts > 0 AND c.leaseUntil < @now) OR (c.attempts = 0 AND c.startedAt < @unsentBefore))",
+        parameters: [{ name: "@type", value: RUN }, { name: "@now", value: now }, { name: "@unsentBefore", value: unsentBefore }],
+      })
+      .fetchAll();
+    return resources.map(toStored);
   }
 
   async list(sourceId: string, request: PageRequest): Promise<CursorPage<BlobSourceRun>> {
