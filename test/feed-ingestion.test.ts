@@ -132,6 +132,30 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     expect((await jobsOf(feedId)).length).toBe(2);
   });
 
+  it("skip-row over several parts: 12,500 rows with 3 bad ones write the 12,497 good ones under one job, one exception per bad row", async () => {
+    const isins = Array.from({ length: 5 }, () => newIsin());
+    const imported = await call("POST", "/api/v1/import/securities", { token, body: { securities: isins.map((isin, i) => ({ isin, name: `Parts ${i}`, assetClass: "equity", currency: "EUR" })) } });
+    expect(imported.status, imported.text).toBe(200);
+    const feedId = await newFeed({ ...pricesCsv, name: "closing prices, skip-row", validation: { onRowError: "skip-row", maxRejectedRows: 10 } });
+    const day = (d: number): string => new Date(Date.UTC(2015, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
+    // Row r (1-based) is security (r-1) % 5 on day floor((r-1) / 5); rows 3, 10,001 and 12,500 are bad.
+    const bad = new Set([3, 10_001, 12_500]);
+    const lines = ["ISIN;Date;Close;Ccy"];
+    for (let r = 1; r <= 12_500; r++) lines.push(`${isins[(r - 1) % 5]};${day(Math.floor((r - 1) / 5))};${bad.has(r) ? "n/a" : (50 + ((r - 1) % 5) + Math.floor((r - 1) / 5) * 0.001).toFixed(3)};EUR`);
+    await upload(feedId, "prices-parts.csv", `${lines.join("\n")}\n`);
+    const job = await finished(feedId, "prices-parts.csv");
+    expect(job).toMatchObject({ status: "completed", counts: { received: 12_500, accepted: 12_497, rejected: 3 } });
+    expect((await jobsOf(feedId)).length).toBe(1);
+
+    const exceptions = (await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
+    expect(exceptions.map((e: { message: string }) => e.message.replace(/:.*$/, "")).sort()).toEqual(["prices-parts.csv row 10001", "prices-parts.csv row 12500", "prices-parts.csv row 3"]);
+    // Row 10,001 (security 0, day 2000) is missing, its neighbours are stored, in the part after the first.
+    const security = await call("GET", `/api/v1/securities/${isins[0]}`, { token });
+    const prices = await call("GET", `/api/v1/securities/${security.body.data.id}/prices?from=${day(1999)}&to=${day(2001)}`, { token });
+    expect(prices.status, prices.text).toBe(200);
+    expect((prices.body.data as { date: string }[]).map((p) => p.date).sort()).toEqual([day(1999), day(2001)]);
+  });
+
   it("a file the reader cannot read is quarantined with a failed job", async () => {
     const feedId = await newFeed(securitiesCsv("live"));
     await upload(feedId, "securities-corrupt.csv", `ISIN,Name,Class,Ccy\n${newIsin("GB")},"Unclosed,equity,GBP\n`);
