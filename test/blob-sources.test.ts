@@ -306,6 +306,12 @@ describe("System settings › blob sources", () => {
     expect(ok).toMatchObject({ status: "succeeded", copied: 1 });
     await finishedJob(feedId, (ok.files[0].inboundName as string).slice(feedId.length + 1));
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Late plc" });
+
+    // The feed deleted after the source was set up: the run says so, and copies nothing.
+    const feed = await call("POST", "/api/v1/settings/feeds", { token, body: { ...securitiesFeed, name: "short-lived" } });
+    const orphan = await newSource({ containerUrl: `${emulator}/${missing}`, prefix: undefined, status: "disabled", feedId: feed.body.data.id });
+    expect((await call("DELETE", `/api/v1/settings/feeds/${feed.body.data.id}`, { token })).status).toBe(204);
+    expect(await runNow(orphan.id)).toMatchObject({ status: "failed", copied: 0, error: `the feed '${feed.body.data.id}' no longer exists` });
   });
 
   it("the scheduler runs a due source once even when two timers claim the same due time, advances nextRunAt, and leaves disabled sources alone", async () => {

@@ -15,6 +15,8 @@ export type BlobSourceMessage = z.infer<typeof blobSourceMessageSchema>;
 
 /** How long an instance holds a run before another copy of its message may take it over. */
 export const RUN_LEASE_MINUTES = 15;
+/** How often a long run stores its progress (the counts so far) and extends its lease. */
+export const PROGRESS_SECONDS = 30;
 
 export function newRun(id: string, blobSourceId: string, trigger: BlobSourceRun["trigger"], scheduledFor: string, startedAt: string): StoredBlobSourceRun {
   return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt, attempts: 0 };
@@ -75,6 +77,7 @@ export class RunBlobSource {
     if ("problem" in location) throw new CustomerContainerError(`containerUrl ${location.problem}`);
     const matches = compileFilePattern(source.filePattern);
     const metadata = { source: "blob", blobsourceid: source.id };
+    let savedAt = this.deps.clock.now().getTime();
     for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
       run.listed += page.length;
       const matching = page.filter((b) => matches(baseNameOf(b.name)));
@@ -97,6 +100,12 @@ export class RunBlobSource {
         }
         run.copied++;
         if (run.files.length < MAX_RUN_FILES) run.files.push(file);
+        if (this.deps.clock.now().getTime() - savedAt >= PROGRESS_SECONDS * 1000) {
+          // A long run shows its counts so far in the runs list and extends its lease.
+          savedAt = this.deps.clock.now().getTime();
+          run.leaseUntil = new Date(savedAt + RUN_LEASE_MINUTES * 60_000).toISOString();
+          await this.deps.runs.save(run);
+        }
       }
     }
   }
