@@ -7,7 +7,8 @@ import { adminToken, call, cosmosEndpoint, newClient, storageConnectionString, u
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
-useOwnRuntime();
+// The runtime's own blob-sources-schedule timer fires every 2 s, so a source made due runs without waiting a minute.
+useOwnRuntime({ BLOB_SOURCES_SCHEDULE: "*/2 * * * * *" });
 
 const BASE = "/api/v1/settings/blob-sources";
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -349,6 +350,31 @@ describe("System settings › blob sources", () => {
     expect(await runsOf(off.id)).toEqual([]);
     await finishedJob(feedId, (run.files[0].inboundName as string).slice(feedId.length + 1));
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Scheduled plc" });
+  });
+
+  it("the runtime's blob-sources-schedule timer runs a source whose nextRunAt has come, and not a disabled one", async () => {
+    const own = await newCustomerContainer();
+    const isin = newIsin("GB");
+    const content = csv([isin, "Timer plc", "etf", "NOK"]);
+    await own.getBlockBlobClient("securities-tick.csv").upload(content, Buffer.byteLength(content));
+    const on = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "1d", at: "03:00" } });
+    const off = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "1d", at: "03:00" }, status: "disabled" });
+    // Make both due now, as if the service had been waiting for 03:00 (the disabled one too, to show its status is what keeps it off).
+    const settings = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } }).database("investment-data").container("settings");
+    const past = new Date(Date.now() - 60_000).toISOString();
+    for (const id of [on.id, off.id]) {
+      const { resource } = await settings.item(id, "blob-source").read();
+      await settings.item(id, "blob-source").replace({ ...resource, nextRunAt: past });
+    }
+    const run = await eventually(async () => (await runsOf(on.id)).find((r) => r.status !== "running"), "the timer's run");
+    expect(run).toMatchObject({ trigger: "schedule", scheduledFor: past, status: "succeeded", copied: 1 });
+    const next = (await call("GET", `${BASE}/${on.id}`, { token })).body.data.nextRunAt as string;
+    expect(next > new Date().toISOString() && next.endsWith("T03:00:00.000Z")).toBe(true);
+    await finishedJob(feedId, (run.files[0].inboundName as string).slice(feedId.length + 1));
+    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Timer plc", assetClass: "etf" });
+    await new Promise((r) => setTimeout(r, 2500)); // another tick or two
+    expect(await runsOf(on.id)).toHaveLength(1);
+    expect(await runsOf(off.id)).toEqual([]);
   });
 
   it("runs whose message or instance was lost are sent again by the scheduler, and given up after three lost attempts", async () => {
