@@ -66,10 +66,11 @@ export class RunExport {
       await this.finish(run, { status: "failed", error: "the export was deleted" });
       return;
     }
-    const destination = this.open(exp);
-    const secrets = destination.type === "sftp" ? [destination.password, destination.privateKey].filter((s): s is string => s !== undefined) : [];
+    let secrets: string[] = [];
     const renew = setInterval(() => void this.renew(run).catch(() => undefined), (this.deps.leaseSeconds * 1000) / 3);
     try {
+      const destination = this.open(exp);
+      if (destination.type === "sftp") secrets = [destination.password, destination.privateKey].filter((s): s is string => s !== undefined);
       const dataSet = this.deps.dataSets.open({ dataType: exp.dataType, filters: exp.filters, ...windowOf(exp, run) });
       const file = this.deps.writeExport(exp.format, { exportId: exp.id, dataType: exp.dataType, generatedAt: clock.now().toISOString() }, dataSet);
       const { bytes } = await this.deps.openDestination(destination).upload(run.fileName, file.stream);
