@@ -116,6 +116,9 @@ class InboxSession {
   ) {
     this.matches = compileFilePattern(feed.filePattern);
     sftp.on("error", () => undefined); // the connection's end; open uploads are never committed
+    // The client is done (OpenSSH's sftp sends EOF on `bye` or at the end of a batch and waits for
+    // the server to close): close the channel, as sftp-server does when its input ends.
+    sftp.on("end", () => sftp.end());
     const guard = <A extends unknown[]>(work: (reqId: number, ...args: A) => Promise<void> | void) =>
       (reqId: number, ...args: A): void => {
         void Promise.resolve()
