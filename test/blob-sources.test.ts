@@ -255,6 +255,22 @@ describe("System settings › blob sources", () => {
     expect(rest.body.data.map((r: { id: string }) => r.id)).toEqual([first.id]);
   });
 
+  it("a large blob is streamed across in blocks, byte for byte, with its metadata (here a name the feed does not take, so it waits in inbound)", async () => {
+    const own = await newCustomerContainer();
+    const big = Buffer.alloc(9 * 1024 * 1024 + 123);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
+    await own.getBlockBlobClient("exports/big-1.bin").uploadData(big);
+    const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: "exports/", filePattern: "big-*.bin", status: "disabled" });
+    const run = await runNow(src.id);
+    expect(run).toMatchObject({ status: "succeeded", copied: 1 });
+    const copy = blobs.getContainerClient("inbound").getBlockBlobClient(run.files[0].inboundName);
+    const properties = await copy.getProperties();
+    expect(properties.metadata).toEqual({ source: "blob", blobsourceid: src.id });
+    const blocks = await copy.getBlockList("committed");
+    expect(blocks.committedBlocks?.length).toBeGreaterThan(1);
+    expect((await copy.downloadToBuffer()).equals(big)).toBe(true);
+  });
+
   it("a copy repeated after a crash before it was recorded doubles nothing: the content's job id makes it a duplicate", async () => {
     const isin = newIsin("GB");
     const own = await newCustomerContainer();
