@@ -8,7 +8,7 @@ export const feedsCreate = endpoint({
   name: "feeds-create",
   method: "POST",
   route: "api/v1/settings/feeds",
-  summary: "Create a feed (how a provider's files are recognised, read, mapped and validated) with its SFTP login; the generated password is shown only in this response",
+  summary: "Create a feed (how a provider's files are recognised, read, mapped and validated) with its SFTP login (in Azure a local user of the storage account, home inbound/<feedId>); the generated password is shown only in this response",
   tag: "System settings",
   scope: "api.admin",
   body: feedCreateSchema,
