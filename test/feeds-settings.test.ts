@@ -136,8 +136,12 @@ describe("System settings › feeds", () => {
       const reply = await call("PATCH", `${BASE}/${id}`, { token, body });
       expect(reply.status, JSON.stringify(body)).toBe(422);
     }
-    expect((await call("GET", `${BASE}/${id}`, { token })).body.data).toMatchObject({ dataType: "positions", format: "csv", status: "live" });
+    // New keys with a definition that does not hold: 422, and the login keeps its keys (checked before the login is changed).
+    const keysAndBadType = await call("PATCH", `${BASE}/${id}`, { token, body: { dataType: "prices", sftp: { publicKeys: [openSshKey("other")] } } });
+    expect(keysAndBadType.status).toBe(422);
+    expect((await call("GET", `${BASE}/${id}`, { token })).body.data).toMatchObject({ dataType: "positions", format: "csv", status: "live", sftp: { publicKeys: keys } });
     expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { status: "paused" } })).status).toBe(404);
+    expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { sftp: { publicKeys: [] } } })).status).toBe(404);
   });
 
   it("422 names an unknown target field, an option that does not fit the format, a bad pattern; bad bodies and ids are 4xx", async () => {
