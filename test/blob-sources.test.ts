@@ -1,5 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
-import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
+import { CredentialUnavailableError } from "@azure/identity";
+import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
+import { BlobCustomerContainers } from "../shared/adapters/blob/customer-container";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
@@ -269,6 +271,23 @@ describe("System settings › blob sources", () => {
     const blocks = await copy.getBlockList("committed");
     expect(blocks.committedBlocks?.length).toBeGreaterThan(1);
     expect((await copy.downloadToBuffer()).equals(big)).toBe(true);
+  });
+
+  it("the adapter turns a refused key (403) and a managed identity without a token into messages that name the fix and carry no secret", async () => {
+    const wrongKey = Buffer.alloc(64, 7).toString("base64");
+    const inbound = blobs.getContainerClient("inbound");
+    const noIdentity = () => ({ getToken: async () => { throw new CredentialUnavailableError("ManagedIdentityCredential: no identity endpoint"); } });
+    const refused = new BlobCustomerContainers(inbound, noIdentity, new StorageSharedKeyCredential("devstoreaccount1", wrongKey));
+    const drain = async (containers: BlobCustomerContainers, location: { url: string; container: string; emulator: boolean }) => {
+      for await (const _ of containers.list(location, undefined)) void _;
+    };
+    const local = { url: `${emulator}/${customer.containerName}`, container: customer.containerName, emulator: true };
+    const error = await drain(refused, local).then(() => undefined, (e: Error) => e);
+    expect(error?.name).toBe("CustomerContainerError");
+    expect(error?.message).toMatch(/refused the service \(403 \w+\): grant the service's managed identity the Storage Blob Data Reader role/);
+    expect(error?.message).not.toContain(wrongKey);
+    const azure = { url: "https://custacct01.blob.core.windows.net/drop", container: "drop", emulator: false };
+    await expect(drain(refused, azure)).rejects.toThrow(/managed identity could not get a token for the container https:\/\/custacct01\.blob\.core\.windows\.net\/drop$/);
   });
 
   it("a copy repeated after a crash before it was recorded doubles nothing: the content's job id makes it a duplicate", async () => {
