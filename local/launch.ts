@@ -51,12 +51,18 @@ export interface LaunchedRuntime {
   kill(): Promise<void>;
 }
 
+/**
+ * The service process's heap bound, as `npm start` sets it: without one V8 sizes its heap from the
+ * machine's memory and lets garbage pile up to several hundred MB before collecting it.
+ */
+export const SERVICE_NODE_ARGS = ["--max-old-space-size=512"];
+
 /** Starts `dist/local/main.js` with these settings and waits for its ready message. */
 export async function launchRuntime(env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<LaunchedRuntime> {
   const child = fork(join(projectRoot, "dist", "local", "main.js"), [], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
-    execArgv: options.execArgv ?? [],
+    execArgv: [...SERVICE_NODE_ARGS, ...(options.execArgv ?? [])],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let output = "";
