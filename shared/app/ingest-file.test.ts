@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../test/cosmos-stand-in";
@@ -13,7 +14,7 @@ import type { JobRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
 import { ImportService } from "./import/import-service";
-import { IngestFile, type IngestDeps } from "./ingest-file";
+import { fileJobId, IngestFile, type IngestDeps } from "./ingest-file";
 
 const feed: StoredFeed = {
   ...(feedCreateSchema.parse({
@@ -129,6 +130,24 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
     expect(w.bin("archive").has("fd_1/securities-2.csv")).toBe(true);
     // Announced once: the outbox keeps one event per id, and the re-run's event has the same id.
     expect(new Set(w.events.map((e) => e.id)).size).toBe(1);
+  });
+});
+
+describe("IngestFile: the job id is the feed's and the whole content's SHA-256, whichever way the file ends", () => {
+  const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
+  // Enough bad rows that validation stops reading early: the hash still covers the whole file.
+  const manyBad = `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,equity,GBP`).join("\n")}\n`;
+  const unreadable = 'ISIN,Name,Class,Ccy\nGB0002634946,"BAE,equity,GBP\n';
+
+  it.each([
+    ["accepted", CONTENT, "ingested"],
+    ["rejected before its end", manyBad, "rejected"],
+    ["unreadable", unreadable, "rejected"],
+  ])("%s", async (_case, content, action) => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-h.csv", content);
+    const outcome = await w.ingest.run("fd_1/securities-h.csv");
+    expect(outcome).toEqual({ action, jobId: fileJobId("fd_1", "live", sha(content)) });
   });
 });
 
