@@ -4,7 +4,7 @@ import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { MAX_PAGE_DEPTH } from "../../domain/pagination";
 
 /** Records per page of the cursor-paged lists (the repositories take more than the API's 200). */
-const PAGE_SIZE = 1000;
+const PAGE_SIZE = 5000;
 /** Page numbers reach MAX_PAGE_DEPTH items: portfolio and security lists are read in pages of this. */
 const NUMBERED_PAGE_SIZE = 200;
 

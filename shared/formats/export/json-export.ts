@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import type { DataSet, ExportFile, ExportHeader } from "../../app/export/contract";
 
 /** Characters gathered before a chunk is handed on. */
-const CHUNK_CHARS = 64 * 1024;
+const CHUNK_CHARS = 256 * 1024;
 
 export function writeJson(header: ExportHeader, dataSet: DataSet): ExportFile {
   let rows = 0;
