@@ -2,6 +2,7 @@ import { BlobServiceClient } from "@azure/storage-blob";
 import SftpClient from "ssh2-sftp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
+import { BlobFileStore } from "../shared/adapters/blob/blob-file-store";
 import { adminToken, call } from "./http";
 import { newIsin } from "./investment-fixtures";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
@@ -123,4 +124,29 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     expect(await exists("inbound", stray)).toBe(true);
     expect(await jobsOf(feedId)).toEqual([]);
   }, 90_000);
+
+  it("announcing a file again keeps every byte and header: one stored in blocks is re-committed from them, one stored whole gets the stamp", async () => {
+    const store = BlobFileStore.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "");
+    const container = blobs.getContainerClient("quarantine");
+    const inBlocks = container.getBlockBlobClient("touch/in-blocks.csv");
+    const ids = ["YmxvY2stMDAwMDAx", "YmxvY2stMDAwMDAy"];
+    await inBlocks.stageBlock(ids[0] ?? "", "ISIN,Name\n", 10);
+    await inBlocks.stageBlock(ids[1] ?? "", "DE0007164600,SAP SE\n", 20);
+    await inBlocks.commitBlockList(ids, { blobHTTPHeaders: { blobContentType: "text/csv" }, metadata: { feedId: "fd_x", source: "sftp" } });
+    const whole = container.getBlockBlobClient("touch/whole.csv");
+    await whole.upload("ISIN,Name\n", 10, { blobHTTPHeaders: { blobContentType: "text/csv", blobContentLanguage: "de" }, metadata: { source: "blob" } });
+
+    for (const [blob, expected] of [[inBlocks, "ISIN,Name\nDE0007164600,SAP SE\n"], [whole, "ISIN,Name\n"]] as const) {
+      const before = await blob.getProperties();
+      expect(await store.touch("quarantine", blob.name, "resumedAt", "2026-11-24T22:00:00.000Z")).toBe(true);
+      const after = await blob.getProperties();
+      expect(after.etag).not.toBe(before.etag);
+      expect((await blob.downloadToBuffer()).toString()).toBe(expected);
+      expect({ type: after.contentType, language: after.contentLanguage, md5: after.contentMD5?.toString() }).toEqual({ type: before.contentType, language: before.contentLanguage, md5: before.contentMD5?.toString() });
+      expect(after.metadata).toEqual({ ...before.metadata, resumedat: "2026-11-24T22:00:00.000Z" });
+    }
+    // The blocks are the same: re-committed, not copied.
+    expect(((await inBlocks.getBlockList("committed")).committedBlocks ?? []).map((b) => b.name)).toEqual(ids);
+    expect(await store.touch("quarantine", "touch/none.csv", "resumedAt", "x")).toBe(false);
+  });
 });

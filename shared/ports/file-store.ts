@@ -22,8 +22,9 @@ export interface FileListing {
   /** The names of the files in `container` whose names start with `prefix`. */
   list(container: string, prefix: string): AsyncIterable<string>;
   /**
-   * Sets one metadata entry, keeping the others: the file gets a new ETag, so a blob trigger sees it
-   * again (how a paused feed's waiting files are ingested when it resumes). False when it is gone.
+   * Announces the file again with one more metadata entry, the others, its bytes and headers kept: a
+   * new version for a blob trigger (a new ETag; where the store can, a rewrite that raises
+   * BlobCreated). How a paused feed's waiting files are ingested when it resumes. False when gone.
    */
   touch(container: string, name: string, key: string, value: string): Promise<boolean>;
 }

@@ -59,12 +59,39 @@ export class BlobFileStore implements FileStore, FileListing {
     for await (const blob of this.service.getContainerClient(container).listBlobsFlat({ prefix })) yield blob.name;
   }
 
+  /**
+   * A file stored in blocks is committed again from its own blocks (Put Block List: no data moves),
+   * a new version that Event Grid reports as BlobCreated, as a new upload would be; one stored in one
+   * piece (Put Blob) gets the metadata stamp only. Either way it has a new ETag, and the same bytes
+   * and headers. Conditional on the ETag read, so a write in between is never overwritten.
+   */
   async touch(container: string, name: string, key: string, value: string): Promise<boolean> {
     const blob = this.blob(container, name);
     try {
       const p = await blob.getProperties();
-      // Conditional on the ETag read, so metadata written in between is not lost.
-      await blob.setMetadata({ ...p.metadata, [key]: value }, { conditions: { ifMatch: p.etag } });
+      const metadata = { ...p.metadata, [key]: value };
+      const conditions = { ifMatch: p.etag };
+      const blocks = (await blob.getBlockList("committed")).committedBlocks ?? [];
+      const blockBytes = blocks.reduce((sum, b) => sum + b.size, 0);
+      if (blocks.length > 0 && blockBytes === p.contentLength) {
+        await blob.commitBlockList(
+          blocks.map((b) => b.name),
+          {
+            metadata,
+            conditions,
+            blobHTTPHeaders: {
+              blobContentType: p.contentType,
+              blobContentEncoding: p.contentEncoding,
+              blobContentLanguage: p.contentLanguage,
+              blobContentDisposition: p.contentDisposition,
+              blobCacheControl: p.cacheControl,
+              blobContentMD5: p.contentMD5,
+            },
+          },
+        );
+      } else {
+        await blob.setMetadata(metadata, { conditions });
+      }
       return true;
     } catch (error) {
       if (notFound(error)) return false;
