@@ -267,7 +267,7 @@ describe("System settings › blob sources", () => {
     expect(run).toMatchObject({ status: "succeeded", copied: 1 });
     const copy = blobs.getContainerClient("inbound").getBlockBlobClient(run.files[0].inboundName);
     const properties = await copy.getProperties();
-    expect(properties.metadata).toEqual({ source: "blob", blobsourceid: src.id });
+    expect(properties.metadata).toEqual({ source: "blob", blobsourceid: src.id, sourcename: "exports%2Fbig-1.bin", sourceetag: run.files[0].etag });
     const blocks = await copy.getBlockList("committed");
     expect(blocks.committedBlocks?.length).toBeGreaterThan(1);
     expect((await copy.downloadToBuffer()).equals(big)).toBe(true);

@@ -76,7 +76,7 @@ export class RunBlobSource {
     const location = parseContainerUrl(source.containerUrl, this.deps.emulatorEndpoint);
     if ("problem" in location) throw new CustomerContainerError(`containerUrl ${location.problem}`);
     const matches = compileFilePattern(source.filePattern);
-    const metadata = { source: "blob", blobsourceid: source.id };
+    const origin = { source: "blob", blobsourceid: source.id };
     let savedAt = this.deps.clock.now().getTime();
     for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
       run.listed += page.length;
@@ -89,6 +89,8 @@ export class RunBlobSource {
           continue;
         }
         const inboundName = inboundNameOf(source.feedId, source.id, blob.name, blob.etag);
+        // Where the copy came from, for whoever looks at it in inbound (metadata values are ASCII: the name is URI-encoded).
+        const metadata = { ...origin, sourcename: encodeURIComponent(blob.name), sourceetag: blob.etag };
         const outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
         if (outcome === "changed") continue; // a newer version is the next run's
         const file = { name: blob.name, etag: blob.etag, inboundName };
