@@ -192,8 +192,15 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
       expect.objectContaining({ level: "warn", message: "storage local user operation failed", operation: "createOrUpdate", feedId: FEED, status: 403, code: "AuthorizationFailed" }),
     ]);
 
+    // No password from Azure: the user just created is deleted again, and the create fails.
+    seen = [];
     answers = { POST: [{ status: 200, body: {} }] };
     const none = await logins().create(FEED).catch((e: unknown) => e);
     expect((none as AppError).message).toBe("The storage account issued no SFTP password; try again");
+    expect(seen.map((s) => [s.method, s.path])).toEqual([
+      ["PUT", `${USERS}/${USER}`],
+      ["POST", `${USERS}/${USER}/regeneratePassword`],
+      ["DELETE", `${USERS}/${USER}`],
+    ]);
   });
 });

@@ -69,7 +69,13 @@ export class AzureSftpLogins implements SftpLogins {
 
   async create(feedId: string): Promise<IssuedSftpLogin> {
     await this.put(feedId, []);
-    return { login: this.stored(feedId, []), password: await this.regenerate(feedId) };
+    try {
+      return { login: this.stored(feedId, []), password: await this.regenerate(feedId) };
+    } catch (error) {
+      // No user left behind that nobody has a password for (the feed is not created either).
+      await this.delete(feedId).catch(() => undefined);
+      throw error;
+    }
   }
 
   async rotatePassword(feedId: string, current: StoredSftpLogin): Promise<IssuedSftpLogin> {
