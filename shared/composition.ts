@@ -274,7 +274,7 @@ export class Composition {
     const endpoint = { host: c.SFTP_HOST, port: c.SFTP_PORT };
     if (c.SFTP_LOGINS === "local") return new LocalSftpLogins(endpoint);
     if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
-    return new AzureSftpLogins(this.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, new Logger(c.LOG_LEVEL).with({ component: "sftp-logins" }));
+    return new AzureSftpLogins(this.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, this.fileStore(), new Logger(c.LOG_LEVEL).with({ component: "sftp-logins" }));
   });
   readonly feeds = lazy(
     () =>

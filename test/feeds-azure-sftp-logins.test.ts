@@ -95,8 +95,16 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     return { status: 200 };
   }
 
+  /** Home folders asked for (the blob side is BlobFileStore.createFolder, tested against Azurite in feeds-resume). */
+  const homes = {
+    created: [] as string[],
+    async createFolder(container: string, name: string): Promise<void> {
+      homes.created.push(`${container}/${name}`);
+      seen.push({ method: "FOLDER", path: `${container}/${name}`, apiVersion: null, authorization: undefined, body: undefined });
+    },
+  };
   const logins = (): AzureSftpLogins =>
-    new AzureSftpLogins(staticToken, ACCOUNT_ID, ENDPOINT, new Logger("info", (_level, line) => logLines.push(line)), {
+    new AzureSftpLogins(staticToken, ACCOUNT_ID, ENDPOINT, homes, new Logger("info", (_level, line) => logLines.push(line)), {
       endpoint: base,
       tlsOptions: { ca: cert },
       retryOptions: { maxRetries: 0 },
@@ -125,7 +133,9 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     expect(new Composition(parseConfig(env)).sftpLogins()).toBeInstanceOf(LocalSftpLogins);
     expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: is required when SFTP_LOGINS=azure/);
     expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: "stidsfiles" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: must be a storage account's resource id/);
-    const azure = new Composition(parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: ACCOUNT_ID, SFTP_HOST: ENDPOINT.host, SFTP_PORT: "22" })).sftpLogins();
+    const azure = new Composition(
+      parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: ACCOUNT_ID, SFTP_HOST: ENDPOINT.host, SFTP_PORT: "22", STORAGE_BLOB_ENDPOINT: "https://stidsfiles.blob.core.windows.net/" }),
+    ).sftpLogins();
     expect(azure).toBeInstanceOf(AzureSftpLogins);
     expect(azure.endpoint).toEqual(ENDPOINT);
   });
@@ -133,16 +143,18 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
   it("create: PUTs the local user (home inbound/<feedId>, rcwdl on inbound, password on), then has Azure generate the password", async () => {
     const issued = await logins().create(FEED);
     expect(issued).toEqual({ login: { username: `stidsfiles.${USER}`, publicKeys: [] }, password: "Azure-Generated-Password-1" });
+    // The home directory first (where the login lands), then the user, then its password.
     expect(seen.map((s) => [s.method, s.path])).toEqual([
+      ["FOLDER", `inbound/${FEED}`],
       ["PUT", `${USERS}/${USER}`],
       ["POST", `${USERS}/${USER}/regeneratePassword`],
     ]);
-    for (const request of seen) {
+    for (const request of seen.filter((s) => s.method !== "FOLDER")) {
       expect(request.apiVersion).toMatch(/^\d{4}-\d\d-\d\d$/);
       expect(request.authorization).toBe("Bearer test-token");
     }
-    expect(seen[0]?.body).toEqual(userBody([]));
-    expect(seen[1]?.body).toBeUndefined();
+    expect(seen[1]?.body).toEqual(userBody([]));
+    expect(seen[2]?.body).toBeUndefined();
     expect(staticToken.scopes).toContain("https://management.azure.com/.default");
   });
 
@@ -187,7 +199,7 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(503);
     expect((error as AppError).message).toBe("The feed's SFTP login could not be changed in the storage account; try again");
-    expect(seen.map((s) => s.method)).toEqual(["PUT"]);
+    expect(seen.map((s) => s.method)).toEqual(["FOLDER", "PUT"]);
     expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ level: "warn", message: "storage local user operation failed", operation: "createOrUpdate", feedId: FEED, status: 403, code: "AuthorizationFailed" }),
     ]);
@@ -198,6 +210,7 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     const none = await logins().create(FEED).catch((e: unknown) => e);
     expect((none as AppError).message).toBe("The storage account issued no SFTP password; try again");
     expect(seen.map((s) => [s.method, s.path])).toEqual([
+      ["FOLDER", `inbound/${FEED}`],
       ["PUT", `${USERS}/${USER}`],
       ["POST", `${USERS}/${USER}/regeneratePassword`],
       ["DELETE", `${USERS}/${USER}`],

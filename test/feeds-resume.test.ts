@@ -149,4 +149,14 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     expect(((await inBlocks.getBlockList("committed")).committedBlocks ?? []).map((b) => b.name)).toEqual(ids);
     expect(await store.touch("quarantine", "touch/none.csv", "resumedAt", "x")).toBe(false);
   });
+
+  it("a login's home folder (Azure SFTP) is an empty blob marked hdi_isfolder, made once", async () => {
+    const store = BlobFileStore.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "");
+    await store.createFolder("quarantine", "fd_home");
+    const folder = blobs.getContainerClient("quarantine").getBlobClient("fd_home");
+    const first = await folder.getProperties();
+    expect({ size: first.contentLength, metadata: first.metadata }).toEqual({ size: 0, metadata: { hdi_isfolder: "true" } });
+    await store.createFolder("quarantine", "fd_home");
+    expect((await folder.getProperties()).etag).toBe(first.etag);
+  });
 });

@@ -10,6 +10,11 @@ const INBOUND = "inbound";
 /** Read, create, write, delete and list: what a provider does in its inbox (no ownership or ACL changes). */
 const PERMISSIONS = "rcwdl";
 
+/** Creates a login's home directory in the storage account (a directory of the hierarchical namespace). */
+export interface SftpHomes {
+  createFolder(container: string, name: string): Promise<void>;
+}
+
 /** A storage account named by its Azure resource id. */
 export interface StorageAccountRef {
   subscriptionId: string;
@@ -60,6 +65,7 @@ export class AzureSftpLogins implements SftpLogins {
     credential: TokenCredential,
     storageAccountId: string,
     readonly endpoint: SftpEndpoint,
+    private readonly homes: SftpHomes,
     private readonly log: Logger,
     clientOptions: StorageManagementClientOptionalParams = {},
   ) {
@@ -68,6 +74,8 @@ export class AzureSftpLogins implements SftpLogins {
   }
 
   async create(feedId: string): Promise<IssuedSftpLogin> {
+    // The home is where a login lands: it exists before the user does.
+    await this.homes.createFolder(INBOUND, feedId);
     await this.put(feedId, []);
     try {
       return { login: this.stored(feedId, []), password: await this.regenerate(feedId) };

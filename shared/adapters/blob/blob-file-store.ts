@@ -99,6 +99,19 @@ export class BlobFileStore implements FileStore, FileListing {
   }
 
   /**
+   * Makes `name` a folder of `container`: with a hierarchical namespace (Azure's SFTP accounts) the
+   * empty blob marked `hdi_isfolder` is a directory. Nothing when it exists already.
+   */
+  async createFolder(container: string, name: string): Promise<void> {
+    try {
+      await this.blob(container, name).upload("", 0, { metadata: { hdi_isfolder: "true" }, conditions: { ifNoneMatch: "*" } });
+    } catch (error) {
+      if (error instanceof RestError && error.statusCode === 409) return;
+      throw error;
+    }
+  }
+
+  /**
    * The ids of the blocks the file consists of, or undefined when it is not made of committed blocks
    * (stored whole) or the store will not say: Azure refuses block operations on files created over
    * its SFTP endpoint.
