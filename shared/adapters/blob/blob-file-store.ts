@@ -106,7 +106,8 @@ export class BlobFileStore implements FileStore, FileListing {
     try {
       await this.blob(container, name).upload("", 0, { metadata: { hdi_isfolder: "true" }, conditions: { ifNoneMatch: "*" } });
     } catch (error) {
-      if (error instanceof RestError && error.statusCode === 409) return;
+      // It exists: 409 BlobAlreadyExists (412 from a store that answers the condition so).
+      if (error instanceof RestError && (error.statusCode === 409 || error.statusCode === 412)) return;
       throw error;
     }
   }
