@@ -86,6 +86,21 @@ describe("README › feeds: the onboarding steps and every format's example feed
     }
   });
 
+  it("the README's try-one snippet (bash, curl, node) creates each example from feeds.json and dry-runs its file", async () => {
+    const snippet = /```sh\n(EXAMPLE=transactions-csv[\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet, "README: the try-one snippet").toBeDefined();
+    for (const e of examples) {
+      const script = (snippet ?? "").replace(/^EXAMPLE=\S+/, `EXAMPLE=${e.id}`);
+      const out = await new Promise<string>((resolve, reject) => {
+        execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 30_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
+          error === null ? resolve(stdout) : reject(new Error(`${e.id}: ${String(error)}\n${stderr}`)),
+        );
+      });
+      const result = (JSON.parse(out) as { data: { received: number; valid: number; rejected: number } }).data;
+      expect({ id: e.id, rejected: result.rejected, valid: result.valid }).toEqual({ id: e.id, rejected: 0, valid: result.received });
+    }
+  });
+
   it.skipIf(!hasSftpClient)("the onboarding steps end to end: create, credentials, dry run, live, a put with the sftp client, then the job and the data", async () => {
     // 1–2. Create; the credentials are in the answer.
     const created = await api("POST", FEEDS, onboardingBody());
