@@ -101,6 +101,36 @@ describe("README › feeds: the onboarding steps and every format's example feed
     }
   });
 
+  it.skipIf(!hasSftpClient)("the onboarding block itself runs in bash as written (its interactive sftp line replaced by the same put in batch mode with a key)", async () => {
+    const block = /```sh\n(# 1\. Create the feed[\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const interactive = /^sftp -P 2222 \$SFTP_USER@127\.0\.0\.1$/m;
+    expect(block).toMatch(interactive);
+    const keyPath = join(data.path, "onboarding_key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "onboarding", "-f", keyPath]);
+    writeFileSync(join(data.path, "onboarding_batch"), "put examples/feeds/csv/securities-20241231.csv\n");
+    const batchPut = [
+      `curl -s -X PATCH $BASE/api/v1/settings/feeds/$FEED -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d "{ \\"sftp\\": { \\"publicKeys\\": [\\"$(cat ${keyPath}.pub)\\"] } }" > /dev/null`,
+      `sftp -b ${join(data.path, "onboarding_batch")} -i ${keyPath} -P ${runtime.sftpPort} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o BatchMode=yes $SFTP_USER@127.0.0.1 > /dev/null`,
+      // Step 6 reads what ingestion did: wait until the job has finished.
+      `for i in $(seq 1 120); do curl -s "$BASE/api/v1/jobs?feedId=$FEED" -H "Authorization: Bearer $TOKEN" | grep -q '"status":"completed"' && break; sleep 0.25; done`,
+    ].join("\n");
+    const script = `${block.replace(interactive, batchPut)}\necho\necho "FEED=$FEED"`;
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${String(error)}\n${stdout}\n${stderr}`)),
+      );
+    });
+    const feedId = /^FEED=(fd_[0-9a-f]+)$/m.exec(out)?.[1] ?? "";
+    expect(feedId, out).not.toBe("");
+    expect(out).toContain('"rejected":0');
+    expect((await api("GET", `${FEEDS}/${feedId}`)).body.data.status).toBe("live");
+    const jobs = (await api("GET", `/api/v1/jobs?feedId=${feedId}`)).body.data as Record<string, any>[];
+    expect(jobs).toEqual([expect.objectContaining({ source: "sftp", fileName: "securities-20241231.csv", status: "completed" })]);
+    // The step-6 answers are in the output: the job and the security.
+    expect(out).toContain(`"feedId":"${feedId}"`);
+    expect(out).toContain('"name":"SAP SE"');
+  }, 90_000);
+
   it.skipIf(!hasSftpClient)("the onboarding steps end to end: create, credentials, dry run, live, a put with the sftp client, then the job and the data", async () => {
     // 1–2. Create; the credentials are in the answer.
     const created = await api("POST", FEEDS, onboardingBody());
