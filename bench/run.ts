@@ -1,4 +1,5 @@
 import { benchApiRead } from "./api-read";
+import { benchExport } from "./export";
 import { benchImport } from "./import-prices";
 import { benchIngestCsv } from "./ingest-csv";
 import { benchStandInQuery } from "./stand-in-query";
@@ -7,20 +8,21 @@ import { benchWebhookDispatch } from "./webhook-dispatch";
 import { startBenchRuntime } from "./harness";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|stand-in|webhooks
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|stand-in|webhooks
  * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const wants = (name: string): boolean => only === undefined || only === name;
   const results: boolean[] = [];
-  if (wants("read") || wants("import") || wants("valuation") || wants("ingest")) {
+  if (wants("read") || wants("import") || wants("valuation") || wants("ingest") || wants("export")) {
     const runtime = await startBenchRuntime();
     try {
       if (wants("read")) results.push(await benchApiRead(runtime));
       if (wants("import")) results.push(await benchImport(runtime));
       if (wants("valuation")) await benchValuation(runtime);
       if (wants("ingest")) results.push(await benchIngestCsv(runtime));
+      if (wants("export")) results.push(await benchExport(runtime));
     } finally {
       await runtime.stop();
     }
