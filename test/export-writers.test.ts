@@ -197,6 +197,30 @@ describe("all formats", () => {
     file.stream.destroy();
   });
 
+  it.each(["csv", "xlsx", "json"] as const)("%s stops reading the data set when the file is abandoned (a failed upload)", async (format) => {
+    let closed = false;
+    const pulled = { n: 0 };
+    const records = (async function* () {
+      try {
+        for (;;) {
+          pulled.n++;
+          yield { id: `t${pulled.n}`, amount: pulled.n, tradeDate: "2024-01-02", note: "x".repeat(200) };
+        }
+      } finally {
+        closed = true;
+      }
+    })();
+    const file = writeExport(format, header, { columns: ["id", "amount", "tradeDate", "note"], records });
+    for await (const _chunk of file.stream) break; // the consumer goes away after the first chunk
+    file.stream.destroy();
+    const deadline = Date.now() + 5_000;
+    while (!closed && Date.now() < deadline) await sleep(20);
+    expect(closed).toBe(true);
+    const at = pulled.n;
+    await sleep(200);
+    expect(pulled.n).toBe(at);
+  });
+
   it.each(["csv", "xlsx", "json"] as const)("%s fails the stream when the data set fails", async (format) => {
     const failing: DataSet = {
       columns: ["id"],
