@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../test/cosmos-stand-in";
 import { Composition } from "../composition";
 import { parseConfig } from "../config";
+import { AppError } from "../domain/errors";
 import type { EventEnvelope } from "../domain/events";
 import { feedCreateSchema, type StoredFeed } from "../domain/feed";
 import type { Job } from "../domain/job";
@@ -86,7 +87,7 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
     ...overrides,
   };
   const upload = (name: string, content: string): void => void bin("inbound").set(name, { content, lastModified: clock.now() });
-  return { ingest: new IngestFile(deps), upload, jobs, imports, events, bin, failures };
+  return { ingest: new IngestFile(deps), deps, upload, jobs, imports, events, bin, failures };
 }
 
 describe("IngestFile: a re-run of the same blob doubles nothing", () => {
@@ -148,6 +149,31 @@ describe("IngestFile: the job id is the feed's and the whole content's SHA-256, 
     w.upload("fd_1/securities-h.csv", content);
     const outcome = await w.ingest.run("fd_1/securities-h.csv");
     expect(outcome).toEqual({ action, jobId: fileJobId("fd_1", "live", sha(content)) });
+  });
+});
+
+describe("IngestFile: an import call refusing its rows after earlier calls stored theirs", () => {
+  it("the failed job counts what was stored, says so, and names the file's rows in the refusal", async () => {
+    const w = world(new Set(), { batchSize: 2 });
+    const stores = w.deps.importer;
+    let calls = 0;
+    // The second call is refused, as the import service refuses a record naming an unknown security.
+    w.deps.importer = {
+      execute: async (dataType, body, origin) => {
+        calls += 1;
+        if (calls === 2) throw new AppError("VALIDATION_FAILED", "The import has invalid records", { details: [{ field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" }] });
+        return stores.execute(dataType, body, origin);
+      },
+    };
+    const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "US0378331005,Apple,equity,USD", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP"];
+    w.upload("fd_1/securities-r.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\n`);
+    const outcome = await w.ingest.run("fd_1/securities-r.csv");
+    expect(outcome.action).toBe("rejected");
+    const job = w.jobs.get((outcome as { jobId: string }).jobId);
+    expect(job).toMatchObject({ status: "failed", counts: { received: 5, accepted: 2, rejected: 0 } });
+    expect(job?.errors[0]?.message).toMatch(/2 rows of the file's earlier import calls were stored/);
+    expect(job?.errors[1]).toEqual({ field: "isin", message: "row 4: security 'GB0009252882' does not exist; import it first" });
+    expect(w.bin("quarantine").has("fd_1/securities-r.csv")).toBe(true);
   });
 });
 

@@ -185,9 +185,12 @@ export class IngestFile {
         await this.importRows(feed, name, { ...base, jobId }, { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) });
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        // The import refused the rows (say, a reference it does not know): nothing was written.
+        // The import refused a call's rows (say, a reference it does not know). The calls before it
+        // stored theirs, as their job says: the failed job keeps that count and says so.
+        const stored = (await this.deps.jobs.get(jobId))?.counts.accepted ?? 0;
+        const written = stored === 0 ? "nothing was written" : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
         const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
-        return this.reject(name, log, job({ status: "failed", counts, errors: [{ field: "", message: error.message }, ...details].slice(0, 1001) }));
+        return this.reject(name, log, job({ status: "failed", counts: { ...counts, accepted: stored }, errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001) }));
       }
     }
     if (outcome.rejectedRows.length > 0) {
@@ -214,16 +217,24 @@ export class IngestFile {
     const stream = await this.deps.files.read(INBOUND, name);
     if (stream === undefined) throw new Error(`the file ${name} left inbound during its import`);
     const map = compileMapping(feed);
-    let batch: Record<string, unknown>[] = [];
+    interface Batch {
+      records: Record<string, unknown>[];
+      /** The file's row of each record, to name rows in what the import refuses. */
+      rows: number[];
+    }
+    let batch: Batch = { records: [], rows: [] };
     // A full batch waits until the next row shows whether it is the last.
-    let full: Record<string, unknown>[] | undefined;
+    let full: Batch | undefined;
     let first = true;
     let writing: Promise<unknown> | undefined;
-    const send = async (records: Record<string, unknown>[], last: boolean): Promise<void> => {
+    const key = payloadKey[feed.dataType];
+    const send = async ({ records, rows }: Batch, last: boolean): Promise<void> => {
       if (writing !== undefined) await writing;
       const part = { first, last };
       first = false;
-      writing = this.deps.importer.execute(feed.dataType as DataType, { [payloadKey[feed.dataType]]: records }, { ...origin, file, part });
+      writing = this.deps.importer.execute(feed.dataType as DataType, { [key]: records }, { ...origin, file, part }).catch((error: unknown) => {
+        throw error instanceof AppError ? withFileRows(error, key, rows) : error;
+      });
       // Awaited by the next send or at the end; until then a failure must not count as unhandled.
       writing.catch(() => undefined);
     };
@@ -235,14 +246,15 @@ export class IngestFile {
           await send(full, false);
           full = undefined;
         }
-        batch.push(mapped.record);
-        if (batch.length >= this.batchSize) {
+        batch.records.push(mapped.record);
+        batch.rows.push(mapped.row);
+        if (batch.records.length >= this.batchSize) {
           full = batch;
-          batch = [];
+          batch = { records: [], rows: [] };
         }
       }
-      if (full !== undefined) await send(full, batch.length === 0);
-      if (batch.length > 0) await send(batch, true);
+      if (full !== undefined) await send(full, batch.records.length === 0);
+      if (batch.records.length > 0) await send(batch, true);
     } finally {
       // Whatever ended the reading, the part being written finishes (or fails) before this returns.
       if (writing !== undefined) await writing;
@@ -252,7 +264,7 @@ export class IngestFile {
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {
     await this.finish(failed);
     await this.deps.files.move(INBOUND, name, QUARANTINE);
-    log.warn("file rejected; quarantined, nothing written", { errors: failed.errors.slice(0, 5) });
+    log.warn("file rejected; quarantined", { accepted: failed.counts.accepted, errors: failed.errors.slice(0, 5) });
     return { action: "rejected", jobId: failed.id };
   }
 
@@ -266,6 +278,18 @@ export class IngestFile {
     this.deps.log.info(`inbound file left alone: ${reason}`, { name });
     return { action, reason };
   }
+}
+
+/** The import's details name records of one call (`prices[3].isin`): named here by the file's row (`row 10004: isin`). */
+function withFileRows(error: AppError, key: string, rows: readonly number[]): AppError {
+  if (error.details === undefined) return error;
+  const prefix = new RegExp(`^${key}\\[(\\d+)\\]\\.?`);
+  const details = error.details.map((d) => {
+    const m = prefix.exec(d.field);
+    const row = m === null ? undefined : rows[Number(m[1])];
+    return row === undefined ? d : { ...d, field: d.field.slice(m?.[0].length ?? 0) || "record", message: `row ${row}: ${d.message}` };
+  });
+  return new AppError(error.code, error.message, { details, cause: error });
 }
 
 /** The definition part of a stored feed, re-parsed so defaults the schema gained since are filled. */
