@@ -304,6 +304,7 @@ export class Composition {
         importer: this.imports(),
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "ingest-file" }),
+        unlabelledSource: this.config.SFTP_LOGINS === "azure" ? "sftp" : "blob",
       }),
   );
   readonly holdings = lazy(() => new Holdings(this.portfolioRepository(), this.positionRepository(), this.securityRepository(), this.fxRateRepository()));

@@ -76,9 +76,10 @@ describe("System settings › blob sources", () => {
     expect(reply.status, reply.text).toBe(200);
     return reply.body.data;
   };
-  const finishedJob = (feed: string, fileName: string): Promise<Record<string, any>> =>
+  /** The finished job of a file (named as in the customer's container), other than `except`. */
+  const finishedJob = (feed: string, fileName: string, except?: string): Promise<Record<string, any>> =>
     eventually(async () => {
-      const done = (await jobsOf(feed)).filter((j) => j.fileName === fileName && j.status !== "running");
+      const done = (await jobsOf(feed)).filter((j) => j.fileName === fileName && j.status !== "running" && j.id !== except);
       return done.length > 0 ? done : undefined;
     }, `the job of ${fileName}`).then((jobs) => jobs[0]!);
   /** Every blob of the customer's container with its ETag: what "unchanged" means. */
@@ -223,9 +224,9 @@ describe("System settings › blob sources", () => {
     expect(first).toMatchObject({ status: "succeeded", trigger: "manual", listed: 3, matched: 1, copied: 1, skipped: 0, completedAt: iso });
     expect(first.files).toEqual([{ name: "in/securities-1.csv", etag: expect.any(String), inboundName: expect.stringMatching(new RegExp(`^${feedId}/[0-9a-f]{16}/in/securities-1\\.csv$`)) }]);
     expect(first.error).toBeUndefined();
-    const fileName = (first.files[0].inboundName as string).slice(feedId.length + 1);
-    const job = await finishedJob(feedId, fileName);
-    expect(job).toMatchObject({ source: "blob", feedId, dataType: "securities", status: "completed", counts: { received: 1, accepted: 1, rejected: 0 } });
+    // The job names the file as the customer's container does, not by its copy's version folder.
+    const job = await finishedJob(feedId, "in/securities-1.csv");
+    expect(job).toMatchObject({ source: "blob", feedId, fileName: "in/securities-1.csv", dataType: "securities", status: "completed", counts: { received: 1, accepted: 1, rejected: 0 } });
     expect((await call("GET", `/api/v1/securities/${a}`, { token })).body.data).toMatchObject({ isin: a, name: "Alpha plc" });
     expect((await call("GET", `/api/v1/securities/${c}`, { token })).status).toBe(404);
 
@@ -240,7 +241,7 @@ describe("System settings › blob sources", () => {
     expect(third).toMatchObject({ status: "succeeded", copied: 1, skipped: 0 });
     expect(third.files[0].etag).not.toBe(first.files[0].etag);
     expect(third.files[0].inboundName).not.toBe(first.files[0].inboundName);
-    const newJob = await finishedJob(feedId, (third.files[0].inboundName as string).slice(feedId.length + 1));
+    const newJob = await finishedJob(feedId, "in/securities-1.csv", job.id);
     expect(newJob).toMatchObject({ source: "blob", status: "completed", counts: { received: 2, accepted: 2 } });
     expect((await call("GET", `/api/v1/securities/${b}`, { token })).body.data).toMatchObject({ isin: b, name: "Beta plc", assetClass: "bond" });
 
@@ -298,7 +299,7 @@ describe("System settings › blob sources", () => {
     const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, status: "disabled" });
     const first = await runNow(src.id);
     expect(first).toMatchObject({ status: "succeeded", copied: 1 });
-    const fileName = (first.files[0].inboundName as string).slice(feedId.length + 1);
+    const fileName = "securities-crash.csv";
     const job = await finishedJob(feedId, fileName);
     expect(job.counts).toMatchObject({ accepted: 1 });
 
@@ -340,7 +341,7 @@ describe("System settings › blob sources", () => {
     await container.getBlockBlobClient("securities-late.csv").upload(content, Buffer.byteLength(content));
     const ok = await runNow(src.id);
     expect(ok).toMatchObject({ status: "succeeded", copied: 1 });
-    await finishedJob(feedId, (ok.files[0].inboundName as string).slice(feedId.length + 1));
+    await finishedJob(feedId, ok.files[0].name as string);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Late plc" });
 
     // The feed deleted after the source was set up: the run says so, and copies nothing.
@@ -383,7 +384,7 @@ describe("System settings › blob sources", () => {
     expect(await runsOf(due.id)).toHaveLength(1);
     expect((await call("GET", `${BASE}/${due.id}`, { token })).body.data.nextRunAt).toBe(new Date(dueAt + 15 * 60_000).toISOString());
     expect(await runsOf(off.id)).toEqual([]);
-    await finishedJob(feedId, (run.files[0].inboundName as string).slice(feedId.length + 1));
+    await finishedJob(feedId, run.files[0].name as string);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Scheduled plc" });
   });
 
@@ -405,7 +406,7 @@ describe("System settings › blob sources", () => {
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: past, status: "succeeded", copied: 1 });
     const next = (await call("GET", `${BASE}/${on.id}`, { token })).body.data.nextRunAt as string;
     expect(next > new Date().toISOString() && next.endsWith("T03:00:00.000Z")).toBe(true);
-    await finishedJob(feedId, (run.files[0].inboundName as string).slice(feedId.length + 1));
+    await finishedJob(feedId, run.files[0].name as string);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Timer plc", assetClass: "etf" });
     await new Promise((r) => setTimeout(r, 2500)); // another tick or two
     expect(await runsOf(on.id)).toHaveLength(1);

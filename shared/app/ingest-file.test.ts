@@ -39,12 +39,13 @@ const CONTENT = "ISIN,Name,Class,Ccy\nGB0002634946,BAE,equity,GBP\nGB0007980591,
 function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> = {}) {
   let time = Date.parse("2026-02-01T10:00:00.000Z");
   const clock = { now: () => new Date((time += 1000)) };
-  const containers = new Map<string, Map<string, { content: string; lastModified: Date }>>([["inbound", new Map()], ["archive", new Map()], ["quarantine", new Map()]]);
-  const bin = (c: string) => containers.get(c) as Map<string, { content: string; lastModified: Date }>;
+  type File = { content: string; lastModified: Date; metadata?: Record<string, string> };
+  const containers = new Map<string, Map<string, File>>([["inbound", new Map()], ["archive", new Map()], ["quarantine", new Map()]]);
+  const bin = (c: string) => containers.get(c) as Map<string, File>;
   const files: FileStore = {
     info: async (c, n) => {
       const f = bin(c).get(n);
-      return f === undefined ? undefined : { size: f.content.length, lastModified: f.lastModified, metadata: {} };
+      return f === undefined ? undefined : { size: f.content.length, lastModified: f.lastModified, metadata: f.metadata ?? {} };
     },
     read: async (c, n) => {
       const f = bin(c).get(n);
@@ -86,7 +87,7 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
     log: new Logger("error", () => undefined),
     ...overrides,
   };
-  const upload = (name: string, content: string): void => void bin("inbound").set(name, { content, lastModified: clock.now() });
+  const upload = (name: string, content: string, metadata?: Record<string, string>): void => void bin("inbound").set(name, { content, lastModified: clock.now(), ...(metadata !== undefined ? { metadata } : {}) });
   return { ingest: new IngestFile(deps), deps, upload, jobs, imports, events, bin, failures };
 }
 
@@ -231,4 +232,29 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     expect(events.filter((e) => e.event.startsWith("refresh_job.") && (e.data as { jobId: string }).jobId === job?.id).map((e) => e.event)).toEqual(["refresh_job.completed"]);
     expect(await app.securityRepository().get("sec_US0378331005")).toBeDefined();
   }, 30_000);
+});
+
+describe("IngestFile: the channel and the name a job shows", () => {
+  it("a blob source's copy is named as in the customer's container, not by its version folder", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/0123456789abcdef/in/securities-7.csv", CONTENT, { source: "blob", sourcename: encodeURIComponent("in/securities-7.csv") });
+    const outcome = await w.ingest.run("fd_1/0123456789abcdef/in/securities-7.csv");
+    expect(outcome.action).toBe("ingested");
+    expect(w.jobs.get((outcome as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "in/securities-7.csv", status: "completed" });
+  });
+
+  it("a file without source metadata is a blob upload, or an SFTP upload where the SFTP endpoint writes none (Azure)", async () => {
+    const local = world(new Set());
+    local.upload("fd_1/securities-8.csv", CONTENT);
+    const uploaded = await local.ingest.run("fd_1/securities-8.csv");
+    expect(local.jobs.get((uploaded as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "securities-8.csv" });
+
+    const azure = world(new Set(), { unlabelledSource: "sftp" });
+    azure.upload("fd_1/securities-8.csv", CONTENT);
+    const dropped = await azure.ingest.run("fd_1/securities-8.csv");
+    expect(azure.jobs.get((dropped as { jobId: string }).jobId)).toMatchObject({ source: "sftp", fileName: "securities-8.csv" });
+    azure.upload("fd_1/securities-9.csv", CONTENT.replace("BAE", "BAE Systems"), { source: "blob" });
+    const copied = await azure.ingest.run("fd_1/securities-9.csv");
+    expect(azure.jobs.get((copied as { jobId: string }).jobId)).toMatchObject({ source: "blob" });
+  });
 });

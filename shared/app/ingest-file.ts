@@ -33,6 +33,11 @@ export interface IngestDeps {
   log: Logger;
   /** Records per import call (default and most MAX_IMPORT_RECORDS). */
   batchSize?: number;
+  /**
+   * The channel of a file that carries no `source` metadata: `blob` (an upload into inbound, the
+   * default) or `sftp` (in Azure, where the storage account's own SFTP endpoint writes no metadata).
+   */
+  unlabelledSource?: "sftp" | "blob";
 }
 
 /** What became of one inbound file. */
@@ -101,8 +106,8 @@ export class IngestFile {
     const slash = name.indexOf("/");
     if (slash <= 0 || slash === name.length - 1) return this.leave(name, "ignored", "the path is not <feedId>/<fileName>");
     const feedId = name.slice(0, slash);
-    const fileName = name.slice(slash + 1);
-    const baseName = fileName.slice(fileName.lastIndexOf("/") + 1);
+    const inboxName = name.slice(slash + 1);
+    const baseName = inboxName.slice(inboxName.lastIndexOf("/") + 1);
     const stored = await this.deps.feeds.get(feedId);
     if (stored === undefined) return this.leave(name, "ignored", `no feed '${feedId}'`);
     const feed = definitionOf(stored);
@@ -112,7 +117,8 @@ export class IngestFile {
     const info = await this.deps.files.info(INBOUND, name);
     if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const mode = feed.status === "live" ? "live" : "testing";
-    const base = { source: info.metadata["source"] === "sftp" ? ("sftp" as const) : ("blob" as const), dataType: feed.dataType, feedId, fileName };
+    const { source, fileName } = this.originOf(inboxName, info.metadata);
+    const base = { source, dataType: feed.dataType, feedId, fileName };
 
     // Pass 1: read, map and validate every row, hashing the bytes on the way (the content's SHA-256
     // names the job and finds duplicates); nothing is written.
@@ -272,6 +278,22 @@ export class IngestFile {
   private async finish(job: Job): Promise<void> {
     await this.deps.jobs.put(job);
     await this.deps.outbox.append([jobEvent(job)]);
+  }
+
+  /**
+   * The channel a file came by and the name its job shows: a blob source's copy (stored under a
+   * version folder so two versions cannot overwrite each other) by the customer's own blob name.
+   */
+  private originOf(inboxName: string, metadata: Record<string, string>): { source: Job["source"]; fileName: string } {
+    const label = metadata["source"];
+    const source = label === "sftp" || label === "blob" ? label : (this.deps.unlabelledSource ?? "blob");
+    const customerName = metadata["sourcename"];
+    if (customerName === undefined) return { source, fileName: inboxName };
+    try {
+      return { source, fileName: decodeURIComponent(customerName) };
+    } catch {
+      return { source, fileName: inboxName };
+    }
   }
 
   private leave(name: string, action: "ignored" | "waiting" | "gone", reason: string): IngestOutcome {
