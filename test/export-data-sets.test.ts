@@ -164,4 +164,17 @@ describe("export data sets (the local runtime's Cosmos DB) agree with the API's 
       expect(JSON.parse(cell("statusHistory")!)).toEqual(record.statusHistory);
     });
   });
+
+  it("walks lists deeper than page numbers reach: every one of more than 10,000 securities, once", async () => {
+    const isins = new Set<string>();
+    for (let call = 0; call < 2; call++) {
+      const batch = Array.from({ length: 5_001 }, () => securityRecord());
+      for (const r of batch) isins.add(r.isin);
+      await imported(token, "securities", { securities: batch });
+    }
+    const seen = new Map<string, number>();
+    for (const row of await rows("securities")) seen.set(String(row["isin"]), (seen.get(String(row["isin"])) ?? 0) + 1);
+    expect(seen.size).toBeGreaterThan(10_000);
+    expect([...isins].filter((isin) => seen.get(isin) !== 1)).toEqual([]);
+  }, 120_000);
 });

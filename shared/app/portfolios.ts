@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, notFound } from "../domain/errors";
 import { paginationOf, type Pagination } from "../domain/pagination";
+import type { CursorPage, PageRequest } from "../domain/page-request";
 import { canTransition, type Portfolio, type PortfolioCreate, type PortfolioPatch, type PortfolioView } from "../domain/portfolio";
 import type { Clock } from "../ports/clock";
 import type { PortfolioFilter, PortfolioRepository } from "../ports/portfolio-repository";
@@ -25,8 +26,14 @@ export class Portfolios {
   ) {}
 
   async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<{ items: PortfolioView[]; pagination: Pagination }> {
-    const result = await this.repository.list(filter, page, pageSize);
+    const result = await this.repository.list(filter, { page, pageSize });
     return { items: result.items.map(view), pagination: paginationOf(page, pageSize, result.totalItems) };
+  }
+
+  /** A page of the same list by number or by cursor: every portfolio can be walked, however many. */
+  async listPage(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<PortfolioView>> {
+    const result = await this.repository.list(filter, request);
+    return { ...result, items: result.items.map(view) };
   }
 
   async get(id: string): Promise<PortfolioView> {

@@ -14,8 +14,13 @@ export class SecurityQueries {
   ) {}
 
   async list(filter: SecurityFilter, page: number, pageSize: number): Promise<{ items: Security[]; pagination: Pagination }> {
-    const result = await this.securities.list(filter, page, pageSize);
+    const result = await this.securities.list(filter, { page, pageSize });
     return { items: result.items, pagination: paginationOf(page, pageSize, result.totalItems) };
+  }
+
+  /** A page of the same list by number or by cursor: every security can be walked, however many. */
+  listPage(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>> {
+    return this.securities.list(filter, request);
   }
 
   async get(idOrIsin: string): Promise<Security> {

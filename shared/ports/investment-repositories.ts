@@ -2,7 +2,6 @@ import type { DataQualityException } from "../domain/data-quality-exception";
 import type { FxRate } from "../domain/fx-rate";
 import type { Job } from "../domain/job";
 import type { CursorPage, PageRequest } from "../domain/page-request";
-import type { Page } from "../domain/pagination";
 import type { PositionSnapshot } from "../domain/position";
 import type { Price, PriceType } from "../domain/price";
 import type { Security } from "../domain/security";
@@ -29,7 +28,8 @@ export interface SecurityRepository {
   get(id: string): Promise<Security | undefined>;
   getMany(ids: readonly string[]): Promise<Map<string, Security>>;
   idsForIsins(isins: readonly string[]): Promise<Map<string, string>>;
-  list(filter: SecurityFilter, page: number, pageSize: number): Promise<Page<Security>>;
+  /** By id; a page number or a cursor from the previous page (an export walks them all). */
+  list(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>>;
   save(securities: readonly Security[]): Promise<WriteCounts>;
 }
 

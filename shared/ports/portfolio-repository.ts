@@ -1,4 +1,4 @@
-import type { Page } from "../domain/pagination";
+import type { CursorPage, PageRequest } from "../domain/page-request";
 import type { Portfolio, PortfolioStatus } from "../domain/portfolio";
 
 export interface PortfolioFilter {
@@ -35,7 +35,8 @@ export interface PortfolioRepository {
   clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void>;
   /** Up to `limit` portfolios flagged pending (the sweep checks they still have markers). */
   pendingValuations(limit: number): Promise<string[]>;
-  list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>>;
+  /** By code; a page number or a cursor from the previous page (an export walks them all). */
+  list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>>;
   getMany(ids: readonly string[]): Promise<Map<string, Portfolio>>;
   /** Portfolio ids by code (keys upper-cased). */
   idsForCodes(codes: readonly string[]): Promise<Map<string, string>>;

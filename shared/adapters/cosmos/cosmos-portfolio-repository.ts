@@ -1,6 +1,6 @@
 import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
-import type { Page } from "../../domain/pagination";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
 import { bulkRead, bulkWithRetry } from "./bulk";
@@ -123,10 +123,10 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     }
   }
 
-  async list(filter: PortfolioFilter, page: number, pageSize: number): Promise<Page<Portfolio>> {
+  async list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>> {
     const { where, parameters } = equalityFilters({ status: filter.status, clientId: filter.clientId, baseCurrency: filter.currency });
-    const result = await pagedQuery<PortfolioDoc>(this.container, { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" }, { page, pageSize });
-    return { items: result.items.map(toPortfolio), totalItems: result.totalItems };
+    const result = await pagedQuery<PortfolioDoc>(this.container, { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" }, request);
+    return { ...result, items: result.items.map(toPortfolio) };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {

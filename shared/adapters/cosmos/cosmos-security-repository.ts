@@ -1,5 +1,5 @@
 import type { Container, JSONObject } from "@azure/cosmos";
-import type { Page } from "../../domain/pagination";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Security } from "../../domain/security";
 import type { SecurityFilter, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, refKey, sameContent } from "./bulk";
@@ -53,14 +53,14 @@ export class CosmosSecurityRepository implements SecurityRepository {
     return out;
   }
 
-  async list(filter: SecurityFilter, page: number, pageSize: number): Promise<Page<Security>> {
+  async list(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>> {
     const { where, parameters } = equalityFilters({ isin: filter.isin, ticker: filter.ticker, assetClass: filter.assetClass, currency: filter.currency });
     if (filter.q !== undefined) {
       where.push("STARTSWITH(c.nameLower, @q)");
       parameters.push({ name: "@q", value: filter.q.toLowerCase() });
     }
-    const result = await pagedQuery<SecurityDoc>(this.container, { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" }, { page, pageSize });
-    return { items: result.items.map(toSecurity), totalItems: result.totalItems };
+    const result = await pagedQuery<SecurityDoc>(this.container, { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" }, request);
+    return { ...result, items: result.items.map(toSecurity) };
   }
 
   async save(securities: readonly Security[]): Promise<WriteCounts> {

@@ -23,7 +23,7 @@ import type { SecurityQueries } from "../security-queries";
 import type { TransactionQueries } from "../transaction-queries";
 import type { DataSet, DataSetRequest, ExportDataSets, ExportDataType, ExportFilters } from "./contract";
 import { dataSetColumns } from "./data-set-columns";
-import { cursorPages, flat, numberedPages } from "./data-set-paging";
+import { cursorPages, filterPages, flat } from "./data-set-paging";
 import type { FxRateReader } from "./data-set-ports";
 
 type Row = Record<string, unknown>;
@@ -122,10 +122,7 @@ export class ExportDataSetsOverReads implements ExportDataSets {
       return;
     }
     const filter = defined({ clientId: filters.clientId, status } as PortfolioFilter);
-    yield* flat(numberedPages("portfolios", async (page, pageSize) => {
-      const result = await portfolios.list(filter, page, pageSize);
-      return { items: result.items, totalItems: result.pagination.totalItems };
-    }));
+    yield* flat(cursorPages((request) => portfolios.listPage(filter, request)));
   }
 
   /** Each selected portfolio's holdings at its latest valuation, one row per holding. */
@@ -178,9 +175,6 @@ export class ExportDataSetsOverReads implements ExportDataSets {
   private securities(status: string | undefined): AsyncGenerator<Row & { id: string }> {
     const { securities } = this.sources;
     const filter: SecurityFilter = {};
-    return flat(numberedPages("securities", async (page, pageSize) => {
-      const result = await securities.list(filter, page, pageSize);
-      return { items: status === undefined ? result.items : result.items.filter((s) => s.status === status), totalItems: result.pagination.totalItems };
-    }));
+    return flat(filterPages(cursorPages((request) => securities.listPage(filter, request)), (s) => status === undefined || s.status === status));
   }
 }
