@@ -4,7 +4,7 @@
  * public keys); each login sees only its inbox, the blobs `inbound/<feedId>/<name>`, as `/`. Uploads
  * stream into the blob block by block and become visible when the upload closes.
  */
-import { generateKeyPairSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { BlobServiceClient, RestError, type BlockBlobClient, type ContainerClient } from "@azure/storage-blob";
@@ -13,6 +13,7 @@ import { compileFilePattern, type StoredFeed } from "../shared/domain/feed";
 import { verifySecret } from "../shared/domain/secret-hash";
 import type { FeedRepository } from "../shared/ports/feed-repository";
 import { contentTypeOf, inboxPath } from "./sftp/paths";
+import { publicKeyMatches } from "./sftp/public-key";
 
 const { STATUS_CODE, OPEN_MODE } = utils.sftp;
 const CONTAINER = "inbound";
@@ -51,21 +52,6 @@ async function feedOfUsername(feeds: FeedRepository, username: string): Promise<
   } catch {
     return undefined;
   }
-}
-
-function publicKeyMatches(ctx: Extract<AuthContext, { method: "publickey" }>, lines: string[]): boolean {
-  for (const line of lines) {
-    const parsed = utils.parseKey(line);
-    if (parsed instanceof Error) continue;
-    const key = Array.isArray(parsed) ? parsed[0] : parsed;
-    if (key === undefined || key.type !== ctx.key.algo) continue;
-    const known = key.getPublicSSH();
-    if (known.length !== ctx.key.data.length || !timingSafeEqual(known, ctx.key.data)) continue;
-    // Without a signature the client only asks whether this key would do; with one, it must verify.
-    if (ctx.signature === undefined || ctx.blob === undefined) return true;
-    return key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true;
-  }
-  return false;
 }
 
 interface Upload {

@@ -1,34 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
 import { adminToken, call } from "./http";
-import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const PASSWORD = "crash-Test-pa55word";
 
-/** Waits until the runtime's Cosmos stand-in and Azurite children (named by their pid files) have exited. */
-async function childrenGone(dataDir: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (const name of ["cosmos", "azurite"]) {
-    const file = join(dataDir, `${name}.pid`);
-    if (!existsSync(file)) continue;
-    const pid = Number(readFileSync(file, "utf8").trim());
-    for (;;) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        break;
-      }
-      if (Date.now() > deadline) throw new Error(`the ${name} child (pid ${pid}) did not exit after the runtime was killed`);
-      await sleep(100);
-    }
-  }
-}
 
 /**
  * A run whose instance dies: the export's first attempt hangs in the SSH handshake of a server that

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
@@ -8,7 +7,7 @@ import { freePort } from "../local/launch";
 import type { EventEnvelope } from "../shared/domain/events";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
-import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const SECURITIES = 150;
 const DATES = 400;
@@ -16,24 +15,6 @@ const ROWS = SECURITIES * DATES; // 60,000: six parts of 10,000
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until the child processes named by the data folder's pid files (the stand-in, Azurite) have exited. */
-async function childrenGone(dataDir: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (const name of ["cosmos", "azurite"]) {
-    const file = join(dataDir, `${name}.pid`);
-    if (!existsSync(file)) continue;
-    const pid = Number(readFileSync(file, "utf8").trim());
-    for (;;) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        break;
-      }
-      if (Date.now() > deadline) throw new Error(`the ${name} child (pid ${pid}) did not exit after the runtime was killed`);
-      await sleep(100);
-    }
-  }
-}
 
 const dateAfter = (days: number): string => new Date(Date.UTC(2021, 0, 1) + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, rmdir, stat, type FileHandle
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { Server, utils, type AuthContext, type Attributes, type Connection, type FileEntry, type SFTPWrapper } from "ssh2";
+import { publicKeyMatches } from "../local/sftp/public-key";
 
 const { STATUS_CODE, OPEN_MODE } = utils.sftp;
 const LIST_BATCH = 100;
@@ -51,21 +52,6 @@ export interface SftpTarget {
   /** Successful logins so far, by username. */
   readonly logins: readonly string[];
   close(): Promise<void>;
-}
-
-function publicKeyMatches(ctx: Extract<AuthContext, { method: "publickey" }>, lines: readonly string[]): boolean {
-  for (const line of lines) {
-    const parsed = utils.parseKey(line);
-    if (parsed instanceof Error) continue;
-    const key = Array.isArray(parsed) ? parsed[0] : parsed;
-    if (key === undefined || key.type !== ctx.key.algo) continue;
-    const known = key.getPublicSSH();
-    if (known.length !== ctx.key.data.length || !timingSafeEqual(known, ctx.key.data)) continue;
-    // Without a signature the client only asks whether this key would do; with one, it must verify.
-    if (ctx.signature === undefined || ctx.blob === undefined) return true;
-    return key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true;
-  }
-  return false;
 }
 
 function sameSecret(given: string, expected: string | undefined): boolean {

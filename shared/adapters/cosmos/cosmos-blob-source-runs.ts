@@ -4,7 +4,7 @@ import type { BlobSourceRun, CopiedFile } from "../../domain/blob-source-run";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { versionKey, type BlobSourceRunStore, type CustomerBlob, type StoredBlobSourceRun } from "../../app/blob-source-ports";
 import { readDocument, updateDocument } from "./conditional-update";
-import { isConflict, stripSystem } from "./cosmos-errors";
+import { createIfAbsent, stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 
 const RUN = "blob-source-run";
@@ -46,13 +46,7 @@ export class CosmosBlobSourceRuns implements BlobSourceRunStore {
   constructor(private readonly container: Container) {}
 
   async create(run: StoredBlobSourceRun): Promise<boolean> {
-    try {
-      await this.container.items.create(toDoc(run));
-      return true;
-    } catch (error) {
-      if (isConflict(error)) return false;
-      throw error;
-    }
+    return createIfAbsent(this.container, toDoc(run));
   }
 
   async get(sourceId: string, runId: string): Promise<StoredBlobSourceRun | undefined> {

@@ -3,7 +3,7 @@ import type { DataQualityException } from "../../domain/data-quality-exception";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { DataQualityExceptionFilter, DataQualityExceptionRepository } from "../../ports/investment-repositories";
 import { readDocument, updateDocument } from "./conditional-update";
-import { isConflict, stripSystem } from "./cosmos-errors";
+import { createIfAbsent, stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface ExceptionDoc extends DataQualityException {
@@ -23,13 +23,7 @@ export class CosmosDataQualityExceptionRepository implements DataQualityExceptio
   constructor(private readonly container: Container) {}
 
   async createIfNew(exception: DataQualityException): Promise<boolean> {
-    try {
-      await this.container.items.create(toDoc(exception));
-      return true;
-    } catch (error) {
-      if (isConflict(error)) return false;
-      throw error;
-    }
+    return createIfAbsent(this.container, toDoc(exception));
   }
 
   async get(id: string): Promise<DataQualityException | undefined> {

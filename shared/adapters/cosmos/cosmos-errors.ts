@@ -14,6 +14,17 @@ export const isNotFound = (error: unknown): boolean => cosmosStatus(error) === 4
 export const isConflict = (error: unknown): boolean => cosmosStatus(error) === 409;
 export const isPreconditionFailed = (error: unknown): boolean => cosmosStatus(error) === 412;
 
+/** Creates the document unless one with its id exists in its partition: false then (a claim already taken). */
+export async function createIfAbsent(container: Container, doc: object): Promise<boolean> {
+  try {
+    await container.items.create(doc);
+    return true;
+  } catch (error) {
+    if (isConflict(error)) return false;
+    throw error;
+  }
+}
+
 /** Statuses that mean "the store is busy or unreachable right now": the caller should retry later. */
 const TRANSIENT = new Set([408, 429, 503]);
 export const isTransient = (status: number | undefined): boolean => status !== undefined && TRANSIENT.has(status);

@@ -2,7 +2,7 @@ import type { Container } from "@azure/cosmos";
 import type { ExportRunRepository, StoredExportRun } from "../../domain/export-run";
 import type { Page } from "../../domain/pagination";
 import { readDocument, updateDocument } from "./conditional-update";
-import { isConflict, stripSystem } from "./cosmos-errors";
+import { createIfAbsent, stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 
 const TYPE = "export-run";
@@ -22,13 +22,7 @@ export class CosmosExportRuns implements ExportRunRepository {
   constructor(private readonly container: Container) {}
 
   async claim(run: StoredExportRun): Promise<boolean> {
-    try {
-      await this.container.items.create(toDoc(run));
-      return true;
-    } catch (error) {
-      if (isConflict(error)) return false;
-      throw error;
-    }
+    return createIfAbsent(this.container, toDoc(run));
   }
 
   async get(exportId: string, runId: string): Promise<StoredExportRun | undefined> {
