@@ -1,4 +1,5 @@
 import type { TokenCredential } from "@azure/core-auth";
+import { Client as SshClient, utils as sshUtils, type SFTPWrapper, type Stats } from "ssh2";
 import { StorageManagementClient, type LocalUser, type StorageManagementClientOptionalParams } from "@azure/arm-storage";
 import { AppError } from "../../domain/errors";
 import type { SftpEndpoint } from "../../domain/feed";
@@ -7,8 +8,15 @@ import type { IssuedSftpLogin, SftpLogins, StoredSftpLogin } from "../../ports/s
 
 /** The container every feed's home lies in. */
 const INBOUND = "inbound";
-/** Read, create, write, delete and list: what a provider does in its inbox (no ownership or ACL changes). */
-const PERMISSIONS = "rcwdl";
+/**
+ * What the short-lived grant user may do on the `inbound` container: list (to stat its way around),
+ * change owners and change permissions. It lives only while it hands a feed its home directory.
+ */
+const GRANT_PERMISSIONS = "lop";
+/** The home directory's mode once granted: its owner (the feed's local user) everything, nobody else anything. */
+const HOME_MODE = 0o700;
+/** Execute for all other users: local users may traverse the container root to their home, not list it. */
+const OTHERS_TRAVERSE = 0o001;
 
 /** Creates a login's home directory in the storage account (a directory of the hierarchical namespace). */
 export interface SftpHomes {
@@ -31,6 +39,11 @@ export function parseStorageAccountId(id: string): StorageAccountRef {
   return { subscriptionId: m[1] ?? "", resourceGroup: m[2] ?? "", accountName: (m[3] ?? "").toLowerCase() };
 }
 
+/** The short-lived local user that hands a feed's home directory to the feed's local user (`adm<hex>`). */
+export function grantUserNameOf(feedId: string): string {
+  return `adm${localUserNameOf(feedId).slice("feed".length)}`;
+}
+
 /**
  * The local user of a feed. Azure allows lowercase letters and digits only, 3 to 64 characters, unique
  * within the account: `fd_<hex>` gives `feed<hex>`.
@@ -51,11 +64,26 @@ function sshKeyOf(line: string, index: number): { key: string; description: stri
 const statusOf = (error: unknown): number | undefined =>
   typeof error === "object" && error !== null && typeof (error as { statusCode?: unknown }).statusCode === "number" ? (error as { statusCode: number }).statusCode : undefined;
 
+/** How the SFTP session that hands a home over connects to the account's SFTP endpoint. */
+export interface SftpConnectOptions {
+  /** How long connecting may take, in milliseconds. */
+  readyTimeout?: number;
+}
+
 /**
  * Feed logins as local users of the storage account whose SFTP endpoint providers connect to (Azure
  * Resource Manager, `Microsoft.Storage/storageAccounts/localUsers`, with the function app's managed
  * identity). Each user's home is `inbound/<feedId>`; Azure generates and keeps the password, so
  * nothing of it is stored here. The username providers type is `<account>.<localUser>`.
+ *
+ * Isolation: a feed's local user has no container permission at all, only ACL authorization, and it
+ * owns its home directory (mode 700); every other directory of the container gives "other users"
+ * nothing beyond traversing the root. Azure evaluates container permissions first and ACLs only when
+ * those do not suffice, authorizes local users by the owning user, owning group and "other" entries
+ * only (named users are not supported), and lets only a local user set a local user's id as an owner
+ * (no Azure SDK can). So the home is handed over over SFTP by a short-lived local user `adm<hex>`
+ * (modify ownership and permissions on `inbound`, an SSH key generated for this one session, deleted
+ * right after): `chown <userId>` and `chmod 700` on the home, and execute for others on the root.
  */
 export class AzureSftpLogins implements SftpLogins {
   private readonly account: StorageAccountRef;
@@ -68,6 +96,7 @@ export class AzureSftpLogins implements SftpLogins {
     private readonly homes: SftpHomes,
     private readonly log: Logger,
     clientOptions: StorageManagementClientOptionalParams = {},
+    private readonly connect: SftpConnectOptions = {},
   ) {
     this.account = parseStorageAccountId(storageAccountId);
     this.client = new StorageManagementClient(credential, this.account.subscriptionId, clientOptions);
@@ -76,59 +105,128 @@ export class AzureSftpLogins implements SftpLogins {
   async create(feedId: string): Promise<IssuedSftpLogin> {
     // The home is where a login lands: it exists before the user does.
     await this.homes.createFolder(INBOUND, feedId);
-    await this.put(feedId, []);
+    const saved = await this.put(feedId, []);
     try {
+      await this.grantHome(feedId, this.userIdOf(feedId, saved));
       return { login: this.stored(feedId, []), password: await this.regenerate(feedId) };
     } catch (error) {
-      // No user left behind that nobody has a password for (the feed is not created either).
+      // No user left behind that has no home or that nobody has a password for (the feed is not created either).
       await this.delete(feedId).catch(() => undefined);
       throw error;
     }
   }
 
   async rotatePassword(feedId: string, current: StoredSftpLogin): Promise<IssuedSftpLogin> {
-    // The user may have been removed outside the service: then it is created again, keys and all.
-    let password: string;
-    try {
-      password = await this.regenerate(feedId);
-    } catch (error) {
-      if (!(error instanceof AppError) || statusOf(error.cause) !== 404) throw error;
-      await this.put(feedId, current.publicKeys);
-      password = await this.regenerate(feedId);
-    }
-    return { login: this.stored(feedId, current.publicKeys), password };
+    // The user is PUT whole again first: one removed outside the service is created again (keys and
+    // all, with a new user id), and one created with a container permission loses it; either way its
+    // home is handed to it (again) before the new password exists.
+    await this.putAndGrant(feedId, current.publicKeys);
+    return { login: this.stored(feedId, current.publicKeys), password: await this.regenerate(feedId) };
   }
 
   async setPublicKeys(feedId: string, _current: StoredSftpLogin, publicKeys: string[]): Promise<StoredSftpLogin> {
-    await this.put(feedId, publicKeys);
+    await this.putAndGrant(feedId, publicKeys);
     return this.stored(feedId, publicKeys);
   }
 
+  /** A failure after the PUT is a 503: trying again PUTs and hands the home over again (both idempotent). */
+  private async putAndGrant(feedId: string, publicKeys: string[]): Promise<void> {
+    await this.grantHome(feedId, this.userIdOf(feedId, await this.put(feedId, publicKeys)));
+  }
+
   async delete(feedId: string): Promise<void> {
-    await this.call("delete", feedId, async () => {
-      try {
-        await this.client.localUsers.delete(this.account.resourceGroup, this.account.accountName, localUserNameOf(feedId));
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-      }
-    });
+    await this.call("delete", feedId, () => this.deleteUser(localUserNameOf(feedId)));
+  }
+
+  private async deleteUser(name: string): Promise<void> {
+    try {
+      await this.client.localUsers.delete(this.account.resourceGroup, this.account.accountName, name);
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
   }
 
   private stored(feedId: string, publicKeys: string[]): StoredSftpLogin {
     return { username: `${this.account.accountName}.${localUserNameOf(feedId)}`, publicKeys };
   }
 
-  /** Creates or replaces the user whole (a PUT): home, scope, password on, the given keys. */
-  private async put(feedId: string, publicKeys: string[]): Promise<void> {
+  /**
+   * Creates or replaces the user whole (a PUT): home, no container permission (ACL authorization
+   * only), password on, the given keys. Answers the user as Azure saved it.
+   */
+  private async put(feedId: string, publicKeys: string[]): Promise<LocalUser> {
     const user: LocalUser = {
       homeDirectory: `${INBOUND}/${feedId}`,
-      permissionScopes: [{ permissions: PERMISSIONS, service: "blob", resourceName: INBOUND }],
+      permissionScopes: [],
+      allowAclAuthorization: true,
       hasSshPassword: true,
       hasSshKey: publicKeys.length > 0,
       hasSharedKey: false,
       sshAuthorizedKeys: publicKeys.map(sshKeyOf),
     };
-    await this.call("createOrUpdate", feedId, () => this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, localUserNameOf(feedId), user));
+    return await this.call("createOrUpdate", feedId, () => this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, localUserNameOf(feedId), user));
+  }
+
+  /** The user id Azure assigned (what the home's owner is set to); none is a 503. */
+  private userIdOf(feedId: string, saved: LocalUser): number {
+    if (typeof saved.userId === "number" && Number.isInteger(saved.userId) && saved.userId >= 0) return saved.userId;
+    this.log.warn("storage local user has no user id", { operation: "createOrUpdate", feedId });
+    throw new AppError("SERVICE_UNAVAILABLE", "The feed's SFTP login could not be changed in the storage account; try again");
+  }
+
+  /**
+   * Makes the feed's local user the owner of its home (mode 700) and lets other users traverse the
+   * container root, through a local user that exists for this session only.
+   */
+  private async grantHome(feedId: string, userId: number): Promise<void> {
+    const name = grantUserNameOf(feedId);
+    const keys = sshUtils.generateKeyPairSync("ed25519");
+    const grantUser: LocalUser = {
+      homeDirectory: INBOUND,
+      permissionScopes: [{ permissions: GRANT_PERMISSIONS, service: "blob", resourceName: INBOUND }],
+      hasSshPassword: false,
+      hasSshKey: true,
+      hasSharedKey: false,
+      sshAuthorizedKeys: [{ key: keys.public.trim(), description: "home grant" }],
+    };
+    await this.call("createOrUpdate", feedId, () => this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, name, grantUser));
+    try {
+      await this.call("grantHome", feedId, () =>
+        this.session(`${this.account.accountName}.${name}`, keys.private, async (sftp) => {
+          const root = await sftpStat(sftp, ".");
+          if ((root.mode & OTHERS_TRAVERSE) === 0) await sftpDo((cb) => sftp.chmod(".", (root.mode & 0o7777) | OTHERS_TRAVERSE, cb));
+          const home = await sftpStat(sftp, feedId);
+          await sftpDo((cb) => sftp.chown(feedId, userId, home.gid, cb));
+          await sftpDo((cb) => sftp.chmod(feedId, HOME_MODE, cb));
+        }),
+      );
+    } finally {
+      await this.call("delete", feedId, () => this.deleteUser(name)).catch(() => undefined);
+    }
+  }
+
+  /** One SFTP session on the account's endpoint with a private key; closed whatever happens. */
+  private session(username: string, privateKey: string, work: (sftp: SFTPWrapper) => Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const ssh = new SshClient();
+      let settled = false;
+      const finish = (error?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        ssh.end();
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      ssh.on("error", finish);
+      ssh.on("close", () => finish(new Error("the SFTP connection closed")));
+      ssh.on("ready", () => {
+        ssh.sftp((error, sftp) => {
+          if (error !== undefined && error !== null) return finish(error);
+          work(sftp).then(() => finish(), finish);
+        });
+      });
+      ssh.connect({ host: this.endpoint.host, port: this.endpoint.port, username, privateKey, readyTimeout: this.connect.readyTimeout ?? 20_000 });
+    });
   }
 
   private async regenerate(feedId: string): Promise<string> {
@@ -141,15 +239,25 @@ export class AzureSftpLogins implements SftpLogins {
     return result.sshPassword;
   }
 
-  /** Runs one ARM call; a failure is a 503 to the caller (its cause kept, logged without secrets). */
+  /** Runs one storage call; a failure is a 503 to the caller (its cause kept, logged without secrets). */
   private async call<T>(operation: string, feedId: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof AppError) throw error;
       const status = statusOf(error);
-      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-      this.log.warn("storage local user operation failed", { operation, feedId, status, code: typeof code === "string" ? code : undefined });
+      const rawCode = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+      const code = typeof rawCode === "string" ? rawCode : typeof rawCode === "number" ? String(rawCode) : undefined;
+      this.log.warn("storage local user operation failed", { operation, feedId, status, code });
       throw new AppError("SERVICE_UNAVAILABLE", "The feed's SFTP login could not be changed in the storage account; try again", { cause: error });
     }
   }
+}
+
+function sftpDo(op: (cb: (error: Error | null | undefined) => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => op((error) => (error ? reject(error) : resolve())));
+}
+
+function sftpStat(sftp: SFTPWrapper, path: string): Promise<Stats> {
+  return new Promise<Stats>((resolve, reject) => sftp.stat(path, (error, stats) => (error ? reject(error) : resolve(stats))));
 }
