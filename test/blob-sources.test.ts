@@ -5,7 +5,7 @@ import { BlobCustomerContainers } from "../shared/adapters/blob/customer-contain
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
-import { adminToken, call, cosmosEndpoint, newClient, storageConnectionString, useOwnRuntime, type Reply } from "./http";
+import { adminToken, call, cosmosEndpoint, eventually, newClient, storageConnectionString, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
@@ -26,16 +26,6 @@ const securitiesFeed = {
 };
 
 const csv = (...rows: string[][]): string => `ISIN,Name,Class,Ccy\n${rows.map((r) => r.join(",")).join("\n")}\n`;
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("System settings › blob sources", () => {
   let token: string;
@@ -69,7 +59,7 @@ describe("System settings › blob sources", () => {
     const started = await call("POST", `${BASE}/${id}/run`, { token });
     expect(started.status, started.text).toBe(202);
     expect(started.body.data).toMatchObject({ blobSourceId: id, trigger: "manual", status: "running", startedAt: iso });
-    return eventually(async () => (await runsOf(id)).find((r) => r.id === started.body.data.id && r.status !== "running"), `run ${started.body.data.id}`);
+    return eventually(async () => (await runsOf(id)).find((r) => r.id === started.body.data.id && r.status !== "running"), 20_000, `run ${started.body.data.id}`);
   };
   const jobsOf = async (feed: string): Promise<Record<string, any>[]> => {
     const reply = await call("GET", `/api/v1/jobs?feedId=${feed}&pageSize=100`, { token });
@@ -81,7 +71,7 @@ describe("System settings › blob sources", () => {
     eventually(async () => {
       const done = (await jobsOf(feed)).filter((j) => j.fileName === fileName && j.status !== "running" && j.id !== except);
       return done.length > 0 ? done : undefined;
-    }, `the job of ${fileName}`).then((jobs) => jobs[0]!);
+    }, 20_000, `the job of ${fileName}`).then((jobs) => jobs[0]!);
   /** Every blob of the customer's container with its ETag: what "unchanged" means. */
   const customerState = async (): Promise<Record<string, string>> => {
     const state: Record<string, string> = {};
@@ -320,7 +310,7 @@ describe("System settings › blob sources", () => {
     const jobs = await eventually(async () => {
       const all = (await jobsOf(feedId)).filter((j) => j.fileName === fileName && j.status !== "running");
       return all.length === 2 ? all : undefined;
-    }, "the second job of the same content");
+    }, 20_000, "the second job of the same content");
     const duplicate = jobs.find((j) => j.id !== job.id)!;
     expect(duplicate).toMatchObject({ status: "completed", duplicateOf: job.id, counts: { accepted: 0 } });
     expect((await runNow(src.id)).copied).toBe(0);
@@ -379,7 +369,7 @@ describe("System settings › blob sources", () => {
     // Not due any more: a third firing claims nothing for it.
     expect((await instance().scheduleBlobSources().run()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
 
-    const run = await eventually(async () => (await runsOf(due.id)).find((r) => r.status !== "running"), "the scheduled run");
+    const run = await eventually(async () => (await runsOf(due.id)).find((r) => r.status !== "running"), 20_000, "the scheduled run");
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: new Date(dueAt).toISOString(), status: "succeeded", copied: 1 });
     expect(await runsOf(due.id)).toHaveLength(1);
     expect((await call("GET", `${BASE}/${due.id}`, { token })).body.data.nextRunAt).toBe(new Date(dueAt + 15 * 60_000).toISOString());
@@ -402,7 +392,7 @@ describe("System settings › blob sources", () => {
       const { resource } = await settings.item(id, "blob-source").read();
       await settings.item(id, "blob-source").replace({ ...resource, nextRunAt: past });
     }
-    const run = await eventually(async () => (await runsOf(on.id)).find((r) => r.status !== "running"), "the timer's run");
+    const run = await eventually(async () => (await runsOf(on.id)).find((r) => r.status !== "running"), 20_000, "the timer's run");
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: past, status: "succeeded", copied: 1 });
     const next = (await call("GET", `${BASE}/${on.id}`, { token })).body.data.nextRunAt as string;
     expect(next > new Date().toISOString() && next.endsWith("T03:00:00.000Z")).toBe(true);
@@ -444,13 +434,13 @@ describe("System settings › blob sources", () => {
     const finished = await eventually(async () => {
       const all = await runsOf(src.id);
       return all.length === 3 && all.every((r) => r.status !== "running") ? all : undefined;
-    }, "the recovered runs");
+    }, 20_000, "the recovered runs");
     const byId = new Map(finished.map((r) => [r.id, r]));
     expect(byId.get("bsr_hopeless")).toMatchObject({ status: "failed", error: expect.stringMatching(/stopped 3 times/) });
     // Both recovered runs finished; the version was copied once between them.
     expect([byId.get("bsr_unsent")?.status, byId.get("bsr_died")?.status]).toEqual(["succeeded", "succeeded"]);
     expect((byId.get("bsr_unsent")?.copied ?? 0) + (byId.get("bsr_died")?.copied ?? 0)).toBe(1);
     for (const run of finished) expect(run).not.toHaveProperty("leaseUntil");
-    await eventually(async () => ((await call("GET", `/api/v1/securities/${isin}`, { token })).status === 200 ? true : undefined), "the recovered file's data");
+    await eventually(async () => ((await call("GET", `/api/v1/securities/${isin}`, { token })).status === 200 ? true : undefined), 20_000, "the recovered file's data");
   });
 });

@@ -1,6 +1,6 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
+import { adminToken, call, eventually, storageConnectionString, useOwnRuntime } from "./http";
 import { newIsin } from "./investment-fixtures";
 
 useOwnRuntime();
@@ -31,16 +31,6 @@ const pricesCsv = {
 
 const csv = (...rows: string[][]): string => `${rows.map((r) => r.join(",")).join("\n")}\n`;
 const HEADER = ["ISIN", "Name", "Class", "Ccy"];
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
   let token: string;

@@ -3,7 +3,7 @@ import SftpClient from "ssh2-sftp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
 import { BlobFileStore } from "../shared/adapters/blob/blob-file-store";
-import { adminToken, call } from "./http";
+import { adminToken, call, eventually } from "./http";
 import { newIsin } from "./investment-fixtures";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
@@ -18,16 +18,6 @@ const securitiesFeed = {
   mapping: { isin: "ISIN", name: "Name", assetClass: "Class", currency: "Ccy" },
   status: "live",
 };
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe("Feeds › a paused feed's files wait in inbound and are ingested when it resumes", () => {
   let runtime: Runtime;

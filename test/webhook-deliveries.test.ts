@@ -1,9 +1,9 @@
 import { CosmosClient } from "@azure/cosmos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueueServiceClient } from "@azure/storage-queue";
-import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
+import { adminToken, call, cosmosEndpoint, eventually, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
-import { eventually, newWebhookSecret, WebhookReceiver } from "./webhook-receiver";
+import { newWebhookSecret, WebhookReceiver } from "./webhook-receiver";
 
 // Retries every second or so (±10% jitter), seven attempts in all; the outbox relay, the reaper and
 // the deliveries sweep run every second, so the whole file stays within about a minute.

@@ -92,14 +92,3 @@ export class WebhookReceiver {
     return counts;
   }
 }
-
-/** Polls `probe` until it returns something other than undefined, or fails after `ms`. */
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 20_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
