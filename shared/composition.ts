@@ -30,7 +30,6 @@ import { Holdings } from "./app/holdings";
 import { Idempotency } from "./app/idempotency";
 import { ImportService } from "./app/import/import-service";
 import { JobQueries } from "./app/job-queries";
-import { PurgeExpiredCounters } from "./app/purge-expired-counters";
 import { ReapAbandonedJobs } from "./app/reap-jobs";
 import { SecurityQueries } from "./app/security-queries";
 import { TransactionQueries } from "./app/transaction-queries";
@@ -242,7 +241,6 @@ export class Composition {
   readonly securityQueries = lazy(() => new SecurityQueries(this.securityRepository(), this.priceRepository()));
   readonly transactionQueries = lazy(() => new TransactionQueries(this.transactionRepository()));
   readonly jobQueries = lazy(() => new JobQueries(this.jobRepository()));
-  readonly purgeExpiredCounters = lazy(() => new PurgeExpiredCounters(this.counterStore(), this.clock));
   // Webhook deliveries: fan-out of events, attempts with retries, the sweep and the delivery log.
   /** The settings side of webhooks the deliveries use: the directory, the guarded sender and the signer. */
   readonly deliveryPorts = lazy<{ directory: WebhookDirectory; sender: WebhookSender; sign: SignWebhook }>(() => ({

@@ -42,7 +42,6 @@ export const configSchema = z
     RATE_LIMIT_ANONYMOUS_PER_DAY: positiveInt.default(10_000),
     /** How long a disabled client's live tokens may still work on another instance. */
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
-    PURGE_SCHEDULE: z.string().min(1).default("0 */5 * * * *"),
     /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */

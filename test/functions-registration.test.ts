@@ -18,7 +18,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   let functions: LoadedFunction[];
   let raw: CoreRegistration[];
   let endpoints: readonly AnyEndpoint[];
-  let schedules: { purge: string; reap: string; sweep: string; valuationSweep: string; outboxRelay: string; blobSources: string };
+  let schedules: { reap: string; sweep: string; valuationSweep: string; outboxRelay: string; blobSources: string };
 
   beforeAll(() => {
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
@@ -29,7 +29,7 @@ describe("function registration (what Azure and the local runtime both read)", (
     raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
     const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
-    schedules = { purge: config.PURGE_SCHEDULE, reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE, blobSources: config.BLOB_SOURCES_SCHEDULE };
+    schedules = { reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE, blobSources: config.BLOB_SOURCES_SCHEDULE };
   });
 
   it("registers one function per file of functions/, named after it", () => {
@@ -118,7 +118,6 @@ describe("function registration (what Azure and the local runtime both read)", (
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
       ["blob-sources-copy", "serviceBusTrigger", undefined],
       ["blob-sources-schedule", "timerTrigger", schedules.blobSources],
-      ["counters-purge", "timerTrigger", schedules.purge],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
       ["exports-run", "serviceBusTrigger", undefined],

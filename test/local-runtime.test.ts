@@ -51,10 +51,8 @@ describe("the local runtime (npm start)", () => {
     expect(existsSync(join(env.LOCAL_DATA_DIR ?? "", "azurite.pid"))).toBe(false);
   }, 120_000);
 
-  it("limits callers without a valid client per address, and runs the purge timer", async () => {
-    const runtime = await startRuntime(
-      await runtimeEnv(newDir(), { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "3", PURGE_SCHEDULE: "*/1 * * * * *", LOG_LEVEL: "info" }),
-    );
+  it("limits callers without a valid client per address", async () => {
+    const runtime = await startRuntime(await runtimeEnv(newDir(), { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "3" }));
     try {
       // Stay inside one minute window so the count is not reset half-way.
       const secondsLeft = 60 - (Math.floor(Date.now() / 1000) % 60);
@@ -71,8 +69,6 @@ describe("the local runtime (npm start)", () => {
       const token = await call("POST", "/auth/token", { base: runtime.baseUrl, body: "grant_type=client_credentials", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
       expect(token.status).toBe(429);
       expect(token.body.error).toBe("temporarily_unavailable");
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(runtime.output()).toContain("expired counters purged");
     } finally {
       await runtime.stop();
     }

@@ -10,6 +10,7 @@ import query from "@zeit/cosmosdb-query";
 import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
 import { installPartitionIndex } from "./partition-index";
+import { expireDocuments } from "./ttl-expiry";
 import { journalling, type RequestHandler } from "./request-journal";
 import { captureAccounts, standInClasses, type StandInAccount } from "./stand-in-internals";
 
@@ -71,6 +72,12 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
       }
     }),
   );
+  // Cosmos DB expires documents past their time to live within moments; the stand-in checks every second.
+  const expiry = setInterval(() => {
+    const deleted = expireDocuments(state, Math.floor(Date.now() / 1000));
+    if (deleted.length > 0) store.append(deleted);
+  }, 1000);
+  expiry.unref();
   return {
     server,
     port: (server.address() as AddressInfo).port,
@@ -79,6 +86,7 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
     store,
     snapshot: () => store.snapshot(state),
     async close() {
+      clearInterval(expiry);
       store.snapshot(state);
       store.close();
       await new Promise<void>((resolve) => {

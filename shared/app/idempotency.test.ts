@@ -92,4 +92,15 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
     expect(await running).toEqual({ status: 202, body: { first: true }, replayed: false });
     expect(await idem.run("s", key, "body", ok({ second: true }))).toEqual({ status: 202, body: { first: true }, replayed: true });
   });
+
+  it("each write sets a ttl that outlasts the record's 24 h", async () => {
+    const clock = new FakeClock();
+    const idem = new Idempotency(store, clock);
+    const key = freshKey();
+    await idem.run("s", key, "body", ok({ done: true }));
+    const id = `idem|s|${key}`;
+    const { resource } = await cosmos.db.container("counters").item(id, id).read<{ ttl: number; expiresAt: string }>();
+    expect(resource?.ttl).toBeGreaterThanOrEqual(86_400);
+    expect(resource?.ttl).toBeLessThanOrEqual(86_400 + 120);
+  });
 });

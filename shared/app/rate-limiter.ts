@@ -20,6 +20,8 @@ export interface RateLimitDecision {
 }
 
 const DAY_MS = 86_400_000;
+/** A day window is written at least once on its day, so a day (and a margin) after any hit it is no longer needed. */
+const KEEP_WINDOW_SECONDS = DAY_MS / 1000 + 3600;
 
 interface Waiter {
   resolve(counts: WindowCounts): void;
@@ -48,7 +50,7 @@ export class RateLimiter {
     const dayReset = Math.floor((dayStart + DAY_MS) / 1000);
     const dayKey = new Date(dayStart).toISOString().slice(0, 10);
 
-    const counts = await this.hit(subject, dayKey, minuteOfDay, new Date(dayStart + 2 * DAY_MS));
+    const counts = await this.hit(subject, dayKey, minuteOfDay);
     const { perMinute, perDay } = this.limits[tier];
     const minuteLeft = perMinute - counts.minute;
     const dayLeft = perDay - counts.day;
@@ -63,7 +65,7 @@ export class RateLimiter {
     return decision;
   }
 
-  private hit(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<WindowCounts> {
+  private hit(subject: string, dayKey: string, minuteOfDay: number): Promise<WindowCounts> {
     const key = `${subject}|${dayKey}|${minuteOfDay}`;
     return new Promise<WindowCounts>((resolve, reject) => {
       const queue = this.queues.get(key);
@@ -72,12 +74,12 @@ export class RateLimiter {
         return;
       }
       this.queues.set(key, [{ resolve, reject }]);
-      void this.drain(key, subject, dayKey, minuteOfDay, expiresAt);
+      void this.drain(key, subject, dayKey, minuteOfDay);
     });
   }
 
   /** Writes the queued hits of one window, batch after batch, until none are waiting. */
-  private async drain(key: string, subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date): Promise<void> {
+  private async drain(key: string, subject: string, dayKey: string, minuteOfDay: number): Promise<void> {
     for (;;) {
       const batch = this.queues.get(key) ?? [];
       if (batch.length === 0) {
@@ -86,7 +88,7 @@ export class RateLimiter {
       }
       this.queues.set(key, []);
       try {
-        const totals = await this.counters.hitRateWindow(subject, dayKey, minuteOfDay, expiresAt, batch.length);
+        const totals = await this.counters.hitRateWindow(subject, dayKey, minuteOfDay, KEEP_WINDOW_SECONDS, batch.length);
         batch.forEach((waiter, i) => {
           const before = batch.length - 1 - i;
           waiter.resolve({ day: totals.day - before, minute: totals.minute - before });

@@ -4,10 +4,11 @@ export interface WindowCounts {
   minute: number;
 }
 
-/** Shared counters (rate-limit windows, later idempotency keys) that hold across instances. */
+/** Shared rate-limit counters that hold across instances. */
 export interface CounterStore {
-  /** Counts `hits` requests for `subject` in the given day and minute windows, atomically, and returns the totals after them. */
-  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date, hits: number): Promise<WindowCounts>;
-  /** Deletes every counter whose expiry has passed; returns how many. */
-  purgeExpired(now: Date): Promise<number>;
+  /**
+   * Counts `hits` requests for `subject` in the given day and minute windows, atomically, and returns
+   * the totals after them. The store may forget the window once `keepSeconds` pass without a hit.
+   */
+  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, keepSeconds: number, hits: number): Promise<WindowCounts>;
 }

@@ -1,4 +1,7 @@
-/** The Cosmos DB containers of one deployment and their partition key paths (mirrored in infra/). */
+/**
+ * The Cosmos DB containers of one deployment and their partition key paths (mirrored in infra/).
+ * `defaultTtl: -1` turns time to live on without a default: only documents that set `ttl` expire.
+ */
 export const containerDefinitions = [
   { id: "portfolios", partitionKey: "/id" },
   { id: "securities", partitionKey: "/id" },
@@ -12,7 +15,8 @@ export const containerDefinitions = [
   { id: "events", partitionKey: "/id" },
   // A webhook's delivery log is one partition.
   { id: "deliveries", partitionKey: "/webhookId" },
-  { id: "counters", partitionKey: "/key" },
+  // Rate-limit windows and idempotency records, each expiring by its own `ttl`.
+  { id: "counters", partitionKey: "/key", defaultTtl: -1 },
   // Runs of exports and blob sources, the claims of scheduled times and the blob versions seen: one partition per owner.
   { id: "runs", partitionKey: "/ownerId" },
 ] as const;

@@ -31,6 +31,10 @@ export class CosmosDatabase {
 export async function ensureDatabase(client: CosmosClient, databaseId: string): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: databaseId });
   for (const def of containerDefinitions) {
-    await database.containers.createIfNotExists({ id: def.id, partitionKey: { paths: [def.partitionKey] } });
+    await database.containers.createIfNotExists({
+      id: def.id,
+      partitionKey: { paths: [def.partitionKey] },
+      ...("defaultTtl" in def ? { defaultTtl: def.defaultTtl } : {}),
+    });
   }
 }

@@ -10,17 +10,19 @@ interface RateDoc {
   d: number;
   mw: number;
   mc: number;
-  expiresAt: string;
+  /** Seconds Cosmos DB keeps the document after its last write (per-item time to live). */
+  ttl: number;
 }
 
 /**
  * Counters in the `counters` container (partition /key, id = key). A hit is one conditional patch:
- * increment both windows while the stored minute is current, else roll the minute over.
+ * increment both windows while the stored minute is current, else roll the minute over. Each write
+ * restarts the document's time to live, so Cosmos DB deletes a window once it has gone unused.
  */
 export class CosmosCounterStore implements CounterStore {
   constructor(private readonly container: Container) {}
 
-  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, expiresAt: Date, hits: number): Promise<WindowCounts> {
+  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, keepSeconds: number, hits: number): Promise<WindowCounts> {
     const key = `rate|${subject}|${dayKey}`;
     const item = this.container.item(key, key);
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -36,7 +38,7 @@ export class CosmosCounterStore implements CounterStore {
         if (resource !== undefined) return { day: resource.d, minute: resource.mc };
       } catch (error) {
         if (isNotFound(error)) {
-          const doc: RateDoc = { id: key, key, kind: "rate", d: hits, mw: minuteOfDay, mc: hits, expiresAt: expiresAt.toISOString() };
+          const doc: RateDoc = { id: key, key, kind: "rate", d: hits, mw: minuteOfDay, mc: hits, ttl: keepSeconds };
           try {
             await this.container.items.create(doc);
             return { day: hits, minute: hits };
@@ -63,24 +65,5 @@ export class CosmosCounterStore implements CounterStore {
       }
     }
     throw new Error(`rate counter ${key} kept changing under contention`);
-  }
-
-  async purgeExpired(now: Date): Promise<number> {
-    const { resources } = await this.container.items
-      .query<{ id: string; key: string }>({
-        query: "SELECT c.id, c.key FROM c WHERE c.expiresAt < @now",
-        parameters: [{ name: "@now", value: now.toISOString() }],
-      })
-      .fetchAll();
-    let purged = 0;
-    for (const doc of resources) {
-      try {
-        await this.container.item(doc.id, doc.key).delete();
-        purged++;
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-    }
-    return purged;
   }
 }

@@ -16,6 +16,8 @@ interface IdempotencyDoc {
   /** A running request's lease; its owner renews it while it runs (heartbeat). */
   leaseUntil?: string;
   expiresAt: string;
+  /** Seconds Cosmos DB keeps the record after this write: until `expiresAt`, and a minute more. */
+  ttl: number;
   _etag?: string;
 }
 
@@ -28,7 +30,10 @@ export const LEASE_MS = 5 * 60_000;
 /** Conditional writes that lost to a heartbeat of the same owner are tried again. */
 const WRITE_ATTEMPTS = 5;
 
-/** Idempotency records in the `counters` container (partition /key), purged after 24 h by the purge timer. */
+/**
+ * Idempotency records in the `counters` container (partition /key). Each write sets the record's time
+ * to live to its expiry, so Cosmos DB deletes it 24 h after its last use; until then `expiresAt` decides.
+ */
 export class CosmosIdempotencyStore implements IdempotencyStore {
   constructor(private readonly container: Container) {}
 
@@ -45,6 +50,7 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
       startedAt: now.toISOString(),
       leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
       expiresAt: new Date(now.getTime() + DAY_MS).toISOString(),
+      ttl: ttlUntil(now.getTime() + DAY_MS, now),
     };
     try {
       await this.container.items.create(fresh);
@@ -79,13 +85,15 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, owner: string, response: StoredResponse, now: Date): Promise<boolean> {
     return this.asOwner(docKey(scope, key), owner, (current) => {
       const { leaseUntil: _lease, ...rest } = current;
-      return { ...rest, state: "done", response, expiresAt: new Date(now.getTime() + DAY_MS).toISOString() };
+      return { ...rest, state: "done", response, expiresAt: new Date(now.getTime() + DAY_MS).toISOString(), ttl: ttlUntil(now.getTime() + DAY_MS, now) };
     });
   }
 
   async renew(scope: string, key: string, owner: string, now: Date): Promise<boolean> {
     return this.asOwner(docKey(scope, key), owner, (current) =>
-      current.state === "running" ? { ...current, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() } : undefined,
+      current.state === "running"
+        ? { ...current, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), ttl: ttlUntil(Date.parse(current.expiresAt), now) }
+        : undefined,
     );
   }
 
@@ -139,3 +147,6 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
 }
 
 const docKey = (scope: string, key: string): string => `idem|${scope}|${key}`;
+
+/** A time to live (from this write) that outlasts `expiresAtMs` by a minute. */
+const ttlUntil = (expiresAtMs: number, now: Date): number => Math.max(60, Math.ceil((expiresAtMs - now.getTime()) / 1000) + 60);
