@@ -1,6 +1,6 @@
 import Module from "node:module";
 import { InvocationContext, type TriggerMetadata } from "@azure/functions";
-import { readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { registrations, type CoreBinding, type CoreRegistration } from "./functions-core";
 
@@ -24,12 +24,12 @@ export interface LoadedFunction {
   handler: CoreRegistration["handler"];
 }
 
-/** Loads every compiled function file, as the Functions host does through package.json `main`. */
-export function loadFunctions(functionsDir: string): LoadedFunction[] {
+/** Loads the app through package.json `main` (its entry point registers every function), as the Functions host does. */
+export function loadFunctions(appRoot: string): LoadedFunction[] {
   installCore();
-  for (const file of readdirSync(functionsDir).filter((f) => f.endsWith(".js")).sort()) {
-    require(join(functionsDir, file));
-  }
+  const { main } = JSON.parse(readFileSync(join(appRoot, "package.json"), "utf8")) as { main?: string };
+  if (main === undefined) throw new Error(`${join(appRoot, "package.json")} names no main entry point`);
+  require(join(appRoot, main));
   // As in Azure, the app setting `AzureWebJobs.<name>.Disabled` keeps a function from being triggered.
   const enabled = registrations.filter((r) => !["true", "1"].includes(String(process.env[`AzureWebJobs.${r.name}.Disabled`]).toLowerCase()));
   return enabled.map((r) => {

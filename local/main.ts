@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
     await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
 
-    const functions = loadFunctions(join(root, "dist", "functions"));
+    const functions = loadFunctions(root);
     httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
     const port = await httpHost.start();
     timerHost = new TimerHost(functions, say);

@@ -42,7 +42,7 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
       LOG_LEVEL: "error",
     });
     const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
-    functions = host.loadFunctions(join(root, "dist", "functions"));
+    functions = host.loadFunctions(root);
   });
   afterAll(async () => {
     process.env = savedEnv;

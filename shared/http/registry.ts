@@ -1,12 +1,7 @@
 import { app } from "@azure/functions";
-import { getConfig } from "../config";
-import { startTelemetry } from "../telemetry";
 import { allHttpMethods, type AnyEndpoint } from "./endpoint";
 import { httpHandler, type ErrorShaper } from "./pipeline";
 import { compileRoute, type RouteTemplate } from "./route-template";
-
-// Every function file registers through here first, so telemetry starts before any handler runs.
-startTelemetry(getConfig());
 
 const endpoints: AnyEndpoint[] = [];
 
