@@ -221,6 +221,10 @@ module functionApp 'modules/functionapp.bicep' = {
     planName: names.plan
     location: location
     tags: allTags
+    // azd deploys the service `api` of azure.yaml to the one resource carrying this tag.
+    appTags: {
+      'azd-service-name': 'api'
+    }
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
     storageAccountName: storage.outputs.name

@@ -484,15 +484,19 @@ describe("infra/*.bicep", () => {
     expect(stripComments(source(join(infraDir, "main.bicep")))).toMatch(/output managedIdentityPrincipalId string = identity\.outputs\.principalId/);
   });
 
-  it("keeps secrets out of main.parameters.json", () => {
+  it("keeps secrets out of main.parameters.json: secure parameters come from the azd environment, never as values", () => {
     const parameters = JSON.parse(readFileSync(join(infraDir, "main.parameters.json"), "utf8")) as {
-      parameters: Record<string, unknown>;
+      parameters: Record<string, { value: unknown }>;
     };
     const mainParams = paramsOf(join(infraDir, "main.bicep"));
-    for (const name of Object.keys(parameters.parameters)) {
+    for (const [name, { value }] of Object.entries(parameters.parameters)) {
       const param = mainParams.find((p) => p.name === name);
       expect(param, `main.parameters.json sets unknown parameter ${name}`).toBeDefined();
-      expect(param?.secure, `main.parameters.json holds secure parameter ${name}`).toBe(false);
+      if (param?.secure === true) expect(value, `secure parameter ${name}`).toMatch(/^\$\{[A-Z_]+\}$/);
     }
+    // Every secure parameter is supplied: azd would otherwise prompt for it.
+    for (const secure of mainParams.filter((p) => p.secure)) expect(Object.keys(parameters.parameters)).toContain(secure.name);
+    expect(parameters.parameters.environmentName?.value).toBe("${AZURE_ENV_NAME}");
+    expect(parameters.parameters.location?.value).toBe("${AZURE_LOCATION}");
   });
 });

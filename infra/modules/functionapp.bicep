@@ -16,6 +16,9 @@ param location string
 @description('Tags applied to the plan and the app.')
 param tags object = {}
 
+@description('Tags applied to the app alone (azd finds the app it deploys to by its azd-service-name tag).')
+param appTags object = {}
+
 @description('Resource id of the user-assigned identity.')
 param identityId string
 
@@ -115,7 +118,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
 resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
   name: name
   location: location
-  tags: tags
+  tags: union(tags, appTags)
   kind: 'functionapp,linux'
   identity: {
     type: 'UserAssigned'

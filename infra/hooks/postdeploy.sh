@@ -1,0 +1,38 @@
+#!/bin/sh
+# azd postdeploy hook: subscribes the file-drop trigger (feed-files-ingest, a blob trigger with
+# source EventGrid) to the storage account's BlobCreated events under inbound/. Event Grid delivers to
+# the host's blobs webhook, which takes the blobs_extension system key; the host creates that key when
+# it first starts with the published code, so this runs after every deploy (creating or updating the
+# one subscription).
+set -eu
+
+: "${AZURE_RESOURCE_GROUP:?postdeploy: AZURE_RESOURCE_GROUP is not set}"
+: "${functionAppName:?postdeploy: functionAppName is not set (run azd provision first)}"
+: "${functionAppHostName:?postdeploy: functionAppHostName is not set}"
+: "${blobEventsTopicName:?postdeploy: blobEventsTopicName is not set}"
+
+key=""
+attempt=0
+while [ -z "$key" ] && [ "$attempt" -lt 12 ]; do
+  key=$(az functionapp keys list --resource-group "$AZURE_RESOURCE_GROUP" --name "$functionAppName" --query systemKeys.blobs_extension --output tsv 2>/dev/null || true)
+  if [ -z "$key" ]; then
+    attempt=$((attempt + 1))
+    echo "postdeploy: waiting for the host's blobs_extension key ($attempt/12)"
+    sleep 10
+  fi
+done
+if [ -z "$key" ]; then
+  echo "postdeploy: the function app has no blobs_extension key yet; run 'azd hooks run postdeploy' once it has started" >&2
+  exit 1
+fi
+
+az eventgrid system-topic event-subscription create \
+  --resource-group "$AZURE_RESOURCE_GROUP" \
+  --system-topic-name "$blobEventsTopicName" \
+  --name inbound-files \
+  --endpoint-type webhook \
+  --endpoint "https://$functionAppHostName/runtime/webhooks/blobs?functionName=Host.Functions.feed-files-ingest&code=$key" \
+  --included-event-types Microsoft.Storage.BlobCreated \
+  --subject-begins-with /blobServices/default/containers/inbound/ \
+  --output none
+echo "postdeploy: Event Grid subscription inbound-files delivers inbound/ BlobCreated events to feed-files-ingest"
