@@ -69,7 +69,7 @@ import { CosmosBlobSourceRuns } from "./adapters/cosmos/cosmos-blob-source-runs"
 import { RunBlobSource } from "./app/blob-source-runner";
 import { ScheduleBlobSources } from "./app/blob-source-scheduler";
 import { BlobSources, type BlobSourceRepository } from "./app/blob-sources";
-import { emulatorBlobEndpoint } from "./domain/blob-source-container-url";
+import { serviceStorageOf } from "./domain/service-storage";
 import { Exports, type ExportRepository } from "./app/exports";
 import { ScheduleExports } from "./app/schedule-exports";
 import { RunExport, type OpenedDestination } from "./app/run-export";
@@ -311,8 +311,15 @@ export class Composition {
   // Blob sources: customers' containers read on a schedule (managed identity; the emulator's key locally), copied into inbound.
   readonly blobSourceRepository = lazy<BlobSourceRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "blob-source", "Blob source"));
   readonly blobSourceRuns = lazy(() => new CosmosBlobSourceRuns(this.cosmos().container("runs")));
-  /** The emulator's blob endpoint when the service runs on it (its containers may then be sources); undefined on Azure. */
-  readonly emulatorBlobEndpoint = lazy(() => emulatorBlobEndpoint(this.config.STORAGE_CONNECTION_STRING));
+  /** The service's own storage (never a customer's container) and, when it runs on the emulator, the emulator's blob endpoint (other containers of it may be named). */
+  readonly serviceStorage = lazy(() =>
+    serviceStorageOf({
+      connectionString: this.config.STORAGE_CONNECTION_STRING,
+      blobEndpoint: this.config.STORAGE_BLOB_ENDPOINT,
+      accountResourceId: this.config.STORAGE_ACCOUNT_RESOURCE_ID,
+      hostAccountName: this.config.AzureWebJobsStorage__accountName,
+    }),
+  );
   readonly customerContainers = lazy(() =>
     BlobCustomerContainers.forService({ connectionString: this.config.STORAGE_CONNECTION_STRING, blobEndpoint: this.config.STORAGE_BLOB_ENDPOINT }, this.credential),
   );
@@ -324,7 +331,7 @@ export class Composition {
         runs: this.blobSourceRuns(),
         messageBus: this.messageBus(),
         clock: this.clock,
-        emulatorEndpoint: this.emulatorBlobEndpoint(),
+        storage: this.serviceStorage(),
       }),
   );
   readonly runBlobSource = lazy(
@@ -336,7 +343,7 @@ export class Composition {
         containers: this.customerContainers(),
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "blob-sources" }),
-        emulatorEndpoint: this.emulatorBlobEndpoint(),
+        storage: this.serviceStorage(),
       }),
   );
   readonly scheduleBlobSources = lazy(
