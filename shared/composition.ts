@@ -76,6 +76,8 @@ import { RunExport, type OpenedDestination } from "./app/run-export";
 import { BlobDestination, emulatorAccount } from "./adapters/blob/blob-destination";
 import { SftpDestination } from "./adapters/sftp/sftp-destination";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
+import { CosmosExportTargetLocks } from "./adapters/cosmos/cosmos-export-target-locks";
+import { OutboundHostGuard } from "./adapters/http/outbound-host-guard";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -374,8 +376,21 @@ export class Composition {
   // Scheduled exports: definitions in settings (destination secrets sealed with the webhook cipher's key), runs in the runs container.
   readonly exportRepository = lazy<ExportRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "export", "Export"));
   readonly exportRuns = lazy(() => new CosmosExportRuns(this.cosmos().container("runs")));
+  readonly exportTargets = lazy(() => new CosmosExportTargetLocks(this.cosmos().container("runs")));
+  /** The SSRF guard for export SFTP hosts: the webhooks' address rules and setting. */
+  readonly outboundHosts = lazy(() => new OutboundHostGuard({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly exportDestinationRules = lazy(() => ({ storage: this.serviceStorage(), hosts: this.outboundHosts() }));
   readonly exports = lazy(
-    () => new Exports(this.exportRepository(), this.exportRuns(), this.webhookSecretCipher(), this.messageBus(), this.clock, this.config.EXPORTS_RUN_LEASE_SECONDS),
+    () =>
+      new Exports({
+        repository: this.exportRepository(),
+        runs: this.exportRuns(),
+        cipher: this.webhookSecretCipher(),
+        bus: this.messageBus(),
+        clock: this.clock,
+        leaseSeconds: this.config.EXPORTS_RUN_LEASE_SECONDS,
+        destinations: this.exportDestinationRules(),
+      }),
   );
   readonly scheduleExports = lazy(
     () =>
@@ -388,20 +403,22 @@ export class Composition {
         this.config.EXPORTS_RUN_LEASE_SECONDS,
       ),
   );
-  /** The adapter uploading to one export destination: the customer's SFTP server, or their container (managed identity; the emulator's key when the URL is the emulator's). */
+  /** The adapter uploading to one export destination: the customer's SFTP server (through the SSRF guard), or their container (managed identity; the emulator's key when the URL is the emulator's). */
   readonly openExportDestination = (d: OpenedDestination) => {
     const c = this.config;
     if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.credential(), emulatorAccount(c.STORAGE_CONNECTION_STRING));
-    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS });
+    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS }, this.outboundHosts());
   };
   readonly runExport = lazy(
     () =>
       new RunExport({
         exports: this.exportRepository(),
         runs: this.exportRuns(),
+        targets: this.exportTargets(),
         dataSets: this.exportDataSets(),
         writeExport: this.writeExport,
         openDestination: this.openExportDestination,
+        destinations: this.exportDestinationRules(),
         cipher: this.webhookSecretCipher(),
         bus: this.messageBus(),
         clock: this.clock,
