@@ -7,7 +7,7 @@ export const exportsDelete = endpoint({
   name: "exports-delete",
   method: "DELETE",
   route: "api/v1/settings/exports/{id}",
-  summary: "Delete a scheduled export and its run history",
+  summary: "Delete a scheduled export; a run in progress is cancelled (recorded failed, nothing delivered)",
   tag: "System settings",
   scope: "api.admin",
   params: exportIdParams,

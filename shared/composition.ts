@@ -68,13 +68,15 @@ import { CosmosBlobSourceRuns } from "./adapters/cosmos/cosmos-blob-source-runs"
 import { RunBlobSource } from "./app/blob-source-runner";
 import { ScheduleBlobSources } from "./app/blob-source-scheduler";
 import { BlobSources, type BlobSourceRepository } from "./app/blob-sources";
-import { emulatorBlobEndpoint } from "./domain/blob-source-container-url";
+import { serviceStorageOf } from "./domain/service-storage";
 import { Exports, type ExportRepository } from "./app/exports";
 import { ScheduleExports } from "./app/schedule-exports";
 import { RunExport, type OpenedDestination } from "./app/run-export";
 import { BlobDestination, emulatorAccount } from "./adapters/blob/blob-destination";
 import { SftpDestination } from "./adapters/sftp/sftp-destination";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
+import { CosmosExportTargetLocks } from "./adapters/cosmos/cosmos-export-target-locks";
+import { OutboundHostGuard } from "./adapters/http/outbound-host-guard";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -309,8 +311,15 @@ export class Composition {
   // Blob sources: customers' containers read on a schedule (managed identity; the emulator's key locally), copied into inbound.
   readonly blobSourceRepository = lazy<BlobSourceRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "blob-source", "Blob source"));
   readonly blobSourceRuns = lazy(() => new CosmosBlobSourceRuns(this.cosmos().container("runs")));
-  /** The emulator's blob endpoint when the service runs on it (its containers may then be sources); undefined on Azure. */
-  readonly emulatorBlobEndpoint = lazy(() => emulatorBlobEndpoint(this.config.STORAGE_CONNECTION_STRING));
+  /** The service's own storage (never a customer's container) and, when it runs on the emulator, the emulator's blob endpoint (other containers of it may be named). */
+  readonly serviceStorage = lazy(() =>
+    serviceStorageOf({
+      connectionString: this.config.STORAGE_CONNECTION_STRING,
+      blobEndpoint: this.config.STORAGE_BLOB_ENDPOINT,
+      accountResourceId: this.config.STORAGE_ACCOUNT_RESOURCE_ID,
+      hostAccountName: this.config.AzureWebJobsStorage__accountName,
+    }),
+  );
   readonly customerContainers = lazy(() =>
     BlobCustomerContainers.forService({ connectionString: this.config.STORAGE_CONNECTION_STRING, blobEndpoint: this.config.STORAGE_BLOB_ENDPOINT }, this.credential),
   );
@@ -322,7 +331,7 @@ export class Composition {
         runs: this.blobSourceRuns(),
         messageBus: this.messageBus(),
         clock: this.clock,
-        emulatorEndpoint: this.emulatorBlobEndpoint(),
+        storage: this.serviceStorage(),
       }),
   );
   readonly runBlobSource = lazy(
@@ -334,7 +343,7 @@ export class Composition {
         containers: this.customerContainers(),
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "blob-sources" }),
-        emulatorEndpoint: this.emulatorBlobEndpoint(),
+        storage: this.serviceStorage(),
       }),
   );
   readonly scheduleBlobSources = lazy(
@@ -365,8 +374,21 @@ export class Composition {
   // Scheduled exports: definitions in settings (destination secrets sealed with the webhook cipher's key), runs in the runs container.
   readonly exportRepository = lazy<ExportRepository>(() => new CosmosSettingsRepository(this.cosmos().container("settings"), "export", "Export"));
   readonly exportRuns = lazy(() => new CosmosExportRuns(this.cosmos().container("runs")));
+  readonly exportTargets = lazy(() => new CosmosExportTargetLocks(this.cosmos().container("runs")));
+  /** The SSRF guard for export SFTP hosts: the webhooks' address rules and setting. */
+  readonly outboundHosts = lazy(() => new OutboundHostGuard({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly exportDestinationRules = lazy(() => ({ storage: this.serviceStorage(), hosts: this.outboundHosts() }));
   readonly exports = lazy(
-    () => new Exports(this.exportRepository(), this.exportRuns(), this.webhookSecretCipher(), this.messageBus(), this.clock, this.config.EXPORTS_RUN_LEASE_SECONDS),
+    () =>
+      new Exports({
+        repository: this.exportRepository(),
+        runs: this.exportRuns(),
+        cipher: this.webhookSecretCipher(),
+        bus: this.messageBus(),
+        clock: this.clock,
+        leaseSeconds: this.config.EXPORTS_RUN_LEASE_SECONDS,
+        destinations: this.exportDestinationRules(),
+      }),
   );
   readonly scheduleExports = lazy(
     () =>
@@ -379,20 +401,22 @@ export class Composition {
         this.config.EXPORTS_RUN_LEASE_SECONDS,
       ),
   );
-  /** The adapter uploading to one export destination: the customer's SFTP server, or their container (managed identity; the emulator's key when the URL is the emulator's). */
+  /** The adapter uploading to one export destination: the customer's SFTP server (through the SSRF guard), or their container (managed identity; the emulator's key when the URL is the emulator's). */
   readonly openExportDestination = (d: OpenedDestination) => {
     const c = this.config;
     if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.credential(), emulatorAccount(c.STORAGE_CONNECTION_STRING));
-    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS });
+    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS }, this.outboundHosts());
   };
   readonly runExport = lazy(
     () =>
       new RunExport({
         exports: this.exportRepository(),
         runs: this.exportRuns(),
+        targets: this.exportTargets(),
         dataSets: this.exportDataSets(),
         writeExport: this.writeExport,
         openDestination: this.openExportDestination,
+        destinations: this.exportDestinationRules(),
         cipher: this.webhookSecretCipher(),
         bus: this.messageBus(),
         clock: this.clock,

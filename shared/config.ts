@@ -17,6 +17,8 @@ export const configSchema = z
     STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
     STORAGE_BLOB_ENDPOINT: z.url().optional(),
     STORAGE_QUEUE_ENDPOINT: z.url().optional(),
+    /** The Functions host's storage account (set by infra/; the service's own account too): never a customer's container. */
+    AzureWebJobsStorage__accountName: z.string().min(1).optional(),
     MESSAGE_BUS: z.enum(["storage-queue", "service-bus"]).default("storage-queue"),
     SERVICEBUS_NAMESPACE: z.string().min(1).optional(),
     SERVICEBUS_CONNECTION_STRING: z.string().min(1).optional(),
@@ -69,6 +71,7 @@ export const configSchema = z
     VALUATION_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(0),
     APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    /** Lifts the SSRF guard on every outbound connection to a customer's endpoint (webhook URLs, export SFTP hosts): local runtime and tests only. */
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
     /** AES-256-GCM key (base64 of 32 bytes) sealing webhook signing secrets and export destination secrets (SFTP passwords, private keys) at rest; a Key Vault reference in Azure. */
     WEBHOOK_SECRET_KEY: z.string().refine((v) => Buffer.from(v, "base64").length === 32, "must be base64 of 32 bytes"),

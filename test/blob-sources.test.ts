@@ -202,6 +202,30 @@ describe("System settings › blob sources", () => {
     expect((await call("POST", `${BASE}/${id}/run`, { token: reader.token })).status).toBe(403);
   });
 
+  it("the service's own containers are no source: 422 on containerUrl, and a source saved before the rule fails its run and copies nothing", async () => {
+    for (const own of ["archive", "inbound", "quarantine", "exports", "azure-webjobs-hosts"]) {
+      for (const reply of [await create(source({ containerUrl: `${emulator}/${own}` })), await call("PATCH", `${BASE}/${(await newSource({ status: "disabled" })).id}`, { token, body: { containerUrl: `${emulator}/${own}` } })]) {
+        expect(reply.status, `${own}: ${reply.text}`).toBe(422);
+        expect(reply.body.error.details, own).toEqual([{ field: "containerUrl", message: `"${own}" is one of the service's own containers; name another container of the emulator` }]);
+      }
+    }
+    // What the probe did: a source on the service's archive, where another feed's imported files lie.
+    const isin = newIsin("GB");
+    const archived = `fd_other/securities-archived-${Date.now().toString(36)}.csv`;
+    const content = csv([isin, "Archived plc", "equity", "EUR"]);
+    await blobs.getContainerClient("archive").getBlockBlobClient(archived).upload(content, Buffer.byteLength(content));
+    const legacy = await newSource({ prefix: "fd_other/", status: "disabled" });
+    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const stored = cosmos.database("investment-data").container("settings").item(legacy.id, "blob-source");
+    const { resource } = await stored.read();
+    await stored.replace({ ...resource, containerUrl: `${emulator}/archive` });
+    const run = await runNow(legacy.id);
+    expect(run).toMatchObject({ status: "failed", listed: 0, copied: 0, files: [], error: `containerUrl "archive" is one of the service's own containers; name another container of the emulator` });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await jobsOf(feedId)).filter((j) => j.fileName === archived)).toEqual([]);
+    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).status).toBe(404);
+  });
+
   it("a run copies each new matching blob version once; ingestion writes it (job source blob); the customer's container is never changed", async () => {
     const [a, b, c] = [newIsin("GB"), newIsin("GB"), newIsin("GB")];
     await put("in/securities-1.csv", csv([a, "Alpha plc", "equity", "GBP"]));

@@ -28,6 +28,8 @@ export interface SftpTargetOptions {
   /** The directory served as `/`; a new temporary directory when absent. */
   root?: string;
   host?: string;
+  /** Milliseconds each WRITE request waits before it is done: a slow server, so that uploads overlap in time. */
+  writeDelayMs?: number;
 }
 
 /** One SFTP request the server answered, in order: lets tests see e.g. an upload under a temporary name then a rename. */
@@ -51,6 +53,8 @@ export interface SftpTarget {
   readonly operations: readonly SftpOperation[];
   /** Successful logins so far, by username. */
   readonly logins: readonly string[];
+  /** TCP connections accepted so far (before any SSH handshake). */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,7 @@ class TargetSession {
     private readonly root: string,
     private readonly username: string,
     private readonly record: (op: SftpOperation) => void,
+    private readonly writeDelayMs = 0,
   ) {
     sftp.on("error", () => undefined);
     sftp.on("close", () => void this.closeAll());
@@ -247,6 +252,7 @@ class TargetSession {
   private async write(reqId: number, handle: Buffer, offset: number, data: Buffer): Promise<void> {
     const state = this.handles.get(handle.toString("hex"));
     if (state?.kind !== "file") return this.status(reqId, STATUS_CODE.FAILURE, "invalid handle");
+    if (this.writeDelayMs > 0) await new Promise((r) => setTimeout(r, this.writeDelayMs));
     await state.file.write(data, 0, data.length, offset);
     this.status(reqId, STATUS_CODE.OK);
   }
@@ -277,6 +283,7 @@ export async function startSftpTarget(options: SftpTargetOptions): Promise<SftpT
   const operations: SftpOperation[] = [];
   const logins: string[] = [];
   const connections = new Set<Connection>();
+  let accepted = 0;
   const users = new Map(options.users.map((u) => [u.username, u]));
 
   const authenticate = (ctx: AuthContext): boolean => {
@@ -287,6 +294,7 @@ export async function startSftpTarget(options: SftpTargetOptions): Promise<SftpT
   };
 
   const server = new Server({ hostKeys: [generated.private] }, (client) => {
+    accepted++;
     connections.add(client);
     client.on("close", () => connections.delete(client));
     client.on("error", () => undefined);
@@ -303,7 +311,7 @@ export async function startSftpTarget(options: SftpTargetOptions): Promise<SftpT
     client.on("ready", () => {
       client.on("session", (acceptSession) => {
         acceptSession().on("sftp", (acceptSftp) => {
-          if (username !== undefined) new TargetSession(acceptSftp(), root, username, (op) => operations.push(op));
+          if (username !== undefined) new TargetSession(acceptSftp(), root, username, (op) => operations.push(op), options.writeDelayMs);
         });
       });
     });
@@ -326,6 +334,9 @@ export async function startSftpTarget(options: SftpTargetOptions): Promise<SftpT
     hostPublicKey: generated.public.trim(),
     operations,
     logins,
+    get connections() {
+      return accepted;
+    },
     close: async () => {
       for (const c of connections) c.end();
       await new Promise<void>((resolve) => server.close(() => resolve()));

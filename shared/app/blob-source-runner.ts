@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseContainerUrl } from "../domain/blob-source-container-url";
+import { parseContainerUrl, type ServiceStorage } from "../domain/blob-source-container-url";
 import type { BlobSource } from "../domain/blob-source";
 import { baseNameOf, inboundNameOf, MAX_RUN_FILES, type BlobSourceRun } from "../domain/blob-source-run";
 import { compileFilePattern } from "../domain/feed-file-pattern";
@@ -29,7 +29,8 @@ export interface RunBlobSourceDeps {
   containers: CustomerContainers;
   clock: Clock;
   log: Logger;
-  emulatorEndpoint: string | undefined;
+  /** Checked again at each run, so a source saved before a rule cannot read the service's own storage. */
+  storage: ServiceStorage;
 }
 
 /**
@@ -73,7 +74,7 @@ export class RunBlobSource {
     const source = await this.deps.sources.get(run.blobSourceId);
     if (source === undefined) throw new CustomerContainerError("the blob source was deleted");
     if ((await this.deps.feeds.get(source.feedId)) === undefined) throw new CustomerContainerError(`the feed '${source.feedId}' no longer exists`);
-    const location = parseContainerUrl(source.containerUrl, this.deps.emulatorEndpoint);
+    const location = parseContainerUrl(source.containerUrl, this.deps.storage);
     if ("problem" in location) throw new CustomerContainerError(`containerUrl ${location.problem}`);
     const matches = compileFilePattern(source.filePattern);
     const origin = { source: "blob", blobsourceid: source.id };

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { parseContainerUrl } from "../domain/blob-source-container-url";
+import { parseContainerUrl, type ServiceStorage } from "../domain/blob-source-container-url";
 import { nextRunAfter, type BlobSource, type BlobSourceCreate, type BlobSourcePatch } from "../domain/blob-source";
 import type { BlobSourceRun } from "../domain/blob-source-run";
 import { AppError, notFound, type ErrorDetail } from "../domain/errors";
@@ -21,8 +21,8 @@ export interface BlobSourcesDeps {
   runs: BlobSourceRunStore;
   messageBus: MessageBus;
   clock: Clock;
-  /** The blob endpoint of the emulator the service runs on, if it does: its containers may then be sources. */
-  emulatorEndpoint: string | undefined;
+  /** The service's own storage (never a source) and the emulator it runs on, if it does (its other containers may then be sources). */
+  storage: ServiceStorage;
 }
 
 /**
@@ -126,7 +126,7 @@ export class BlobSources {
     const details: ErrorDetail[] = [];
     let url: string | undefined;
     if (fields.containerUrl !== undefined) {
-      const location = parseContainerUrl(fields.containerUrl, this.deps.emulatorEndpoint);
+      const location = parseContainerUrl(fields.containerUrl, this.deps.storage);
       if ("problem" in location) details.push({ field: "containerUrl", message: location.problem });
       else url = location.url;
     }

@@ -2,25 +2,22 @@ import { randomBytes } from "node:crypto";
 import { AppError, notFound } from "../domain/errors";
 import { toPublicExport, type Export, type ExportCreate, type ExportPatch, type StoredExport } from "../domain/export";
 import type { ExportDestinationInput, StoredExportDestination } from "../domain/export-destination";
-import { renderFileName } from "../domain/export-file-name";
 import { patchedExport } from "../domain/export-patch";
-import { exportRunId, toPublicRun, type ExportRun, type ExportRunRepository, type StoredExportRun } from "../domain/export-run";
+import { toPublicRun, type ExportRun, type ExportRunRepository } from "../domain/export-run";
 import { nextRunAt } from "../domain/export-schedule";
 import { paginationOf, type Pagination } from "../domain/pagination";
 import { issuesToDetails } from "../domain/validation";
 import type { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
-import { exportStatuses } from "./export/data-sets";
 import type { SettingsRepository } from "../ports/settings-repository";
+import { exportStatuses } from "./export/data-sets";
+import { destinationProblems, type DestinationRules } from "./export/destination-rules";
+import { claimRun, type ExportRunMessage } from "./export/run-lease";
 
 export type ExportRepository = SettingsRepository<StoredExport>;
 
-/** The body of an `exports` queue message: the run to perform. */
-export interface ExportRunMessage {
-  exportId: string;
-  runId: string;
-}
+export type { ExportRunMessage } from "./export/run-lease";
 
 const invalid = (field: string, message: string): AppError => new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field, message }] });
 
@@ -40,60 +37,44 @@ function requireKnownStatus(d: Pick<ExportCreate, "dataType" | "filters">): void
   if (!allowed.includes(d.filters.status)) throw invalid("filters.status", `must be one of ${allowed.join(", ")} for ${d.dataType}`);
 }
 
-/**
- * Opens a run in the `runs` container, claiming (export, scheduled time): false when another caller
- * (a second timer, a retried tick) claimed it first. The file name is fixed here, so every attempt of
- * the run writes the same file.
- */
-export async function claimRun(runs: ExportRunRepository, exp: StoredExport, scheduledFor: Date, trigger: ExportRun["trigger"], now: Date, leaseSeconds: number): Promise<StoredExportRun | undefined> {
-  const at = scheduledFor.toISOString();
-  const run: StoredExportRun = {
-    id: exportRunId(exp.id, at, trigger),
-    exportId: exp.id,
-    trigger,
-    scheduledFor: at,
-    status: "running",
-    fileName: renderFileName(exp.fileName, { exportId: exp.id, dataType: exp.dataType, format: exp.format, scheduledFor, timezone: exp.schedule.timezone }),
-    rows: 0,
-    bytes: 0,
-    startedAt: now.toISOString(),
-    attempts: 0,
-    leaseUntil: new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
-  };
-  return (await runs.claim(run)) ? run : undefined;
+export interface ExportsDeps {
+  repository: ExportRepository;
+  runs: ExportRunRepository;
+  cipher: WebhookSecretCipher;
+  bus: MessageBus;
+  clock: Clock;
+  leaseSeconds: number;
+  /** Which containers and hosts a destination may name. */
+  destinations: DestinationRules;
 }
 
 /**
  * System Settings › Exports: definitions (destination secrets sealed at rest with the cipher of
  * webhook secrets, never answered), their next scheduled time, runs on demand and the run history.
+ * A destination is checked when saved: a container of an Azure storage account (or of the service's
+ * own emulator), never the service's own storage; an SFTP host the SSRF guard accepts.
  */
 export class Exports {
-  constructor(
-    private readonly repository: ExportRepository,
-    private readonly runs: ExportRunRepository,
-    private readonly cipher: WebhookSecretCipher,
-    private readonly bus: MessageBus,
-    private readonly clock: Clock,
-    private readonly leaseSeconds: number,
-  ) {}
+  constructor(private readonly deps: ExportsDeps) {}
 
   async create(input: ExportCreate): Promise<Export> {
     requireCredential(input.destination);
     requireKnownStatus(input);
+    const destination = this.checkDestination(input.destination);
     const id = `ex_${randomBytes(9).toString("hex")}`;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const stored: StoredExport = {
       id,
-      ...this.definition(id, input, {}),
+      ...this.definition(id, { ...input, destination }, {}),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    await this.repository.create(stored);
+    await this.deps.repository.create(stored);
     return toPublicExport(stored);
   }
 
   async list(page: number, pageSize: number): Promise<{ items: Export[]; pagination: Pagination }> {
-    const result = await this.repository.list(page, pageSize);
+    const result = await this.deps.repository.list(page, pageSize);
     return { items: result.items.map(toPublicExport), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
@@ -103,39 +84,44 @@ export class Exports {
 
   /** Nested objects merge into the stored ones and the result is validated whole; the next run is computed again. */
   async update(id: string, patch: ExportPatch): Promise<Export> {
-    const next = await this.repository.update(id, (current) => {
+    const next = await this.deps.repository.update(id, (current) => {
       const merged = patchedExport(current, patch);
       if (!merged.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(merged.issues) });
       requireCredential(merged.data.destination, merged.keep);
       requireKnownStatus(merged.data);
-      const definition = this.definition(id, merged.data, merged.keep);
+      const destination = this.checkDestination(merged.data.destination);
+      const definition = this.definition(id, { ...merged.data, destination }, merged.keep);
       // A due time not yet claimed stays due when the schedule itself did not change.
       const sameSchedule = JSON.stringify(merged.data.schedule) === JSON.stringify(current.schedule);
       if (sameSchedule && definition.status === "enabled" && current.nextRunAt !== null) definition.nextRunAt = current.nextRunAt;
-      return { ...current, ...definition, updatedAt: this.clock.now().toISOString() };
+      return { ...current, ...definition, updatedAt: this.deps.clock.now().toISOString() };
     });
     if (next === undefined) throw notFound(`Export '${id}'`);
     return toPublicExport(next);
   }
 
+  /**
+   * The export goes; its runs stay in `runs` (no longer listed: the export is 404). A run in progress
+   * is cancelled: its attempt checks the export is still there before its file becomes visible, and
+   * otherwise records the run failed ("cancelled: the export was deleted") and delivers nothing.
+   */
   async delete(id: string): Promise<void> {
-    if (!(await this.repository.delete(id))) throw notFound(`Export '${id}'`);
-    await this.runs.deleteAll(id);
+    if (!(await this.deps.repository.delete(id))) throw notFound(`Export '${id}'`);
   }
 
   /** A manual run: scheduled for now (the naming tokens use it), performed by the `exports` queue. */
   async runNow(id: string): Promise<ExportRun> {
     const exp = await this.stored(id);
-    const now = this.clock.now();
-    const run = await claimRun(this.runs, exp, now, "manual", now, this.leaseSeconds);
+    const now = this.deps.clock.now();
+    const run = await claimRun(this.deps.runs, exp, now, "manual", now, this.deps.leaseSeconds);
     if (run === undefined) throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, { retryable: true });
-    await this.bus.send("exports", [{ body: { exportId: id, runId: run.id } satisfies ExportRunMessage }]);
+    await this.deps.bus.send("exports", [{ body: { exportId: id, runId: run.id } satisfies ExportRunMessage }]);
     return toPublicRun(run);
   }
 
   async listRuns(id: string, page: number, pageSize: number): Promise<{ items: ExportRun[]; pagination: Pagination }> {
     await this.stored(id);
-    const result = await this.runs.list(id, page, pageSize);
+    const result = await this.deps.runs.list(id, page, pageSize);
     return { items: result.items.map(toPublicRun), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
@@ -150,8 +136,15 @@ export class Exports {
       fileName: input.fileName,
       filters: input.filters,
       status: input.status,
-      nextRunAt: input.status === "enabled" ? nextRunAt(input.schedule, this.clock.now()).toISOString() : null,
+      nextRunAt: input.status === "enabled" ? nextRunAt(input.schedule, this.deps.clock.now()).toISOString() : null,
     };
+  }
+
+  /** The destination with its container URL normalised; a 422 naming the field when it may not be used. */
+  private checkDestination(d: ExportDestinationInput): ExportDestinationInput {
+    const { details, containerUrl } = destinationProblems(d, this.deps.destinations);
+    if (details.length > 0) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details });
+    return d.type === "blob" && containerUrl !== undefined ? { ...d, containerUrl } : d;
   }
 
   private sealDestination(id: string, d: ExportDestinationInput, keep: { password?: string; privateKey?: string }): StoredExportDestination {
@@ -159,13 +152,13 @@ export class Exports {
     const { password, privateKey, ...rest } = d;
     return {
       ...rest,
-      ...(password !== undefined ? { password: this.cipher.seal(password, id) } : privateKey === undefined && keep.password !== undefined ? { password: keep.password } : {}),
-      ...(privateKey !== undefined ? { privateKey: this.cipher.seal(privateKey, id) } : password === undefined && keep.privateKey !== undefined ? { privateKey: keep.privateKey } : {}),
+      ...(password !== undefined ? { password: this.deps.cipher.seal(password, id) } : privateKey === undefined && keep.password !== undefined ? { password: keep.password } : {}),
+      ...(privateKey !== undefined ? { privateKey: this.deps.cipher.seal(privateKey, id) } : password === undefined && keep.privateKey !== undefined ? { privateKey: keep.privateKey } : {}),
     };
   }
 
   private async stored(id: string): Promise<StoredExport> {
-    const stored = await this.repository.get(id);
+    const stored = await this.deps.repository.get(id);
     if (stored === undefined) throw notFound(`Export '${id}'`);
     return stored;
   }

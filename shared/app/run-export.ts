@@ -1,13 +1,17 @@
 import type { StoredExport } from "../domain/export";
 import type { StoredExportDestination } from "../domain/export-destination";
-import { MAX_EXPORT_ATTEMPTS, type ExportRunRepository, type StoredExportRun } from "../domain/export-run";
-import { defaultPeriod, periodWindow } from "../domain/export-schedule";
+import { renderedNameProblem } from "../domain/export-file-name";
+import type { ExportRunRepository, StoredExportRun } from "../domain/export-run";
+import { exportTargetKey, type ExportTargetHolder, type ExportTargetLocks } from "../domain/export-target";
 import type { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
-import type { DateWindow, ExportDataSets, ExportDestination, WriteExport } from "./export/contract";
-import type { ExportRepository, ExportRunMessage } from "./exports";
+import type { ExportDataSets, ExportDestination, UploadAttempt, WriteExport } from "./export/contract";
+import { destinationProblems, type DestinationRules } from "./export/destination-rules";
+import { RunLease, type ExportRunMessage } from "./export/run-lease";
+import { fileNameOf, windowOf } from "./export/run-snapshot";
+import type { ExportRepository } from "./exports";
 
 /** A destination with its secrets opened, for the one attempt that uploads. */
 export type OpenedDestination = StoredExportDestination;
@@ -18,25 +22,19 @@ export type OpenDestination = (destination: OpenedDestination) => ExportDestinat
 export interface RunExportDeps {
   exports: ExportRepository;
   runs: ExportRunRepository;
+  targets: ExportTargetLocks;
   dataSets: ExportDataSets;
   writeExport: WriteExport;
   openDestination: OpenDestination;
+  destinations: DestinationRules;
   cipher: WebhookSecretCipher;
   bus: MessageBus;
   clock: Clock;
   log: Logger;
-  /** How long an attempt holds its run without renewing (it renews at a third of it while alive). */
+  /** How long an attempt holds its run and its target without renewing (it renews at a third of it while alive). */
   leaseSeconds: number;
-  /** How long a failed attempt waits before the next. */
+  /** How long a failed attempt, or one whose target is busy, waits before the next. */
   retryDelaySeconds: number;
-}
-
-const PERIOD_TYPES = new Set(["transactions", "prices"]);
-
-/** The dates a run selects: transactions and prices only, by the export's `period` (default by frequency). */
-export function runWindow(exp: Pick<StoredExport, "dataType" | "filters" | "schedule">, scheduledFor: Date): DateWindow | undefined {
-  if (!PERIOD_TYPES.has(exp.dataType)) return undefined;
-  return periodWindow(exp.filters.period ?? defaultPeriod(exp.schedule.frequency), scheduledFor, exp.schedule.timezone);
 }
 
 /** `text` with every secret replaced, so an SDK message that quotes one never reaches a run or a log. */
@@ -46,89 +44,129 @@ function scrub(text: string, secrets: readonly string[]): string {
   return out.length > 500 ? `${out.slice(0, 497)}...` : out;
 }
 
+/** Why an attempt stopped without a failure of its own: its export was deleted (the run is cancelled), or another attempt took its run over. */
+class AttemptStopped extends Error {
+  constructor(readonly cancelled: boolean, message: string) {
+    super(message);
+  }
+}
+
+const CANCELLED = "cancelled: the export was deleted during the run; no file was delivered";
+
 /**
- * Performs one attempt of an export run (an `exports` message): the data set streamed through the
- * writer to the destination under the run's file name, overwriting a file an earlier attempt left.
- * The attempt first takes the run (a conditional write: running, and not held by a live attempt), so
- * a duplicated message never writes twice at once; it renews its lease while it works. A failed
- * attempt is retried after a delay, up to three attempts; an attempt that dies is handed on by the
- * queue's redelivery or by the sweep once its lease ends.
+ * Performs one attempt of an export run (an `exports` message). The attempt takes the run (a
+ * conditional write: running, and not held by a live attempt), so a duplicated message never writes
+ * twice at once; reads the export once, and works from that one snapshot: data set, format, file
+ * name (rendered again and recorded on the run) and destination; checks the destination again; takes
+ * the target file (one writer per file across runs and exports; a busy target makes the run wait for
+ * the retry delay without spending an attempt); streams the data set through the writer to the
+ * destination; and before the file becomes visible confirms that the export still exists and the run
+ * and target are still its own. A failed attempt is retried after a delay, up to three attempts; an
+ * attempt that dies is handed on by the queue's redelivery or by the sweep once its lease ends.
  */
 export class RunExport {
-  constructor(private readonly deps: RunExportDeps) {}
+  private readonly lease: RunLease;
+
+  constructor(private readonly deps: RunExportDeps) {
+    this.lease = new RunLease(deps);
+  }
 
   async run(message: ExportRunMessage): Promise<void> {
-    const { clock, log } = this.deps;
-    const run = await this.take(message);
-    if (run === undefined) return;
-    const exp = await this.deps.exports.get(run.exportId);
+    const { log } = this.deps;
+    const taken = await this.lease.take(message);
+    if (taken === undefined) return;
+    const exp = await this.deps.exports.get(taken.exportId);
     if (exp === undefined) {
-      await this.finish(run, { status: "failed", error: "the export was deleted" });
+      await this.lease.finish(taken, { status: "failed", error: "cancelled: the export was deleted; no file was delivered" });
+      log.warn("export run cancelled: the export was deleted", { exportId: taken.exportId, runId: taken.id });
       return;
     }
+    const fileName = fileNameOf(exp, taken);
+    const run = await this.lease.name(taken, fileName);
+    if (run === undefined) return;
+    const refused = this.refusal(exp, fileName);
+    if (refused !== undefined) {
+      log.warn("export run attempt failed", { exportId: exp.id, runId: run.id, attempt: run.attempts, error: refused });
+      await this.lease.failAttempt(run, refused);
+      return;
+    }
+    const target = exportTargetKey(exp.destination, fileName);
+    const holder: ExportTargetHolder = { exportId: exp.id, runId: run.id, attempt: run.attempts };
+    const now = this.deps.clock.now();
+    if (!(await this.deps.targets.acquire(target, holder, now.toISOString(), this.leaseFrom(now)))) {
+      log.info("export run waits: another run is writing the same file", { exportId: exp.id, runId: run.id, fileName });
+      await this.lease.giveBack(run);
+      return;
+    }
+    try {
+      await this.upload(exp, run, target, holder);
+    } finally {
+      await this.deps.targets.release(target, holder).catch((error: unknown) => log.warn("export target not released; its lease will end", { exportId: exp.id, runId: run.id, error: String(error) }));
+    }
+  }
+
+  /** The upload itself, with the run and target held: succeeded, failed (retried), or stopped. */
+  private async upload(exp: StoredExport, run: StoredExportRun, target: string, holder: ExportTargetHolder): Promise<void> {
+    const { clock, log } = this.deps;
     let secrets: string[] = [];
-    const renew = setInterval(() => void this.renew(run).catch(() => undefined), (this.deps.leaseSeconds * 1000) / 3);
+    let stopped: AttemptStopped | undefined;
+    let file: ReturnType<WriteExport> | undefined;
+    const stop = (why: AttemptStopped): void => {
+      stopped ??= why;
+      file?.stream.destroy(why);
+    };
+    // While it works: the leases renewed, and a deleted export or a lost run stops the upload at once.
+    const renew = setInterval(() => void this.keep(exp, run, target, holder).then((why) => why !== undefined && stop(why), () => undefined), (this.deps.leaseSeconds * 1000) / 3);
+    const attempt: UploadAttempt = {
+      id: `${run.id.slice(3, 15)}-${run.attempts}`,
+      confirm: async () => {
+        const why = (await this.keep(exp, run, target, holder)) ?? stopped;
+        if (why !== undefined) {
+          stop(why);
+          throw why;
+        }
+      },
+    };
     try {
       const destination = this.open(exp);
       if (destination.type === "sftp") secrets = [destination.password, destination.privateKey].filter((s): s is string => s !== undefined);
       const dataSet = this.deps.dataSets.open({ dataType: exp.dataType, filters: exp.filters, ...windowOf(exp, run) });
-      const file = this.deps.writeExport(exp.format, { exportId: exp.id, dataType: exp.dataType, generatedAt: clock.now().toISOString() }, dataSet);
-      const { bytes } = await this.deps.openDestination(destination).upload(run.fileName, file.stream);
-      await this.finish(run, { status: "succeeded", rows: file.rows(), bytes });
+      file = this.deps.writeExport(exp.format, { exportId: exp.id, dataType: exp.dataType, generatedAt: clock.now().toISOString() }, dataSet);
+      const { bytes } = await this.deps.openDestination(destination).upload(run.fileName, file.stream, attempt);
+      await this.lease.finish(run, { status: "succeeded", rows: file.rows(), bytes });
       log.info("export run succeeded", { exportId: exp.id, runId: run.id, fileName: run.fileName, rows: file.rows(), bytes, attempt: run.attempts });
     } catch (error) {
-      const reason = scrub(error instanceof Error ? error.message : String(error), secrets);
-      log.warn("export run attempt failed", { exportId: exp.id, runId: run.id, attempt: run.attempts, error: reason });
-      await this.failAttempt(run, reason);
+      const why = stopped ?? (error instanceof AttemptStopped ? error : undefined);
+      if (why?.cancelled === true) {
+        await this.lease.finish(run, { status: "failed", error: why.message });
+        log.warn("export run cancelled: the export was deleted", { exportId: exp.id, runId: run.id, attempt: run.attempts });
+      } else if (why !== undefined) {
+        log.warn("export run attempt stopped", { exportId: exp.id, runId: run.id, attempt: run.attempts, reason: why.message });
+      } else {
+        const reason = scrub(error instanceof Error ? error.message : String(error), secrets);
+        log.warn("export run attempt failed", { exportId: exp.id, runId: run.id, attempt: run.attempts, error: reason });
+        await this.lease.failAttempt(run, reason);
+      }
     } finally {
       clearInterval(renew);
     }
   }
 
-  /** Takes the run for this attempt: undefined when it is finished, or held by an attempt whose lease is live. */
-  private async take(message: ExportRunMessage): Promise<StoredExportRun | undefined> {
-    const now = this.deps.clock.now();
-    let taken: StoredExportRun | undefined;
-    await this.deps.runs.update(message.exportId, message.runId, (current) => {
-      taken = undefined;
-      if (current.status !== "running") return undefined;
-      // attempts 0: the claim's lease, which only guards against a lost message; the first attempt takes it.
-      if (current.attempts > 0 && current.leaseUntil > now.toISOString()) return undefined;
-      if (current.attempts >= MAX_EXPORT_ATTEMPTS) return undefined;
-      taken = { ...current, attempts: current.attempts + 1, leaseUntil: this.leaseFrom(now) };
-      return taken;
-    });
-    return taken;
+  /** Renews the run and the target; says why the attempt must stop when the export is gone or either was taken over. */
+  private async keep(exp: StoredExport, run: StoredExportRun, target: string, holder: ExportTargetHolder): Promise<AttemptStopped | undefined> {
+    if ((await this.deps.exports.get(exp.id)) === undefined) return new AttemptStopped(true, CANCELLED);
+    if (!(await this.lease.renew(run))) return new AttemptStopped(false, "another attempt took the run over");
+    if (!(await this.deps.targets.renew(target, holder, this.leaseFrom(this.deps.clock.now())))) return new AttemptStopped(false, "another run took the target file over");
+    return undefined;
   }
 
-  private async renew(run: StoredExportRun): Promise<void> {
-    await this.deps.runs.update(run.exportId, run.id, (current) =>
-      current.status === "running" && current.attempts === run.attempts ? { ...current, leaseUntil: this.leaseFrom(this.deps.clock.now()) } : undefined,
-    );
-  }
-
-  private async finish(run: StoredExportRun, outcome: { status: "succeeded" | "failed"; rows?: number; bytes?: number; error?: string }): Promise<void> {
-    const completedAt = this.deps.clock.now().toISOString();
-    await this.deps.runs.update(run.exportId, run.id, (current) => {
-      if (current.status !== "running" || current.attempts !== run.attempts) return undefined;
-      const { error: _previous, ...rest } = current;
-      return { ...rest, status: outcome.status, rows: outcome.rows ?? 0, bytes: outcome.bytes ?? 0, ...(outcome.error !== undefined ? { error: outcome.error } : {}), completedAt, leaseUntil: completedAt };
-    });
-  }
-
-  /** The last attempt fails the run; an earlier one records why and schedules the next attempt. */
-  private async failAttempt(run: StoredExportRun, reason: string): Promise<void> {
-    if (run.attempts >= MAX_EXPORT_ATTEMPTS) {
-      await this.finish(run, { status: "failed", error: reason });
-      return;
-    }
-    const { clock, retryDelaySeconds } = this.deps;
-    const retryAt = new Date(clock.now().getTime() + retryDelaySeconds * 1000).toISOString();
-    const updated = await this.deps.runs.update(run.exportId, run.id, (current) =>
-      current.status === "running" && current.attempts === run.attempts ? { ...current, error: reason, leaseUntil: retryAt } : undefined,
-    );
-    if (updated?.leaseUntil !== retryAt) return;
-    await this.deps.bus.send("exports", [{ body: { exportId: run.exportId, runId: run.id } satisfies ExportRunMessage, delaySeconds: retryDelaySeconds }]);
+  /** Why this snapshot may not be written: a destination the rules refuse (a definition saved before a rule), a file name that renders unsafe. */
+  private refusal(exp: StoredExport, fileName: string): string | undefined {
+    const { details } = destinationProblems(exp.destination, this.deps.destinations);
+    const first = details[0];
+    if (first !== undefined) return `the destination may not be used: ${first.field} ${first.message}; nothing was written`;
+    const unsafe = renderedNameProblem(fileName);
+    return unsafe === undefined ? undefined : `the file name renders as "${fileName}", which ${unsafe}; nothing was written`;
   }
 
   private open(exp: StoredExport): OpenedDestination {
@@ -145,9 +183,4 @@ export class RunExport {
   private leaseFrom(now: Date): string {
     return new Date(now.getTime() + this.deps.leaseSeconds * 1000).toISOString();
   }
-}
-
-function windowOf(exp: StoredExport, run: StoredExportRun): { window?: DateWindow } {
-  const window = runWindow(exp, new Date(run.scheduledFor));
-  return window === undefined ? {} : { window };
 }

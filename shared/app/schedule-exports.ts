@@ -3,7 +3,8 @@ import { nextRunAt } from "../domain/export-schedule";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
-import { claimRun, type ExportRepository, type ExportRunMessage } from "./exports";
+import { claimRun, type ExportRunMessage } from "./export/run-lease";
+import type { ExportRepository } from "./exports";
 
 export interface ScheduleExportsResult {
   /** Runs this tick claimed and sent. */

@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
 
 const CONTROL = /\p{Cc}/u;
@@ -12,11 +13,39 @@ const safePath = (what: string) =>
     .refine((v) => !v.includes("\\"), `${what} must use / as separator`)
     .refine((v) => !v.split("/").includes(".."), `${what} must not contain a .. segment`);
 
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const HOST_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
+
+/**
+ * Why `host` cannot name an SFTP server, or undefined: a DNS name, an IPv4 address in dotted-decimal,
+ * or an IPv6 address without brackets. Forms that resolvers read as some other address (`2130706433`,
+ * `0x7f000001`, `127.1`, `0177.0.0.1` are all 127.0.0.1) are refused, so the address checked is the
+ * address connected to. Which addresses may be reached is the SSRF guard's affair (OutboundHosts).
+ */
+export function sftpHostProblem(host: string): string | undefined {
+  if (host.startsWith("[") || host.endsWith("]")) return "write an IPv6 address without brackets (::1, not [::1])";
+  if (host.includes(":")) return isIPv6(host) && !host.includes("%") ? undefined : "must be a host name, an IPv4 address or an IPv6 address (without a zone)";
+  if (!HOST_NAME.test(host) || host.length > 253) return "must be a host name, an IPv4 address or an IPv6 address";
+  // The WHATWG URL parser reads a host the way resolvers do: a name whose last label is numeric is an IPv4 address in some encoding.
+  let canonical: string;
+  try {
+    canonical = new URL(`http://${host}/`).hostname;
+  } catch {
+    return "must be a host name, an IPv4 address or an IPv6 address";
+  }
+  if (isIPv4(canonical) && canonical !== host.replace(/\.$/, "")) return `write the IPv4 address as four decimal numbers (${canonical}), not in another encoding`;
+  return undefined;
+}
+
 const host = z
   .string()
   .min(1)
   .max(253)
-  .regex(/^[A-Za-z0-9._:\-[\]]+$/, "must be a host name or IP address");
+  .superRefine((v, ctx) => {
+    const problem = sftpHostProblem(v);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .meta({ description: "DNS name, IPv4 address or IPv6 address (no brackets). A public address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true" });
 
 /** OpenSSH's `SHA256:<base64>` (as `ssh-keygen -lf` prints it), bare base64, or 64 hex digits. */
 const fingerprint = z
@@ -48,34 +77,15 @@ const sftpFields = {
   path: safePath("path").pipe(z.string().min(1)).meta({ description: "Directory on the server, created if missing" }),
 };
 
-const CONTAINER = /^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){2,62}$/;
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
-/** Why `value` is not a blob container URL, or undefined. https (plain http only to the local emulator on a loopback address). */
-export function containerUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return "must be an absolute URL";
-  }
-  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") return "must not carry a query (no SAS tokens), fragment or credentials: the service signs in with its managed identity";
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) return "must be https (plain http only for the local emulator)";
-  const container = url.pathname.replace(/\/+$/, "").split("/").pop() ?? "";
-  if (!CONTAINER.test(container)) return "must end with a container name (3 to 63 lower-case letters, digits and hyphens)";
-  return undefined;
-}
-
 const blobFields = {
   type: z.literal("blob"),
+  // Shape only: the service then checks it is a container of an Azure storage account (or of its own emulator), never the service's own (parseContainerUrl).
   containerUrl: z
     .string()
+    .trim()
+    .min(1)
     .max(2048)
-    .superRefine((v, ctx) => {
-      const problem = containerUrlProblem(v);
-      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .meta({ description: "https://ACCOUNT.blob.core.windows.net/CONTAINER (or the local emulator's URL)" }),
+    .meta({ description: "https://ACCOUNT.blob.core.windows.net/CONTAINER (sovereign clouds: .blob.core.usgovcloudapi.net, .blob.core.chinacloudapi.cn; or the local emulator's container URL when the service runs on it); no SAS or credentials: grant the service's managed identity Storage Blob Data Contributor on the container" }),
   prefix: safePath("prefix")
     .refine((v) => !v.startsWith("/"), "prefix must not start with /")
     .optional()

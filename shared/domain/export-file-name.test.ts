@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fileNameProblem, renderFileName } from "./export-file-name";
+import { fileNameProblem, renderedNameProblem, renderFileName } from "./export-file-name";
 
 const context = { exportId: "ex_1", dataType: "holdings", format: "csv", scheduledFor: new Date("2026-03-29T06:30:00Z"), timezone: "Europe/London" };
 
@@ -24,5 +24,23 @@ describe("file name tokens", () => {
     expect(fileNameProblem("{format:upper}.csv")).toMatch(/takes no FORMAT/);
     expect(fileNameProblem("{date.csv")).toMatch(/braces/);
     expect(fileNameProblem(".hidden.csv")).toMatch(/dot/);
+  });
+
+  it("checks the name as runs render it: FORMATs that render only separators or spaces, and tokens that meet to make .. or a dot at an end", () => {
+    expect(fileNameProblem("{date:.}{time:.}")).toMatch(/\{date:\.\} can render "\."/);
+    expect(fileNameProblem("{date:.}")).toMatch(/render letters or digits/);
+    expect(fileNameProblem("x{time:-}.csv")).toMatch(/render letters or digits/);
+    expect(fileNameProblem("{time:QQQQ}.csv")).toMatch(/"1st quarter"/);
+    expect(fileNameProblem("{date:yyyy.}{time:.HH}.csv")).toMatch(/renders as "2024\.\.\d\d\.csv", which contains \.\./);
+    expect(fileNameProblem("x_{time:aaaa}.csv")).toMatch(/which contains \.\./);
+    expect(fileNameProblem("{date:yyyy.}")).toMatch(/ends with a dot/);
+    expect(fileNameProblem(`${"a".repeat(220)}_{exportId}`)).toMatch(/longer than 230/);
+    expect(fileNameProblem("{time:aaaa}_{date:EEEE_MMMM}.{format}")).toBeUndefined();
+    expect(fileNameProblem("{dataType}_{date:yyyy-MM-dd}_{time:HHmm}.{format}")).toBeUndefined();
+  });
+
+  it("refuses rendered names that are . or .. or would escape a directory", () => {
+    for (const name of ["", ".", "..", "a..b", ".x", "x.", " x", "a/b", "a\\b", "a\u0000"]) expect(renderedNameProblem(name), JSON.stringify(name)).toBeDefined();
+    expect(renderedNameProblem("holdings_20261125.csv")).toBeUndefined();
   });
 });

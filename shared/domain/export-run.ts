@@ -9,7 +9,7 @@ export const exportRunSchema = z
     trigger: z.enum(["schedule", "manual"]),
     scheduledFor: z.iso.datetime().meta({ description: "The scheduled time (a manual run's: when it was asked for); the naming tokens use it" }),
     status: z.enum(["running", "succeeded", "failed"]),
-    fileName: z.string(),
+    fileName: z.string().meta({ description: "The file the run writes: rendered when the run is claimed, and again by each attempt from the definition that attempt works from" }),
     rows: z.number().int(),
     bytes: z.number().int(),
     error: z.string().optional().meta({ description: "Why the last attempt failed (never a secret)" }),
@@ -52,6 +52,4 @@ export interface ExportRunRepository {
   list(exportId: string, page: number, pageSize: number): Promise<Page<StoredExportRun>>;
   /** Runs still `running` whose lease ended before `now`, across exports. */
   expired(now: string, limit: number): Promise<StoredExportRun[]>;
-  /** Forgets an export's runs (the export was deleted). */
-  deleteAll(exportId: string): Promise<void>;
 }

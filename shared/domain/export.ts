@@ -19,7 +19,10 @@ export const fileNameSchema = z
     const problem = fileNameProblem(v);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   })
-  .meta({ description: "Naming convention: text with the tokens {dataType}, {format}, {date:FORMAT}, {time:FORMAT} (date-fns letters, in the export's time zone) and {exportId}, e.g. holdings_{date:yyyyMMdd}.csv" });
+  .meta({
+    description:
+      "Naming convention: text with the tokens {dataType}, {format}, {date:FORMAT}, {time:FORMAT} (date-fns letters, in the export's time zone) and {exportId}, e.g. holdings_{date:yyyyMMdd}.csv. The rendered name must be a plain file name of at most 230 characters (no .., no leading or trailing dot or space)",
+  });
 
 export const exportFiltersSchema = z
   .strictObject({

@@ -67,19 +67,6 @@ export class CosmosExportRuns implements ExportRunRepository {
     return resources.map(toRun);
   }
 
-  async deleteAll(exportId: string): Promise<void> {
-    const { resources } = await this.container.items
-      .query<{ id: string }>({ query: "SELECT c.id FROM c WHERE c.type = @type", parameters: [{ name: "@type", value: TYPE }] }, { partitionKey: exportId })
-      .fetchAll();
-    for (const { id } of resources) {
-      try {
-        await this.container.item(id, exportId).delete();
-      } catch {
-        // Already gone: a concurrent delete.
-      }
-    }
-  }
-
   private read(exportId: string, runId: string): Promise<RunDoc | undefined> {
     return readDocument<RunDoc>(this.container, runId, exportId, (doc) => doc.type === TYPE);
   }

@@ -68,8 +68,24 @@ export interface ExportFile {
 /** Streams a data set as one file of the format; memory stays bounded whatever the row count. */
 export type WriteExport = (format: ExportFormat, header: ExportHeader, dataSet: DataSet) => ExportFile;
 
-/** Where a run's file goes. Implementations upload under a temporary name and rename when complete where the target allows. */
+/** One attempt's part in an upload. */
+export interface UploadAttempt {
+  /** Unique to the attempt (letters, digits and `-`): names its temporary file, so no two attempts ever write the same one. */
+  readonly id: string;
+  /**
+   * Called once the whole file is written and before it becomes visible under its name (SFTP rename,
+   * blob block-list commit); throws when the attempt must not deliver it (the export was deleted, the
+   * run or its target was taken over), and the upload is then abandoned.
+   */
+  confirm(): Promise<void>;
+}
+
+/**
+ * Where a run's file goes. The file appears whole under its name or not at all, and only after
+ * `confirm`: SFTP writes a temporary name of the attempt's own and renames it; blob stages blocks and
+ * commits them once. The caller holds the target (ExportTargetLocks) for the whole upload.
+ */
 export interface ExportDestination {
   /** Uploads `body` as `fileName` (overwriting a file of that name); resolves with the bytes written. */
-  upload(fileName: string, body: Readable): Promise<{ bytes: number }>;
+  upload(fileName: string, body: Readable, attempt: UploadAttempt): Promise<{ bytes: number }>;
 }
