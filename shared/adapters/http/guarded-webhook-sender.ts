@@ -29,6 +29,12 @@ export interface GuardedSenderOptions {
   httpsAgentOptions?: Pick<https.AgentOptions, "ca">;
 }
 
+/**
+ * How long an answer's body may take to end after its status line before the connection is dropped
+ * (a receiver that trickles its body must not hold a socket for the whole time-out).
+ */
+const BODY_DRAIN_MS = 1_000;
+
 /** Why the URL was refused before any connection, as a WebhookPostResult error. */
 class Refused extends Error {}
 /** A failure before any connection that is not a rule (DNS): worth retrying, unlike a refusal. */
@@ -135,17 +141,18 @@ export class GuardedWebhookSender implements WebhookSender {
           signal,
         },
         (response) => {
-          const statusCode = response.statusCode ?? 0;
+          // The status line is the answer: a 2xx within the time-out is a delivery, whatever the body
+          // does after it. The body is never used; it is read only so that the connection can be reused,
+          // and dropped (with the connection) when it runs past the limit or does not end promptly.
+          resolve(outcome(response.statusCode ?? 0, response.headers["retry-after"], this.now()));
           let read = 0;
+          const slow = setTimeout(() => response.destroy(), BODY_DRAIN_MS);
           response.on("data", (chunk: Buffer) => {
             read += chunk.length;
-            // The body is never used: past the limit the connection is dropped rather than read on.
             if (read > this.maxResponseBytes) response.destroy();
           });
-          const done = (): void => resolve(outcome(statusCode, response.headers["retry-after"], this.now()));
-          response.on("end", done);
-          response.on("close", done);
-          response.on("error", done);
+          response.on("close", () => clearTimeout(slow));
+          response.on("error", () => clearTimeout(slow));
         },
       );
       request.on("error", (error: Error & { code?: string }) => {
