@@ -83,7 +83,7 @@ export class GuardedWebhookSender implements WebhookSender {
   }
 
   /** Refuses what the rules forbid; resolves the host once (before `deadline`, a Date.now() time) and returns the URL with its vetted addresses. */
-  async vet(url: string, deadline = Number.POSITIVE_INFINITY): Promise<{ url: URL; addresses: ResolvedAddress[] }> {
+  async vet(url: string, deadline = Number.POSITIVE_INFINITY): Promise<Vetted> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -113,11 +113,11 @@ export class GuardedWebhookSender implements WebhookSender {
         if (reason !== undefined) throw new Refused(`the URL resolves to a non-public address (${reason}); webhooks must reach public addresses`);
       }
     }
-    return { url: parsed, addresses };
+    return { url: parsed, addresses, hostIsIp: literal !== undefined };
   }
 
-  private send(target: { url: URL; addresses: ResolvedAddress[] }, headers: Readonly<Record<string, string>>, body: string, deadline: number): Promise<Attempt> {
-    const { url, addresses } = target;
+  private send(target: Vetted, headers: Readonly<Record<string, string>>, body: string, deadline: number): Promise<Attempt> {
+    const { url, addresses, hostIsIp } = target;
     const first = addresses[0]!;
     // The socket connects only to the addresses vetted above: net asks this lookup, never DNS.
     const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -125,7 +125,6 @@ export class GuardedWebhookSender implements WebhookSender {
       else callback(null, first.address, first.family);
     };
     const isHttps = url.protocol === "https:";
-    const hostIsIp = ipLiteral(url.hostname) !== undefined;
     return new Promise((resolve) => {
       const request = (isHttps ? https : http).request(
         {
@@ -174,6 +173,13 @@ export class GuardedWebhookSender implements WebhookSender {
 }
 
 type Attempt = Omit<WebhookPostResult, "durationMs"> & { staleConnection?: boolean };
+
+/** A URL the rules allow, with the addresses its host resolved to (once) and whether it named an IP. */
+interface Vetted {
+  url: URL;
+  addresses: ResolvedAddress[];
+  hostIsIp: boolean;
+}
 
 /** The POST's deadline passed. */
 class TimedOut extends Error {
