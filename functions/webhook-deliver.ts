@@ -3,7 +3,8 @@ import { z } from "zod";
 import { services } from "../shared/composition";
 import { idParam } from "../shared/domain/ids";
 
-const messageSchema = z.object({ deliveries: z.array(z.object({ webhookId: idParam(), id: idParam() })).min(1).max(1000) });
+/** The deliveries to attempt, each with the due time the message was sent for (absent in messages from before due times were named). */
+const messageSchema = z.object({ deliveries: z.array(z.object({ webhookId: idParam(), id: idParam(), due: z.iso.datetime().optional() })).min(1).max(1000) });
 
 /** Attempts the deliveries a `deliveries` message names (those pending and due; the rest are skipped). */
 export async function webhookDeliver(message: unknown, context: InvocationContext): Promise<void> {

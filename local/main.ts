@@ -14,6 +14,7 @@ import { provision, storagePorts } from "./provision";
 import { loadLocalSettings } from "./settings";
 import { TimerHost } from "./timer-host";
 import { QueueHost } from "./queue-host";
+import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-bus";
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
 
@@ -115,6 +116,9 @@ async function main(): Promise<void> {
     timerHost.start();
     queueHost = new QueueHost(functions, storage, say);
     await queueHost.start();
+    const bus = services().messageBus();
+    const queues = queueHost;
+    if (bus instanceof StorageQueueMessageBus) bus.onSent((queue) => queues.notify(queue));
     blobHost = new BlobHost(functions, storage, say);
     await blobHost.start();
     const host = blobHost;

@@ -16,7 +16,11 @@ export interface QueueHostOptions {
   maxRenewalSeconds: number;
 }
 
-export const queueHostDefaults: QueueHostOptions = { pollMs: 500, visibilityTimeout: 30, maxDequeueCount: 5, maxConcurrentCalls: 32, maxRenewalSeconds: 300 };
+/**
+ * A received message stays invisible for 10 s, renewed every 5 s while its handler runs: after a crash
+ * (nothing renews any more) the messages it held come back within 10 s.
+ */
+export const queueHostDefaults: QueueHostOptions = { pollMs: 500, visibilityTimeout: 10, maxDequeueCount: 5, maxConcurrentCalls: 32, maxRenewalSeconds: 300 };
 
 /** A storage queue hands out at most 32 messages per receive. */
 const MAX_RECEIVE = 32;
@@ -46,6 +50,8 @@ export class QueueHost {
   private readonly loops: Promise<void>[] = [];
   private readonly options: QueueHostOptions;
   private readonly service: QueueServiceClient;
+  /** Per queue, what ends the current idle wait early (a message was just sent to it). */
+  private readonly wakers = new Map<string, () => void>();
 
   constructor(
     private readonly functions: LoadedFunction[],
@@ -70,7 +76,30 @@ export class QueueHost {
   /** Stops receiving and waits for the handlers in flight. */
   async stop(): Promise<void> {
     this.running = false;
+    for (const wake of this.wakers.values()) wake();
     await Promise.all(this.loops);
+  }
+
+  /**
+   * A message was just sent to `queue` from this process: receive now rather than at the next poll, as
+   * a Service Bus trigger would (its receiver is handed messages as they arrive).
+   */
+  notify(queue: string): void {
+    this.wakers.get(queue)?.();
+  }
+
+  /** Waits `pollMs`, or less when notified. */
+  private idle(queue: string): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(wake, this.options.pollMs);
+      const wakers = this.wakers;
+      function wake(): void {
+        clearTimeout(timer);
+        if (wakers.get(queue) === wake) wakers.delete(queue);
+        resolve();
+      }
+      wakers.set(queue, wake);
+    });
   }
 
   private async poll(fn: LoadedFunction, queue: QueueClient): Promise<void> {
@@ -95,7 +124,7 @@ export class QueueHost {
       } catch (error) {
         if (this.running) this.log(JSON.stringify({ level: "warn", message: "queue poll failed", queue: queue.name, error: String(error) }));
       }
-      if (received === 0 && this.running) await new Promise((r) => setTimeout(r, this.options.pollMs));
+      if (received === 0 && this.running) await this.idle(queue.name);
     }
     await Promise.all(inFlight);
   }

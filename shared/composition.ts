@@ -259,7 +259,7 @@ export class Composition {
     () => new Webhooks(this.webhookRepository(), this.webhookSender(), this.webhookSecretCipher(), this.clock, () => this.webhookDirectory().forget()),
   );
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.cosmos().container("deliveries")));
-  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.messageBus(), this.clock));
+  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.deliveryPorts().directory, this.deliverWebhooks(), this.clock));
   readonly deliverWebhooks = lazy(() => {
     const { directory, sender, sign } = this.deliveryPorts();
     return new DeliverWebhooks(this.deliveryRepository(), directory, sender, sign, this.messageBus(), this.clock, { retrySchedule: this.config.WEBHOOK_RETRY_SCHEDULE });

@@ -115,6 +115,20 @@ describe("local queue host: concurrency and renewal", () => {
     await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
   });
 
+  it("receives at once when told a message was sent, rather than at its next poll", async () => {
+    const queueName = `n-${randomUUID().slice(0, 8)}`;
+    const seen: unknown[] = [];
+    // Polls once at start, then not for a minute: only notify() can make it receive in time.
+    const host = new QueueHost([fn("on-notify", { type: "serviceBusTrigger", queueName }, (item) => void seen.push(item))], connection(), () => {}, { pollMs: 60_000 });
+    hosts.push(host);
+    await host.start();
+    await new Promise((r) => setTimeout(r, 500)); // its first poll found the queue empty
+    await QueueServiceClient.fromConnectionString(connection()).getQueueClient(queueName).sendMessage(JSON.stringify({ n: 1 }));
+    host.notify(queueName);
+    await until(() => seen.length === 1, 10_000);
+    expect(seen).toEqual([{ n: 1 }]);
+  });
+
   it("renews a message while its handler runs, so a second worker does not receive it", async () => {
     const queueName = `r-${randomUUID().slice(0, 8)}`;
     let calls = 0;

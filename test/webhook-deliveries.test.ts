@@ -205,6 +205,21 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(2900);
   }, 30_000);
 
+  it("a 2xx whose body trickles (headers at once, then 1 byte/s) is a delivery: the webhook is created, the event sent once", async () => {
+    const r = await receiver();
+    r.answer = () => ({ status: 200, trickle: true });
+    const started = Date.now();
+    const id = await webhook(r, ["transaction.settled"]); // its webhook.test answers the same way
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await settledTransaction(portfolioId, isin);
+    const done = await eventually(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data[0], 10_000, "the delivery to succeed");
+    expect(done).toMatchObject({ status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200 } });
+    expect(done.lastAttempt).not.toHaveProperty("error");
+    expect(done.lastAttempt.durationMs).toBeLessThan(5_000);
+    await sleep(3_000); // the one-second retry schedule would have sent it again by now
+    expect(settledFor(r)).toHaveLength(1);
+  }, 40_000);
+
   it("during a secret rotation each delivery carries two signatures, each verifiable on its own", async () => {
     const r = await receiver();
     const id = await webhook(r, ["transaction.settled"]);

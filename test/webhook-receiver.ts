@@ -18,6 +18,8 @@ export interface Received {
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
+  /** Sends the status line and headers at once, then the body at 1 byte/s until the sender hangs up. */
+  trickle?: boolean;
 }
 
 /**
@@ -60,7 +62,14 @@ export class WebhookReceiver {
         const received: Received = { at: Date.now(), headers: req.headers, body, envelope, verifiedWith };
         this.received.push(received);
         const answer = this.answer(envelope, this.received);
-        res.writeHead(answer.status, answer.headers ?? {}).end();
+        if (answer.trickle !== true) {
+          res.writeHead(answer.status, answer.headers ?? {}).end();
+          return;
+        }
+        res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
+        res.flushHeaders();
+        const timer = setInterval(() => res.write("."), 1_000);
+        res.on("close", () => clearInterval(timer));
       });
     });
     await new Promise<void>((resolve, reject) => {

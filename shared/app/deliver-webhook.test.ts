@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryRef, StoredDelivery } from "../domain/delivery";
 import type { EventEnvelope } from "../domain/events";
 import type { CursorPage } from "../domain/page-request";
-import type { DeliveryRepository, VersionedDelivery } from "../ports/delivery-repository";
+import { deliveryKey, type DeliveryRepository, type DueDelivery, type VersionedDelivery } from "../ports/delivery-repository";
 import type { MessageBus, OutgoingMessage, QueueName } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookPostResult, WebhookSender } from "../ports/webhook-delivery";
-import { DeliverWebhooks, type DeliveriesMessage } from "./deliver-webhook";
+import { DeliverWebhooks } from "./deliver-webhook";
+import type { DeliveriesMessage } from "./deliveries-message";
 import { SweepDeliveries } from "./deliveries-sweep";
 import { DeliveryLog } from "./delivery-log";
 import { FanOutEvents } from "./fan-out";
@@ -20,7 +21,13 @@ class MemoryDeliveries implements DeliveryRepository {
     this.docs.set(this.key(d), { ...d, _etag: etag });
     return etag;
   }
+  /** Set to make the next bulk create fail (a crash after the POSTs, before their outcomes are written). */
+  failNextCreate = false;
   async createManyIfAbsent(ds: readonly StoredDelivery[]) {
+    if (this.failNextCreate) {
+      this.failNextCreate = false;
+      throw new Error("the store went away");
+    }
     const out = [];
     for (const d of ds) out.push(await this.createIfAbsent(d));
     return out;
@@ -33,6 +40,14 @@ class MemoryDeliveries implements DeliveryRepository {
   async get(ref: DeliveryRef) {
     const d = this.docs.get(this.key(ref));
     return d === undefined ? undefined : structuredClone(d);
+  }
+  async getMany(refs: readonly DeliveryRef[]) {
+    const found = new Map<string, VersionedDelivery>();
+    for (const ref of refs) {
+      const d = await this.get(ref);
+      if (d !== undefined) found.set(deliveryKey(ref), d);
+    }
+    return found;
   }
   async replaceIfUnchanged(d: StoredDelivery, etag: string) {
     const current = this.docs.get(this.key(d));
@@ -56,8 +71,9 @@ class MemoryDeliveries implements DeliveryRepository {
   async pendingOf(webhookId: string) {
     return [...this.docs.values()].filter((d) => d.webhookId === webhookId && d.status === "pending").map(({ webhookId: w, id }) => ({ webhookId: w, id }));
   }
-  async overdue(before: string) {
-    return [...this.docs.values()].filter((d) => d.status === "pending" && (d.nextAttemptAt ?? "") < before).map(({ webhookId, id }) => ({ webhookId, id }));
+  async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
+    const due = [...this.docs.values()].filter((d) => d.status === "pending" && (d.nextAttemptAt ?? "") < before).map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, nextAttemptAt: nextAttemptAt! }));
+    for (let i = 0; i < due.length; i += pageSize) yield due.slice(i, i + pageSize);
   }
 }
 
@@ -102,12 +118,14 @@ function setup(answers: WebhookPostResult[]) {
   };
   const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": secrets.map((s) => `v1,${s}`).join(" ") });
   const deliver = new DeliverWebhooks(deliveries, directory, sender, sign, bus, clock, { retrySchedule: [5, 60], random: () => 0.5 });
-  const fanOut = new FanOutEvents(deliveries, directory, deliver, bus, clock);
+  const fanOut = new FanOutEvents(deliveries, directory, deliver, clock);
   const log = new DeliveryLog(deliveries, directory, deliver, bus, clock);
   const advance = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
   const deliveryMessages = () => bus.sent.filter((s) => s.queue === "deliveries").map((s) => s.message);
+  /** Runs the latest `deliveries` message, as the queue would once its delay is over. */
+  const runLatest = () => deliver.run(deliveryMessages().at(-1)!.body as DeliveriesMessage);
   const sweep = new SweepDeliveries(deliveries, bus, clock, 60);
-  return { deliveries, directory, bus, posts, deliver, fanOut, log, sweep, advance, deliveryMessages };
+  return { deliveries, directory, bus, posts, deliver, fanOut, log, sweep, advance, deliveryMessages, runLatest };
 }
 
 const event: EventEnvelope = { id: "evt_1", event: "transaction.settled", timestamp: "2026-01-01T00:00:00.000Z", data: { transactionId: "t1" } };
@@ -137,19 +155,40 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     expect(new Set(s.posts.map((p) => JSON.parse(p.body).data.transactionId))).toEqual(new Set(["t1", "t2", "t3"]));
   });
 
-  it("the fan-out makes the first attempt; repeated event and delivery messages do not send again", async () => {
+  it("the fan-out makes the first attempt with one write; repeated event and delivery messages do not send again", async () => {
     const s = setup([]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
     await s.fanOut.run([event]);
     await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] })]);
     expect(s.posts).toHaveLength(1);
-    expect(s.deliveryMessages()).toEqual([{ body: { deliveries: [ref] } }]); // only the repeat is enqueued
+    expect(s.deliveryMessages()).toEqual([]); // a delivery recorded already needs no message
     expect(s.posts[0]!.headers["webhook-id"]).toBe(ref!.id);
     expect(s.posts[0]!.headers["webhook-signature"]).toBe("v1,whsec_a v1,whsec_b");
     const stored = await s.deliveries.get(ref!);
-    expect(stored).toMatchObject({ status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200 } });
+    expect(stored).toMatchObject({ status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200 }, _etag: "1" }); // created once, never replaced
     expect(stored?.nextAttemptAt).toBeUndefined();
+  });
+
+  it("an event fanned out twice at the same time is attempted once", async () => {
+    const s = setup([]);
+    s.directory.add("wh_a");
+    s.directory.add("wh_b");
+    await Promise.all([s.fanOut.run([event]), s.fanOut.run([event]), s.fanOut.run([event, event])]);
+    expect(s.posts.map((p) => p.headers["webhook-id"]).sort()).toEqual([...s.deliveries.docs.values()].map((d) => d.id).sort());
+    expect(s.posts).toHaveLength(2);
+  });
+
+  it("a crash after the POSTs and before their outcomes are written: the message comes back and only those are sent again", async () => {
+    const s = setup([]);
+    s.directory.add("wh_a");
+    s.deliveries.failNextCreate = true;
+    await expect(s.fanOut.run([event])).rejects.toThrow("the store went away");
+    expect(s.deliveries.docs.size).toBe(0);
+    const [ref] = await s.fanOut.run([event]); // the events message, back after its visibility lapsed
+    await s.fanOut.run([event]);
+    expect(s.posts.map((p) => p.headers["webhook-id"])).toEqual([ref!.id, ref!.id]);
+    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
   it("retries on the schedule with jitter, never before Retry-After, and fails when it is spent", async () => {
@@ -160,20 +199,32 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     ]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
-    await s.deliver.run({ deliveries: [ref!] });
-    expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [ref] } satisfies DeliveriesMessage, delaySeconds: 5 });
-    await s.deliver.run({ deliveries: [ref!] }); // early: not due
+    const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
+    expect(due).toBe("2026-01-01T00:00:05.000Z");
+    expect(s.deliveryMessages()).toEqual([{ body: { deliveries: [{ ...ref!, due }] } satisfies DeliveriesMessage, delaySeconds: 5 }]);
+    await s.runLatest(); // early: not due
     expect(s.posts).toHaveLength(1);
     s.advance(5);
-    await s.deliver.run({ deliveries: [ref!] });
+    await s.runLatest();
     expect(s.deliveryMessages().at(-1)?.delaySeconds).toBe(120); // 60 s scheduled, Retry-After 120 wins
     s.advance(120);
-    await s.deliver.run({ deliveries: [ref!] });
+    await s.runLatest();
     const stored = await s.deliveries.get(ref!);
     expect(stored).toMatchObject({ status: "failed", attempts: 3, lastAttempt: { error: "connection refused" } });
     expect(stored?.attemptLog.map((a) => a.statusCode)).toEqual([500, 503, undefined]);
     expect(new Set(s.posts.map((p) => p.headers["webhook-id"]))).toEqual(new Set([ref!.id]));
     expect(new Set(s.posts.map((p) => p.body)).size).toBe(1);
+  });
+
+  it("failed first attempts due in the same second share one retry message", async () => {
+    const s = setup([1, 2, 3].map(() => ({ statusCode: 500, durationMs: 1 })));
+    s.directory.add("wh_a");
+    const refs = await s.fanOut.run([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}` })));
+    expect(s.deliveryMessages()).toHaveLength(1);
+    expect((s.deliveryMessages()[0]!.body as DeliveriesMessage).deliveries.map((t) => t.id).sort()).toEqual(refs.map((r) => r.id).sort());
+    s.advance(5);
+    await s.runLatest();
+    expect(s.posts).toHaveLength(6);
   });
 
   it("410 fails the delivery, disables the webhook and stops its other pending deliveries", async () => {
@@ -185,7 +236,7 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     expect(await s.deliveries.get(second!)).toMatchObject({ status: "failed", lastAttempt: { statusCode: 410 } });
     expect(await s.deliveries.get(first!)).toMatchObject({ status: "failed", failureReason: expect.stringMatching(/410/) });
     s.advance(10);
-    await s.deliver.run({ deliveries: [first!] });
+    await s.deliver.run(s.deliveryMessages()[0]!.body as DeliveriesMessage);
     expect(s.posts).toHaveLength(2);
     expect(await s.fanOut.run([{ ...event, id: "evt_3" }])).toEqual([]);
   });
@@ -196,31 +247,39 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const [ref] = await s.fanOut.run([event]);
     s.directory.targets.delete("wh_a");
     s.advance(10);
-    await s.deliver.run({ deliveries: [ref!] });
+    await s.runLatest();
     expect(s.posts).toHaveLength(1);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "failed", failureReason: "the webhook was deleted" });
   });
 
-  it("two copies of one message never attempt the same delivery twice (the claim is a conditional write)", async () => {
-    const s = setup([{ statusCode: 500, durationMs: 1 }]);
+  it("copies of one message never attempt the same delivery twice: held while in flight, stale once attempted", async () => {
+    const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
+    const retry = s.deliveryMessages()[0]!.body as DeliveriesMessage;
     s.advance(10);
-    await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!, ref!] })]);
+    await Promise.all([s.deliver.run(retry), s.deliver.run(retry), s.deliver.run({ deliveries: [...retry.deliveries, ...retry.deliveries] })]);
     expect(s.posts).toHaveLength(2);
-    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "pending", attempts: 2 });
+    s.advance(120); // the next attempt is due; a late copy of the first retry message is not its message
+    await s.deliver.run(retry);
+    expect(s.posts).toHaveLength(2);
+    await s.runLatest();
+    expect(s.posts).toHaveLength(3);
+    expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 3 });
   });
 
   it("the sweep re-enqueues a pending delivery only once it is overdue by more than the grace period", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]); // due again in 5 s; pretend its message is lost
+    const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
     s.advance(5 + 59);
     expect(await s.sweep.run()).toBe(0);
     s.advance(2);
     expect(await s.sweep.run()).toBe(1);
-    expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [ref] } });
-    await s.deliver.run({ deliveries: [ref!] });
+    expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [{ ...ref!, due }] } });
+    await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
     expect(await s.sweep.run()).toBe(0);
   });
@@ -230,13 +289,13 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.run([event]);
     await expect(s.log.retry("wh_a", ref!.id)).rejects.toMatchObject({ code: "CONFLICT" });
-    for (const wait of [0, 5, 60]) {
+    for (const wait of [5, 60]) {
       s.advance(wait);
-      await s.deliver.run({ deliveries: [ref!] });
+      await s.runLatest();
     }
     expect((await s.deliveries.get(ref!))?.status).toBe("failed");
     expect(await s.log.retry("wh_a", ref!.id)).toMatchObject({ status: "pending", attempts: 3 });
-    await s.deliver.run({ deliveries: [ref!] });
+    await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 4 });
     await expect(s.log.retry("wh_a", ref!.id)).rejects.toMatchObject({ code: "CONFLICT" });
     await expect(s.log.retry("wh_a", "msg_nope")).rejects.toMatchObject({ code: "NOT_FOUND" });

@@ -1,55 +1,52 @@
-import { mapConcurrent } from "../domain/concurrency";
+import pLimit from "p-limit";
 import { failed, succeeded, withAttempt, type DeliveryRef, type StoredDelivery } from "../domain/delivery";
 import { nextRetryDelay } from "../domain/delivery-schedule";
 import type { Clock } from "../ports/clock";
-import type { DeliveryRepository } from "../ports/delivery-repository";
-import type { MessageBus, OutgoingMessage } from "../ports/message-bus";
+import { deliveryKey, type DeliveryRepository } from "../ports/delivery-repository";
+import type { MessageBus } from "../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookSender } from "../ports/webhook-delivery";
+import { retryMessages, type DeliveriesMessage, type DeliveryTicket } from "./deliveries-message";
 
 /** Builds the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for one attempt. */
 export type SignWebhook = (id: string, timestamp: Date, body: string, secrets: readonly string[]) => Record<string, string>;
 
-/** The body of a `deliveries` message: the deliveries to attempt (a message may name several). */
-export interface DeliveriesMessage {
-  deliveries: DeliveryRef[];
-}
-
-/** Refs per `deliveries` message. */
-const REFS_PER_MESSAGE = 32;
-
-/** The `deliveries` messages naming these deliveries, up to 32 a message. */
-export function deliveriesMessages(refs: readonly DeliveryRef[]): OutgoingMessage[] {
-  const messages: OutgoingMessage[] = [];
-  for (let i = 0; i < refs.length; i += REFS_PER_MESSAGE) messages.push({ body: { deliveries: refs.slice(i, i + REFS_PER_MESSAGE) } satisfies DeliveriesMessage });
-  return messages;
-}
-
 export interface DeliveryOptions {
   /** WEBHOOK_RETRY_SCHEDULE in seconds. */
   retrySchedule: readonly number[];
-  /**
-   * How long a claimed attempt holds the delivery: longer than the sender's 15 s time-out, so a
-   * second copy of the message skips it, and short enough that the sweep takes over after a crash.
-   */
-  claimSeconds?: number;
   random?: () => number;
 }
 
-const DEFAULT_CLAIM_SECONDS = 60;
-/** Attempts in flight per message (the host runs many messages at once). */
-const ATTEMPTS_PER_MESSAGE = 8;
+/** POSTs in flight per instance, whatever the number of messages the host runs at once (the sender keeps as many sockets). */
+const POSTS_AT_ONCE = 256;
 
-/** What one attempt came to, for the caller (the test endpoint answers with the record). */
-export type AttemptOutcome = { attempted: true; delivery: StoredDelivery } | { attempted: false; reason: "missing" | "not-pending" | "not-due" | "claimed-elsewhere" | "stopped" };
+/** One attempt to make: the record as it is (stored at `etag`, or not stored yet) and where it goes. */
+interface Attempt {
+  delivery: StoredDelivery;
+  etag?: string;
+  target: DeliveryTarget;
+}
+
+/** What one POST came to: the record after it, and the delay before the next attempt if any. */
+interface Outcome {
+  next: StoredDelivery;
+  retryIn?: number;
+  gone: boolean;
+}
 
 /**
- * Attempts webhook deliveries: one POST per due pending delivery, claimed first with a conditional
- * write so that two copies of one message never POST at the same time, then the outcome recorded and
- * the next attempt scheduled (record first, then the delayed message; the sweep covers a crash between).
+ * Attempts webhook deliveries with one store write per attempt: POST, then record the outcome (the first
+ * attempt creates the record, a retry replaces it conditionally on the version it read). Until the
+ * outcome is written, the queue message that asked for the attempt is the only record of it: a crash
+ * in between makes the message come back and the attempt is made again, so only deliveries in flight
+ * at a crash can reach an endpoint twice (their webhook-id lets it de-duplicate). Two copies of one
+ * message are kept apart by the due time each message names (a copy that comes after an attempt is
+ * stale) and, within an instance, by holding each delivery from its read to its outcome.
  */
 export class DeliverWebhooks {
-  private readonly claimSeconds: number;
   private readonly random: () => number;
+  private readonly posting = pLimit(POSTS_AT_ONCE);
+  /** Deliveries this instance is reading or attempting now: a second copy of their message skips them. */
+  private readonly holding = new Set<string>();
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -60,81 +57,112 @@ export class DeliverWebhooks {
     private readonly clock: Clock,
     private readonly options: DeliveryOptions,
   ) {
-    this.claimSeconds = options.claimSeconds ?? DEFAULT_CLAIM_SECONDS;
     this.random = options.random ?? Math.random;
   }
 
-  /** Attempts each delivery a message names that is pending and due. */
+  /** Retries: attempts each delivery a message names that is pending, due, and still due at the time the message names. */
   async run(message: DeliveriesMessage): Promise<void> {
-    await mapConcurrent(message.deliveries, ATTEMPTS_PER_MESSAGE, (ref) => this.attempt(ref));
-  }
-
-  /** One attempt of one delivery; `evenIfDisabled` for the test endpoint, which checks a disabled webhook too. */
-  async attempt(ref: DeliveryRef, options: { evenIfDisabled?: boolean } = {}): Promise<AttemptOutcome> {
-    const found = await this.deliveries.get(ref);
-    if (found === undefined) return { attempted: false, reason: "missing" };
-    if (found.status !== "pending") return { attempted: false, reason: "not-pending" };
-    const now = this.clock.now();
-    if (found.nextAttemptAt !== undefined && found.nextAttemptAt > now.toISOString()) return { attempted: false, reason: "not-due" };
-
-    const target = await this.directory.target(ref.webhookId);
-    if (target === undefined || (target.status !== "enabled" && options.evenIfDisabled !== true)) {
-      const reason = target === undefined ? "the webhook was deleted" : "the webhook is disabled";
-      await this.deliveries.update(ref, (d) => (d.status === "pending" ? failed(d, now, reason) : undefined));
-      return { attempted: false, reason: "stopped" };
-    }
-
-    // The claim: pushing the due time past the attempt makes every other copy of the message skip it.
-    const claimed: StoredDelivery = { ...found, nextAttemptAt: this.claimUntil(now) };
-    const etag = await this.deliveries.replaceIfUnchanged(claimed, found._etag ?? "");
-    if (etag === undefined) return { attempted: false, reason: "claimed-elsewhere" };
-    return { attempted: true, delivery: await this.sendClaimed(claimed, etag, target) };
-  }
-
-  /** The due time that claims a delivery for one attempt starting at `now`. */
-  claimUntil(now: Date): string {
-    return new Date(now.getTime() + this.claimSeconds * 1000).toISOString();
-  }
-
-  /** One claimed delivery: see sendClaimedMany. */
-  async sendClaimed(claimed: StoredDelivery, etag: string, target: DeliveryTarget): Promise<StoredDelivery> {
-    const [delivery] = await this.sendClaimedMany([{ claimed, etag, target }]);
-    return delivery!;
+    const tickets = [...new Map(message.deliveries.map((t) => [deliveryKey(t), t])).values()];
+    await this.exclusively(tickets, async (held) => {
+      const found = await this.deliveries.getMany(held);
+      const now = this.clock.now();
+      const attempts: Attempt[] = [];
+      for (const ticket of held) {
+        const stored = found.get(deliveryKey(ticket));
+        if (stored === undefined || !isDue(stored, ticket, now)) continue;
+        const target = await this.directory.target(ticket.webhookId);
+        if (target === undefined || target.status !== "enabled") {
+          const reason = target === undefined ? "the webhook was deleted" : "the webhook is disabled";
+          await this.deliveries.update(ticket, (d) => (d.status === "pending" ? failed(d, now, reason) : undefined));
+          continue;
+        }
+        const { _etag: etag, ...delivery } = stored;
+        attempts.push({ delivery, etag: etag ?? "", target });
+      }
+      await this.attempt(attempts);
+    });
   }
 
   /**
-   * POSTs deliveries this caller holds the claim on (each stored at version `etag`) concurrently,
-   * records the outcomes in one round trip and schedules the next attempts. The fan-out calls it
-   * straight after creating an event's deliveries already claimed, so a first attempt costs a share of
-   * one create, one POST and a share of one write.
+   * First attempts of deliveries not stored yet (the fan-out, the test endpoint): POSTs them and creates
+   * their records with the outcome. A delivery whose record another writer created meanwhile keeps
+   * that record. Returns the records as stored.
    */
-  async sendClaimedMany(items: readonly { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[]): Promise<StoredDelivery[]> {
-    const outcomes = await Promise.all(items.map(({ claimed, target }) => this.post(claimed, target)));
-    // Only an attempt's claim holder writes here; losing means another writer (a manual action, a
-    // 410 elsewhere) changed the record meanwhile, and its version stands.
-    const written = await this.deliveries.replaceManyIfUnchanged(outcomes.map((o, i) => ({ delivery: o.next, etag: items[i]!.etag })));
-    const results: StoredDelivery[] = [];
-    const retries: OutgoingMessage[] = [];
-    for (const [i, outcome] of outcomes.entries()) {
-      const ref: DeliveryRef = { webhookId: outcome.next.webhookId, id: outcome.next.id };
-      if (written[i] === undefined) {
-        results.push((await this.deliveries.get(ref)) ?? outcome.next);
-        continue;
-      }
-      if (outcome.gone) await this.stopWebhook(ref.webhookId, "the endpoint answered 410 Gone");
-      if (outcome.retryIn !== undefined) retries.push({ body: { deliveries: [ref] } satisfies DeliveriesMessage, delaySeconds: Math.ceil(outcome.retryIn) });
-      results.push(outcome.next);
-    }
-    if (retries.length > 0) await this.bus.send("deliveries", retries);
-    return results;
+  firstAttempts(items: readonly { delivery: StoredDelivery; target: DeliveryTarget }[]): Promise<StoredDelivery[]> {
+    return this.attempt(items);
   }
 
-  /** One POST and what it comes to: the record after it, and the delay before the next attempt if any. */
-  private async post(claimed: StoredDelivery, target: DeliveryTarget): Promise<{ next: StoredDelivery; retryIn?: number; gone: boolean }> {
+  /**
+   * Runs `work` on those of `refs` that no other caller in this instance holds, holding them until it
+   * ends: whoever reads a delivery to attempt it holds it first, so a second copy of a message either
+   * skips it or reads it after the first copy's outcome is written.
+   */
+  async exclusively<R extends DeliveryRef, T>(refs: readonly R[], work: (held: R[]) => Promise<T>): Promise<T> {
+    const held = refs.filter((ref) => {
+      const key = deliveryKey(ref);
+      if (this.holding.has(key)) return false;
+      this.holding.add(key);
+      return true;
+    });
+    try {
+      return await work(held);
+    } finally {
+      for (const ref of held) this.holding.delete(deliveryKey(ref));
+    }
+  }
+
+  private async attempt(items: readonly Attempt[]): Promise<StoredDelivery[]> {
+    const outcomes = await Promise.all(items.map((item) => this.posting(() => this.post(item.delivery, item.target))));
+    const recorded = await this.record(items, outcomes);
+    const retries: { ticket: DeliveryTicket; delaySeconds: number }[] = [];
+    const gone = new Set<string>();
+    for (const [i, outcome] of outcomes.entries()) {
+      if (recorded[i]?.ours !== true) continue; // another writer's version stands
+      if (outcome.gone) gone.add(outcome.next.webhookId);
+      const { webhookId, id, nextAttemptAt } = outcome.next;
+      if (outcome.retryIn !== undefined) retries.push({ ticket: { webhookId, id, ...(nextAttemptAt !== undefined ? { due: nextAttemptAt } : {}) }, delaySeconds: outcome.retryIn });
+    }
+    for (const webhookId of gone) await this.stopWebhook(webhookId, "the endpoint answered 410 Gone");
+    // The record first, then its message: a crash in between leaves a pending record the sweep finds.
+    if (retries.length > 0) await this.bus.send("deliveries", retryMessages(retries));
+    return recorded.map((r) => r.stored);
+  }
+
+  /**
+   * Writes the outcomes in two round trips at most (creates, conditional replaces). Returns, per item,
+   * the record as stored and whether it is this attempt's outcome.
+   */
+  private async record(items: readonly Attempt[], outcomes: readonly Outcome[]): Promise<{ stored: StoredDelivery; ours: boolean }[]> {
+    const creates = items.flatMap((item, i) => (item.etag === undefined ? [i] : []));
+    const replaces = items.flatMap((item, i) => (item.etag !== undefined ? [i] : []));
+    const [created, replaced] = await Promise.all([
+      creates.length === 0 ? [] : this.deliveries.createManyIfAbsent(creates.map((i) => outcomes[i]!.next)),
+      replaces.length === 0 ? [] : this.deliveries.replaceManyIfUnchanged(replaces.map((i) => ({ delivery: outcomes[i]!.next, etag: items[i]!.etag! }))),
+    ]);
+    const recorded = outcomes.map((o) => ({ stored: o.next, ours: true }));
+    const lost = [...creates.filter((_, n) => created[n] === undefined), ...replaces.filter((_, n) => replaced[n] === undefined)];
+    for (const i of lost) {
+      const { next } = outcomes[i]!;
+      const read = items[i]!.delivery;
+      // Changed since it was read: by a manual action or a 410 elsewhere (theirs stands), or by a
+      // concurrent copy elsewhere that recorded an attempt (it counts). Only a record still as it was
+      // read takes this outcome.
+      let ours = false;
+      const current = await this.deliveries.update(next, (d) => {
+        ours = d.status === read.status && d.attempts === read.attempts;
+        return ours ? next : undefined;
+      });
+      recorded[i] = { stored: current ?? next, ours: current !== undefined && ours };
+    }
+    return recorded;
+  }
+
+  /** One POST and what it comes to. */
+  private async post(delivery: StoredDelivery, target: DeliveryTarget): Promise<Outcome> {
     const sentAt = this.clock.now();
-    const result = await this.sender.post(target.url, this.sign(claimed.id, sentAt, claimed.payload, target.signingSecrets), claimed.payload);
+    const result = await this.sender.post(target.url, this.sign(delivery.id, sentAt, delivery.payload, target.signingSecrets), delivery.payload);
     const done = this.clock.now();
-    const next = withAttempt(claimed, {
+    const next = withAttempt(delivery, {
       at: sentAt.toISOString(),
       ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),
@@ -156,4 +184,11 @@ export class DeliverWebhooks {
       await this.deliveries.update(ref, (d) => (d.status === "pending" ? failed(d, now, "the webhook was disabled (its endpoint answered 410 Gone)") : undefined));
     }
   }
+}
+
+/** Pending, due now, and (when the message names one) still due at the time the message was sent for. */
+function isDue(stored: StoredDelivery, ticket: DeliveryTicket, now: Date): boolean {
+  if (stored.status !== "pending") return false;
+  if (stored.nextAttemptAt !== undefined && stored.nextAttemptAt > now.toISOString()) return false;
+  return ticket.due === undefined || stored.nextAttemptAt === ticket.due;
 }

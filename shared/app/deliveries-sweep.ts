@@ -1,16 +1,18 @@
 import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
-import { deliveriesMessages } from "./deliver-webhook";
+import { deliveriesMessages } from "./deliveries-message";
 
-/** Deliveries re-enqueued per run; the next run takes the rest. */
-const SWEEP_LIMIT = 500;
+/** Overdue deliveries read (and re-enqueued) per page. */
+const PAGE_SIZE = 500;
+/** Pages per run: one run re-enqueues up to 20,000 (a queue that was away for a while); the next run takes the rest. */
+const MAX_PAGES = 40;
 
 /**
  * Re-enqueues pending deliveries whose next attempt is overdue by more than the grace period: their
- * message was lost, or the process ended between writing the due time and sending the message, or
- * mid-attempt (the claim then lapses). A copy that races a late message is harmless: the attempt is
- * claimed with a conditional write.
+ * message was lost, or the process ended between writing the outcome and sending the retry message.
+ * Each message names the due time it is for, so a copy that races a late original is harmless: the
+ * first attempt moves the due time on, and the other copy is then stale.
  */
 export class SweepDeliveries {
   constructor(
@@ -23,8 +25,13 @@ export class SweepDeliveries {
   /** Returns how many deliveries were re-enqueued. */
   async run(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - this.graceSeconds * 1000).toISOString();
-    const refs = await this.deliveries.overdue(before, SWEEP_LIMIT);
-    if (refs.length > 0) await this.bus.send("deliveries", deliveriesMessages(refs));
-    return refs.length;
+    let count = 0;
+    let pages = 0;
+    for await (const page of this.deliveries.overdue(before, PAGE_SIZE)) {
+      await this.bus.send("deliveries", deliveriesMessages(page.map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, due: nextAttemptAt }))));
+      count += page.length;
+      if (++pages >= MAX_PAGES) break;
+    }
+    return count;
   }
 }

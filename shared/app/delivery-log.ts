@@ -15,7 +15,8 @@ import type { Clock } from "../ports/clock";
 import type { DeliveryRepository } from "../ports/delivery-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { WebhookDirectory } from "../ports/webhook-delivery";
-import { deliveriesMessages, type DeliverWebhooks } from "./deliver-webhook";
+import type { DeliverWebhooks } from "./deliver-webhook";
+import { deliveriesMessages } from "./deliveries-message";
 
 /** A webhook's delivery log, its manual retry and the test event (System Settings → Webhooks). */
 export class DeliveryLog {
@@ -56,7 +57,7 @@ export class DeliveryLog {
     });
     if (updated === undefined) throw notFound(`Delivery '${deliveryId}'`);
     if (refused !== undefined) throw new AppError("CONFLICT", `Delivery '${deliveryId}' is ${refused}; only a failed delivery can be retried`);
-    await this.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId }]));
+    await this.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId, due: now }]));
     return publicDelivery(updated);
   }
 
@@ -65,10 +66,9 @@ export class DeliveryLog {
     const target = await this.webhook(webhookId);
     const now = this.clock.now();
     const event = { id: `evt_test_${randomUUID().replaceAll("-", "")}`, event: "webhook.test" as const, timestamp: now.toISOString(), data: { webhookId } };
-    const delivery = { ...newDelivery(event, webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) };
-    const etag = await this.deliveries.createIfAbsent(delivery);
-    if (etag === undefined) throw new Error(`test delivery ${delivery.id} exists already`); // a fresh random event id: cannot happen
-    return publicDelivery(await this.deliver.sendClaimed(delivery, etag, target));
+    const [stored] = await this.deliver.firstAttempts([{ delivery: newDelivery(event, webhookId, now), target }]);
+    if (stored === undefined) throw new Error(`test delivery of ${webhookId} was not attempted`); // a fresh random event id: cannot happen
+    return publicDelivery(stored);
   }
 
   private async webhook(webhookId: string) {

@@ -1,62 +1,58 @@
+import { mapConcurrent } from "../domain/concurrency";
 import { newDelivery, type DeliveryRef, type StoredDelivery } from "../domain/delivery";
 import type { EventEnvelope } from "../domain/events";
 import type { Clock } from "../ports/clock";
-import { mapConcurrent } from "../domain/concurrency";
-import type { DeliveryRepository } from "../ports/delivery-repository";
-import type { MessageBus } from "../ports/message-bus";
+import { deliveryKey, type DeliveryRepository } from "../ports/delivery-repository";
 import type { DeliveryTarget, WebhookDirectory } from "../ports/webhook-delivery";
-import { deliveriesMessages, type DeliverWebhooks } from "./deliver-webhook";
+import type { DeliverWebhooks } from "./deliver-webhook";
 
-/** Events of one message fanned out at once. */
-const EVENTS_AT_ONCE = 8;
-/** First attempts in flight per event (an event with very many subscribers goes in rounds). */
-const ATTEMPTS_AT_ONCE = 32;
+/** Deliveries looked up, attempted and recorded together (one bulk call each way). */
+const DELIVERIES_PER_ROUND = 100;
+/** Rounds of one message in flight at once (an event with very many subscribers makes several). */
+const ROUNDS_AT_ONCE = 2;
 
 /**
- * Turns one event into a delivery per enabled webhook subscribed to it, and makes each first attempt
- * at once. Idempotent by event id: the delivery id derives from (event, webhook) and is created only
- * if absent. A delivery this call creates is created already claimed for its first attempt (its due
- * time a claim's length ahead), so the fan-out POSTs it straight away with no queue hop and no second
- * read; if the process ends before the outcome is written, the claim lapses and the sweep re-enqueues
- * it. A delivery that was there already (a repeated event message) is only enqueued on `deliveries`,
- * whose function skips it unless it is still pending and due: nothing is created twice, nothing that
- * succeeded is sent again.
+ * Turns the events of one message into a delivery per enabled webhook subscribed to each, and makes
+ * each first attempt at once: one point read per delivery (in bulk) finds those an earlier copy of an
+ * event made already, the others are POSTed and created with their outcome (one write each, in bulk).
+ * Until then the `events` message is the only record of them: a crash makes it come back, and what
+ * was recorded is not sent again. Idempotent by event id: a delivery's id derives from (event, webhook).
  */
 export class FanOutEvents {
   constructor(
     private readonly deliveries: DeliveryRepository,
     private readonly directory: WebhookDirectory,
     private readonly deliver: DeliverWebhooks,
-    private readonly bus: MessageBus,
     private readonly clock: Clock,
   ) {}
 
-  /** Returns the deliveries the events map to (events of one message are fanned out a few at a time). */
+  /** Returns the deliveries the events map to. */
   async run(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
-    const outcomes = await mapConcurrent(events, EVENTS_AT_ONCE, (event) => this.fanOut(event));
-    const existing = outcomes.flatMap((o) => o.existing);
-    if (existing.length > 0) await this.bus.send("deliveries", deliveriesMessages(existing));
-    return outcomes.flatMap((o) => o.refs);
-  }
-
-  private async fanOut(event: EventEnvelope): Promise<{ refs: DeliveryRef[]; existing: DeliveryRef[] }> {
-    const refs: DeliveryRef[] = [];
-    const existing: DeliveryRef[] = [];
-    const targets = await this.directory.subscribedTo(event.event);
-    if (targets.length === 0) return { refs, existing };
     const now = this.clock.now();
-    const claimed = targets.map((t) => ({ ...newDelivery(event, t.webhookId, now), nextAttemptAt: this.deliver.claimUntil(now) }));
-    // One round trip creates the event's deliveries, one POST each follows, one round trip records them.
-    const etags = await this.deliveries.createManyIfAbsent(claimed);
-    const fresh: { claimed: StoredDelivery; etag: string; target: DeliveryTarget }[] = [];
-    claimed.forEach((delivery, i) => {
-      const ref = { webhookId: delivery.webhookId, id: delivery.id };
-      refs.push(ref);
-      const etag = etags[i];
-      if (etag === undefined) existing.push(ref);
-      else fresh.push({ claimed: delivery, etag, target: targets[i]! });
-    });
-    for (let i = 0; i < fresh.length; i += ATTEMPTS_AT_ONCE) await this.deliver.sendClaimedMany(fresh.slice(i, i + ATTEMPTS_AT_ONCE));
-    return { refs, existing };
+    const planned = new Map<string, { delivery: StoredDelivery; target: DeliveryTarget }>();
+    for (const event of events) {
+      for (const target of await this.directory.subscribedTo(event.event)) {
+        const delivery = newDelivery(event, target.webhookId, now);
+        planned.set(deliveryKey(delivery), { delivery, target });
+      }
+    }
+    const all = [...planned.values()];
+    const rounds: (typeof all)[] = [];
+    for (let i = 0; i < all.length; i += DELIVERIES_PER_ROUND) rounds.push(all.slice(i, i + DELIVERIES_PER_ROUND));
+    await mapConcurrent(rounds, ROUNDS_AT_ONCE, (round) =>
+      // Held in this instance from the read to the outcome: a copy of the event fanned out at the same
+      // time skips what this one attempts.
+      this.deliver.exclusively(
+        round.map((p) => p.delivery),
+        async (held) => {
+          const existing = await this.deliveries.getMany(held);
+          // Recorded already (a repeated event, or a message back after a crash): its record, and its
+          // own retry message or the sweep, take it from there.
+          const fresh = held.filter((d) => !existing.has(deliveryKey(d))).map((d) => planned.get(deliveryKey(d))!);
+          if (fresh.length > 0) await this.deliver.firstAttempts(fresh);
+        },
+      ),
+    );
+    return all.map(({ delivery }) => ({ webhookId: delivery.webhookId, id: delivery.id }));
   }
 }

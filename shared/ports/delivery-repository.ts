@@ -4,6 +4,11 @@ import type { CursorPage, PageRequest } from "../domain/page-request";
 /** A stored delivery with the version a conditional write names. */
 export type VersionedDelivery = StoredDelivery & { _etag?: string };
 
+/** A pending delivery and the due time it is pending for. */
+export interface DueDelivery extends DeliveryRef {
+  nextAttemptAt: string;
+}
+
 /** Webhook delivery records (one partition per webhook, so a webhook's log is one partition). */
 export interface DeliveryRepository {
   /** Creates the record unless one with its id is there already; its version when this call created it, else undefined. */
@@ -11,6 +16,8 @@ export interface DeliveryRepository {
   /** createIfAbsent for several deliveries in one round trip; results in input order. */
   createManyIfAbsent(deliveries: readonly StoredDelivery[]): Promise<(string | undefined)[]>;
   get(ref: DeliveryRef): Promise<VersionedDelivery | undefined>;
+  /** Several records in one round trip (point reads), by `deliveryKey`; missing ones are absent. */
+  getMany(refs: readonly DeliveryRef[]): Promise<Map<string, VersionedDelivery>>;
   /**
    * Replaces the record only if it is still at `etag`; returns the new version, or undefined when
    * another write came first (the caller lost the race and must not act on what it read).
@@ -24,6 +31,9 @@ export interface DeliveryRepository {
   list(webhookId: string, filter: { status?: DeliveryStatus; event?: DeliveryEventName }, request: PageRequest): Promise<CursorPage<StoredDelivery>>;
   /** Up to `limit` pending deliveries of one webhook. */
   pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]>;
-  /** Up to `limit` pending deliveries, of any webhook, due before `before`. */
-  overdue(before: string, limit: number): Promise<DeliveryRef[]>;
+  /** Pending deliveries, of any webhook, due before `before`, a page of up to `pageSize` at a time (one query, continued). */
+  overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]>;
 }
+
+/** The key getMany answers by: ids are unique per webhook. */
+export const deliveryKey = (ref: DeliveryRef): string => `${ref.webhookId}|${ref.id}`;

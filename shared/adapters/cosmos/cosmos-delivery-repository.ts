@@ -1,8 +1,8 @@
 import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import type { DeliveryEventName, DeliveryRef, DeliveryStatus, StoredDelivery } from "../../domain/delivery";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
-import type { DeliveryRepository, VersionedDelivery } from "../../ports/delivery-repository";
-import { bulkWithRetry } from "./bulk";
+import { deliveryKey, type DeliveryRepository, type DueDelivery, type VersionedDelivery } from "../../ports/delivery-repository";
+import { bulkRead, bulkWithRetry } from "./bulk";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
@@ -77,6 +77,18 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     return doc === undefined ? undefined : toDelivery(doc);
   }
 
+  async getMany(refs: readonly DeliveryRef[]): Promise<Map<string, VersionedDelivery>> {
+    const found = new Map<string, VersionedDelivery>();
+    if (refs.length === 1) {
+      const one = await this.get(refs[0]!);
+      if (one !== undefined) found.set(deliveryKey(one), one);
+      return found;
+    }
+    const docs = await bulkRead<DeliveryDoc>(this.container, refs.map((r) => ({ id: r.id, partitionKey: r.webhookId })), true);
+    for (const doc of docs.values()) if (doc.docType === "delivery") found.set(deliveryKey(doc), toDelivery(doc));
+    return found;
+  }
+
   async replaceIfUnchanged(delivery: StoredDelivery, etag: string): Promise<string | undefined> {
     try {
       const { etag: next } = await this.container
@@ -128,17 +140,18 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     return resources.map(({ id, webhookId: w }) => ({ id, webhookId: w }));
   }
 
-  async overdue(before: string, limit: number): Promise<DeliveryRef[]> {
-    const { resources } = await this.container.items
-      .query<DeliveryRef>({
-        query: "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
-        parameters: [
-          { name: "@n", value: limit },
-          { name: "@before", value: before },
-        ],
-      })
-      .fetchAll();
-    return resources.map(({ id, webhookId }) => ({ id, webhookId }));
+  async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
+    const query = this.container.items.query<DueDelivery>(
+      {
+        query: "SELECT c.id, c.webhookId, c.nextAttemptAt FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
+        parameters: [{ name: "@before", value: before }],
+      },
+      { maxItemCount: pageSize },
+    );
+    while (query.hasMoreResults()) {
+      const { resources } = await query.fetchNext();
+      if (resources.length > 0) yield resources.map(({ id, webhookId, nextAttemptAt }) => ({ id, webhookId, nextAttemptAt }));
+    }
   }
 
   private read(ref: DeliveryRef): Promise<DeliveryDoc | undefined> {

@@ -143,6 +143,26 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     sender.close();
   });
 
+  it("a 2xx status line within the time-out is the answer: a body that trickles is not waited for, and no longer read", async () => {
+    let closed: Promise<void> = Promise.resolve();
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.flushHeaders();
+      const timer = setInterval(() => res.write("."), 100); // 10 bytes/s, never ending
+      closed = new Promise((r) => res.on("close", () => r()));
+      res.on("close", () => clearInterval(timer));
+    };
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, timeoutMs: 3_000 });
+    const started = Date.now();
+    const result = await sender.post(`http://127.0.0.1:${port}/trickle`, {}, "{}");
+    expect(result).toEqual({ statusCode: 200, durationMs: expect.any(Number) });
+    expect(result.durationMs).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await closed; // the sender dropped the connection rather than read on to its time-out
+    expect(Date.now() - started).toBeLessThan(2_500);
+    sender.close();
+  });
+
   it("reuses connections across a burst (keep-alive)", async () => {
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
     const before = connections;

@@ -74,13 +74,14 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
   let dir: string | undefined;
   let service: QueueServiceClient;
   let harness: Harness;
+  let connection = "";
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "ids-bus-contract-"));
     const port = await freePort();
     azurite = fork(require.resolve("azurite/dist/src/queue/main.js"), ["--queueHost", "127.0.0.1", "--queuePort", String(port), "--location", dir, "--silent", "--skipApiVersionCheck", "--loose"], { stdio: "ignore" });
     await waitForPort(port, "127.0.0.1", 15_000);
-    const connection = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
+    connection = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
     service = QueueServiceClient.fromConnectionString(connection);
     for (const queue of ["events", "valuations", "deliveries", "events-poison"]) await service.getQueueClient(queue).createIfNotExists();
 
@@ -149,6 +150,17 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
   });
 
   messageBusContract(() => harness);
+
+  it("tells its listeners which queue got messages visible at once (the local queue host then receives without waiting to poll)", async () => {
+    const bus = StorageQueueMessageBus.fromConnectionString(connection);
+    const told: QueueName[] = [];
+    bus.onSent((queue) => told.push(queue));
+    await bus.send("valuations", [{ body: { later: true }, delaySeconds: 30 }]);
+    expect(told).toEqual([]);
+    await bus.send("events", [{ body: { now: true } }, { body: { later: true }, delaySeconds: 30 }]);
+    expect(told).toEqual(["events"]);
+    await harness.receive("events", 1, 5_000);
+  });
 });
 
 const serviceBusConnection = process.env.SERVICEBUS_CONNECTION_STRING;

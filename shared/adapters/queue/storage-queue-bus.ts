@@ -11,7 +11,14 @@ const MAX_VISIBILITY_SECONDS = 7 * 24 * 3600;
  * queue trigger expects them; a delay is the message's initial visibility timeout.
  */
 export class StorageQueueMessageBus implements MessageBus {
+  private readonly listeners: ((queue: QueueName) => void)[] = [];
+
   constructor(private readonly service: QueueServiceClient) {}
+
+  /** Calls `listener` after messages visible at once were sent to a queue (the local runtime's queue host receives them at once). */
+  onSent(listener: (queue: QueueName) => void): void {
+    this.listeners.push(listener);
+  }
 
   static fromConnectionString(connectionString: string): StorageQueueMessageBus {
     return new StorageQueueMessageBus(QueueServiceClient.fromConnectionString(connectionString));
@@ -23,10 +30,13 @@ export class StorageQueueMessageBus implements MessageBus {
 
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
     const client = this.service.getQueueClient(queue);
+    let visibleNow = false;
     await mapConcurrent(messages, 16, async (message) => {
       const text = Buffer.from(JSON.stringify(message.body)).toString("base64");
       const delay = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.ceil(message.delaySeconds ?? 0)));
       await client.sendMessage(text, delay > 0 ? { visibilityTimeout: delay } : {});
+      visibleNow ||= delay === 0;
     });
+    if (visibleNow) for (const listener of this.listeners) listener(queue);
   }
 }
