@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { FeedDefinition } from "../domain/feed";
+import { boundedChunks } from "../formats/bounded-chunks";
 import { readCsv } from "../formats/csv-reader";
 import { readFix } from "../formats/fix-reader";
 import { readJson } from "../formats/json-reader";
@@ -8,8 +9,9 @@ import { readXlsx } from "../formats/xlsx-reader";
 import { readXml } from "../formats/xml-reader";
 
 /** The records of one file, read with the reader of the feed's format and the feed's options. */
-export function feedRecords(feed: Pick<FeedDefinition, "format" | "options">, input: Readable): AsyncIterable<SourceRecord> {
+export function feedRecords(feed: Pick<FeedDefinition, "format" | "options">, file: Readable): AsyncIterable<SourceRecord> {
   const o = feed.options;
+  const input = boundedChunks(file);
   switch (feed.format) {
     case "csv":
       return readCsv(input, { ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}), ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}), ...(o.encoding !== undefined ? { encoding: o.encoding } : {}) });
