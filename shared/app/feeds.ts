@@ -13,8 +13,7 @@ import {
   type FeedWithPassword,
   type StoredFeed,
 } from "../domain/feed";
-import { compileMapping } from "../domain/feed-mapping";
-import { DryRunBuilder, type DryRunSummary } from "../domain/feed-validation";
+import { dryRunSummary, type DryRunSummary } from "../domain/feed-validation";
 import { paginationOf, type Pagination } from "../domain/pagination";
 import { issuesToDetails } from "../domain/validation";
 import { FileFormatError } from "../formats/source-record";
@@ -23,7 +22,7 @@ import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { FileListing } from "../ports/file-store";
 import type { SftpLogins, StoredSftpLogin } from "../ports/sftp-logins";
-import { feedRecords } from "./feed-records";
+import { firstPass } from "./feed-records";
 
 /** The largest sample a dry run takes. */
 export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
@@ -171,9 +170,10 @@ export class Feeds {
   }
 
   /**
-   * Reads `file` as the feed says (format, options), maps each record and collects counts, row
-   * errors and a preview. Nothing is written. A name the pattern does not match, or a file the reader
-   * cannot read, is a 422.
+   * The first pass of ingestion on `file`: read as the feed says (format, options), each record
+   * mapped and validated under the feed's `validation`, giving the counts, row errors, a preview and
+   * the verdict a delivered file would get. Nothing is written. A name the pattern does not match, or
+   * a file the reader cannot read, is a 422.
    */
   async dryRun(id: string, fileName: string, file: Buffer): Promise<DryRunSummary> {
     const feed = await this.stored(id);
@@ -184,10 +184,8 @@ export class Feeds {
         details: [{ field: "fileName", message: `"${fileName}" does not match ${JSON.stringify(definition.filePattern)}` }],
       });
     }
-    const map = compileMapping(definition);
-    const builder = new DryRunBuilder();
     try {
-      for await (const record of feedRecords(definition, Readable.from([file]))) builder.accept(map(record));
+      return dryRunSummary(await firstPass(definition, Readable.from([file])));
     } catch (error) {
       if (!(error instanceof FileFormatError)) throw error;
       const where = error.row !== undefined ? ` (record ${error.row})` : "";
@@ -195,7 +193,6 @@ export class Feeds {
         details: [{ field: "file", message: error.message }],
       });
     }
-    return builder.summary();
   }
 
   private withPassword(stored: StoredFeed, password: string): FeedWithPassword {
