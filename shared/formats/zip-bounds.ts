@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Transform, type Readable } from "node:stream";
@@ -7,6 +7,9 @@ import { crc32 } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { FileFormatError } from "./source-record";
+import { checkLocalHeaders, type ZipRecord } from "./zip-local-headers";
+
+export type { ZipRecord } from "./zip-local-headers";
 
 /** Limits a zip (an XLSX) must keep before any of it is handed to a parser. */
 export interface ZipBounds {
@@ -36,22 +39,12 @@ export const DEFAULT_ZIP_BOUNDS: ZipBounds = {
 /** A zip spooled to a private temporary file and checked; `dispose` removes it. */
 export interface CheckedZip {
   path: string;
-  /** Each entry's local record (header, data and any data descriptor): bytes `start` to `end` (exclusive). */
+  /** Each entry's local record (header, data and any data descriptor), and its data within it. */
   records: ZipRecord[];
   /** Where the central directory starts (the records end there). */
   directoryStart: number;
   dispose(): Promise<void>;
 }
-
-export interface ZipRecord {
-  name: string;
-  start: number;
-  end: number;
-}
-
-const LOCAL_HEADER = 0x04034b50;
-const CENTRAL_HEADER = 0x02014b50;
-const DATA_DESCRIPTOR = 0x08074b50;
 
 /**
  * Spools `input` to a temporary file (the central directory is at the end, so a zip cannot be
@@ -59,8 +52,8 @@ const DATA_DESCRIPTOR = 0x08074b50;
  * `bounds`: too many entries, declared sizes or ratios over the caps, encrypted or unknown methods,
  * and — inflating every entry once with yauzl, which stops an entry the moment it yields more than
  * its declared size — a header that lies about its size. The local headers must also tile the file
- * exactly as the central directory says, so a parser that walks local headers front to back (as
- * exceljs's unzipper does) sees the very entries that were checked and nothing hidden between them.
+ * exactly as the central directory says (zip64 and data descriptors resolved), and the records give
+ * each entry's data range, so a parser is handed the very bytes that were checked, nothing hidden.
  */
 export async function spoolCheckedZip(input: Readable, bounds: ZipBounds = DEFAULT_ZIP_BOUNDS): Promise<CheckedZip> {
   const dir = await mkdtemp(join(tmpdir(), "ids-zip-"));
@@ -154,67 +147,6 @@ function checkDeclaredSizes(entries: yauzl.Entry[], bounds: ZipBounds): void {
       throw new FileFormatError(`The zip entry ${entry.fileName} is larger than ${bounds.maxInMemoryEntryBytes} bytes`);
     }
   }
-}
-
-async function checkLocalHeaders(
-  file: FileHandle,
-  entries: yauzl.Entry[],
-): Promise<{ records: ZipRecord[]; directoryStart: number }> {
-  const records: ZipRecord[] = [];
-  const ordered = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
-  let expected = 0;
-  for (const entry of ordered) {
-    const offset = entry.relativeOffsetOfLocalHeader;
-    if (offset !== expected) throw new FileFormatError(`The zip has unlisted data before ${entry.fileName}`);
-    const header = await readAt(file, offset, 30);
-    if (header.readUInt32LE(0) !== LOCAL_HEADER) throw new FileFormatError(`The zip entry ${entry.fileName} has no local header`);
-    const flags = header.readUInt16LE(6);
-    const compressedSize = header.readUInt32LE(18);
-    const uncompressedSize = header.readUInt32LE(22);
-    const dataStart = offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-    const dataEnd = dataStart + entry.compressedSize;
-    const sizesInDescriptor = (flags & 0x08) !== 0 && compressedSize === 0;
-    if (sizesInDescriptor) {
-      // A front-to-back reader finds this entry's end by the descriptor's signature: it must not
-      // occur earlier, or that reader would see different entries than the central directory lists.
-      if (await contains(file, dataStart, dataEnd, DATA_DESCRIPTOR)) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has an ambiguous data descriptor`);
-      }
-      if ((await readAt(file, dataEnd, 4)).readUInt32LE(0) !== DATA_DESCRIPTOR) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has no data descriptor`);
-      }
-      expected = dataEnd + 16;
-    } else {
-      if (compressedSize !== entry.compressedSize || uncompressedSize !== entry.uncompressedSize) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has sizes that disagree with the central directory`);
-      }
-      expected = dataEnd + ((flags & 0x08) !== 0 ? 16 : 0);
-    }
-    records.push({ name: entry.fileName, start: offset, end: expected });
-  }
-  if ((await readAt(file, expected, 4)).readUInt32LE(0) !== CENTRAL_HEADER) {
-    throw new FileFormatError("The zip has unlisted data before its central directory");
-  }
-  return { records, directoryStart: expected };
-}
-
-async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
-  if (bytesRead < length) throw new FileFormatError("The zip is truncated");
-  return buffer;
-}
-
-async function contains(file: FileHandle, start: number, end: number, signature: number): Promise<boolean> {
-  const needle = Buffer.alloc(4);
-  needle.writeUInt32LE(signature);
-  const chunk = Buffer.alloc(1 << 16);
-  for (let position = start; position < end; position += chunk.length - 3) {
-    const { bytesRead } = await file.read(chunk, 0, Math.min(chunk.length, end - position), position);
-    if (chunk.subarray(0, bytesRead).includes(needle)) return true;
-    if (bytesRead < chunk.length) break;
-  }
-  return false;
 }
 
 async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: ZipBounds): Promise<void> {
