@@ -283,6 +283,7 @@ export class Composition {
         repository: this.feedRepository(),
         logins: this.sftpLogins(),
         inbound: this.fileStore(),
+        dryRunConcurrency: this.config.FEED_DRY_RUN_CONCURRENCY,
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "feeds" }),
       }),

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
+import { Slots } from "../domain/concurrency";
 import { AppError, notFound } from "../domain/errors";
 import {
   compileFilePattern,
@@ -27,6 +28,9 @@ import { firstPass } from "./feed-records";
 /** The largest sample a dry run takes. */
 export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
 
+/** What a dry run refused for want of a slot asks the client to wait. */
+const DRY_RUN_RETRY_AFTER_SECONDS = 5;
+
 /** The container files are delivered to, one folder per feed: `inbound/<feedId>/<fileName>`. */
 const INBOUND = "inbound";
 
@@ -36,6 +40,8 @@ export interface FeedsDeps {
   logins: SftpLogins;
   /** The inbound files, listed and announced again when a paused feed resumes. */
   inbound: FileListing;
+  /** Dry runs this process parses at once (FEED_DRY_RUN_CONCURRENCY). */
+  dryRunConcurrency: number;
   clock: Clock;
   log: Logger;
 }
@@ -58,11 +64,13 @@ export class Feeds {
   private readonly repository: FeedRepository;
   private readonly logins: SftpLogins;
   private readonly clock: Clock;
+  private readonly dryRuns: Slots;
 
   constructor(private readonly deps: FeedsDeps) {
     this.repository = deps.repository;
     this.logins = deps.logins;
     this.clock = deps.clock;
+    this.dryRuns = new Slots(deps.dryRunConcurrency);
   }
 
   async create(input: FeedCreate): Promise<FeedWithPassword> {
@@ -173,7 +181,8 @@ export class Feeds {
    * The first pass of ingestion on `file`: read as the feed says (format, options), each record
    * mapped and validated under the feed's `validation`, giving the counts, row errors, a preview and
    * the verdict a delivered file would get. Nothing is written. A name the pattern does not match, or
-   * a file the reader cannot read, is a 422.
+   * a file the reader cannot read, is a 422. Parsing holds memory of this process (up to about 100 MB
+   * for a workbook), so only so many run at once; one more is a 503 with Retry-After.
    */
   async dryRun(id: string, fileName: string, file: Buffer): Promise<DryRunSummary> {
     const feed = await this.stored(id);
@@ -184,6 +193,12 @@ export class Feeds {
         details: [{ field: "fileName", message: `"${fileName}" does not match ${JSON.stringify(definition.filePattern)}` }],
       });
     }
+    const release = this.dryRuns.tryAcquire();
+    if (release === undefined) {
+      throw new AppError("SERVICE_UNAVAILABLE", `${this.dryRuns.limit} dry run${this.dryRuns.limit === 1 ? " is" : "s are"} running on this instance, as many as it takes at once; retry shortly`, {
+        headers: { "Retry-After": String(DRY_RUN_RETRY_AFTER_SECONDS) },
+      });
+    }
     try {
       return dryRunSummary(await firstPass(definition, Readable.from([file])));
     } catch (error) {
@@ -192,6 +207,8 @@ export class Feeds {
       throw new AppError("VALIDATION_ERROR", `The file cannot be read as ${definition.format}${where}`, {
         details: [{ field: "file", message: error.message }],
       });
+    } finally {
+      release();
     }
   }
 

@@ -7,6 +7,7 @@ import { crc32 } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { FileFormatError } from "./source-record";
+import { XmlPartScan } from "./xml-part-scan";
 import { checkLocalHeaders, type ZipRecord } from "./zip-local-headers";
 
 export type { ZipRecord } from "./zip-local-headers";
@@ -21,19 +22,34 @@ export interface ZipBounds {
   /** One entry's inflated size over its compressed size, for entries above `ratioFloorBytes`. */
   maxRatio: number;
   ratioFloorBytes: number;
-  /** Entries a reader holds in memory whole (an XLSX's shared strings), by name. */
+  /** Entries a reader holds in memory whole (an XLSX's shared strings, styles, workbook), by name: bytes and XML elements each. */
   maxInMemoryEntryBytes: number;
+  maxInMemoryEntryElements: number;
   inMemoryEntries: readonly string[];
+  /** XML entries a reader streams (an XLSX's sheets): cells in one row. */
+  streamedEntries: RegExp;
+  maxRowCells: number;
+  /** In any of those entries: bytes of text or markup without a `<`. */
+  maxTextRunBytes: number;
 }
 
+/**
+ * The defaults bound what one workbook makes a reader hold to about 100 MB: a million distinct
+ * texts (two elements each), a row as wide as Excel's 16,384 columns, and a text of Excel's 32,767
+ * characters (written out, with escapes, well under 256 KiB).
+ */
 export const DEFAULT_ZIP_BOUNDS: ZipBounds = {
   maxFileBytes: 256 * 2 ** 20,
   maxEntries: 1000,
   maxUncompressedBytes: 2 ** 30,
   maxRatio: 200,
   ratioFloorBytes: 2 ** 20,
-  maxInMemoryEntryBytes: 128 * 2 ** 20,
-  inMemoryEntries: ["xl/sharedStrings.xml"],
+  maxInMemoryEntryBytes: 32 * 2 ** 20,
+  maxInMemoryEntryElements: 2_000_000,
+  inMemoryEntries: ["xl/sharedStrings.xml", "xl/styles.xml", "xl/workbook.xml", "xl/_rels/workbook.xml.rels"],
+  streamedEntries: /^xl\/worksheets\/sheet\d+\.xml$/,
+  maxRowCells: 16_384,
+  maxTextRunBytes: 256 * 2 ** 10,
 };
 
 /** A zip spooled to a private temporary file and checked; `dispose` removes it. */
@@ -157,6 +173,7 @@ async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: Zi
     );
     // yauzl errors once an entry passes its declared size; the running total is a second fence.
     let crc = 0;
+    const scan = xmlScanOf(entry.fileName, bounds);
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       crc = crc32(chunk, crc);
       total += chunk.length;
@@ -164,9 +181,22 @@ async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: Zi
         stream.destroy();
         throw new FileFormatError(`The zip inflates to more than ${bounds.maxUncompressedBytes} bytes`);
       }
+      try {
+        scan?.write(chunk);
+      } catch (error) {
+        stream.destroy();
+        throw error;
+      }
     }
     if (crc !== entry.crc32) throw new FileFormatError(`The zip entry ${entry.fileName} is corrupt (CRC mismatch)`);
   }
+}
+
+/** The checks of an XML part a reader will hold whole or stream; none for other entries, which no parser reads. */
+function xmlScanOf(name: string, bounds: ZipBounds): XmlPartScan | undefined {
+  if (bounds.inMemoryEntries.includes(name)) return new XmlPartScan(name, { maxElements: bounds.maxInMemoryEntryElements, maxTextRunBytes: bounds.maxTextRunBytes });
+  if (bounds.streamedEntries.test(name)) return new XmlPartScan(name, { maxRowCells: bounds.maxRowCells, maxTextRunBytes: bounds.maxTextRunBytes });
+  return undefined;
 }
 
 function message(error: unknown): string {
