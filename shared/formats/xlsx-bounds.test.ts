@@ -49,6 +49,24 @@ describe("XLSX: what one workbook makes the reader hold is bounded (finding 8)",
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 << 20);
   });
 
+  it("one run of a workbook at the bounds (990,000 shared strings) holds well under 150 MB", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const texts = (i: number): string => (i < 4 ? ["ISIN", "Name", "DE0007164600", "SAP SE"][i] ?? "" : `${i.toString(36)}-${"x".repeat(8)}`);
+    const file = workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(990_000, texts) });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let held = 0;
+    // Measured while the rows are read: the shared strings are held then.
+    for await (const record of readXlsx(Readable.from([file]), {})) {
+      expect(record.values).toEqual({ ISIN: "DE0007164600", Name: "SAP SE" });
+      gc();
+      held = process.memoryUsage().heapUsed - before;
+    }
+    expect(held).toBeGreaterThan(10 << 20);
+    expect(held).toBeLessThan(150 << 20);
+  });
+
   it("reads a workbook at the bounds, and refuses one element, cell or byte beyond them", async () => {
     // A text of n characters is a run of n + 2 bytes after its `<` ("t>" and the text).
     const bounds = { ...DEFAULT_ZIP_BOUNDS, maxInMemoryEntryElements: 2 * 4 + 1, maxRowCells: 3, maxTextRunBytes: 300 };
