@@ -18,11 +18,16 @@ const rowErrorSchema = z.object({
 
 const dryRunSchema = z
   .object({
-    received: z.number().int(),
+    received: z.number().int().meta({ description: "Every data record of the file" }),
     valid: z.number().int(),
     rejected: z.number().int(),
-    errors: z.array(rowErrorSchema),
-    preview: z.array(z.record(z.string(), z.unknown())).meta({ description: "The first 20 mapped records" }),
+    verdict: z.enum(["accepted", "rejected"]).meta({
+      description: "What ingestion would do with this file under the feed's validation: write its valid rows (accepted), or quarantine it whole, writing nothing (rejected)",
+    }),
+    reason: z.string().optional().meta({ description: "Why the file would be rejected" }),
+    errors: z.array(rowErrorSchema).meta({ description: "The first 1,000 row errors" }),
+    errorsTruncated: z.boolean().meta({ description: "True when the file has more row errors than listed (the counts are complete)" }),
+    preview: z.array(z.record(z.string(), z.unknown())).meta({ description: "The first 20 valid mapped records" }),
   })
   .meta({ id: "FeedDryRun" });
 
@@ -30,7 +35,7 @@ export const feedsTest = endpoint({
   name: "feeds-test",
   method: "POST",
   route: "api/v1/settings/feeds/{id}/test",
-  summary: "Dry run: parse, map and validate a sample file (the raw body, any content type, up to 10 MB) as the feed would; nothing is written",
+  summary: "Dry run: the first pass of ingestion on a sample file (the raw body, any content type, up to 10 MB): parsed, mapped and validated as the feed would, with the verdict a delivered file would get; nothing is written",
   tag: "System settings",
   scope: "api.admin",
   params: feedIdParams,

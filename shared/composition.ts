@@ -8,6 +8,7 @@ import { writeExport } from "./formats/export/write-export";
 import { CosmosApiClientRepository } from "./adapters/cosmos/cosmos-api-client-repository";
 import { CosmosDatabase, createCosmosClient } from "./adapters/cosmos/cosmos-client";
 import { CosmosCounterStore } from "./adapters/cosmos/cosmos-counter-store";
+import { CosmosIngestAttempts } from "./adapters/cosmos/cosmos-ingest-attempts";
 import { CosmosPortfolioRepository } from "./adapters/cosmos/cosmos-portfolio-repository";
 import { JoseTokenService } from "./adapters/jwt/jose-token-service";
 import { ApiClients } from "./app/api-clients";
@@ -282,6 +283,7 @@ export class Composition {
         repository: this.feedRepository(),
         logins: this.sftpLogins(),
         inbound: this.fileStore(),
+        dryRunConcurrency: this.config.FEED_DRY_RUN_CONCURRENCY,
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "feeds" }),
       }),
@@ -302,6 +304,7 @@ export class Composition {
         outbox: this.outbox(),
         dataQuality: this.dataQualityExceptions(),
         importer: this.imports(),
+        attempts: new CosmosIngestAttempts(this.cosmos().container("counters")),
         clock: this.clock,
         log: new Logger(this.config.LOG_LEVEL).with({ component: "ingest-file" }),
         unlabelledSource: this.config.SFTP_LOGINS === "azure" ? "sftp" : "blob",

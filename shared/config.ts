@@ -97,6 +97,11 @@ export const configSchema = z
     EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
     /** Seconds one export upload may take in all (connection included) before the attempt fails. */
     EXPORTS_UPLOAD_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(3600),
+    /**
+     * Feed dry runs (POST /settings/feeds/{id}/test) one instance parses at once: each may hold about
+     * 100 MB (a workbook's shared strings); one more is answered 503 with Retry-After.
+     */
+    FEED_DRY_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     /** The SFTP host providers connect to, shown with each feed's login. */
     SFTP_HOST: z.string().min(1).default("127.0.0.1"),
     /** The SFTP port providers connect to, shown with each feed's login. */

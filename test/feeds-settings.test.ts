@@ -193,7 +193,11 @@ describe("System settings › feeds", () => {
         received: 5,
         valid: 4,
         rejected: 1,
+        // The feed rejects a file on any row error (the default): delivered, this file would be quarantined.
+        verdict: "rejected",
+        reason: "1 row rejected; the feed rejects the whole file on any row error",
         errors: [{ row: 5, field: "isin", column: "ISIN", message: "ISIN check digit is wrong" }],
+        errorsTruncated: false,
         preview: [
           { portfolioCode: "DE-4711-01", isin: "DE0007164600", date: "2024-12-31", quantity: 1250, currency: "EUR" },
           { portfolioCode: "DE-4711-01", isin: "CH0038863350", date: "2024-12-31", quantity: 400, currency: "CHF" },
@@ -253,7 +257,9 @@ describe("System settings › feeds", () => {
         received: 3,
         valid: 3,
         rejected: 0,
+        verdict: "accepted",
         errors: [],
+        errorsTruncated: false,
         preview: [
           { portfolioCode: "FUND-LU", securityId: "GLB-EQ-A", date: "2024-12-31", quantity: 1250340.125, costBasis: 178025483.61, currency: "EUR" },
           { portfolioCode: "FUND-LU", securityId: "GLB-EQ-I", date: "2024-12-31", quantity: 40210, costBasis: 42946288.4, currency: "USD" },
@@ -286,7 +292,9 @@ describe("System settings › feeds", () => {
         received: 2,
         valid: 2,
         rejected: 0,
+        verdict: "accepted",
         errors: [],
+        errorsTruncated: false,
         preview: [
           { portfolioCode: "PF-GROWTH-01", isin: "US0378331005", date: "2024-12-31", quantity: 400, currency: "USD" },
           { portfolioCode: "PF-INCOME-02", isin: "CH0038863350", date: "2024-12-31", quantity: 0, currency: "CHF" },
@@ -310,7 +318,9 @@ describe("System settings › feeds", () => {
         received: 3,
         valid: 3,
         rejected: 0,
+        verdict: "accepted",
         errors: [],
+        errorsTruncated: false,
         preview: [
           { portfolioCode: "PF-001", isin: "US0378331005", quantity: 1500, date: "2026-03-31", costBasis: 283875 },
           { portfolioCode: "PF-001", isin: "CH0038863350", quantity: 200.5, date: "2026-03-31", costBasis: 19268.05 },
@@ -342,7 +352,9 @@ describe("System settings › feeds", () => {
         received: 3,
         valid: 3,
         rejected: 0,
+        verdict: "accepted",
         errors: [],
+        errorsTruncated: false,
         preview: [
           { portfolioCode: "PF-001", isin: "US0378331005", date: "2026-03-31", quantity: 1500, currency: "USD", costBasis: 262108.5 },
           { portfolioCode: "PF-001", isin: "CH0038863350", date: "2026-03-31", quantity: 200.5, currency: "CHF" },

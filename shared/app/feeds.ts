@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
+import { Slots } from "../domain/concurrency";
 import { AppError, notFound } from "../domain/errors";
 import {
   compileFilePattern,
@@ -13,8 +14,7 @@ import {
   type FeedWithPassword,
   type StoredFeed,
 } from "../domain/feed";
-import { compileMapping } from "../domain/feed-mapping";
-import { DryRunBuilder, type DryRunSummary } from "../domain/feed-validation";
+import { dryRunSummary, type DryRunSummary } from "../domain/feed-validation";
 import { paginationOf, type Pagination } from "../domain/pagination";
 import { issuesToDetails } from "../domain/validation";
 import { FileFormatError } from "../formats/source-record";
@@ -23,10 +23,13 @@ import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { FileListing } from "../ports/file-store";
 import type { SftpLogins, StoredSftpLogin } from "../ports/sftp-logins";
-import { feedRecords } from "./feed-records";
+import { firstPass } from "./feed-records";
 
 /** The largest sample a dry run takes. */
 export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
+
+/** What a dry run refused for want of a slot asks the client to wait. */
+const DRY_RUN_RETRY_AFTER_SECONDS = 5;
 
 /** The container files are delivered to, one folder per feed: `inbound/<feedId>/<fileName>`. */
 const INBOUND = "inbound";
@@ -37,6 +40,8 @@ export interface FeedsDeps {
   logins: SftpLogins;
   /** The inbound files, listed and announced again when a paused feed resumes. */
   inbound: FileListing;
+  /** Dry runs this process parses at once (FEED_DRY_RUN_CONCURRENCY). */
+  dryRunConcurrency: number;
   clock: Clock;
   log: Logger;
 }
@@ -59,11 +64,13 @@ export class Feeds {
   private readonly repository: FeedRepository;
   private readonly logins: SftpLogins;
   private readonly clock: Clock;
+  private readonly dryRuns: Slots;
 
   constructor(private readonly deps: FeedsDeps) {
     this.repository = deps.repository;
     this.logins = deps.logins;
     this.clock = deps.clock;
+    this.dryRuns = new Slots(deps.dryRunConcurrency);
   }
 
   async create(input: FeedCreate): Promise<FeedWithPassword> {
@@ -171,9 +178,11 @@ export class Feeds {
   }
 
   /**
-   * Reads `file` as the feed says (format, options), maps each record and collects counts, row
-   * errors and a preview. Nothing is written. A name the pattern does not match, or a file the reader
-   * cannot read, is a 422.
+   * The first pass of ingestion on `file`: read as the feed says (format, options), each record
+   * mapped and validated under the feed's `validation`, giving the counts, row errors, a preview and
+   * the verdict a delivered file would get. Nothing is written. A name the pattern does not match, or
+   * a file the reader cannot read, is a 422. Parsing holds memory of this process (up to about 100 MB
+   * for a workbook), so only so many run at once; one more is a 503 with Retry-After.
    */
   async dryRun(id: string, fileName: string, file: Buffer): Promise<DryRunSummary> {
     const feed = await this.stored(id);
@@ -184,18 +193,23 @@ export class Feeds {
         details: [{ field: "fileName", message: `"${fileName}" does not match ${JSON.stringify(definition.filePattern)}` }],
       });
     }
-    const map = compileMapping(definition);
-    const builder = new DryRunBuilder();
+    const release = this.dryRuns.tryAcquire();
+    if (release === undefined) {
+      throw new AppError("SERVICE_UNAVAILABLE", `${this.dryRuns.limit} dry run${this.dryRuns.limit === 1 ? " is" : "s are"} running on this instance, as many as it takes at once; retry shortly`, {
+        headers: { "Retry-After": String(DRY_RUN_RETRY_AFTER_SECONDS) },
+      });
+    }
     try {
-      for await (const record of feedRecords(definition, Readable.from([file]))) builder.accept(map(record));
+      return dryRunSummary(await firstPass(definition, Readable.from([file])));
     } catch (error) {
       if (!(error instanceof FileFormatError)) throw error;
       const where = error.row !== undefined ? ` (record ${error.row})` : "";
       throw new AppError("VALIDATION_ERROR", `The file cannot be read as ${definition.format}${where}`, {
         details: [{ field: "file", message: error.message }],
       });
+    } finally {
+      release();
     }
-    return builder.summary();
   }
 
   private withPassword(stored: StoredFeed, password: string): FeedWithPassword {

@@ -11,11 +11,12 @@ import type { Job } from "../domain/job";
 import { Logger } from "../logging";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { FileStore } from "../ports/file-store";
+import type { IngestAttempts } from "../ports/ingest-attempts";
 import type { JobRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
 import { ImportService } from "./import/import-service";
-import { fileJobId, IngestFile, type IngestDeps } from "./ingest-file";
+import { fileJobId, IngestFile, MAX_UNFINISHED_ATTEMPTS, type IngestDeps } from "./ingest-file";
 
 const feed: StoredFeed = {
   ...(feedCreateSchema.parse({
@@ -35,8 +36,13 @@ const feed: StoredFeed = {
 
 const CONTENT = "ISIN,Name,Class,Ccy\nGB0002634946,BAE,equity,GBP\nGB0007980591,BP,equity,GBP\n";
 
-/** In-memory stores; `failures` makes the named step throw once, as a crashed process would stop there. */
+/**
+ * In-memory stores; `failures` makes the named step throw once, as a crashed process would stop there.
+ * `stalls.reads` makes that many reads of an inbound file deliver its bytes but never end, as a process
+ * that dies while reading leaves an attempt that never finishes.
+ */
 function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> = {}) {
+  const stalls = { reads: 0 };
   let time = Date.parse("2026-02-01T10:00:00.000Z");
   const clock = { now: () => new Date((time += 1000)) };
   type File = { content: string; lastModified: Date; metadata?: Record<string, string> };
@@ -49,7 +55,14 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
     },
     read: async (c, n) => {
       const f = bin(c).get(n);
-      return f === undefined ? undefined : Readable.from([Buffer.from(f.content)]);
+      if (f === undefined) return undefined;
+      if (c === "inbound" && stalls.reads > 0) {
+        stalls.reads -= 1;
+        const stalled = new Readable({ read() {} });
+        stalled.push(Buffer.from(f.content));
+        return stalled;
+      }
+      return Readable.from([Buffer.from(f.content)]);
     },
     move: async (from, n, to) => {
       if (failures.delete("move")) throw new Error("crash before the move");
@@ -61,6 +74,14 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
   };
   const jobs = new Map<string, Job>();
   const jobRepository = { put: async (j: Job) => void jobs.set(j.id, j), get: async (id: string) => jobs.get(id) } as unknown as JobRepository;
+  const unfinished = new Map<string, number>();
+  const attempts: IngestAttempts = {
+    begin: async (version) => {
+      unfinished.set(version, (unfinished.get(version) ?? 0) + 1);
+      return unfinished.get(version) ?? 0;
+    },
+    end: async (version) => void unfinished.delete(version),
+  };
   const events: EventEnvelope[] = [];
   const outbox = { append: async (e: readonly EventEnvelope[]) => void events.push(...e) } as unknown as Outbox;
   const imports: { jobId: string | undefined; records: number }[] = [];
@@ -83,12 +104,13 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
     outbox,
     dataQuality: { open: async () => 0 } as unknown as DataQualityExceptions,
     importer,
+    attempts,
     clock,
     log: new Logger("error", () => undefined),
     ...overrides,
   };
   const upload = (name: string, content: string, metadata?: Record<string, string>): void => void bin("inbound").set(name, { content, lastModified: clock.now(), ...(metadata !== undefined ? { metadata } : {}) });
-  return { ingest: new IngestFile(deps), deps, upload, jobs, imports, events, bin, failures };
+  return { ingest: new IngestFile(deps), deps, upload, jobs, imports, events, bin, failures, stalls, unfinished };
 }
 
 describe("IngestFile: a re-run of the same blob doubles nothing", () => {
@@ -137,19 +159,89 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
 
 describe("IngestFile: the job id is the feed's and the whole content's SHA-256, whichever way the file ends", () => {
   const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
-  // Enough bad rows that validation stops reading early: the hash still covers the whole file.
+  // More bad rows than errors are listed: the file is read, counted and hashed to its end.
   const manyBad = `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,equity,GBP`).join("\n")}\n`;
   const unreadable = 'ISIN,Name,Class,Ccy\nGB0002634946,"BAE,equity,GBP\n';
 
   it.each([
     ["accepted", CONTENT, "ingested"],
-    ["rejected before its end", manyBad, "rejected"],
+    ["rejected, with more errors than listed", manyBad, "rejected"],
     ["unreadable", unreadable, "rejected"],
   ])("%s", async (_case, content, action) => {
     const w = world(new Set());
     w.upload("fd_1/securities-h.csv", content);
     const outcome = await w.ingest.run("fd_1/securities-h.csv");
     expect(outcome).toEqual({ action, jobId: fileJobId("fd_1", "live", sha(content)) });
+  });
+});
+
+describe("IngestFile: counts are the whole file's; only the listed errors are capped", () => {
+  it("1,500 rows with 2 errors each: the failed job counts 1,500 received and rejected, lists 1,000 errors and says there are more", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-e.csv", `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,metal,GBP`).join("\n")}\n`);
+    const outcome = await w.ingest.run("fd_1/securities-e.csv");
+    const job = w.jobs.get((outcome as { jobId: string }).jobId);
+    expect(job).toMatchObject({ status: "failed", counts: { received: 1500, accepted: 0, rejected: 1500 } });
+    expect(job?.errors[0]).toEqual({ field: "file", message: "1500 rows rejected; the feed rejects the whole file on any row error" });
+    expect(job?.errors.slice(1, 3).map((e) => e.field)).toEqual(["isin", "assetClass"]);
+    expect(job?.errors).toHaveLength(1 + 1000 + 1);
+    expect(job?.errors.at(-1)).toEqual({ field: "", message: "more row errors than the 1000 listed; counts.rejected counts every rejected row" });
+  });
+});
+
+describe("IngestFile: the crash guard (attempts that started and never finished)", () => {
+  /** Starts an attempt that stalls mid-file and is never heard of again, as one whose process died. */
+  const stalledAttempt = async (w: ReturnType<typeof world>, name: string): Promise<void> => {
+    w.stalls.reads += 1;
+    void w.ingest.run(name);
+    await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it("one attempt that never finished: the next ingests the file, once, and the attempt is forgotten", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-c1.csv", CONTENT);
+    await stalledAttempt(w, "fd_1/securities-c1.csv");
+    expect([...w.unfinished.values()]).toEqual([1]);
+    expect(await w.ingest.run("fd_1/securities-c1.csv")).toMatchObject({ action: "ingested" });
+    expect(w.imports).toHaveLength(1);
+    expect(w.unfinished.size).toBe(0);
+    expect(w.bin("archive").has("fd_1/securities-c1.csv")).toBe(true);
+  });
+
+  it(`${MAX_UNFINISHED_ATTEMPTS} attempts that never finished: the next quarantines the file with a failed job saying it crashed repeatedly`, async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-c2.csv", CONTENT);
+    for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c2.csv");
+    const outcome = await w.ingest.run("fd_1/securities-c2.csv");
+    expect(outcome).toEqual({ action: "rejected", jobId: fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex")) });
+    const job = w.jobs.get((outcome as { jobId: string }).jobId);
+    expect(job).toMatchObject({ status: "failed", fileName: "securities-c2.csv", counts: { received: 0, accepted: 0, rejected: 0 } });
+    expect(job?.errors).toEqual([{ field: "file", message: `ingestion of this file crashed repeatedly: ${MAX_UNFINISHED_ATTEMPTS} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again` }]);
+    expect(w.imports).toHaveLength(0);
+    expect(w.bin("quarantine").has("fd_1/securities-c2.csv")).toBe(true);
+    expect(w.bin("inbound").size).toBe(0);
+    expect(w.events.map((e) => e.event)).toEqual(["refresh_job.failed"]);
+    expect(w.unfinished.size).toBe(0);
+  });
+
+  it("an import left running by the interrupted attempts is the job that fails, keeping what it stored", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-c3.csv", CONTENT);
+    const jobId = fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex"));
+    w.jobs.set(jobId, { id: jobId, source: "blob", dataType: "securities", feedId: "fd_1", fileName: "securities-c3.csv", status: "running", counts: { received: 2, accepted: 1, rejected: 0 }, errors: [], startedAt: "2026-02-01T09:00:00.000Z", completedAt: null, leaseUntil: "2026-02-01T09:05:00.000Z" });
+    for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c3.csv");
+    await w.ingest.run("fd_1/securities-c3.csv");
+    expect(w.jobs.get(jobId)).toMatchObject({ status: "failed", counts: { received: 2, accepted: 1, rejected: 0 }, startedAt: "2026-02-01T09:00:00.000Z", leaseUntil: null });
+  });
+
+  it("attempts that fail with an error (not a crash) are not counted: the host's retry ingests the file", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-c4.csv", CONTENT);
+    for (let i = 0; i <= MAX_UNFINISHED_ATTEMPTS; i += 1) {
+      w.failures.add("import");
+      await expect(w.ingest.run("fd_1/securities-c4.csv")).rejects.toThrow("crash during the import");
+    }
+    expect(await w.ingest.run("fd_1/securities-c4.csv")).toMatchObject({ action: "ingested" });
   });
 });
 

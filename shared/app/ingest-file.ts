@@ -1,26 +1,38 @@
-import { createHash } from "node:crypto";
-import { pipeline, Transform, type Readable } from "node:stream";
 import type { DataQualityCandidate } from "../domain/data-quality-exception";
 import { AppError } from "../domain/errors";
-import { compileFilePattern, feedCreateSchema, type FeedDefinition, type StoredFeed } from "../domain/feed";
-import { compileMapping } from "../domain/feed-mapping";
-import { RowValidation, type ValidationOutcome } from "../domain/feed-validation";
-import { MAX_IMPORT_RECORDS, payloadKey, type DataType } from "../domain/import-payload";
+import { compileFilePattern, type FeedDefinition } from "../domain/feed";
+import type { ValidationOutcome } from "../domain/feed-validation";
+import { MAX_IMPORT_RECORDS } from "../domain/import-payload";
 import type { Job } from "../domain/job";
 import { FileFormatError } from "../formats/source-record";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
-import type { FileStore } from "../ports/file-store";
+import type { FileStore, StoredFileInfo } from "../ports/file-store";
+import type { IngestAttempts } from "../ports/ingest-attempts";
 import type { JobRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
-import { feedRecords } from "./feed-records";
+import { firstPass } from "./feed-records";
+import { HashingReader, sha256Of } from "./file-hashing";
 import { jobEvent, type ImportService } from "./import/import-service";
+import { importValidRows } from "./ingest-file-import";
+import {
+  ARCHIVE,
+  definitionOf,
+  fileJobId,
+  fileVersion,
+  hashOf,
+  INBOUND,
+  MAX_UNFINISHED_ATTEMPTS,
+  originOf,
+  QUARANTINE,
+  rowErrors,
+  type IngestOutcome,
+  type Origin,
+} from "./ingest-file-parts";
 
-export const INBOUND = "inbound";
-export const ARCHIVE = "archive";
-export const QUARANTINE = "quarantine";
+export { fileJobId, MAX_UNFINISHED_ATTEMPTS, type IngestOutcome } from "./ingest-file-parts";
 
 export interface IngestDeps {
   feeds: FeedRepository;
@@ -29,6 +41,8 @@ export interface IngestDeps {
   outbox: Outbox;
   dataQuality: DataQualityExceptions;
   importer: Pick<ImportService, "execute">;
+  /** Attempts that started and never finished, per file version: the crash guard. */
+  attempts: IngestAttempts;
   clock: Clock;
   log: Logger;
   /** Records per import call (default and most MAX_IMPORT_RECORDS). */
@@ -39,54 +53,6 @@ export interface IngestDeps {
    */
   unlabelledSource?: "sftp" | "blob";
 }
-
-/** What became of one inbound file. */
-export type IngestOutcome =
-  | { action: "ignored" | "waiting" | "gone"; reason: string }
-  | { action: "ingested" | "tested" | "duplicate" | "rejected" | "rerun"; jobId: string };
-
-type Definition = FeedDefinition;
-
-const hashOf = (...parts: string[]): string => createHash("sha256").update(parts.join("\u0000")).digest("hex");
-
-/** The job of a file: the same for the same content of the same feed in the same status, so a re-run finds it. */
-export const fileJobId = (feedId: string, mode: "live" | "testing", sha256: string): string => `job_${hashOf(feedId, mode, sha256).slice(0, 24)}`;
-
-async function sha256Of(stream: Readable): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of stream) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
-/** Hashes a file's bytes as a reader streams them, so validating the file and naming its job take one read. */
-class HashingReader {
-  private readonly hash = createHash("sha256");
-  private complete = false;
-
-  wrap(source: Readable): Readable {
-    const hash = this.hash;
-    const through = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        done(null, chunk);
-      },
-      flush: (done) => {
-        this.complete = true;
-        done();
-      },
-    });
-    // A failing source fails the reader through `through`; a reader stopping early destroys both.
-    return pipeline(source, through, () => undefined);
-  }
-
-  /** The hex SHA-256 of the whole file, or undefined when reading stopped before its end. */
-  digest(): string | undefined {
-    return this.complete ? this.hash.digest("hex") : undefined;
-  }
-}
-
-const rowErrors = (outcome: ValidationOutcome): Job["errors"] =>
-  outcome.errors.map((e) => ({ field: e.field, message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}` }));
 
 /**
  * Ingests a file that landed in `inbound/<feedId>/<fileName>`: the feed's reader, mapping and validation
@@ -117,27 +83,43 @@ export class IngestFile {
     const info = await this.deps.files.info(INBOUND, name);
     if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const mode = feed.status === "live" ? "live" : "testing";
-    const { source, fileName } = this.originOf(inboxName, info.metadata);
+    const { source, fileName } = originOf(inboxName, info.metadata, this.deps.unlabelledSource ?? "blob");
     const base = { source, dataType: feed.dataType, feedId, fileName };
 
+    // The crash guard: the attempt is recorded in the store before a byte is read, and forgotten
+    // when it ends, however. A version whose attempts keep ending the process (out of memory, kill
+    // -9) is quarantined instead of being read again; a single interrupted attempt is simply run
+    // again (and finishes the same job: its id comes from the content).
+    const version = fileVersion(name, info);
+    const started = await this.deps.attempts.begin(version, this.deps.clock.now());
+    try {
+      if (started > MAX_UNFINISHED_ATTEMPTS) return await this.giveUp(name, feed, mode, base, info, started - 1);
+      return await this.ingest(name, feed, mode, base, info);
+    } finally {
+      await this.deps.attempts.end(version).catch((error: unknown) => {
+        this.deps.log.warn("the ingestion attempt could not be marked finished; a later crash of this file counts it", { name, error: error instanceof Error ? error.message : String(error) });
+      });
+    }
+  }
+
+  /** Passes 1 and 2 of one inbound file, and where it goes. */
+  private async ingest(name: string, feed: FeedDefinition, mode: "live" | "testing", base: Origin, info: StoredFileInfo): Promise<IngestOutcome> {
+    const { feedId, fileName } = base;
+
     // Pass 1: read, map and validate every row, hashing the bytes on the way (the content's SHA-256
-    // names the job and finds duplicates); nothing is written.
-    const validation = new RowValidation(feed.validation);
-    const map = compileMapping(feed);
+    // names the job and finds duplicates); nothing is written. A dry run is this same pass.
     const hashing = new HashingReader();
-    let unreadable: FileFormatError | undefined;
+    // The file's verdict, or why it cannot be read.
+    let first: ValidationOutcome | FileFormatError;
     try {
       const stream = await this.deps.files.read(INBOUND, name);
       if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
-      for await (const record of feedRecords(feed, hashing.wrap(stream))) {
-        validation.accept(map(record));
-        if (validation.settled) break;
-      }
+      first = await firstPass(feed, hashing.wrap(stream));
     } catch (error) {
       if (!(error instanceof FileFormatError)) throw error;
-      unreadable = error;
+      first = error;
     }
-    // A file given up on before its end (unreadable, or rejected already): its hash needs the rest.
+    // A file given up on before its end (unreadable): its hash needs the rest.
     let sha256 = hashing.digest();
     if (sha256 === undefined) {
       const again = await this.deps.files.read(INBOUND, name);
@@ -164,11 +146,11 @@ export class IngestFile {
     const startedAt = existing?.status === "running" ? existing.startedAt : this.deps.clock.now().toISOString();
     const job = (fields: Pick<Job, "status" | "counts" | "errors">): Job => ({ ...base, id: jobId, ...fields, startedAt, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null });
 
-    if (unreadable !== undefined) {
-      const where = unreadable.row !== undefined ? ` (record ${unreadable.row})` : "";
-      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${unreadable.message}` }] }));
+    if (first instanceof FileFormatError) {
+      const where = first.row !== undefined ? ` (record ${first.row})` : "";
+      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${first.message}` }] }));
     }
-    const outcome = validation.outcome();
+    const outcome = first;
     const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
     if (mode === "testing") {
       const verdict =
@@ -188,7 +170,7 @@ export class IngestFile {
       await this.finish(job({ status: "completed", counts, errors: rowErrors(outcome) }));
     } else {
       try {
-        await this.importRows(feed, name, { ...base, jobId }, { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) });
+        await importValidRows(this.deps, this.batchSize, feed, name, { ...base, jobId }, { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) });
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         // The import refused a call's rows (say, a reference it does not know). The calls before it
@@ -215,56 +197,34 @@ export class IngestFile {
   }
 
   /**
-   * Re-reads the file and imports its valid rows, a batch per call, all under the file's one job. The
-   * calls run one after another, in the file's order; the next batch is read while one is written, so
-   * at most two batches are held.
+   * Quarantines a file whose earlier attempts all ended their process without finishing, reading it
+   * only to hash it (in bounded memory): its job says so, `refresh_job.failed` goes out, and it is
+   * not read again. A job an interrupted import left running is the one that fails, keeping the
+   * counts it reported.
    */
-  private async importRows(feed: Definition, name: string, origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string }, file: { received: number; rejected: number; errors: Job["errors"] }): Promise<void> {
+  private async giveUp(name: string, feed: FeedDefinition, mode: "live" | "testing", base: Origin, info: StoredFileInfo, crashed: number): Promise<IngestOutcome> {
     const stream = await this.deps.files.read(INBOUND, name);
-    if (stream === undefined) throw new Error(`the file ${name} left inbound during its import`);
-    const map = compileMapping(feed);
-    interface Batch {
-      records: Record<string, unknown>[];
-      /** The file's row of each record, to name rows in what the import refuses. */
-      rows: number[];
-    }
-    let batch: Batch = { records: [], rows: [] };
-    // A full batch waits until the next row shows whether it is the last.
-    let full: Batch | undefined;
-    let first = true;
-    let writing: Promise<unknown> | undefined;
-    const key = payloadKey[feed.dataType];
-    const send = async ({ records, rows }: Batch, last: boolean): Promise<void> => {
-      if (writing !== undefined) await writing;
-      const part = { first, last };
-      first = false;
-      writing = this.deps.importer.execute(feed.dataType as DataType, { [key]: records }, { ...origin, file, part }).catch((error: unknown) => {
-        throw error instanceof AppError ? withFileRows(error, key, rows) : error;
-      });
-      // Awaited by the next send or at the end; until then a failure must not count as unhandled.
-      writing.catch(() => undefined);
-    };
-    try {
-      for await (const record of feedRecords(feed, stream)) {
-        const mapped = map(record);
-        if (!mapped.ok) continue;
-        if (full !== undefined) {
-          await send(full, false);
-          full = undefined;
-        }
-        batch.records.push(mapped.record);
-        batch.rows.push(mapped.row);
-        if (batch.records.length >= this.batchSize) {
-          full = batch;
-          batch = { records: [], rows: [] };
-        }
-      }
-      if (full !== undefined) await send(full, batch.records.length === 0);
-      if (batch.records.length > 0) await send(batch, true);
-    } finally {
-      // Whatever ended the reading, the part being written finishes (or fails) before this returns.
-      if (writing !== undefined) await writing;
-    }
+    if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+    const sha256 = await sha256Of(stream);
+    const contentJob = fileJobId(base.feedId, mode, sha256);
+    const running = await this.deps.jobs.get(contentJob);
+    const interrupted = running?.status === "running" ? running : undefined;
+    // Not over a finished job of the same content: this delivery gets a job of its own.
+    const id = interrupted !== undefined || running === undefined ? contentJob : `job_${hashOf(base.feedId, "crashed", sha256, name, info.lastModified.toISOString()).slice(0, 24)}`;
+    const now = this.deps.clock.now().toISOString();
+    const message = `ingestion of this file crashed repeatedly: ${crashed} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again`;
+    const log = this.deps.log.with({ feedId: base.feedId, fileName: base.fileName, sha256, jobId: id, format: feed.format });
+    log.error("file given up on after repeated crashes", { attempts: crashed });
+    return this.reject(name, log, {
+      ...base,
+      id,
+      status: "failed",
+      counts: interrupted?.counts ?? { received: 0, accepted: 0, rejected: 0 },
+      errors: [{ field: "file", message }],
+      startedAt: interrupted?.startedAt ?? now,
+      completedAt: now,
+      leaseUntil: null,
+    });
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {
@@ -280,42 +240,9 @@ export class IngestFile {
     await this.deps.outbox.append([jobEvent(job)]);
   }
 
-  /**
-   * The channel a file came by and the name its job shows: a blob source's copy (stored under a
-   * version folder so two versions cannot overwrite each other) by the customer's own blob name.
-   */
-  private originOf(inboxName: string, metadata: Record<string, string>): { source: Job["source"]; fileName: string } {
-    const label = metadata["source"];
-    const source = label === "sftp" || label === "blob" ? label : (this.deps.unlabelledSource ?? "blob");
-    const customerName = metadata["sourcename"];
-    if (customerName === undefined) return { source, fileName: inboxName };
-    try {
-      return { source, fileName: decodeURIComponent(customerName) };
-    } catch {
-      return { source, fileName: inboxName };
-    }
-  }
-
   private leave(name: string, action: "ignored" | "waiting" | "gone", reason: string): IngestOutcome {
     this.deps.log.info(`inbound file left alone: ${reason}`, { name });
     return { action, reason };
   }
 }
 
-/** The import's details name records of one call (`prices[3].isin`): named here by the file's row (`row 10004: isin`). */
-function withFileRows(error: AppError, key: string, rows: readonly number[]): AppError {
-  if (error.details === undefined) return error;
-  const prefix = new RegExp(`^${key}\\[(\\d+)\\]\\.?`);
-  const details = error.details.map((d) => {
-    const m = prefix.exec(d.field);
-    const row = m === null ? undefined : rows[Number(m[1])];
-    return row === undefined ? d : { ...d, field: d.field.slice(m?.[0].length ?? 0) || "record", message: `row ${row}: ${d.message}` };
-  });
-  return new AppError(error.code, error.message, { details, cause: error });
-}
-
-/** The definition part of a stored feed, re-parsed so defaults the schema gained since are filled. */
-function definitionOf(f: StoredFeed): Definition {
-  const { name, provider, dataType, format, filePattern, options, mapping, validation, status } = f;
-  return feedCreateSchema.parse({ name, provider, dataType, format, filePattern, options, mapping, validation, status }) as Definition;
-}

@@ -191,6 +191,25 @@ describe("mapping fix-like tag records", () => {
     expect(ok(reports({ row: 2, values }))).toEqual({ portfolioCode: "ACC-1", isin: "US0378331005", date: "2024-03-28", quantity: 100, costBasis: 90, currency: "USD" });
   });
 
+  it("names the repeating group and a selector when a tag mapped plainly lives only inside a group", () => {
+    const plain = mapper({
+      dataType: "positions",
+      format: "fix",
+      options: { msgTypes: ["AP"], dateFormat: "yyyyMMdd" },
+      mapping: { portfolioCode: "448", isin: "48", date: "715", quantity: "704", currency: "15" },
+    });
+    expect(errors(plain({ row: 3, values: { ...values, "453": [{ "448": "ACC-1", "452": "24" }] } }))).toEqual([
+      { row: 3, field: "portfolioCode", column: "448", message: "tag 448 has no value: tag 448 is found only inside the repeating group 453 (NoPartyIDs); name its entry with a selector, e.g. 453[452=…].448" },
+      { row: 3, field: "quantity", column: "704", message: "is required, but tag 704 has no value: tag 704 is found only inside the repeating group 702 (NoPositions); name its entry with a selector, e.g. 702[703=…].704" },
+    ]);
+    const nested = mapper({ dataType: "positions", format: "fix", options: {}, mapping: { portfolioCode: "524", isin: "48", date: { value: "2024-03-28" }, quantity: "702[0].704" } });
+    expect(errors(nested({ row: 1, values }))[0]?.message).toBe(
+      "tag 524 has no value: tag 524 is found only inside the repeating groups 702 (NoPositions) › 539 (NoNestedPartyIDs); name its entry with a selector, e.g. 702[703=…].539[538=…].524",
+    );
+    // A tag of no group, missing, says only that.
+    expect(errors(plain({ row: 4, values: { ...values, "715": "" } })).find((e) => e.field === "date")?.message).toBe("is required, but tag 715 has no value");
+  });
+
   it("maps execution reports with map and multiply", () => {
     const fills = mapper({
       dataType: "transactions",

@@ -1,8 +1,9 @@
 import Decimal from "decimal.js";
+import { fixGroupPath } from "../formats/fix-reader-groups";
 import type { SourceRecord } from "../formats/source-record";
 import type { FeedDefinition, MappingRule } from "./feed";
 import { recordFields, type FieldKind } from "./feed-fields";
-import { parseSourcePath, resolvePath, STRUCTURE } from "./feed-source-path";
+import { parseSourcePath, resolvePath, STRUCTURE, type PathSegment } from "./feed-source-path";
 import { dateReader, numberReader } from "./feed-values";
 import { recordSchemas } from "./import-payload";
 
@@ -27,6 +28,8 @@ interface FieldRule {
   column?: string;
   /** Says where a missing value was looked for. */
   where?: string;
+  /** Says how to find a missing value that is elsewhere (a FIX tag that lives in a repeating group). */
+  hint?: string;
   produce(values: Record<string, unknown>): Converted | undefined;
 }
 
@@ -47,6 +50,7 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
   const column = rule.source;
   let read: (values: Record<string, unknown>) => unknown;
   let where: string;
+  let hint: string | undefined;
   if (feed.format === "csv" || feed.format === "xlsx") {
     // Own properties only: a column named "constructor" must not read Object's.
     read = (values) => (Object.hasOwn(values, column) ? values[column] : undefined);
@@ -57,6 +61,7 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
     if (typeof path === "string") throw new Error(`mapping.${target}: ${path}`);
     read = (values) => resolvePath(values, path);
     where = feed.format === "fix" ? `tag ${column}` : `"${column}"`;
+    if (feed.format === "fix") hint = groupHint(path);
   }
   const map = "map" in rule ? rule.map : undefined;
   const multiply = "multiply" in rule && rule.multiply !== undefined ? new Decimal(rule.multiply) : undefined;
@@ -79,6 +84,7 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
     target,
     column,
     where,
+    ...(hint !== undefined ? { hint } : {}),
     produce(values) {
       let raw = read(values);
       if (raw === STRUCTURE) return { error: `${where} holds a nested structure, not a value` };
@@ -92,6 +98,16 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
       return convert(raw);
     },
   };
+}
+
+/** For a plain FIX tag that lives only inside repeating groups (704 in NoPositions): which group, and the selector that reads it. */
+function groupHint(path: readonly PathSegment[]): string | undefined {
+  const only = path.length === 1 ? path[0] : undefined;
+  if (only === undefined || !("key" in only)) return undefined;
+  const found = fixGroupPath(only.key);
+  if (found === undefined) return undefined;
+  const groups = found.groups.map((g) => `${g.tag} (${g.name})`).join(" › ");
+  return `tag ${only.key} is found only inside the repeating group${found.groups.length > 1 ? "s" : ""} ${groups}; name its entry with a selector, e.g. ${found.selector}`;
 }
 
 /**
@@ -116,9 +132,13 @@ export function compileMapping(feed: Feed): RecordMapper {
   return ({ row, values }) => {
     const record: Record<string, unknown> = {};
     let errors: RowError[] | undefined;
+    let unfound: FieldRule[] | undefined;
     for (const rule of rules) {
       const out = rule.produce(values);
-      if (out === undefined) continue;
+      if (out === undefined) {
+        if (rule.hint !== undefined) (unfound ??= []).push(rule);
+        continue;
+      }
       if ("error" in out) {
         (errors ??= []).push({ row, field: rule.target, ...(rule.column !== undefined ? { column: rule.column } : {}), message: out.error });
       } else record[rule.target] = out.value;
@@ -136,9 +156,14 @@ export function compileMapping(feed: Feed): RecordMapper {
       const rule = byTarget.get(top);
       let message = issue.message;
       if (issue.code !== "custom" && issue.path.length === 1 && !(top in record)) {
-        message = rule === undefined ? "is required, and the feed's mapping does not map it" : `is required, but ${rule.where ?? "the mapping"} has no value`;
+        message = rule === undefined ? "is required, and the feed's mapping does not map it" : `is required, but ${rule.where ?? "the mapping"} has no value${rule.hint !== undefined ? `: ${rule.hint}` : ""}`;
       }
       all.push({ row, field, ...(rule?.column !== undefined ? { column: rule.column } : {}), message });
+    }
+    // A rejected row says where a group member it looked for in vain is, whichever error it led to
+    // (an alternative such as portfolioCode fails as "portfolioId or portfolioCode is required").
+    for (const rule of unfound ?? []) {
+      if (!all.some((e) => e.field === rule.target)) all.push({ row, field: rule.target, ...(rule.column !== undefined ? { column: rule.column } : {}), message: `${rule.where ?? "the mapping"} has no value: ${rule.hint ?? ""}` });
     }
     // In the mapping's order, whichever step found them.
     return { ok: false, row, errors: all.sort((a, b) => rank(a) - rank(b)) };

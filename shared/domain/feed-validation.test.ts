@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { feedCreateSchema } from "./feed";
 import { compileMapping, type MappedRow } from "./feed-mapping";
-import { DryRunBuilder, RowValidation } from "./feed-validation";
+import { dryRunSummary, RowValidation } from "./feed-validation";
 
 const good = (row: number): MappedRow => ({ ok: true, row, record: { isin: "DE0007164600", row } });
 const bad = (row: number, fields = ["price"]): MappedRow => ({ ok: false, row, errors: fields.map((field) => ({ row, field, column: field.toUpperCase(), message: "is not a number" })) });
@@ -10,7 +10,7 @@ describe("RowValidation, reject-file", () => {
   it("accepts a clean file", () => {
     const v = new RowValidation({ onRowError: "reject-file" });
     expect([good(1), good(2)].map((r) => v.accept(r))).toEqual([true, true]);
-    expect(v.outcome()).toEqual({ status: "accepted", received: 2, valid: 2, rejected: 0, errors: [], errorsTruncated: false, rejectedRows: [] });
+    expect(v.outcome()).toEqual({ status: "accepted", received: 2, valid: 2, rejected: 0, errors: [], errorsTruncated: false, rejectedRows: [], preview: [{ isin: "DE0007164600", row: 1 }, { isin: "DE0007164600", row: 2 }] });
   });
 
   it("rejects the whole file on one bad row, reporting every error up to the cap", () => {
@@ -18,7 +18,6 @@ describe("RowValidation, reject-file", () => {
     const passed = [good(1), bad(2, ["price", "date"]), good(3), bad(4, ["isin", "currency"]), bad(5)].map((r) => v.accept(r));
     expect(passed).toEqual([true, false, false, false, false]);
     expect(v.fileRejected).toBe(true);
-    expect(v.settled).toBe(true);
     const outcome = v.outcome();
     expect(outcome).toMatchObject({ status: "rejected", received: 5, valid: 2, rejected: 3, errorsTruncated: true, reason: expect.stringMatching(/3 rows rejected; the feed rejects the whole file/) });
     expect(outcome.errors.map((e) => [e.row, e.field])).toEqual([
@@ -65,8 +64,8 @@ describe("RowValidation, skip-row", () => {
   });
 });
 
-describe("DryRunBuilder", () => {
-  it("summarises a sample: counts, errors with row and field, the first 20 mapped records", () => {
+describe("dryRunSummary", () => {
+  it("summarises a sample as its first pass decides: counts, errors with row and field, the first 20 mapped records, the verdict", () => {
     const feed = feedCreateSchema.parse({
       name: "Prices",
       provider: "Vendor",
@@ -77,13 +76,14 @@ describe("DryRunBuilder", () => {
       mapping: { isin: "ISIN", date: "Date", price: "Close", currency: { value: "EUR" }, type: { value: "close" }, source: { value: "Vendor" } },
     });
     const map = compileMapping(feed);
-    const dryRun = new DryRunBuilder();
+    const validation = new RowValidation(feed.validation);
     for (let row = 1; row <= 25; row += 1) {
       const close = row === 7 ? "n/a" : `${row},5`;
-      dryRun.accept(map({ row, values: { ISIN: "DE0007164600", Date: "2024-03-28", Close: close } }));
+      validation.accept(map({ row, values: { ISIN: "DE0007164600", Date: "2024-03-28", Close: close } }));
     }
-    const summary = dryRun.summary();
-    expect(summary).toMatchObject({ received: 25, valid: 24, rejected: 1 });
+    const summary = dryRunSummary(validation.outcome());
+    // The feed rejects a file on any row error (the default), so this one would be quarantined.
+    expect(summary).toMatchObject({ received: 25, valid: 24, rejected: 1, verdict: "rejected", reason: "1 row rejected; the feed rejects the whole file on any row error", errorsTruncated: false });
     expect(summary.errors).toEqual([{ row: 7, field: "price", column: "Close", message: '"n/a" is not a number' }]);
     expect(summary.preview).toHaveLength(20);
     expect(summary.preview[0]).toEqual({ isin: "DE0007164600", date: "2024-03-28", price: 1.5, currency: "EUR", type: "close", source: "Vendor" });

@@ -10,13 +10,19 @@ export interface RejectedRow {
   errors: RowError[];
 }
 
+/** Valid records a dry run shows. */
+export const PREVIEW_RECORDS = 20;
+
 interface Counts {
+  /** Every row of the file, however many errors it has: only the list of errors is capped. */
   received: number;
   valid: number;
   rejected: number;
   /** The first row errors (at most MAX_ROW_ERRORS); `errorsTruncated` says when there were more. */
   errors: RowError[];
   errorsTruncated: boolean;
+  /** The first PREVIEW_RECORDS valid records, as the import would receive them. */
+  preview: Record<string, unknown>[];
 }
 
 /** What a file's validation decided: write its valid rows (and report the rejected ones), or reject it whole. */
@@ -28,7 +34,8 @@ export type ValidationOutcome =
  * Applies a feed's `validation` to a file's mapped rows as they stream by. `reject-file`: any row
  * error rejects the file. `skip-row`: valid rows pass and each rejected row is reported, until more
  * than `maxRejectedRows` are rejected, which rejects the file. A rejected file writes nothing, so
- * the caller holds (or re-reads) the valid rows until `outcome()` says `accepted`.
+ * the caller holds (or re-reads) the valid rows until `outcome()` says `accepted`. The one verdict
+ * of both a delivered file's first pass and a dry run.
  */
 export class RowValidation {
   private received = 0;
@@ -37,6 +44,7 @@ export class RowValidation {
   private readonly errors: RowError[] = [];
   private errorsTruncated = false;
   private readonly rejectedRows: RejectedRow[] = [];
+  private readonly preview: Record<string, unknown>[] = [];
 
   constructor(
     private readonly validation: FeedValidation,
@@ -48,6 +56,7 @@ export class RowValidation {
     this.received += 1;
     if (result.ok) {
       this.valid += 1;
+      if (this.preview.length < PREVIEW_RECORDS) this.preview.push(result.record);
       return !this.fileRejected;
     }
     this.rejected += 1;
@@ -67,13 +76,8 @@ export class RowValidation {
     return this.validation.maxRejectedRows !== undefined && this.rejected > this.validation.maxRejectedRows;
   }
 
-  /** True once the file is rejected and the error list is full: reading on would only count. */
-  get settled(): boolean {
-    return this.fileRejected && this.errors.length >= this.maxErrors;
-  }
-
   outcome(): ValidationOutcome {
-    const counts: Counts = { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], errorsTruncated: this.errorsTruncated };
+    const counts: Counts = { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], errorsTruncated: this.errorsTruncated, preview: [...this.preview] };
     if (!this.fileRejected) return { ...counts, status: "accepted", rejectedRows: [...this.rejectedRows] };
     const rows = `${this.rejected} row${this.rejected === 1 ? "" : "s"}`;
     const reason =
@@ -84,39 +88,22 @@ export class RowValidation {
   }
 }
 
-/** The answer of a feed's dry run (`POST {id}/test`). */
+/** The answer of a feed's dry run (`POST {id}/test`): what a delivered file's first pass decides. */
 export interface DryRunSummary {
   received: number;
   valid: number;
   rejected: number;
+  /** What ingestion would do with the file: write its valid rows, or reject (quarantine) it whole. */
+  verdict: "accepted" | "rejected";
+  /** Why the file would be rejected. */
+  reason?: string;
   errors: RowError[];
+  errorsTruncated: boolean;
   preview: Record<string, unknown>[];
 }
 
-export const PREVIEW_RECORDS = 20;
-
-/** Collects a dry run's answer from mapped rows as they stream by: counts, the first errors, the first records. */
-export class DryRunBuilder {
-  private received = 0;
-  private valid = 0;
-  private rejected = 0;
-  private readonly errors: RowError[] = [];
-  private readonly preview: Record<string, unknown>[] = [];
-
-  constructor(private readonly maxErrors = MAX_ROW_ERRORS) {}
-
-  accept(result: MappedRow): void {
-    this.received += 1;
-    if (result.ok) {
-      this.valid += 1;
-      if (this.preview.length < PREVIEW_RECORDS) this.preview.push(result.record);
-      return;
-    }
-    this.rejected += 1;
-    for (const e of result.errors) if (this.errors.length < this.maxErrors) this.errors.push(e);
-  }
-
-  summary(): DryRunSummary {
-    return { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], preview: [...this.preview] };
-  }
+export function dryRunSummary(outcome: ValidationOutcome): DryRunSummary {
+  const { received, valid, rejected, errors, errorsTruncated, preview } = outcome;
+  const verdict = outcome.status === "rejected" ? { verdict: outcome.status, reason: outcome.reason } : { verdict: outcome.status };
+  return { received, valid, rejected, ...verdict, errors, errorsTruncated, preview };
 }

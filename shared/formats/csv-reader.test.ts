@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { readCsv, type CsvOptions } from "./csv-reader";
+import { MAX_CSV_COLUMNS, readCsv, type CsvOptions } from "./csv-reader";
 import { FileFormatError, type SourceRecord } from "./source-record";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/csv");
@@ -159,6 +159,11 @@ describe("readCsv", () => {
   it("refuses text after a closing quote", async () => {
     const error = await failure(text('a,b\n1,"2"x\n'));
     expect(error.message).toMatch(/row 1: a quoted field has text after its closing quote/);
+  });
+
+  it("refuses a header of more columns than a spreadsheet holds", async () => {
+    const header = Array.from({ length: MAX_CSV_COLUMNS + 1 }, (_, i) => String(i + 1)).join(",");
+    expect((await failure(text(`${header}\n`))).message).toBe(`the header has ${MAX_CSV_COLUMNS + 1} columns, more than ${MAX_CSV_COLUMNS}`);
   });
 
   it("refuses duplicate, empty or missing header names", async () => {

@@ -21,6 +21,8 @@ export interface CsvOptions {
  * otherwise swallow the rest of the file into one field, in memory.
  */
 export const MAX_CSV_RECORD_CHARS = 1 << 20;
+/** A header naming more columns than a spreadsheet can hold is refused: every row becomes an object of that many values. */
+export const MAX_CSV_COLUMNS = 16_384;
 
 /**
  * Reads a delimited text file: RFC 4180 quoting (delimiters, line breaks and doubled quotes inside
@@ -66,6 +68,7 @@ async function* csvRecords(input: Readable, options: CsvOptions): AsyncGenerator
 
 /** The column names; `undefined` for trailing nameless columns (a delimiter closing every line). */
 function headerNames(fields: string[]): (string | undefined)[] {
+  if (fields.length > MAX_CSV_COLUMNS) throw new FileFormatError(`the header has ${fields.length} columns, more than ${MAX_CSV_COLUMNS}`);
   const names: (string | undefined)[] = fields.map((field) => field.trim());
   while (names.length > 0 && names[names.length - 1] === "") names.pop();
   const seen = new Set<string>();

@@ -4,6 +4,11 @@ import { FileFormatError } from "./source-record";
 
 /** A message longer than this (or this much text without one) is refused rather than buffered. */
 export const MAX_FIX_MESSAGE_BYTES = 1 << 20;
+/**
+ * A message with more fields than this is refused: every field is an object in memory, and a
+ * megabyte of `703=1` is 150,000 of them. Real messages have tens to a few hundred.
+ */
+export const MAX_FIX_FIELDS = 10_000;
 
 const SOH = 0x01;
 const PIPE = 0x7c;
@@ -66,6 +71,9 @@ export function nextMessage(buffer: Buffer, start: number, final: boolean, numbe
       if (valueEnd === buffer.length && !final) return incomplete();
     }
     if (tag === "10") trailerStart = position;
+    // Checked as the message is read, not after: a file handed over in one piece is read in one go.
+    if (valueEnd - begin > MAX_FIX_MESSAGE_BYTES) throw new FileFormatError(`message ${number} is longer than ${MAX_FIX_MESSAGE_BYTES} bytes`);
+    if (fields.length >= MAX_FIX_FIELDS) throw new FileFormatError(`message ${number} has more than ${MAX_FIX_FIELDS} fields`);
     fields.push({ tag, value: buffer.toString("utf8", valueStart, valueEnd) });
     lastValueEnd = valueEnd;
     dataTag = FIX_DATA_FIELDS[tag];

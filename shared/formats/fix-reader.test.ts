@@ -4,7 +4,8 @@ import { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { readFix, type FixOptions } from "./fix-reader";
+import { MAX_FIX_GROUP_ENTRIES, readFix, type FixOptions } from "./fix-reader";
+import { MAX_FIX_FIELDS } from "./fix-reader-message";
 import { FileFormatError, type SourceRecord } from "./source-record";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/fix");
@@ -208,6 +209,38 @@ describe("readFix", () => {
     }
     expect((await failure(Readable.from(endless()))).message).toMatch(/longer than/);
     expect(produced).toBeLessThan(40);
+  });
+
+  it("refuses a message of 150,000 group entries (900 KB) with a clear error, in bounded memory, whole or in chunks", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // The probe's file: one 35=W declaring 150,000 NoPositions entries of one field each. Built as
+    // objects keyed by tag numbers, it took gigabytes and crashed the process.
+    const bomb = Buffer.from(message("W", [["55", "X"], ["702", "150000"], ...Array.from({ length: 150_000 }, (): [string, string] => ["703", "1"])]), "latin1");
+    expect(bomb.length).toBeGreaterThan(900_000);
+    for (const input of [() => chunked(bomb, 64 * 1024), () => Readable.from([bomb])]) {
+      gc();
+      const baseline = process.memoryUsage().heapUsed;
+      const error = await failure(input());
+      expect(error.message).toBe(`message 1 has more than ${MAX_FIX_FIELDS} fields`);
+      expect(process.memoryUsage().heapUsed - baseline).toBeLessThan(64 << 20);
+    }
+  });
+
+  it("refuses more repeating-group entries than a message may hold, however the count reads", async () => {
+    const entries = (n: number): [string, string][] => Array.from({ length: n }, (): [string, string] => ["703", "TQ"]);
+    const declared = await failure(text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES + 1)], ...entries(MAX_FIX_GROUP_ENTRIES + 1)])));
+    expect(declared.row).toBe(1);
+    expect(declared.message).toBe(`message 1: group 702 declares ${MAX_FIX_GROUP_ENTRIES + 1} entries; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`);
+    const understated = await failure(text(message("AP", [["702", "2"], ...entries(MAX_FIX_GROUP_ENTRIES + 1)])));
+    expect(understated.message).toBe(`message 1: group 702 has more entries than ${MAX_FIX_GROUP_ENTRIES}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`);
+    // Nested groups count towards the same bound: 2 positions of 500 parties each, plus the positions.
+    const nested: [string, string][] = [["702", "2"]];
+    for (let p = 0; p < 2; p += 1) nested.push(["703", "TQ"], ["539", "500"], ...Array.from({ length: 500 }, (): [string, string] => ["524", "ACC"]));
+    expect((await failure(text(message("AP", nested)))).message).toMatch(/^message 1: group 539 declares 500 entries; a message may hold at most 1000/);
+    // At the bound it reads.
+    const [record] = await collect(text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES)], ...entries(MAX_FIX_GROUP_ENTRIES)])));
+    expect(record?.values["702"]).toHaveLength(MAX_FIX_GROUP_ENTRIES);
   });
 
   it("an empty file has no records", async () => {

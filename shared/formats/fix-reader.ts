@@ -1,6 +1,14 @@
 import type { Readable } from "node:stream";
 import { FIX_ADMIN_MSG_TYPES, FIX_GROUPS } from "./fix-reader-groups";
 import { MAX_FIX_MESSAGE_BYTES, nextMessage, type Field } from "./fix-reader-message";
+
+/**
+ * Repeating-group entries a message may hold, all its groups and nested groups together. Each entry
+ * is an object keyed by tag numbers, which V8 stores as array indexes: a few kilobytes each, so
+ * 150,000 one-field entries (under a megabyte of text) would fill the heap. Position reports carry a
+ * handful of positions and parties.
+ */
+export const MAX_FIX_GROUP_ENTRIES = 1000;
 import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
 
 /** What a feed says about its FIX files (validated by the feed schema before it gets here). */
@@ -56,8 +64,15 @@ async function* fixRecords(input: Readable, options: FixOptions): AsyncGenerator
 /** Flat tags as they come, repeating groups (by the table) as arrays of entries under their count tag. */
 function structured(fields: Field[], number: number, row: number): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  fill(values, fields, 0, undefined, number, row);
+  fill(values, fields, 0, undefined, { number, row, entries: 0 });
   return values;
+}
+
+/** The message being structured: its number and row, for errors, and the group entries made so far. */
+interface Budget {
+  number: number;
+  row: number;
+  entries: number;
 }
 
 function fill(
@@ -65,9 +80,9 @@ function fill(
   fields: Field[],
   from: number,
   members: readonly string[] | undefined,
-  number: number,
-  row: number,
+  budget: Budget,
 ): number {
+  const { number, row } = budget;
   let index = from;
   while (index < fields.length) {
     const field = fields[index] as Field;
@@ -84,10 +99,14 @@ function fill(
       continue;
     }
     const declared = Number(field.value);
+    const tooMany = (what: string) => new FileFormatError(`message ${number}: group ${field.tag} ${what}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`, row);
+    if (declared > MAX_FIX_GROUP_ENTRIES - budget.entries) throw tooMany(`declares ${field.value} entries`);
     const entries: Record<string, unknown>[] = [];
     while (index < fields.length && fields[index]?.tag === group[0]) {
+      // A count that understates its entries must not let them through either.
+      if (++budget.entries > MAX_FIX_GROUP_ENTRIES) throw tooMany(`has more entries than ${MAX_FIX_GROUP_ENTRIES}`);
       const entry: Record<string, unknown> = {};
-      index = fill(entry, fields, index, group, number, row);
+      index = fill(entry, fields, index, group, budget);
       entries.push(entry);
     }
     if (!Number.isInteger(declared) || declared !== entries.length) {

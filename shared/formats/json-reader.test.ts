@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, readJson, type JsonOptions } from "./json-reader";
+import { MAX_JSON_DEPTH, MAX_JSON_RECORD_BYTES, MAX_JSON_RECORD_OBJECTS, readJson, type JsonOptions } from "./json-reader";
 import { FileFormatError, type SourceRecord } from "./source-record";
 
 const navFile = join(__dirname, "../../test/fixtures/feeds/json/fund-admin-nav.json");
@@ -134,6 +134,27 @@ describe("readJson", () => {
     }
     expect((await failure(Readable.from(runaway()))).message).toMatch(/larger than/);
     expect(produced).toBeLessThan(20);
+  });
+
+  it("refuses a record of objects keyed by numbers (1.5 MB that would take gigabytes) before building them", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const objects = Array.from({ length: 150_000 }, () => '{"900":1}').join(",");
+    const file = Buffer.from(`[{"isin":"DE0007164600","quantity":1},{"isin":"X","lots":[${objects}]}]`);
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    const error = await failure(chunked(file, 64 * 1024));
+    expect(error.row).toBe(2);
+    expect(error.message).toBe(`record 2 holds more than ${MAX_JSON_RECORD_OBJECTS} objects`);
+    expect(process.memoryUsage().heapUsed - baseline).toBeLessThan(64 << 20);
+    // At the bound a record reads.
+    const [record] = await collect(text(`[{"lots":[${Array.from({ length: MAX_JSON_RECORD_OBJECTS - 1 }, () => '{"9":1}').join(",")}]}]`));
+    expect(record?.values["lots"]).toHaveLength(MAX_JSON_RECORD_OBJECTS - 1);
+  });
+
+  it("refuses a record larger than the bound", async () => {
+    const big = `[{"a":"${"x".repeat(2 * MAX_JSON_RECORD_BYTES)}"}]`;
+    expect((await failure(chunked(Buffer.from(big), 64 * 1024))).message).toMatch(/larger than/);
   });
 
   it("streams 200,000 records in bounded memory", async () => {

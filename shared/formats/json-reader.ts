@@ -10,8 +10,16 @@ export interface JsonOptions {
 
 /** Deeper nesting than this is refused (each level costs parser state; no real feed nests this far). */
 export const MAX_JSON_DEPTH = 64;
-/** A record, or any single value outside the records, larger than this is refused before it fills memory. */
-export const MAX_JSON_RECORD_BYTES = 16 << 20;
+/**
+ * A record, or any single value outside the records, larger than this is refused before it fills
+ * memory (a record in memory takes several times its text; the XML and FIX readers bound theirs alike).
+ */
+export const MAX_JSON_RECORD_BYTES = 1 << 20;
+/**
+ * Objects one record may nest. An object whose keys look like numbers (`{"900": 1}`) is stored by V8
+ * as an array of that length, kilobytes each: a megabyte of them would take gigabytes.
+ */
+export const MAX_JSON_RECORD_OBJECTS = 1000;
 
 /**
  * Reads the records of a JSON file as they stream past: each element of the array at `recordPath`
@@ -85,6 +93,8 @@ class RecordArrayWatch {
   private recordsDepth = -1;
   private lastTokenOffset = 0;
   private recordStart: number | undefined;
+  private recordObjects = 0;
+  private records = 0;
   found = false;
 
   constructor(
@@ -140,7 +150,15 @@ class RecordArrayWatch {
 
   private valueStarts(token: TokenType, offset: number): void {
     const depth = this.frames.length;
-    if (this.recordsDepth >= 0 && depth === this.recordsDepth + 1) this.recordStart = offset;
+    if (this.recordsDepth >= 0 && depth === this.recordsDepth + 1) {
+      this.recordStart = offset;
+      this.recordObjects = 0;
+      this.records += 1;
+    }
+    // Counted here, before the parser builds the object: the token reaches this watch first.
+    if (token === TokenType.LEFT_BRACE && this.recordsDepth >= 0 && depth > this.recordsDepth && ++this.recordObjects > MAX_JSON_RECORD_OBJECTS) {
+      throw new FileFormatError(`record ${this.records} holds more than ${MAX_JSON_RECORD_OBJECTS} objects`, this.records);
+    }
     if (depth === this.target.length && this.atTarget()) {
       if (token !== TokenType.LEFT_BRACKET) {
         const what = token === TokenType.LEFT_BRACE ? "an object" : "a single value";

@@ -210,7 +210,7 @@ describe("readXlsx", () => {
     const many = Array.from({ length: DEFAULT_ZIP_BOUNDS.maxEntries + 1 }, (_, i) => ({ name: `x/${i}.xml`, data: Buffer.from("<a/>") }));
     expect((await refusal(zip(many))).message).toMatch(/entries/);
     const text = Buffer.from(`<x>${randomBytes(1_500_000).toString("base64")}</x>`);
-    const bounds = { ...DEFAULT_ZIP_BOUNDS, maxUncompressedBytes: 2 ** 20, maxInMemoryEntryBytes: 2 ** 20 };
+    const bounds = { ...DEFAULT_ZIP_BOUNDS, maxUncompressedBytes: 2 ** 20, maxInMemoryEntryBytes: 2 ** 20, maxTextRunBytes: 2 ** 30 };
     expect((await refusal(zip([{ name: "xl/worksheets/sheet1.xml", data: text, deflate: true }]), { bounds })).message).toMatch(
       /inflates to more than/,
     );

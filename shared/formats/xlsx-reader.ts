@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { crc32 } from "node:zlib";
 import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
-import { DEFAULT_ZIP_BOUNDS, spoolCheckedZip, type CheckedZip, type ZipBounds } from "./zip-bounds";
+import { DEFAULT_ZIP_BOUNDS, spoolCheckedZip, type CheckedZip, type ZipBounds, type ZipRecord } from "./zip-bounds";
 
 /** What a feed says about its XLSX files (validated by the feed schema before it gets here). */
 export interface XlsxOptions {
@@ -73,11 +73,15 @@ const WORKBOOK_PARTS = ["xl/_rels/workbook.xml.rels", "xl/workbook.xml", "xl/sty
 const SHEET_PART = /^xl\/worksheets\/sheet\d+\.xml$/;
 
 /**
- * The checked zip's records replayed in the order exceljs needs: the workbook, its styles and shared
- * strings, then the sheets, then the central directory. exceljs reads a zip front to back and parks
- * a sheet that comes before the shared strings in a temporary file, and on that path (common:
- * SheetJS and others write the sheets first) it loses the entries after it and fails at random. A
- * workbook without shared strings gets an empty part for the same reason. Other parts are left out.
+ * The checked zip's entries replayed in the order exceljs needs: the workbook, its styles and shared
+ * strings, then the sheets. exceljs reads a zip front to back and parks a sheet that comes before the
+ * shared strings in a temporary file, and on that path (common: SheetJS and others write the sheets
+ * first) it loses the entries after it and fails at random. A workbook without shared strings gets an
+ * empty part for the same reason. Other parts are left out. Each entry is replayed as its checked
+ * data behind a plain local header stating its sizes, whatever the writer put there: exceljs's
+ * unzipper reads neither zip64 sizes nor 64-bit data descriptors, and never has to search for a
+ * descriptor's signature (which the compressed data may contain by chance). A bare end record closes
+ * the stream.
  */
 function partsInReadingOrder(zip: CheckedZip): Readable {
   const byName = new Map(zip.records.map((record) => [record.name, record]));
@@ -85,30 +89,45 @@ function partsInReadingOrder(zip: CheckedZip): Readable {
   async function* bytes(): AsyncGenerator<Buffer> {
     for (const name of WORKBOOK_PARTS) {
       const record = byName.get(name);
-      if (record !== undefined) yield* range(record.start, record.end);
-      else if (name === "xl/sharedStrings.xml") yield storedEntry(name, Buffer.from("<sst/>"));
+      if (record !== undefined) yield* entry(record);
+      else if (name === "xl/sharedStrings.xml") yield* storedEntry(name, Buffer.from("<sst/>"));
     }
-    for (const sheet of sheets) yield* range(sheet.start, sheet.end);
-    yield* range(zip.directoryStart, Infinity);
+    for (const sheet of sheets) yield* entry(sheet);
+    yield END_OF_CENTRAL_DIRECTORY;
   }
-  async function* range(start: number, end: number): AsyncGenerator<Buffer> {
-    if (end <= start) return;
-    yield* createReadStream(zip.path, { start, end: end === Infinity ? undefined : end - 1 }) as AsyncIterable<Buffer>;
+  async function* entry(record: ZipRecord): AsyncGenerator<Buffer> {
+    yield localHeader(record.name, record);
+    if (record.dataEnd > record.dataStart) yield* createReadStream(zip.path, { start: record.dataStart, end: record.dataEnd - 1 }) as AsyncIterable<Buffer>;
   }
   return Readable.from(bytes(), { objectMode: false });
 }
 
-function storedEntry(name: string, data: Buffer): Buffer {
+function* storedEntry(name: string, data: Buffer): Generator<Buffer> {
+  yield localHeader(name, { compressionMethod: 0, crc32: crc32(data), compressedSize: data.length, uncompressedSize: data.length });
+  yield data;
+}
+
+/** A local file header stating everything up front: no data descriptor, 32-bit sizes (the zip bounds keep entries far below 4 GiB). */
+function localHeader(name: string, entry: Pick<ZipRecord, "compressionMethod" | "crc32" | "compressedSize" | "uncompressedSize">): Buffer {
   const fileName = Buffer.from(name);
   const header = Buffer.alloc(30);
   header.writeUInt32LE(0x04034b50, 0);
   header.writeUInt16LE(20, 4);
-  header.writeUInt32LE(crc32(data), 14);
-  header.writeUInt32LE(data.length, 18);
-  header.writeUInt32LE(data.length, 22);
+  header.writeUInt16LE(0x0800, 6); // the name is UTF-8
+  header.writeUInt16LE(entry.compressionMethod, 8);
+  header.writeUInt32LE(entry.crc32, 14);
+  header.writeUInt32LE(entry.compressedSize, 18);
+  header.writeUInt32LE(entry.uncompressedSize, 22);
   header.writeUInt16LE(fileName.length, 26);
-  return Buffer.concat([header, fileName, data]);
+  return Buffer.concat([header, fileName]);
 }
+
+/** An empty end-of-central-directory record: where exceljs's unzipper stops. */
+const END_OF_CENTRAL_DIRECTORY = ((): Buffer => {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  return end;
+})();
 
 type WorkbookReader = InstanceType<typeof ExcelJS.stream.xlsx.WorkbookReader>;
 type WorksheetReader = ExcelJS.stream.xlsx.WorksheetReader;

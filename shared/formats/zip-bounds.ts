@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Transform, type Readable } from "node:stream";
@@ -7,6 +7,10 @@ import { crc32 } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { FileFormatError } from "./source-record";
+import { XmlPartScan } from "./xml-part-scan";
+import { checkLocalHeaders, type ZipRecord } from "./zip-local-headers";
+
+export type { ZipRecord } from "./zip-local-headers";
 
 /** Limits a zip (an XLSX) must keep before any of it is handed to a parser. */
 export interface ZipBounds {
@@ -18,40 +22,45 @@ export interface ZipBounds {
   /** One entry's inflated size over its compressed size, for entries above `ratioFloorBytes`. */
   maxRatio: number;
   ratioFloorBytes: number;
-  /** Entries a reader holds in memory whole (an XLSX's shared strings), by name. */
+  /** Entries a reader holds in memory whole (an XLSX's shared strings, styles, workbook), by name: bytes and XML elements each. */
   maxInMemoryEntryBytes: number;
+  maxInMemoryEntryElements: number;
   inMemoryEntries: readonly string[];
+  /** XML entries a reader streams (an XLSX's sheets): cells in one row. */
+  streamedEntries: RegExp;
+  maxRowCells: number;
+  /** In any of those entries: bytes of text or markup without a `<`. */
+  maxTextRunBytes: number;
 }
 
+/**
+ * The defaults bound what one workbook makes a reader hold to about 100 MB: a million distinct
+ * texts (two elements each), a row as wide as Excel's 16,384 columns, and a text of Excel's 32,767
+ * characters (written out, with escapes, well under 256 KiB).
+ */
 export const DEFAULT_ZIP_BOUNDS: ZipBounds = {
   maxFileBytes: 256 * 2 ** 20,
   maxEntries: 1000,
   maxUncompressedBytes: 2 ** 30,
   maxRatio: 200,
   ratioFloorBytes: 2 ** 20,
-  maxInMemoryEntryBytes: 128 * 2 ** 20,
-  inMemoryEntries: ["xl/sharedStrings.xml"],
+  maxInMemoryEntryBytes: 32 * 2 ** 20,
+  maxInMemoryEntryElements: 2_000_000,
+  inMemoryEntries: ["xl/sharedStrings.xml", "xl/styles.xml", "xl/workbook.xml", "xl/_rels/workbook.xml.rels"],
+  streamedEntries: /^xl\/worksheets\/sheet\d+\.xml$/,
+  maxRowCells: 16_384,
+  maxTextRunBytes: 256 * 2 ** 10,
 };
 
 /** A zip spooled to a private temporary file and checked; `dispose` removes it. */
 export interface CheckedZip {
   path: string;
-  /** Each entry's local record (header, data and any data descriptor): bytes `start` to `end` (exclusive). */
+  /** Each entry's local record (header, data and any data descriptor), and its data within it. */
   records: ZipRecord[];
   /** Where the central directory starts (the records end there). */
   directoryStart: number;
   dispose(): Promise<void>;
 }
-
-export interface ZipRecord {
-  name: string;
-  start: number;
-  end: number;
-}
-
-const LOCAL_HEADER = 0x04034b50;
-const CENTRAL_HEADER = 0x02014b50;
-const DATA_DESCRIPTOR = 0x08074b50;
 
 /**
  * Spools `input` to a temporary file (the central directory is at the end, so a zip cannot be
@@ -59,8 +68,8 @@ const DATA_DESCRIPTOR = 0x08074b50;
  * `bounds`: too many entries, declared sizes or ratios over the caps, encrypted or unknown methods,
  * and — inflating every entry once with yauzl, which stops an entry the moment it yields more than
  * its declared size — a header that lies about its size. The local headers must also tile the file
- * exactly as the central directory says, so a parser that walks local headers front to back (as
- * exceljs's unzipper does) sees the very entries that were checked and nothing hidden between them.
+ * exactly as the central directory says (zip64 and data descriptors resolved), and the records give
+ * each entry's data range, so a parser is handed the very bytes that were checked, nothing hidden.
  */
 export async function spoolCheckedZip(input: Readable, bounds: ZipBounds = DEFAULT_ZIP_BOUNDS): Promise<CheckedZip> {
   const dir = await mkdtemp(join(tmpdir(), "ids-zip-"));
@@ -156,67 +165,6 @@ function checkDeclaredSizes(entries: yauzl.Entry[], bounds: ZipBounds): void {
   }
 }
 
-async function checkLocalHeaders(
-  file: FileHandle,
-  entries: yauzl.Entry[],
-): Promise<{ records: ZipRecord[]; directoryStart: number }> {
-  const records: ZipRecord[] = [];
-  const ordered = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
-  let expected = 0;
-  for (const entry of ordered) {
-    const offset = entry.relativeOffsetOfLocalHeader;
-    if (offset !== expected) throw new FileFormatError(`The zip has unlisted data before ${entry.fileName}`);
-    const header = await readAt(file, offset, 30);
-    if (header.readUInt32LE(0) !== LOCAL_HEADER) throw new FileFormatError(`The zip entry ${entry.fileName} has no local header`);
-    const flags = header.readUInt16LE(6);
-    const compressedSize = header.readUInt32LE(18);
-    const uncompressedSize = header.readUInt32LE(22);
-    const dataStart = offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-    const dataEnd = dataStart + entry.compressedSize;
-    const sizesInDescriptor = (flags & 0x08) !== 0 && compressedSize === 0;
-    if (sizesInDescriptor) {
-      // A front-to-back reader finds this entry's end by the descriptor's signature: it must not
-      // occur earlier, or that reader would see different entries than the central directory lists.
-      if (await contains(file, dataStart, dataEnd, DATA_DESCRIPTOR)) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has an ambiguous data descriptor`);
-      }
-      if ((await readAt(file, dataEnd, 4)).readUInt32LE(0) !== DATA_DESCRIPTOR) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has no data descriptor`);
-      }
-      expected = dataEnd + 16;
-    } else {
-      if (compressedSize !== entry.compressedSize || uncompressedSize !== entry.uncompressedSize) {
-        throw new FileFormatError(`The zip entry ${entry.fileName} has sizes that disagree with the central directory`);
-      }
-      expected = dataEnd + ((flags & 0x08) !== 0 ? 16 : 0);
-    }
-    records.push({ name: entry.fileName, start: offset, end: expected });
-  }
-  if ((await readAt(file, expected, 4)).readUInt32LE(0) !== CENTRAL_HEADER) {
-    throw new FileFormatError("The zip has unlisted data before its central directory");
-  }
-  return { records, directoryStart: expected };
-}
-
-async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  const { bytesRead } = await file.read(buffer, 0, length, position);
-  if (bytesRead < length) throw new FileFormatError("The zip is truncated");
-  return buffer;
-}
-
-async function contains(file: FileHandle, start: number, end: number, signature: number): Promise<boolean> {
-  const needle = Buffer.alloc(4);
-  needle.writeUInt32LE(signature);
-  const chunk = Buffer.alloc(1 << 16);
-  for (let position = start; position < end; position += chunk.length - 3) {
-    const { bytesRead } = await file.read(chunk, 0, Math.min(chunk.length, end - position), position);
-    if (chunk.subarray(0, bytesRead).includes(needle)) return true;
-    if (bytesRead < chunk.length) break;
-  }
-  return false;
-}
-
 async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: ZipBounds): Promise<void> {
   let total = 0;
   for (const entry of entries) {
@@ -225,6 +173,7 @@ async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: Zi
     );
     // yauzl errors once an entry passes its declared size; the running total is a second fence.
     let crc = 0;
+    const scan = xmlScanOf(entry.fileName, bounds);
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       crc = crc32(chunk, crc);
       total += chunk.length;
@@ -232,9 +181,22 @@ async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: Zi
         stream.destroy();
         throw new FileFormatError(`The zip inflates to more than ${bounds.maxUncompressedBytes} bytes`);
       }
+      try {
+        scan?.write(chunk);
+      } catch (error) {
+        stream.destroy();
+        throw error;
+      }
     }
     if (crc !== entry.crc32) throw new FileFormatError(`The zip entry ${entry.fileName} is corrupt (CRC mismatch)`);
   }
+}
+
+/** The checks of an XML part a reader will hold whole or stream; none for other entries, which no parser reads. */
+function xmlScanOf(name: string, bounds: ZipBounds): XmlPartScan | undefined {
+  if (bounds.inMemoryEntries.includes(name)) return new XmlPartScan(name, { maxElements: bounds.maxInMemoryEntryElements, maxTextRunBytes: bounds.maxTextRunBytes });
+  if (bounds.streamedEntries.test(name)) return new XmlPartScan(name, { maxRowCells: bounds.maxRowCells, maxTextRunBytes: bounds.maxTextRunBytes });
+  return undefined;
 }
 
 function message(error: unknown): string {

@@ -1,0 +1,57 @@
+import type { Container } from "@azure/cosmos";
+import type { IngestAttempts } from "../../ports/ingest-attempts";
+import { isConflict, isNotFound } from "./cosmos-errors";
+
+/** The unfinished attempts of one file version. */
+interface AttemptDoc {
+  id: string;
+  key: string;
+  kind: "ingest-attempt";
+  attempts: number;
+  firstAt: string;
+  lastAt: string;
+  /** The counters purge deletes it after this: a version that never finished and left inbound otherwise. */
+  expiresAt: string;
+}
+
+/** How long an unfinished attempt is remembered. */
+const KEEP_MS = 7 * 24 * 3600 * 1000;
+
+/** Ingestion attempts in the `counters` container (partition /key, id = key): one atomic increment per attempt. */
+export class CosmosIngestAttempts implements IngestAttempts {
+  constructor(private readonly container: Container) {}
+
+  async begin(version: string, now: Date): Promise<number> {
+    const key = `ingest-attempt|${version}`;
+    const item = this.container.item(key, key);
+    for (let race = 0; race < 5; race += 1) {
+      try {
+        const { resource } = await item.patch<AttemptDoc>([
+          { op: "incr", path: "/attempts", value: 1 },
+          { op: "set", path: "/lastAt", value: now.toISOString() },
+        ]);
+        if (resource !== undefined) return resource.attempts;
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), expiresAt: new Date(now.getTime() + KEEP_MS).toISOString() };
+      try {
+        await this.container.items.create(doc);
+        return 1;
+      } catch (error) {
+        // Another attempt created it first: count on it.
+        if (!isConflict(error)) throw error;
+      }
+    }
+    throw new Error(`ingestion attempt record ${key} kept changing under contention`);
+  }
+
+  async end(version: string): Promise<void> {
+    const key = `ingest-attempt|${version}`;
+    try {
+      await this.container.item(key, key).delete();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
