@@ -10,12 +10,15 @@ interface AttemptDoc {
   attempts: number;
   firstAt: string;
   lastAt: string;
-  /** The counters purge deletes it after this: a version that never finished and left inbound otherwise. */
-  expiresAt: string;
+  /**
+   * Seconds Cosmos DB keeps the record after its last write (per-item time to live): a version that
+   * never finished and left inbound otherwise is forgotten a week after its last attempt.
+   */
+  ttl: number;
 }
 
 /** How long an unfinished attempt is remembered. */
-const KEEP_MS = 7 * 24 * 3600 * 1000;
+const KEEP_SECONDS = 7 * 24 * 3600;
 
 /** Ingestion attempts in the `counters` container (partition /key, id = key): one atomic increment per attempt. */
 export class CosmosIngestAttempts implements IngestAttempts {
@@ -34,7 +37,7 @@ export class CosmosIngestAttempts implements IngestAttempts {
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
-      const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), expiresAt: new Date(now.getTime() + KEEP_MS).toISOString() };
+      const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), ttl: KEEP_SECONDS };
       try {
         await this.container.items.create(doc);
         return 1;
