@@ -5,7 +5,7 @@ import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface BlobHostOptions {
   pollMs: number;
-  /** After this many failed runs for one blob version, a message goes to `webjobs-blobtrigger-poison`. */
+  /** Runs one blob version gets (each counted as it starts); when they are spent without success, a message goes to `webjobs-blobtrigger-poison`. */
   maxAttempts: number;
 }
 
