@@ -110,21 +110,25 @@ export class SftpServer {
     let failures = 0;
     client.on("authentication", (ctx) => {
       if (ctx.method !== "password" && ctx.method !== "publickey") return ctx.reject(METHODS);
+      const decide = ({ feed: found, throttled }: { feed: StoredFeed | undefined; throttled: boolean }): void => {
+        if (found !== undefined) {
+          feed = found;
+          return ctx.accept();
+        }
+        failures++;
+        const who = { username: ctx.username.slice(0, 100), address: info.ip };
+        this.options.log(JSON.stringify({ level: "warn", message: "sftp login failed", ...who, method: ctx.method, ...(throttled ? { throttled: true } : {}), connectionFailures: failures }));
+        ctx.reject(METHODS);
+        if (failures >= this.limits.authTries) {
+          this.options.log(JSON.stringify({ level: "warn", message: "sftp connection closed: too many failed logins", ...who, connectionFailures: failures }));
+          client.end();
+        }
+      };
       void this.authenticate(ctx, info.ip)
         .catch(() => ({ feed: undefined, throttled: false }))
-        .then(({ feed: found, throttled }) => {
-          if (found !== undefined) {
-            feed = found;
-            return ctx.accept();
-          }
-          failures++;
-          this.options.log(JSON.stringify({ level: "warn", message: "sftp login failed", username: ctx.username.slice(0, 100), address: info.ip, method: ctx.method, ...(throttled ? { throttled: true } : {}), connectionFailures: failures }));
-          ctx.reject(METHODS);
-          if (failures >= this.limits.authTries) {
-            this.options.log(JSON.stringify({ level: "warn", message: "sftp connection closed: too many failed logins", username: ctx.username.slice(0, 100), address: info.ip, connectionFailures: failures }));
-            client.end();
-          }
-        });
+        .then(decide)
+        // The client may have gone while its attempt waited: nobody to answer.
+        .catch(() => undefined);
     });
     client.on("ready", () => {
       client.on("session", (acceptSession) => {
