@@ -10,7 +10,7 @@ const MB = 1024 * 1024;
 /**
  * A delivered file is never held whole in memory: not by the SFTP drop (block by block into the blob)
  * nor by the blob trigger (the function is handed a reference and streams the blob). The runtime's
- * resident set size is sampled while a 200 MB file arrives and its trigger runs; before, it grew by
+ * resident set size is sampled while a 160 MB file arrives and its trigger runs; before, it grew by
  * the file's size (the local blob host read the blob into a buffer to hand it over). The feed is
  * paused, so the trigger runs and leaves the file where it is: what is measured is the delivery, not
  * the parsing (bench/sftp-drop-memory.ts measures larger files, ingested).
@@ -41,14 +41,14 @@ describe("SFTP drop: memory", () => {
     return (await blob.exists()) ? (await blob.getProperties()).contentLength : undefined;
   };
 
-  it("a 200 MB file over SFTP and its trigger: the runtime's memory grows by far less than the file", async () => {
+  it("a 160 MB file over SFTP and its trigger: the runtime's memory grows by far less than the file", async () => {
     // Warm up: the code paths loaded, the clients made, before the baseline is taken.
     await uploadGenerated(login, "custodian-positions-warm-up.csv", 8 * MB);
     await triggered("custodian-positions-warm-up.csv");
     const pid = runtime.child.pid as number;
     const baseline = rssOf(pid);
     const sampler = sampleRss(pid);
-    const sent = await uploadGenerated(login, "custodian-positions-large.csv", 200 * MB);
+    const sent = await uploadGenerated(login, "custodian-positions-large.csv", 160 * MB);
     await triggered("custodian-positions-large.csv");
     const peak = sampler.stop();
     expect(await blobSize("custodian-positions-large.csv")).toBe(sent);
@@ -61,7 +61,7 @@ describe("SFTP drop: memory", () => {
     const pid = runtime.child.pid as number;
     const baseline = rssOf(pid);
     const sampler = sampleRss(pid);
-    const outcome = await uploadGenerated(login, "custodian-positions-flood.csv", 100 * MB, Infinity).then(
+    const outcome = await uploadGenerated(login, "custodian-positions-flood.csv", 64 * MB, Infinity).then(
       (sent) => ({ sent }),
       (error: Error) => ({ error: error.message }),
     );
