@@ -122,7 +122,20 @@ async function main(): Promise<void> {
     blobHost = new BlobHost(functions, storage, say);
     await blobHost.start();
     const host = blobHost;
-    sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say, committed: (container) => host.notify(container) });
+    sftpServer = new SftpServer({
+      hostKeyPath: join(dataDir, "sftp", "host_key"),
+      feeds: () => services().feedRepository(),
+      storageConnectionString: storage,
+      log: say,
+      limits: {
+        uploadsPerLogin: config.SFTP_MAX_UPLOADS_PER_LOGIN,
+        uploads: config.SFTP_MAX_UPLOADS,
+        authTries: config.SFTP_MAX_AUTH_TRIES,
+        authBackoffSeconds: config.SFTP_AUTH_BACKOFF_SECONDS,
+        authBackoffMaxSeconds: config.SFTP_AUTH_BACKOFF_MAX_SECONDS,
+      },
+      committed: (container) => host.notify(container),
+    });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
 
     const baseUrl = `http://127.0.0.1:${port}`;

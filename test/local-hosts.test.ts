@@ -6,6 +6,7 @@ import { BlobHost, compileBlobPath } from "../local/blob-host";
 import type { LoadedFunction } from "../local/functions-host";
 import { readFileSync } from "node:fs";
 import { decodeMessage, QueueHost, queueHostDefaults } from "../local/queue-host";
+import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -157,6 +158,9 @@ describe("local queue host: concurrency and renewal", () => {
 
 describe("local blob host (on Azurite)", () => {
   const connection = (): string => inject("storageConnectionString");
+  registerBlobTriggerReferences();
+  /** As functions/feed-files-ingest.ts registers its trigger: Event Grid, a reference to the blob. */
+  const blobTrigger = { type: "blobTrigger", connection: "AzureWebJobsStorage", source: "EventGrid", properties: { supportsDeferredBinding: "true" } };
 
   it("matches blob paths with named parts", () => {
     const path = compileBlobPath("inbound/{feed}/{name}.csv");
@@ -167,13 +171,15 @@ describe("local blob host (on Azurite)", () => {
 
   it("runs each new or changed blob once, also across a restart of the host", async () => {
     const containerName = `blobs-${randomUUID().slice(0, 8)}`;
+    const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
     const seen: { content: string; name: unknown }[] = [];
-    const definition = fn("on-blob", { type: "blobTrigger", path: `${containerName}/{name}.json` }, (content, context) => {
-      seen.push({ content: (content as Buffer).toString("utf8"), name: context.triggerMetadata?.name });
+    const definition = fn("on-blob", { ...blobTrigger, path: `${containerName}/{name}.json` }, async (blob, context) => {
+      // The function is handed a reference: it reads the blob itself.
+      const { blobName } = blob as { blobName: string };
+      seen.push({ content: (await container.getBlobClient(blobName).downloadToBuffer()).toString("utf8"), name: context.triggerMetadata?.name });
     });
     const first = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
     await first.start();
-    const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
     await container.getBlockBlobClient("a.json").upload('{"v":1}', 7);
     await container.getBlockBlobClient("ignored.txt").upload("x", 1);
     await until(() => seen.length === 1);
@@ -194,7 +200,7 @@ describe("local blob host (on Azurite)", () => {
   it("gives up on a blob after the last attempt and reports it on the poison queue", async () => {
     const containerName = `bad-${randomUUID().slice(0, 8)}`;
     let attempts = 0;
-    const host = new BlobHost([fn("bad-blob", { type: "blobTrigger", path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), () => {}, { pollMs: 50, maxAttempts: 2 });
+    const host = new BlobHost([fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), () => {}, { pollMs: 50, maxAttempts: 2 });
     await host.start();
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).getBlockBlobClient("broken.csv").upload("x", 1);
     await until(() => attempts === 2);
