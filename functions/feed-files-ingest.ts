@@ -1,6 +1,6 @@
 import { app, type InvocationContext } from "@azure/functions";
 import { blobTriggerReferenceSchema, registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
-import { INBOUND } from "../shared/app/ingest-file";
+import { INBOUND } from "../shared/app/ingest-file-parts";
 import { services } from "../shared/composition";
 
 // The trigger hands the function a reference to the blob, never its bytes (sdkBinding below).
