@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { CosmosClient, type Container } from "@azure/cosmos";
-import type { ExportFormat } from "../shared/app/export/contract";
+import type { ExportFormat } from "../shared/domain/export-data";
 import { dataSetColumns } from "../shared/app/export/data-set-columns";
 import { writeExport } from "../shared/formats/export/write-export";
 import { startSftpTarget, type SftpTarget } from "../test/sftp-target";

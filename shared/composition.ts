@@ -2,7 +2,7 @@ import type { CosmosClient } from "@azure/cosmos";
 import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
 import { getConfig, type Config } from "./config";
 import { CosmosFxRatePages } from "./adapters/cosmos/cosmos-fx-rate-pages";
-import type { ExportDataSets, WriteExport } from "./app/export/contract";
+import type { ExportDataSets, WriteExport } from "./ports/exports";
 import { ExportDataSetsOverReads } from "./app/export/data-sets";
 import { writeExport } from "./formats/export/write-export";
 import { CosmosApiClientRepository } from "./adapters/cosmos/cosmos-api-client-repository";

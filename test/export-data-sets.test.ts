@@ -1,7 +1,8 @@
 import { buffer } from "node:stream/consumers";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { DataSetRequest, ExportFilters } from "../shared/app/export/contract";
+import type { DataSetRequest } from "../shared/ports/exports";
+import type { ExportFilters } from "../shared/domain/export-data";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { adminToken, call, cosmosEndpoint, uniqueCode } from "./http";

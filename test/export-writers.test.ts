@@ -3,7 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "csv-parse/sync";
 import * as XLSX from "xlsx";
 import { describe, expect, it } from "vitest";
-import type { DataSet, ExportFormat, ExportHeader } from "../shared/app/export/contract";
+import type { DataSet, ExportHeader } from "../shared/ports/exports";
+import type { ExportFormat } from "../shared/domain/export-data";
 import { writeExport } from "../shared/formats/export/write-export";
 
 const header: ExportHeader = { exportId: "ex_0123456789abcdef", dataType: "transactions", generatedAt: "2026-11-24T22:00:00.000Z" };

@@ -3,7 +3,7 @@ import { AppError } from "../domain/errors";
 import type { ApiClientRepository } from "../ports/api-client-repository";
 import type { Clock } from "../ports/clock";
 import type { AccessTokenClaims, TokenService } from "../ports/token-service";
-import type { Principal } from "./principal";
+import type { Principal } from "../domain/principal";
 
 const invalid = (message: string): AppError =>
   new AppError("UNAUTHORIZED", message, {

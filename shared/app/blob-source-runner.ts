@@ -7,7 +7,8 @@ import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { SettingsRepository } from "../ports/settings-repository";
-import { CustomerContainerError, versionKey, type BlobSourceRunStore, type CustomerContainers, type StoredBlobSourceRun } from "./blob-source-ports";
+import { type BlobSourceRunStore, type CustomerContainers, type StoredBlobSourceRun } from "../ports/blob-sources";
+import { CustomerContainerError, versionKey } from "../domain/customer-blob";
 
 /** The `blob-sources` queue message: one run to perform. */
 export const blobSourceMessageSchema = z.object({ blobSourceId: z.string().min(1), runId: z.string().min(1) });

@@ -3,7 +3,7 @@ import { scheduledRunId } from "../domain/blob-source-run";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { SettingsRepository } from "../ports/settings-repository";
-import type { BlobSourceRunStore, StoredBlobSourceRun } from "./blob-source-ports";
+import type { BlobSourceRunStore, StoredBlobSourceRun } from "../ports/blob-sources";
 import { newRun } from "./blob-source-runner";
 
 /** A claimed run no instance took after this long lost its message (a crash between claim and send): it is sent again. */

@@ -9,7 +9,7 @@ import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { MessageBus } from "../ports/message-bus";
 import type { SettingsRepository } from "../ports/settings-repository";
-import type { BlobSourceRunStore, StoredBlobSourceRun } from "./blob-source-ports";
+import type { BlobSourceRunStore, StoredBlobSourceRun } from "../ports/blob-sources";
 import { newRun, type BlobSourceMessage } from "./blob-source-runner";
 
 /** Stored blob sources (System Settings → Blob sources). */

@@ -6,7 +6,7 @@ import { boundedChunks } from "../formats/bounded-chunks";
 import { readCsv } from "../formats/csv-reader";
 import { readFix } from "../formats/fix-reader";
 import { readJson } from "../formats/json-reader";
-import { FileFormatError, type SourceRecord } from "../formats/source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import { readXlsx } from "../formats/xlsx-reader";
 import { readXml } from "../formats/xml-reader";
 

@@ -17,7 +17,7 @@ import {
 import { dryRunSummary, type DryRunSummary } from "../domain/feed-validation";
 import { paginationOf, type Pagination } from "../domain/pagination";
 import { issuesToDetails } from "../domain/validation";
-import { FileFormatError } from "../formats/source-record";
+import { FileFormatError } from "../domain/source-record";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";

@@ -4,7 +4,7 @@ import { compileFilePattern, type FeedDefinition } from "../domain/feed";
 import type { ValidationOutcome } from "../domain/feed-validation";
 import { MAX_IMPORT_RECORDS } from "../domain/import-payload";
 import type { Job } from "../domain/job";
-import { FileFormatError } from "../formats/source-record";
+import { FileFormatError } from "../domain/source-record";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";

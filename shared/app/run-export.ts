@@ -7,7 +7,7 @@ import type { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
 import type { Logger } from "../logging";
 import type { Clock } from "../ports/clock";
 import type { MessageBus } from "../ports/message-bus";
-import type { ExportDataSets, ExportDestination, UploadAttempt, WriteExport } from "./export/contract";
+import type { ExportDataSets, ExportDestination, UploadAttempt, WriteExport } from "../ports/exports";
 import { destinationProblems, type DestinationRules } from "./export/destination-rules";
 import { RunLease, type ExportRunMessage } from "./export/run-lease";
 import { fileNameOf, windowOf } from "./export/run-snapshot";

@@ -1,4 +1,4 @@
-import type { Scope, Tier } from "../domain/api-client";
+import type { Scope, Tier } from "./api-client";
 
 /** The caller of an API request, established from its access token. */
 export interface Principal {

@@ -1,5 +1,3 @@
-import type { Readable } from "node:stream";
-
 /**
  * One record read from a provider's file, before mapping. `values` is keyed by what a feed's mapping
  * names as `source`: the column header (csv, xlsx), the record's own structure (xml, json: nested
@@ -22,6 +20,3 @@ export class FileFormatError extends Error {
     super(message);
   }
 }
-
-/** Streams the records of one file in bounded memory; throws FileFormatError for a file it cannot read. */
-export type RecordReader<Options> = (input: Readable, options: Options) => AsyncIterable<SourceRecord>;

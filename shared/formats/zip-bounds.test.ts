@@ -6,7 +6,7 @@ import { crc32, deflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import * as XLSX from "xlsx";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import { readXlsx } from "./xlsx-reader";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/xlsx");

@@ -1,6 +1,6 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { z } from "zod";
-import type { Principal } from "../app/principal";
+import type { Principal } from "../domain/principal";
 import { requireScope } from "../app/authenticate";
 import type { RateLimitDecision } from "../app/rate-limiter";
 import { services } from "../composition";

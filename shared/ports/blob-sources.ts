@@ -1,5 +1,6 @@
 import type { ContainerLocation } from "../domain/blob-source-container-url";
 import type { BlobSourceRun, CopiedFile } from "../domain/blob-source-run";
+import type { CustomerBlob } from "../domain/customer-blob";
 import type { CursorPage, PageRequest } from "../domain/page-request";
 
 /** A run as stored: the public record plus the lease of the instance performing it. */
@@ -8,12 +9,6 @@ export interface StoredBlobSourceRun extends BlobSourceRun {
   leaseUntil?: string;
   /** How many times an instance took the run (a lost instance's run is taken again, a few times). */
   attempts?: number;
-}
-
-/** One blob version seen in a customer's container. */
-export interface CustomerBlob {
-  name: string;
-  etag: string;
 }
 
 /** The runs of blob sources and the blob versions they copied (Cosmos `runs`, one partition per source). */
@@ -41,8 +36,6 @@ export interface BlobSourceRunStore {
   markSeen(sourceId: string, file: CopiedFile, runId: string, at: string): Promise<void>;
 }
 
-export const versionKey = (blob: CustomerBlob): string => `${blob.name}\u0000${blob.etag}`;
-
 /** What became of one copy. */
 export type CopyOutcome =
   /** Streamed into inbound. */
@@ -61,9 +54,4 @@ export interface CustomerContainers {
   list(location: ContainerLocation, prefix: string | undefined): AsyncIterable<CustomerBlob[]>;
   /** Streams exactly the version `blob.etag` into `inbound/<inboundName>` with `metadata`; never overwrites. */
   copyToInbound(location: ContainerLocation, blob: CustomerBlob, inboundName: string, metadata: Record<string, string>): Promise<CopyOutcome>;
-}
-
-/** A failure reading a customer's container, with a message safe to show (no credential, no token, no SDK dump). */
-export class CustomerContainerError extends Error {
-  override readonly name = "CustomerContainerError";
 }

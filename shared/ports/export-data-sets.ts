@@ -1,4 +1,4 @@
-import type { DateWindow } from "./contract";
+import type { DateWindow } from "../domain/export-data";
 
 /** An FX rate as exports write it (API.md's FX rate: 1 base = `rate` quote). */
 export interface FxRateRecord {

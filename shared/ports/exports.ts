@@ -1,28 +1,10 @@
 import type { Readable } from "node:stream";
+import type { ColumnType, DateWindow, ExportDataType, ExportFilters, ExportFormat } from "../domain/export-data";
 
 /**
  * The contract between the three parts of an export run: a data set (rows from the same read use
  * cases as the API), a writer (CSV, XLSX or JSON bytes) and a destination (SFTP or blob).
  */
-
-export const exportDataTypes = ["portfolios", "holdings", "positions", "transactions", "prices", "fx-rates", "securities", "exceptions"] as const;
-export type ExportDataType = (typeof exportDataTypes)[number];
-
-export const exportFormats = ["csv", "xlsx", "json"] as const;
-export type ExportFormat = (typeof exportFormats)[number];
-
-/** An export's `filters` (API.md): every field optional. */
-export interface ExportFilters {
-  portfolioIds?: string[];
-  clientId?: string;
-  status?: string;
-}
-
-/** The dates a `period` filter selects, inclusive ISO dates (`yyyy-MM-dd`); absent means all. */
-export interface DateWindow {
-  from: string;
-  to: string;
-}
 
 /** What a data set is asked for. */
 export interface DataSetRequest {
@@ -43,9 +25,6 @@ export interface DataSet {
   readonly columnTypes?: Readonly<Record<string, ColumnType>>;
   readonly records: AsyncIterable<Record<string, unknown>>;
 }
-
-/** `date` is an ISO date `yyyy-MM-dd`, `timestamp` an ISO date-time; `json` an array or object written as JSON text. */
-export type ColumnType = "string" | "number" | "boolean" | "date" | "timestamp" | "json";
 
 export interface ExportDataSets {
   open(request: DataSetRequest): DataSet;

@@ -2,7 +2,8 @@ import type { Readable } from "node:stream";
 import type { TokenCredential } from "@azure/core-auth";
 import { BlobServiceClient, ContainerClient, RestError, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { ContainerLocation } from "../../domain/blob-source-container-url";
-import { CustomerContainerError, type CopyOutcome, type CustomerBlob, type CustomerContainers } from "../../app/blob-source-ports";
+import { type CopyOutcome, type CustomerContainers } from "../../ports/blob-sources";
+import { CustomerContainerError, type CustomerBlob } from "../../domain/customer-blob";
 
 /** Block size and parallel blocks of a copy: at most 4 × 4 MiB of a file in memory, whatever its size. */
 const BLOCK_BYTES = 4 * 1024 * 1024;

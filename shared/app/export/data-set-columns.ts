@@ -10,7 +10,7 @@ import { priceSchema } from "../../domain/price";
 import { securitySchema } from "../../domain/security";
 import { transactionSchema } from "../../domain/transaction";
 import type { Holding } from "../../domain/valuation";
-import type { ColumnType, ExportDataType } from "./contract";
+import type { ColumnType, ExportDataType } from "../../domain/export-data";
 
 export interface Columns {
   columns: string[];

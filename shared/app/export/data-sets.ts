@@ -21,10 +21,11 @@ import type { Holdings } from "../holdings";
 import type { Portfolios } from "../portfolios";
 import type { SecurityQueries } from "../security-queries";
 import type { TransactionQueries } from "../transaction-queries";
-import type { DataSet, DataSetRequest, ExportDataSets, ExportDataType, ExportFilters } from "./contract";
+import type { DataSet, DataSetRequest, ExportDataSets } from "../../ports/exports";
+import type { ExportDataType, ExportFilters } from "../../domain/export-data";
 import { dataSetColumns } from "./data-set-columns";
 import { cursorPages, filterPages, flat } from "./data-set-paging";
-import type { FxRateReader } from "./data-set-ports";
+import type { FxRateReader } from "../../ports/export-data-sets";
 
 type Row = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import type { StoredExport } from "../../domain/export";
 import { renderFileName } from "../../domain/export-file-name";
 import type { StoredExportRun } from "../../domain/export-run";
 import { defaultPeriod, periodWindow } from "../../domain/export-schedule";
-import type { DateWindow } from "./contract";
+import type { DateWindow } from "../../domain/export-data";
 
 // What an attempt derives from the one snapshot of the definition it works from (besides its format and destination).
 
