@@ -5,6 +5,7 @@ import { CosmosFxRatePages } from "./adapters/cosmos/cosmos-fx-rate-pages";
 import type { ExportDataSets, WriteExport } from "./ports/exports";
 import { ExportDataSetsOverReads } from "./app/export/data-sets";
 import { writeExport } from "./formats/export/write-export";
+import { feedFileReaders } from "./formats/feed-file-readers";
 import { CosmosApiClientRepository } from "./adapters/cosmos/cosmos-api-client-repository";
 import { CosmosDatabase, createCosmosClient } from "./adapters/cosmos/cosmos-client";
 import { CosmosCounterStore } from "./adapters/cosmos/cosmos-counter-store";
@@ -281,6 +282,7 @@ export class Composition {
     () =>
       new Feeds({
         repository: this.feedRepository(),
+        readers: feedFileReaders,
         logins: this.sftpLogins(),
         inbound: this.fileStore(),
         dryRunConcurrency: this.config.FEED_DRY_RUN_CONCURRENCY,
@@ -300,6 +302,7 @@ export class Composition {
       new IngestFile({
         feeds: this.feedRepository(),
         files: this.fileStore(),
+        readers: feedFileReaders,
         jobs: this.jobRepository(),
         outbox: this.outbox(),
         dataQuality: this.dataQualityExceptions(),

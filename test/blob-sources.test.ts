@@ -1,6 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
 import { CredentialUnavailableError } from "@azure/identity";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
+import type { ContainerLocation } from "../shared/domain/blob-source-container-url";
 import { BlobCustomerContainers } from "../shared/adapters/blob/customer-container";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
@@ -293,15 +294,15 @@ describe("System settings › blob sources", () => {
     const inbound = blobs.getContainerClient("inbound");
     const noIdentity = () => ({ getToken: async () => { throw new CredentialUnavailableError("ManagedIdentityCredential: no identity endpoint"); } });
     const refused = new BlobCustomerContainers(inbound, noIdentity, new StorageSharedKeyCredential("devstoreaccount1", wrongKey));
-    const drain = async (containers: BlobCustomerContainers, location: { url: string; container: string; emulator: boolean }) => {
+    const drain = async (containers: BlobCustomerContainers, location: ContainerLocation) => {
       for await (const _ of containers.list(location, undefined)) void _;
     };
-    const local = { url: `${emulator}/${customer.containerName}`, container: customer.containerName, emulator: true };
+    const local = { url: `${emulator}/${customer.containerName}`, account: "devstoreaccount1", container: customer.containerName, emulator: true };
     const error = await drain(refused, local).then(() => undefined, (e: Error) => e);
     expect(error?.name).toBe("CustomerContainerError");
     expect(error?.message).toMatch(/refused the service \(403 \w+\): grant the service's managed identity the Storage Blob Data Reader role/);
     expect(error?.message).not.toContain(wrongKey);
-    const azure = { url: "https://custacct01.blob.core.windows.net/drop", container: "drop", emulator: false };
+    const azure = { url: "https://custacct01.blob.core.windows.net/drop", account: "custacct01", container: "drop", emulator: false };
     await expect(drain(refused, azure)).rejects.toThrow(/managed identity could not get a token for the container https:\/\/custacct01\.blob\.core\.windows\.net\/drop$/);
   });
 

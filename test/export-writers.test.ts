@@ -139,7 +139,7 @@ describe("XLSX export", () => {
   it("freezes the header row", async () => {
     const { bytes } = await write("xlsx", dataSet());
     const zip = XLSX.CFB.read(bytes, { type: "buffer" });
-    const entry = zip.FileIndex.find((f) => f.name === "sheet1.xml");
+    const entry = zip.FileIndex.find((f: { name: string }) => f.name === "sheet1.xml");
     const xml = Buffer.from(entry!.content as Uint8Array).toString("utf8");
     expect(xml).toMatch(/<pane[^>]*ySplit="1"[^>]*state="frozen"/);
   });

@@ -112,8 +112,8 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     const p = [await createPortfolio(token, { clientId, baseCurrency: "EUR" }), await createPortfolio(token, { clientId, baseCurrency: "USD" })];
     await imported(token, "prices", {
       prices: [
-        { isin: records[0].isin, date: "2024-01-03", price: 10.5, currency: "EUR", type: "close", source: "exp" },
-        { isin: records[1].isin, date: "2024-01-03", price: 30, currency: "USD", type: "close", source: "exp" },
+        { isin: records[0]!.isin, date: "2024-01-03", price: 10.5, currency: "EUR", type: "close", source: "exp" },
+        { isin: records[1]!.isin, date: "2024-01-03", price: 30, currency: "USD", type: "close", source: "exp" },
       ],
     });
     await imported(token, "fx-rates", { fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-01-03", rate: 1.1, source: "exp" }] });

@@ -126,7 +126,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       getInvocationModel(ctx: unknown): { getArguments(): Promise<{ inputs: unknown[] }> };
     };
     const registration = raw.find((r) => r.name === "feed-files-ingest");
-    const trigger = ingest?.trigger as { name: string };
+    const trigger = ingest?.trigger as unknown as { name: string };
     const content = JSON.stringify({ Connection: "AzureWebJobsStorage", ContainerName: "inbound", BlobName: "fd_0123/positions-1.csv" });
     const invocation = model.getInvocationModel({
       invocationId: "i-1",

@@ -23,6 +23,7 @@ import type { Clock } from "../ports/clock";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { FileListing } from "../ports/file-store";
 import type { SftpLogins, StoredSftpLogin } from "../ports/sftp-logins";
+import type { FileReaders } from "../ports/file-readers";
 import { firstPass } from "./feed-records";
 
 /** The largest sample a dry run takes. */
@@ -36,6 +37,8 @@ const INBOUND = "inbound";
 
 export interface FeedsDeps {
   repository: FeedRepository;
+  /** The readers of the feeds' file formats (the dry run reads with them). */
+  readers: FileReaders;
   /** The feeds' SFTP logins (the local drop's, or the storage account's local users in Azure). */
   logins: SftpLogins;
   /** The inbound files, listed and announced again when a paused feed resumes. */
@@ -200,7 +203,7 @@ export class Feeds {
       });
     }
     try {
-      return dryRunSummary(await firstPass(definition, Readable.from([file])));
+      return dryRunSummary(await firstPass(this.deps.readers, definition, Readable.from([file])));
     } catch (error) {
       if (!(error instanceof FileFormatError)) throw error;
       const where = error.row !== undefined ? ` (record ${error.row})` : "";

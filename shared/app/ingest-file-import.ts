@@ -4,7 +4,7 @@ import { compileMapping } from "../domain/feed-mapping";
 import { payloadKey, type DataType } from "../domain/import-payload";
 import type { Job } from "../domain/job";
 import type { FileStore } from "../ports/file-store";
-import { feedRecords } from "./feed-records";
+import type { FileReaders } from "../ports/file-readers";
 import type { ImportService } from "./import/import-service";
 import { INBOUND } from "./ingest-file-parts";
 
@@ -14,7 +14,7 @@ import { INBOUND } from "./ingest-file-parts";
  * at most two batches are held.
  */
 export async function importValidRows(
-  deps: { files: FileStore; importer: Pick<ImportService, "execute"> },
+  deps: { files: FileStore; readers: FileReaders; importer: Pick<ImportService, "execute"> },
   batchSize: number,
   feed: FeedDefinition,
   name: string,
@@ -46,7 +46,7 @@ export async function importValidRows(
     writing.catch(() => undefined);
   };
   try {
-    for await (const record of feedRecords(feed, stream)) {
+    for await (const record of deps.readers.records(feed, stream)) {
       const mapped = map(record);
       if (!mapped.ok) continue;
       if (full !== undefined) {

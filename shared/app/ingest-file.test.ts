@@ -8,6 +8,7 @@ import { AppError } from "../domain/errors";
 import type { EventEnvelope } from "../domain/events";
 import { feedCreateSchema, type StoredFeed } from "../domain/feed";
 import type { Job } from "../domain/job";
+import { feedFileReaders } from "../formats/feed-file-readers";
 import { Logger } from "../logging";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { FileStore } from "../ports/file-store";
@@ -100,6 +101,7 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
   const deps: IngestDeps = {
     feeds: { get: async (id: string) => (id === feed.id ? feed : undefined) } as unknown as FeedRepository,
     files,
+    readers: feedFileReaders,
     jobs: jobRepository,
     outbox,
     dataQuality: { open: async () => 0 } as unknown as DataQualityExceptions,
@@ -254,7 +256,7 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     w.deps.importer = {
       execute: async (dataType, body, origin) => {
         calls += 1;
-        if (calls === 2) throw new AppError("VALIDATION_FAILED", "The import has invalid records", { details: [{ field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" }] });
+        if (calls === 2) throw new AppError("VALIDATION_ERROR", "The import has invalid records", { details: [{ field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" }] });
         return stores.execute(dataType, body, origin);
       },
     };

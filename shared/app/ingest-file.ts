@@ -13,6 +13,7 @@ import type { IngestAttempts } from "../ports/ingest-attempts";
 import type { JobRepository } from "../ports/investment-repositories";
 import type { Outbox } from "../ports/outbox";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
+import type { FileReaders } from "../ports/file-readers";
 import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
 import { jobEvent, type ImportService } from "./import/import-service";
@@ -37,6 +38,8 @@ export { fileJobId, MAX_UNFINISHED_ATTEMPTS, type IngestOutcome } from "./ingest
 export interface IngestDeps {
   feeds: FeedRepository;
   files: FileStore;
+  /** The readers of the feeds' file formats. */
+  readers: FileReaders;
   jobs: JobRepository;
   outbox: Outbox;
   dataQuality: DataQualityExceptions;
@@ -114,7 +117,7 @@ export class IngestFile {
     try {
       const stream = await this.deps.files.read(INBOUND, name);
       if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
-      first = await firstPass(feed, hashing.wrap(stream));
+      first = await firstPass(this.deps.readers, feed, hashing.wrap(stream));
     } catch (error) {
       if (!(error instanceof FileFormatError)) throw error;
       first = error;

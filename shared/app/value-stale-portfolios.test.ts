@@ -19,6 +19,7 @@ import { DataQualityExceptions } from "./data-quality-exceptions";
 import { ImportService, type ImportDeps } from "./import/import-service";
 import { SweepStaleValuations, type ValuationMessage } from "./valuation-queue";
 import { ValuationService } from "./valuation-service";
+import type { ContainerName } from "../adapters/cosmos/containers";
 import { ValueStalePortfolios } from "./value-stale-portfolios";
 
 const T0 = "2026-04-01T08:00:00.000Z";
@@ -44,7 +45,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
 
   beforeAll(async () => {
     cosmos = await startCosmos();
-    const c = (name: string) => cosmos.db.container(name);
+    const c = (name: ContainerName) => cosmos.db.container(name);
     repos = {
       portfolios: new CosmosPortfolioRepository(c("portfolios")),
       positions: new CosmosPositionRepository(c("positions")),

@@ -29,7 +29,7 @@ async function refusal(bytes: Buffer): Promise<FileFormatError> {
 /** The parts of the SheetJS fixture, by name, uncompressed. */
 function partsOf(file: string): { name: string; data: Buffer }[] {
   const container = XLSX.CFB.read(readFileSync(join(fixtures, file)), { type: "buffer" });
-  return container.FullPaths.flatMap((path, i) => {
+  return container.FullPaths.flatMap((path: string, i: number) => {
     const entry = container.FileIndex[i];
     if (entry === undefined || entry.type !== 2 || entry.content === undefined || path.includes("\u0001")) return [];
     return [{ name: path.replace(/^Root Entry\//, ""), data: Buffer.from(entry.content as Uint8Array) }];
