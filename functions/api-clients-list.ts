@@ -17,7 +17,7 @@ export const apiClientsList = endpoint({
     { status: 200, description: "A page of API clients", schema: z.object({ data: z.array(apiClientSchema), pagination: paginationSchema }) },
   ],
   async handle({ query }) {
-    const { items, pagination } = await services().apiClients().list(query.page, query.pageSize);
+    const { items, pagination } = await services().access.apiClients().list(query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

@@ -13,7 +13,7 @@ export async function blobSourcesCopy(message: unknown, context: InvocationConte
     context.error(JSON.stringify({ message: "malformed blob-sources message dropped", issues: parsed.error.issues.map((i) => i.message) }));
     return;
   }
-  const run = await services().runBlobSource().run(parsed.data);
+  const run = await services().blobSources.runBlobSource().run(parsed.data);
   if (run !== undefined) context.log(JSON.stringify({ message: "blob source run", blobSourceId: run.blobSourceId, runId: run.id, status: run.status, copied: run.copied, skipped: run.skipped }));
 }
 

@@ -15,7 +15,7 @@ export const blobSourcesList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of blob sources", schema: z.object({ data: z.array(blobSourceSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().blobSources().list(query.page, query.pageSize);
+    const { items, pagination } = await services().blobSources.blobSources().list(query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

@@ -4,7 +4,7 @@ import { services } from "../shared/composition";
 
 /** Re-enqueues pending webhook deliveries whose message was lost or whose attempt was cut short. */
 export async function deliveriesSweep(_timer: Timer, context: InvocationContext): Promise<void> {
-  const count = await services().sweepDeliveries().run();
+  const count = await services().webhooks.sweepDeliveries().run();
   if (count > 0) context.warn(JSON.stringify({ message: "overdue webhook deliveries re-enqueued", count }));
 }
 

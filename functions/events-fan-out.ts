@@ -24,7 +24,7 @@ export async function eventsFanOut(message: unknown, context: InvocationContext)
     if (event.success) events.push(event.data);
     else context.error(JSON.stringify({ message: "an entry of an events message is not an event envelope; dropped", issues: event.error.issues.slice(0, 5) }));
   }
-  await services().fanOutEvents().run(events);
+  await services().webhooks.fanOutEvents().run(events);
 }
 
 app.serviceBusQueue("events-fan-out", { queueName: "events", connection: "SERVICEBUS", handler: eventsFanOut });

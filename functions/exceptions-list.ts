@@ -17,7 +17,7 @@ export const exceptionsList = endpoint({
   async handle({ query }) {
     const { type, status, severity, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services().dataQualityExceptions().list({ ...(type ? { type } : {}), ...(status ? { status } : {}), ...(severity ? { severity } : {}) }, request);
+    const result = await services().investments.dataQualityExceptions().list({ ...(type ? { type } : {}), ...(status ? { status } : {}), ...(severity ? { severity } : {}) }, request);
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

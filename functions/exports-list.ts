@@ -15,7 +15,7 @@ export const exportsList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of exports", schema: z.object({ data: z.array(exportSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().exports().list(query.page, query.pageSize);
+    const { items, pagination } = await services().exports.exports().list(query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

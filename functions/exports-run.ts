@@ -15,7 +15,7 @@ export async function exportsRun(message: unknown, context: InvocationContext): 
     context.error(JSON.stringify({ message: "malformed exports message dropped", issues: parsed.error.issues.map((i) => i.message) }));
     return;
   }
-  await services().runExport().run(parsed.data);
+  await services().exports.runExport().run(parsed.data);
 }
 
 app.serviceBusQueue("exports-run", { queueName: "exports", connection: "SERVICEBUS", handler: exportsRun });

@@ -18,7 +18,7 @@ export const exportsRunsList = endpoint({
   responses: [{ status: 200, description: "A page of runs", schema: z.object({ data: z.array(exportRunSchema), pagination: paginationSchema }) }],
   errors: [404],
   async handle({ params, query }) {
-    const { items, pagination } = await services().exports().listRuns(params.id, query.page, query.pageSize);
+    const { items, pagination } = await services().exports.exports().listRuns(params.id, query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

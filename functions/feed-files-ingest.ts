@@ -10,7 +10,7 @@ registerBlobTriggerReferences();
 export async function feedFilesIngest(blob: unknown, context: InvocationContext): Promise<void> {
   const { containerName, blobName } = blobTriggerReferenceSchema.parse(blob);
   if (containerName !== INBOUND) throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
-  const outcome = await services().ingestFile().run(blobName);
+  const outcome = await services().feeds.ingestFile().run(blobName);
   context.log(JSON.stringify({ message: "inbound file", name: blobName, ...outcome }));
 }
 

@@ -15,7 +15,7 @@ export const feedsList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of feeds", schema: z.object({ data: z.array(feedSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().feeds().list(query.page, query.pageSize);
+    const { items, pagination } = await services().feeds.feeds().list(query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

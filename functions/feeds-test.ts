@@ -46,7 +46,7 @@ export const feedsTest = endpoint({
   responses: [{ status: 200, description: "What the file would give", schema: z.object({ data: dryRunSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, query, bytes }) {
-    return { status: 200, body: { data: await services().feeds().dryRun(params.id, query.fileName, bytes ?? Buffer.alloc(0)) } };
+    return { status: 200, body: { data: await services().feeds.feeds().dryRun(params.id, query.fileName, bytes ?? Buffer.alloc(0)) } };
   },
 });
 

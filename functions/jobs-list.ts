@@ -18,7 +18,7 @@ export const jobsList = endpoint({
   async handle({ query }) {
     const { status, dataType, source, feedId, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services().jobQueries().list({ ...(status ? { status } : {}), ...(dataType ? { dataType } : {}), ...(source ? { source } : {}), ...(feedId ? { feedId } : {}) }, request);
+    const result = await services().investments.jobQueries().list({ ...(status ? { status } : {}), ...(dataType ? { dataType } : {}), ...(source ? { source } : {}), ...(feedId ? { feedId } : {}) }, request);
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -27,7 +27,7 @@ export const portfoliosList = endpoint({
   ],
   async handle({ query }) {
     const { page, pageSize, ...filter } = query;
-    const { items, pagination } = await services().portfolios().list(filter, page, pageSize);
+    const { items, pagination } = await services().investments.portfolios().list(filter, page, pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

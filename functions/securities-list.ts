@@ -24,7 +24,7 @@ export const securitiesList = endpoint({
   responses: [{ status: 200, description: "A page of securities, ordered by id", schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }) }],
   async handle({ query }) {
     const { page, pageSize, ...filter } = query;
-    const { items, pagination } = await services().securityQueries().list(filter, page, pageSize);
+    const { items, pagination } = await services().investments.securityQueries().list(filter, page, pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

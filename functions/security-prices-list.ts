@@ -23,7 +23,7 @@ export const securityPricesList = endpoint({
     const { from, to, type, ...paging } = query;
     checkRange(from, to);
     const request = pageRequestOf(paging);
-    const page = await services().securityQueries().prices(params.securityId, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) }, request);
+    const page = await services().investments.securityQueries().prices(params.securityId, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) }, request);
     return { status: 200, body: { data: page.items, pagination: cursorPaginationOf(request, page) } };
   },
 });

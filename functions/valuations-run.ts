@@ -13,7 +13,7 @@ export async function valuationsRun(message: unknown, context: InvocationContext
     context.error(JSON.stringify({ message: "malformed valuations message dropped", issues: parsed.error.issues.map((i) => i.message) }));
     return;
   }
-  await services().valueStalePortfolios().run(parsed.data.portfolioIds);
+  await services().investments.valueStalePortfolios().run(parsed.data.portfolioIds);
 }
 
 app.serviceBusQueue("valuations-run", { queueName: "valuations", connection: "SERVICEBUS", handler: valuationsRun });

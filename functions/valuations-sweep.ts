@@ -4,7 +4,7 @@ import { services } from "../shared/composition";
 
 /** Re-enqueues portfolios whose stale markers outlived their message (lost in a crash, or given up on by the queue). */
 export async function valuationsSweep(_timer: Timer, context: InvocationContext): Promise<void> {
-  const portfolioIds = await services().sweepStaleValuations().run();
+  const portfolioIds = await services().investments.sweepStaleValuations().run();
   if (portfolioIds.length > 0) context.log(JSON.stringify({ message: "stale valuations re-enqueued", portfolios: portfolioIds.length }));
 }
 

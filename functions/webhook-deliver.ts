@@ -13,7 +13,7 @@ export async function webhookDeliver(message: unknown, context: InvocationContex
     context.error(JSON.stringify({ message: "deliveries message names no deliveries; dropped", issues: parsed.error.issues.slice(0, 5) }));
     return;
   }
-  await services().deliverWebhooks().run(parsed.data);
+  await services().webhooks.deliverWebhooks().run(parsed.data);
 }
 
 app.serviceBusQueue("webhook-deliver", { queueName: "deliveries", connection: "SERVICEBUS", handler: webhookDeliver });

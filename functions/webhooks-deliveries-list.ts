@@ -21,7 +21,7 @@ export const webhooksDeliveriesList = endpoint({
     const { status, event, ...paging } = query;
     const request = pageRequestOf(paging);
     const result = await services()
-      .deliveryLog()
+      .webhooks.deliveryLog()
       .list(params.id, { ...(status ? { status } : {}), ...(event ? { event } : {}) }, request);
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },

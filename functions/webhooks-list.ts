@@ -15,7 +15,7 @@ export const webhooksList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of webhooks", schema: z.object({ data: z.array(webhookSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().webhooks().list(query.page, query.pageSize);
+    const { items, pagination } = await services().webhooks.webhooks().list(query.page, query.pageSize);
     return { status: 200, body: { data: items, pagination } };
   },
 });

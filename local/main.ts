@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     await waitForPort(ports.blob, "127.0.0.1", 15_000);
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
-    await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
+    await provision(services().core.cosmosClient(), config.COSMOS_DATABASE, storage);
 
     const functions = loadFunctions(root);
     httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     timerHost.start();
     queueHost = new QueueHost(functions, storage, say);
     await queueHost.start();
-    const bus = services().messageBus();
+    const bus = services().core.messageBus();
     const queues = queueHost;
     if (bus instanceof StorageQueueMessageBus) bus.onSent((queue) => queues.notify(queue));
     blobHost = new BlobHost(functions, storage, say);
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
     const host = blobHost;
     sftpServer = new SftpServer({
       hostKeyPath: join(dataDir, "sftp", "host_key"),
-      feeds: () => services().feedRepository(),
+      feeds: () => services().feeds.feedRepository(),
       storageConnectionString: storage,
       log: say,
       limits: {

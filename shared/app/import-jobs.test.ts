@@ -28,15 +28,15 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   /** The import use case on the stand-in and the fake clock, with some of its dependencies replaced. */
   const importService = (replaced: Partial<ConstructorParameters<typeof ImportService>[0]>): ImportService =>
     new ImportService({
-      portfolios: app.portfolioRepository(),
-      securities: app.securityRepository(),
-      prices: app.priceRepository(),
-      fxRates: app.fxRateRepository(),
-      positions: app.positionRepository(),
-      transactions: app.transactionRepository(),
-      jobs: app.jobRepository(),
-      outbox: app.outbox(),
-      dataQuality: app.dataQualityExceptions(),
+      portfolios: app.investments.portfolioRepository(),
+      securities: app.investments.securityRepository(),
+      prices: app.investments.priceRepository(),
+      fxRates: app.investments.fxRateRepository(),
+      positions: app.investments.positionRepository(),
+      transactions: app.investments.transactionRepository(),
+      jobs: app.investments.jobRepository(),
+      outbox: app.core.outbox(),
+      dataQuality: app.investments.dataQualityExceptions(),
       messageBus: { send: async () => {} },
       clock: { now: () => now },
       priceJumpThreshold: 0.25,
@@ -58,11 +58,11 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   });
 
   it("marks a running job failed only once its lease has passed, keeping the counts it reported", async () => {
-    const jobs = app.jobRepository();
+    const jobs = app.investments.jobRepository();
     const lease = new Date(now.getTime() + JOB_LEASE_MS).toISOString();
     await jobs.put(job("job_dead", "running", lease, 500));
     await jobs.put(job("job_done", "completed", null, 1200));
-    const reaper = new ReapAbandonedJobs(jobs, app.outbox(), { now: () => now });
+    const reaper = new ReapAbandonedJobs(jobs, app.core.outbox(), { now: () => now });
 
     now = new Date(now.getTime() + JOB_LEASE_MS - MINUTE);
     expect(await reaper.run()).toEqual([]);
@@ -74,14 +74,14 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect(reaped).toMatchObject({ status: "failed", counts: { received: 1200, accepted: 500, rejected: 0 }, completedAt: now.toISOString(), leaseUntil: null });
     expect(reaped?.errors).toEqual([{ field: "", message: expect.stringContaining("500 of 1200 records were stored") }]);
     expect((await jobs.get("job_done"))?.status).toBe("completed");
-    const events = await app.outbox().list({ event: "refresh_job.failed" });
+    const events = await app.core.outbox().list({ event: "refresh_job.failed" });
     expect(events.filter((e) => e.data.jobId === "job_dead")).toHaveLength(1);
     // Reaping again changes nothing.
     expect(await reaper.run()).toEqual([]);
   });
 
   it("leaves a job that finished after the reaper found it: the failure is written only over the version it saw", async () => {
-    const jobs = app.jobRepository();
+    const jobs = app.investments.jobRepository();
     const expired = new Date(now.getTime() - MINUTE).toISOString();
     const stale = job("job_raced", "running", expired, 100);
     await jobs.put(stale);
@@ -92,26 +92,26 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return [stale];
       },
     });
-    expect(await new ReapAbandonedJobs(racing, app.outbox(), { now: () => now }).run()).toEqual([]);
+    expect(await new ReapAbandonedJobs(racing, app.core.outbox(), { now: () => now }).run()).toEqual([]);
     expect(await jobs.get("job_raced")).toMatchObject({ status: "completed", counts: { accepted: 1200 } });
-    expect((await app.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced")).toEqual([]);
+    expect((await app.core.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced")).toEqual([]);
   });
 
   it("renews the lease after every batch, and a job that fails after writing reports what it wrote (not a 500)", async () => {
     const leases: (string | null)[] = [];
-    const recordingJobs: JobRepository = Object.assign(Object.create(app.jobRepository()) as JobRepository, {
+    const recordingJobs: JobRepository = Object.assign(Object.create(app.investments.jobRepository()) as JobRepository, {
       put: async (j: Job) => {
         leases.push(j.leaseUntil);
-        await app.jobRepository().put(j);
+        await app.investments.jobRepository().put(j);
       },
     });
     let saves = 0;
     // Each batch takes four minutes (fake clock); the second one fails after the first was stored.
-    const failingSecurities: SecurityRepository = Object.assign(Object.create(app.securityRepository()) as SecurityRepository, {
+    const failingSecurities: SecurityRepository = Object.assign(Object.create(app.investments.securityRepository()) as SecurityRepository, {
       save: async (batch: readonly Security[]): Promise<WriteCounts> => {
         now = new Date(now.getTime() + 4 * MINUTE);
         if (++saves === 2) throw new Error("connection reset by the store");
-        return app.securityRepository().save(batch);
+        return app.investments.securityRepository().save(batch);
       },
     });
     const imports = importService({ securities: failingSecurities, jobs: recordingJobs, commitBatch: 500 });
@@ -121,10 +121,10 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("after storing 500 of 700 records") });
 
-    const page = await app.jobRepository().list({ dataType: "securities" }, { page: 1, pageSize: 10 });
+    const page = await app.investments.jobRepository().list({ dataType: "securities" }, { page: 1, pageSize: 10 });
     const failed = page.items.find((j) => j.status === "failed");
     expect(failed).toMatchObject({ status: "failed", counts: { received: 700, accepted: 500, rejected: 0 }, leaseUntil: null });
-    expect((await app.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
+    expect((await app.investments.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
     // Start, after the first batch (renewed from the clock then), and the final failed state.
     expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
   });
@@ -132,13 +132,13 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per 25 portfolios", async () => {
     const sent: unknown[] = [];
     const bus: MessageBus = { send: async (queue, messages) => void sent.push(...messages.map((m) => ({ queue, body: m.body }))) };
-    const positions = app.positionRepository();
+    const positions = app.investments.positionRepository();
     const portfolioIds = Array.from({ length: 30 }, (_, i) => `pf_QUEUE_${i}`);
-    for (const id of portfolioIds) await app.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    for (const id of portfolioIds) await app.investments.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
     await importService({ messageBus: bus }).execute("securities", { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] });
     const result = await importService({ messageBus: bus }).execute("positions", { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) });
     expect(result).toMatchObject({ created: 30 });
-    expect(await app.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
+    expect(await app.investments.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
     // Nothing valued yet; every portfolio-date marked (ready, by this job), and 30 portfolios in 2 messages.
     expect(await positions.valuation("pf_QUEUE_0", "2026-01-02", false)).toBeUndefined();
     expect([...(await positions.stalePortfolios(portfolioIds))].sort()).toEqual([...portfolioIds].sort());

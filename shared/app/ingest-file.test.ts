@@ -285,18 +285,18 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
 
   it("five rows in batches of two: three calls, one job whose counts sum them, one refresh_job.completed", async () => {
     const events: EventEnvelope[] = [];
-    const stored = app.outbox();
+    const stored = app.core.outbox();
     const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } } as Outbox;
     const importer = new ImportService({
-      portfolios: app.portfolioRepository(),
-      securities: app.securityRepository(),
-      prices: app.priceRepository(),
-      fxRates: app.fxRateRepository(),
-      positions: app.positionRepository(),
-      transactions: app.transactionRepository(),
-      jobs: app.jobRepository(),
+      portfolios: app.investments.portfolioRepository(),
+      securities: app.investments.securityRepository(),
+      prices: app.investments.priceRepository(),
+      fxRates: app.investments.fxRateRepository(),
+      positions: app.investments.positionRepository(),
+      transactions: app.investments.transactionRepository(),
+      jobs: app.investments.jobRepository(),
       outbox,
-      dataQuality: app.dataQualityExceptions(),
+      dataQuality: app.investments.dataQualityExceptions(),
       messageBus: { send: async () => {} },
       clock: { now: () => new Date() },
       priceJumpThreshold: 0.25,
@@ -308,7 +308,7 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
         return importer.execute(dataType, body, origin);
       },
     };
-    const w = world(new Set(), { jobs: app.jobRepository(), importer: counting, batchSize: 2, outbox });
+    const w = world(new Set(), { jobs: app.investments.jobRepository(), importer: counting, batchSize: 2, outbox });
     const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP", "US0378331005,Apple,equity,USD"];
     w.upload("fd_1/securities-5.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\nXX,Bad,equity,GBP\n`);
     // The feed rejects the whole file on a bad row: no import call at all.
@@ -321,10 +321,10 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     const done = await w.ingest.run(good);
     expect(done.action).toBe("ingested");
     expect(calls).toEqual([false, false, true]);
-    const job = await app.jobRepository().get((done as { jobId: string }).jobId);
+    const job = await app.investments.jobRepository().get((done as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "completed", source: "blob", feedId: "fd_1", fileName: "securities-6.csv", counts: { received: 5, accepted: 5, rejected: 0 }, leaseUntil: null });
     expect(events.filter((e) => e.event.startsWith("refresh_job.") && (e.data as { jobId: string }).jobId === job?.id).map((e) => e.event)).toEqual(["refresh_job.completed"]);
-    expect(await app.securityRepository().get("sec_US0378331005")).toBeDefined();
+    expect(await app.investments.securityRepository().get("sec_US0378331005")).toBeDefined();
   }, 30_000);
 });
 

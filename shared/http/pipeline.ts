@@ -42,12 +42,12 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       let authError: unknown;
       if (endpoint.scope !== null) {
         try {
-          principal = await svc.authenticator().authenticate(request.headers.get("authorization"));
+          principal = await svc.access.authenticator().authenticate(request.headers.get("authorization"));
         } catch (error) {
           authError = error;
         }
       }
-      rate = await svc
+      rate = await svc.access
         .rateLimiter()
         .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
       if (rate.exceeded) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { onceUntilSuccess } from "./composition";
+import { onceUntilSuccess } from "./lazy";
 
 describe("onceUntilSuccess (the bootstrap client is ensured once per instance)", () => {
   it("shares one attempt between concurrent callers and does not run again after it succeeded", async () => {

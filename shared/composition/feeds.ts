@@ -1,0 +1,58 @@
+import { AzureSftpLogins } from "../adapters/arm/azure-sftp-logins";
+import { CosmosIngestAttempts } from "../adapters/cosmos/cosmos-ingest-attempts";
+import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
+import { LocalSftpLogins } from "../adapters/local-sftp-logins";
+import { Feeds } from "../app/feeds";
+import { IngestFile } from "../app/ingest-file";
+import { feedFileReaders } from "../formats/feed-file-readers";
+import type { FeedRepository } from "../ports/feed-repository";
+import type { SftpLogins } from "../ports/sftp-logins";
+import type { CoreServices } from "./core";
+import type { InvestmentServices } from "./investments";
+import { lazy } from "./lazy";
+
+/** Feeds: the definitions of providers' files, their SFTP logins, the dry run, and the ingestion of delivered files. */
+export class FeedServices {
+  constructor(
+    private readonly core: CoreServices,
+    private readonly investments: InvestmentServices,
+  ) {}
+
+  readonly feedRepository = lazy<FeedRepository>(() => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed"));
+  /** The feeds' SFTP logins: the local drop's (hashes with the feed) or the storage account's local users (ARM, managed identity). */
+  readonly sftpLogins = lazy<SftpLogins>(() => {
+    const c = this.core.config;
+    const endpoint = { host: c.SFTP_HOST, port: c.SFTP_PORT };
+    if (c.SFTP_LOGINS === "local") return new LocalSftpLogins(endpoint);
+    if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
+    return new AzureSftpLogins(this.core.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, this.core.fileStore(), this.core.logger("sftp-logins"));
+  });
+  readonly feeds = lazy(
+    () =>
+      new Feeds({
+        repository: this.feedRepository(),
+        readers: feedFileReaders,
+        logins: this.sftpLogins(),
+        inbound: this.core.fileStore(),
+        dryRunConcurrency: this.core.config.FEED_DRY_RUN_CONCURRENCY,
+        clock: this.core.clock,
+        log: this.core.logger("feeds"),
+      }),
+  );
+  readonly ingestFile = lazy(
+    () =>
+      new IngestFile({
+        feeds: this.feedRepository(),
+        files: this.core.fileStore(),
+        readers: feedFileReaders,
+        jobs: this.investments.jobRepository(),
+        outbox: this.core.outbox(),
+        dataQuality: this.investments.dataQualityExceptions(),
+        importer: this.investments.imports(),
+        attempts: new CosmosIngestAttempts(this.core.cosmos().container("counters")),
+        clock: this.core.clock,
+        log: this.core.logger("ingest-file"),
+        unlabelledSource: this.core.config.SFTP_LOGINS === "azure" ? "sftp" : "blob",
+      }),
+  );
+}

@@ -1,0 +1,41 @@
+import { CosmosDeliveryRepository } from "../adapters/cosmos/cosmos-delivery-repository";
+import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
+import { GuardedWebhookSender } from "../adapters/http/guarded-webhook-sender";
+import { DeliverWebhooks } from "../app/deliver-webhook";
+import { SweepDeliveries } from "../app/deliveries-sweep";
+import { DeliveryLog } from "../app/delivery-log";
+import { FanOutEvents } from "../app/fan-out";
+import { CachedWebhookDirectory } from "../app/webhook-directory";
+import { Webhooks } from "../app/webhooks";
+import { signWebhook } from "../domain/webhook-signature";
+import type { WebhookRepository } from "../ports/webhook-repository";
+import type { CoreServices } from "./core";
+import { lazy } from "./lazy";
+
+/** Webhooks: the settings (secrets sealed at rest), the SSRF-guarded sender, the fan-out of events, deliveries and their retries. */
+export class WebhookServices {
+  constructor(private readonly core: CoreServices) {}
+
+  readonly webhookRepository = lazy<WebhookRepository>(() => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook"));
+  readonly webhookSender = lazy(() => new GuardedWebhookSender({ allowPrivateNetworks: this.core.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly webhookDirectory = lazy(
+    () => new CachedWebhookDirectory(this.webhookRepository(), this.core.secretCipher(), this.core.clock, this.core.config.AUTH_CLIENT_CACHE_SECONDS),
+  );
+  readonly webhooks = lazy(
+    () => new Webhooks(this.webhookRepository(), this.webhookSender(), this.core.secretCipher(), this.core.clock, () => this.webhookDirectory().forget()),
+  );
+  readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.core.cosmos().container("deliveries")));
+  readonly deliverWebhooks = lazy(
+    () =>
+      new DeliverWebhooks(this.deliveryRepository(), this.webhookDirectory(), this.webhookSender(), signWebhook, this.core.messageBus(), this.core.clock, {
+        retrySchedule: this.core.config.WEBHOOK_RETRY_SCHEDULE,
+      }),
+  );
+  readonly fanOutEvents = lazy(() => new FanOutEvents(this.deliveryRepository(), this.webhookDirectory(), this.deliverWebhooks(), this.core.clock));
+  readonly sweepDeliveries = lazy(
+    () => new SweepDeliveries(this.deliveryRepository(), this.core.messageBus(), this.core.clock, this.core.config.DELIVERIES_SWEEP_GRACE_SECONDS),
+  );
+  readonly deliveryLog = lazy(
+    () => new DeliveryLog(this.deliveryRepository(), this.webhookDirectory(), this.deliverWebhooks(), this.core.messageBus(), this.core.clock),
+  );
+}
