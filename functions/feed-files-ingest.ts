@@ -2,6 +2,7 @@ import { app, type InvocationContext } from "@azure/functions";
 import { blobTriggerReferenceSchema, registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
 import { INBOUND } from "../shared/app/ingest-file-parts";
 import { services } from "../shared/composition";
+import { invocationLog } from "../shared/triggers/invocation-log";
 
 // The trigger hands the function a reference to the blob, never its bytes (sdkBinding below).
 registerBlobTriggerReferences();
@@ -11,7 +12,7 @@ export async function feedFilesIngest(blob: unknown, context: InvocationContext)
   const { containerName, blobName } = blobTriggerReferenceSchema.parse(blob);
   if (containerName !== INBOUND) throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
   const outcome = await services().feeds.ingestFile().run(blobName);
-  context.log(JSON.stringify({ message: "inbound file", name: blobName, ...outcome }));
+  invocationLog(context).info("inbound file", { name: blobName, ...outcome });
 }
 
 // Flex Consumption runs blob triggers from Event Grid only (the subscription: infra/README.md).

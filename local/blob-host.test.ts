@@ -1,3 +1,4 @@
+import { Logger } from "../shared/logging";
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -9,6 +10,9 @@ import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trig
 import { tempDir } from "../test/runtime";
 import { BlobHost } from "./blob-host";
 import type { LoadedFunction } from "./functions-host";
+
+/** The hosts' own log lines are not what these tests look at. */
+const quiet = new Logger("error", () => undefined);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
@@ -40,7 +44,7 @@ describe("local blob host (on Azurite)", () => {
     await container.createIfNotExists();
     // The first scan takes the blob there at start; once it ran, that scan's listing is behind us.
     await container.getBlockBlobClient("first.csv").upload("first", 5);
-    const host = new BlobHost([definition], connection(), () => {}, { pollMs: 600_000 });
+    const host = new BlobHost([definition], connection(), quiet, { pollMs: 600_000 });
     await host.start();
     const named = (blobName: string) => ({ connection: "AzureWebJobsStorage", containerName, blobName });
     try {
@@ -65,7 +69,7 @@ describe("local blob host (on Azurite)", () => {
   it("hands the function a reference to the blob, never its bytes, whatever the blob's size or name", async () => {
     const containerName = `ref-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
-    const host = new BlobHost([blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob))], connection(), () => {}, { pollMs: 50 });
+    const host = new BlobHost([blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob))], connection(), quiet, { pollMs: 50 });
     await host.start();
     try {
       const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
@@ -86,11 +90,11 @@ describe("local blob host (on Azurite)", () => {
 
   it("refuses to start a blob trigger that names no Event Grid source or takes the blob's content", async () => {
     const path = `never-${randomUUID().slice(0, 8)}/{name}`;
-    await expect(new BlobHost([blobFunction("no-source", path, () => {}, { source: undefined })], connection(), () => {}).start()).rejects.toThrow(
+    await expect(new BlobHost([blobFunction("no-source", path, () => {}, { source: undefined })], connection(), quiet).start()).rejects.toThrow(
       /function 'no-source': its blob trigger names no source; register it with source: "EventGrid"/,
     );
-    await expect(new BlobHost([blobFunction("polling", path, () => {}, { source: "LogsAndContainerScan" })], connection(), () => {}).start()).rejects.toThrow(/has source 'LogsAndContainerScan'/);
-    await expect(new BlobHost([blobFunction("content", path, () => {}, { properties: { supportsDeferredBinding: "false" } })], connection(), () => {}).start()).rejects.toThrow(/must use sdkBinding: true/);
+    await expect(new BlobHost([blobFunction("polling", path, () => {}, { source: "LogsAndContainerScan" })], connection(), quiet).start()).rejects.toThrow(/has source 'LogsAndContainerScan'/);
+    await expect(new BlobHost([blobFunction("content", path, () => {}, { properties: { supportsDeferredBinding: "false" } })], connection(), quiet).start()).rejects.toThrow(/must use sdkBinding: true/);
   });
 
   it("counts a run before it starts: a blob whose run kills the process is tried maxAttempts times, then reported on the poison queue", async () => {

@@ -1,4 +1,5 @@
 import { ResourceFactoryResolver } from "@azure/functions-extensions-base";
+import type { Logger } from "../shared/logging";
 import { BlobServiceClient, RestError, type BlockBlobClient, type ContainerClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { invocationContext, type LoadedFunction } from "./functions-host";
@@ -89,7 +90,7 @@ export class BlobHost {
   constructor(
     private readonly functions: LoadedFunction[],
     connectionString: string,
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
     options: Partial<BlobHostOptions> = {},
   ) {
     this.options = { ...defaults, ...options };
@@ -147,7 +148,7 @@ export class BlobHost {
       attempts++;
       await receipt.upload("", 0, { metadata: { etag, status: "running", attempts: String(attempts) } });
       const client = container.getBlobClient(blob.name);
-      const context = invocationContext(fn.name, this.log, {
+      const context = invocationContext(fn.name, this.log.sink, {
         ...parts,
         blobTrigger: `${container.containerName}/${blob.name}`,
         uri: client.url,
@@ -157,7 +158,7 @@ export class BlobHost {
         const argument = ResourceFactoryResolver.getInstance().createClient(BLOB_SOURCE, modelBindingData(fn.trigger["connection"], container.containerName, blob.name));
         await fn.handler(argument, context);
       } catch (error) {
-        this.log(JSON.stringify({ level: "error", message: "blob function failed", function: fn.name, blob: blob.name, attempts, error: String(error) }));
+        this.log.error("blob function failed", { function: fn.name, blob: blob.name, attempts, error: String(error) });
         if (attempts >= this.options.maxAttempts) await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, String(error));
         else await receipt.upload("", 0, { metadata: { etag, status: "failed", attempts: String(attempts) } });
         continue;
@@ -168,7 +169,7 @@ export class BlobHost {
 
   /** Gives up on a blob version: a message on the poison queue, as Azure sends, and a receipt that keeps it from running again. */
   private async poison(fn: LoadedFunction, containerName: string, blobName: string, etag: string, receipt: BlockBlobClient, attempts: number, reason: string): Promise<void> {
-    this.log(JSON.stringify({ level: "error", message: "blob function gave up: poison", function: fn.name, blob: blobName, attempts, reason }));
+    this.log.error("blob function gave up: poison", { function: fn.name, blob: blobName, attempts, reason });
     await this.queues.getQueueClient(POISON).sendMessage(Buffer.from(JSON.stringify({ FunctionId: fn.name, BlobType: "BlockBlob", ContainerName: containerName, BlobName: blobName, ETag: etag })).toString("base64"));
     await receipt.upload("", 0, { metadata: { etag, status: "poison", attempts: String(attempts) } });
   }
@@ -180,7 +181,7 @@ export class BlobHost {
       try {
         await this.scan(fn, container, match);
       } catch (error) {
-        if (this.running) this.log(JSON.stringify({ level: "warn", message: "blob scan failed", container: name, error: String(error) }));
+        if (this.running) this.log.warn("blob scan failed", { container: name, error: String(error) });
       }
       if (!this.running || this.notified.has(name)) continue;
       await new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
  * stream into the blob block by block and become visible when the upload closes (local/sftp/).
  */
 import { generateKeyPairSync } from "node:crypto";
+import type { Logger } from "../shared/logging";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
@@ -33,7 +34,7 @@ export interface SftpServerOptions {
   hostKeyPath: string;
   feeds: () => FeedRepository;
   storageConnectionString: string;
-  log: (line: string) => void;
+  log: Logger;
   limits?: SftpLimits;
   /** Told of each upload once it is committed (visible in `inbound`): the local blob trigger picks it up at once. */
   committed?: (container: string, blobName: string) => void;
@@ -87,7 +88,7 @@ export class SftpServer {
       server.once("error", reject);
       server.listen(port, host, () => {
         server.off("error", reject);
-        server.on("error", (error: Error) => this.options.log(`sftp: ${error.message}`));
+        server.on("error", (error: Error) => this.options.log.warn("sftp server error", { error: error.message }));
         const address = server.address();
         resolve(typeof address === "object" && address !== null ? address.port : port);
       });
@@ -117,10 +118,10 @@ export class SftpServer {
         }
         failures++;
         const who = { username: ctx.username.slice(0, 100), address: info.ip };
-        this.options.log(JSON.stringify({ level: "warn", message: "sftp login failed", ...who, method: ctx.method, ...(throttled ? { throttled: true } : {}), connectionFailures: failures }));
+        this.options.log.warn("sftp login failed", { ...who, method: ctx.method, ...(throttled ? { throttled: true } : {}), connectionFailures: failures });
         ctx.reject(METHODS);
         if (failures >= this.limits.authTries) {
-          this.options.log(JSON.stringify({ level: "warn", message: "sftp connection closed: too many failed logins", ...who, connectionFailures: failures }));
+          this.options.log.warn("sftp connection closed: too many failed logins", { ...who, connectionFailures: failures });
           client.end();
         }
       };

@@ -1,3 +1,4 @@
+import { Logger } from "../shared/logging";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { randomUUID } from "node:crypto";
@@ -7,6 +8,9 @@ import type { LoadedFunction } from "../local/functions-host";
 import { readFileSync } from "node:fs";
 import { decodeMessage, QueueHost, queueHostDefaults } from "../local/queue-host";
 import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+
+/** The hosts' own log lines are not what these tests look at. */
+const quiet = new Logger("error", () => undefined);
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -43,7 +47,7 @@ describe("local queue host (on Azurite)", () => {
     const host = new QueueHost(
       [fn("on-queue", { type: "queueTrigger", queueName }, (item) => void seen.push(item)), fn("on-bus", { type: "serviceBusTrigger", queueName: busName }, (item) => void seen.push(item))],
       connection(),
-      () => {},
+      quiet,
       { pollMs: 50 },
     );
     hosts.push(host);
@@ -59,7 +63,7 @@ describe("local queue host (on Azurite)", () => {
   it("retries a failing message and moves it to <queue>-poison after the last attempt", async () => {
     const queueName = `p-${randomUUID().slice(0, 8)}`;
     let attempts = 0;
-    const host = new QueueHost([fn("fails", { type: "queueTrigger", queueName }, () => { attempts++; throw new Error("boom"); })], connection(), () => {}, { pollMs: 50, visibilityTimeout: 1, maxDequeueCount: 3 });
+    const host = new QueueHost([fn("fails", { type: "queueTrigger", queueName }, () => { attempts++; throw new Error("boom"); })], connection(), quiet, { pollMs: 50, visibilityTimeout: 1, maxDequeueCount: 3 });
     hosts.push(host);
     await host.start();
     const service = QueueServiceClient.fromConnectionString(connection());
@@ -103,7 +107,7 @@ describe("local queue host: concurrency and renewal", () => {
         running--;
       })],
       connection(),
-      () => {},
+      quiet,
       { pollMs: 50, maxConcurrentCalls: 10 },
     );
     hosts.push(host);
@@ -120,7 +124,7 @@ describe("local queue host: concurrency and renewal", () => {
     const queueName = `n-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
     // Polls once at start, then not for a minute: only notify() can make it receive in time.
-    const host = new QueueHost([fn("on-notify", { type: "serviceBusTrigger", queueName }, (item) => void seen.push(item))], connection(), () => {}, { pollMs: 60_000 });
+    const host = new QueueHost([fn("on-notify", { type: "serviceBusTrigger", queueName }, (item) => void seen.push(item))], connection(), quiet, { pollMs: 60_000 });
     hosts.push(host);
     await host.start();
     await new Promise((r) => setTimeout(r, 500)); // its first poll found the queue empty
@@ -141,8 +145,8 @@ describe("local queue host: concurrency and renewal", () => {
     });
     // Renewed every second; a slow machine has a second of slack before the message would reappear.
     const options = { pollMs: 50, visibilityTimeout: 2 };
-    const first = new QueueHost([slow], connection(), () => {}, options);
-    const second = new QueueHost([slow], connection(), () => {}, options);
+    const first = new QueueHost([slow], connection(), quiet, options);
+    const second = new QueueHost([slow], connection(), quiet, options);
     hosts.push(first, second);
     await first.start();
     await second.start();
@@ -178,7 +182,7 @@ describe("local blob host (on Azurite)", () => {
       const { blobName } = blob as { blobName: string };
       seen.push({ content: (await container.getBlobClient(blobName).downloadToBuffer()).toString("utf8"), name: context.triggerMetadata?.name });
     });
-    const first = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
+    const first = new BlobHost([definition], connection(), quiet, { pollMs: 50 });
     await first.start();
     await container.getBlockBlobClient("a.json").upload('{"v":1}', 7);
     await container.getBlockBlobClient("ignored.txt").upload("x", 1);
@@ -190,7 +194,7 @@ describe("local blob host (on Azurite)", () => {
     expect(seen[1]).toEqual({ content: '{"v":2}', name: "a" });
     await first.stop();
 
-    const second = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
+    const second = new BlobHost([definition], connection(), quiet, { pollMs: 50 });
     await second.start();
     await new Promise((r) => setTimeout(r, 400));
     await second.stop();
@@ -200,7 +204,7 @@ describe("local blob host (on Azurite)", () => {
   it("gives up on a blob after the last attempt and reports it on the poison queue", async () => {
     const containerName = `bad-${randomUUID().slice(0, 8)}`;
     let attempts = 0;
-    const host = new BlobHost([fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), () => {}, { pollMs: 50, maxAttempts: 2 });
+    const host = new BlobHost([fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), quiet, { pollMs: 50, maxAttempts: 2 });
     await host.start();
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).getBlockBlobClient("broken.csv").upload("x", 1);
     await until(() => attempts === 2);

@@ -1,4 +1,5 @@
 import { RestError, type ContainerClient } from "@azure/storage-blob";
+import type { Logger } from "../../shared/logging";
 import { utils, type FileEntry, type SFTPWrapper } from "ssh2";
 import { compileFilePattern, type StoredFeed } from "../../shared/domain/feed";
 import { dirAttrs, fileAttrs, longname } from "./attributes";
@@ -23,7 +24,7 @@ const isNotFound = (error: unknown): boolean => error instanceof RestError && er
 export interface InboxSessionOptions {
   container: ContainerClient;
   slots: UploadSlots;
-  log: (line: string) => void;
+  log: Logger;
   /** Told of each upload once it is committed (visible in `inbound`). */
   committed: (container: string, blobName: string) => void;
 }
@@ -50,7 +51,7 @@ export class InboxSession {
         void Promise.resolve()
           .then(() => work(reqId, ...args))
           .catch((error: unknown) => {
-            this.log(`sftp: ${feed.id}: ${error instanceof Error ? error.message : String(error)}`);
+            this.log.warn("sftp session failed", { feedId: feed.id, error: error instanceof Error ? error.message : String(error) });
             this.status(reqId, STATUS_CODE.FAILURE, "failed");
           });
       };
@@ -76,8 +77,8 @@ export class InboxSession {
     return this.feed.sftp.username;
   }
 
-  private log(line: string): void {
-    this.options.log(line);
+  private get log(): Logger {
+    return this.options.log;
   }
 
   private status(reqId: number, code: number, message?: string): void {
@@ -176,7 +177,7 @@ export class InboxSession {
     if ((flags & OPEN_MODE.EXCL) !== 0 && (await blob.exists())) return this.status(reqId, STATUS_CODE.FAILURE, "the file exists");
     const full = this.options.slots.take(this.login);
     if (full !== undefined) {
-      this.log(JSON.stringify({ level: "warn", message: "sftp upload refused: too many open uploads", feedId: this.feed.id, username: this.login }));
+      this.log.warn("sftp upload refused: too many open uploads", { feedId: this.feed.id, username: this.login });
       return this.status(reqId, STATUS_CODE.FAILURE, full);
     }
     this.sftp.handle(reqId, this.newHandle(new BlockUpload(p.name, blob)));
@@ -188,7 +189,7 @@ export class InboxSession {
     if (!upload.failed && upload.waiting + data.length > MAX_WAITING_BYTES) {
       // The client sends without waiting for answers: holding it all is what a cap is for.
       upload.fail();
-      this.log(JSON.stringify({ level: "warn", message: "sftp upload failed: too many unanswered writes", feedId: this.feed.id, fileName: upload.name, waitingBytes: upload.waiting }));
+      this.log.warn("sftp upload failed: too many unanswered writes", { feedId: this.feed.id, fileName: upload.name, waitingBytes: upload.waiting });
     }
     if (upload.failed) return this.status(reqId, STATUS_CODE.FAILURE, `the upload has failed (more than ${MAX_WAITING_BYTES} bytes of writes were sent without waiting for their answers, or a write failed); nothing will be stored`);
     upload.waiting += data.length;
@@ -203,7 +204,7 @@ export class InboxSession {
         await upload.append(data);
       } catch (error) {
         upload.fail();
-        this.log(`sftp: ${this.feed.id}/${upload.name}: staging failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.warn("sftp upload staging failed", { feedId: this.feed.id, fileName: upload.name, error: error instanceof Error ? error.message : String(error) });
         return this.status(reqId, STATUS_CODE.FAILURE, "storage failed");
       }
       this.status(reqId, STATUS_CODE.OK);
@@ -227,7 +228,7 @@ export class InboxSession {
       state.dispose();
       this.options.slots.release(this.login);
     }
-    this.log(`sftp: ${this.feed.id}: received ${state.name} (${state.received} bytes)`);
+    this.log.info("sftp file received", { feedId: this.feed.id, fileName: state.name, bytes: state.received });
     this.status(reqId, STATUS_CODE.OK);
     this.options.committed(INBOUND, state.blob.name);
   }
