@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { CosmosClient, type Container } from "@azure/cosmos";
 import type { ExportFormat } from "../shared/domain/export-data";
-import { dataSetColumns } from "../shared/app/export/data-set-columns";
+import { dataSetColumns } from "../shared/app/exports/data-set-columns";
 import { writeExport } from "../shared/formats/export/write-export";
 import { startSftpTarget, type SftpTarget } from "../test/sftp-target";
 import { dateAfter, isinFor, post, withPeakRss } from "./fixtures";

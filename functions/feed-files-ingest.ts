@@ -1,6 +1,6 @@
 import { app, type InvocationContext } from "@azure/functions";
 import { blobTriggerReferenceSchema, registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
-import { INBOUND } from "../shared/app/ingest-file-parts";
+import { INBOUND } from "../shared/app/feeds/ingest-file-parts";
 import { services } from "../shared/composition";
 import { invocationLog } from "../shared/triggers/invocation-log";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { feedIdParams } from "../shared/domain/feed";
-import { DRY_RUN_MAX_BYTES } from "../shared/app/feeds";
+import { DRY_RUN_MAX_BYTES } from "../shared/app/feeds/feeds";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 

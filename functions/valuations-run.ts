@@ -1,4 +1,4 @@
-import { valuationMessageSchema } from "../shared/app/valuation-queue";
+import { valuationMessageSchema } from "../shared/app/investments/sweep-stale-valuations";
 import { services } from "../shared/composition";
 import { registerQueueFunction } from "../shared/triggers/queue-function";
 

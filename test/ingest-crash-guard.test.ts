@@ -1,7 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { afterAll, describe, expect, it } from "vitest";
-import { MAX_UNFINISHED_ATTEMPTS } from "../shared/app/ingest-file";
+import { MAX_UNFINISHED_ATTEMPTS } from "../shared/app/feeds/ingest-file";
 import type { EventEnvelope } from "../shared/domain/events";
 import { adminToken, call, eventually } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";

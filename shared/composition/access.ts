@@ -2,11 +2,11 @@ import { CosmosApiClientRepository } from "../adapters/cosmos/cosmos-api-client-
 import { CosmosCounterStore } from "../adapters/cosmos/cosmos-counter-store";
 import { CosmosIdempotencyStore } from "../adapters/cosmos/cosmos-idempotency-store";
 import { JoseTokenService } from "../adapters/jwt/jose-token-service";
-import { ApiClients } from "../app/api-clients";
-import { Authenticator } from "../app/authenticate";
-import { Idempotency } from "../app/idempotency";
-import { IssueToken } from "../app/issue-token";
-import { RateLimiter } from "../app/rate-limiter";
+import { ApiClients } from "../app/access/api-clients";
+import { Authenticator } from "../app/access/authenticator";
+import { Idempotency } from "../app/access/idempotency";
+import { IssueToken } from "../app/access/issue-token";
+import { RateLimiter } from "../app/access/rate-limiter";
 import type { CoreServices } from "./core";
 import { lazy, onceUntilSuccess } from "./lazy";
 

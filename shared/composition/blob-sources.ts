@@ -1,9 +1,9 @@
 import { BlobCustomerContainers } from "../adapters/blob/customer-container";
 import { CosmosBlobSourceRuns } from "../adapters/cosmos/cosmos-blob-source-runs";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
-import { RunBlobSource } from "../app/blob-source-runner";
-import { ScheduleBlobSources } from "../app/blob-source-scheduler";
-import { BlobSources, type BlobSourceRepository } from "../app/blob-sources";
+import { RunBlobSource } from "../app/blob-sources/run-blob-source";
+import { ScheduleBlobSources } from "../app/blob-sources/schedule-blob-sources";
+import { BlobSources, type BlobSourceRepository } from "../app/blob-sources/blob-sources";
 import type { CoreServices } from "./core";
 import type { FeedServices } from "./feeds";
 import { lazy } from "./lazy";

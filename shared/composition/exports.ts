@@ -4,10 +4,10 @@ import { CosmosExportTargetLocks } from "../adapters/cosmos/cosmos-export-target
 import { CosmosFxRatePages } from "../adapters/cosmos/cosmos-fx-rate-pages";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { SftpDestination } from "../adapters/sftp/sftp-destination";
-import { ExportDataSetsOverReads } from "../app/export/data-sets";
-import { Exports, type ExportRepository } from "../app/exports";
-import { RunExport, type OpenedDestination } from "../app/run-export";
-import { ScheduleExports } from "../app/schedule-exports";
+import { ExportDataSetsOverReads } from "../app/exports/data-sets";
+import { Exports, type ExportRepository } from "../app/exports/exports";
+import { RunExport, type OpenedDestination } from "../app/exports/run-export";
+import { ScheduleExports } from "../app/exports/schedule-exports";
 import { writeExport } from "../formats/export/write-export";
 import type { ExportDataSets, WriteExport } from "../ports/exports";
 import type { CoreServices } from "./core";

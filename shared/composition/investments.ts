@@ -6,17 +6,17 @@ import { CosmosPositionRepository } from "../adapters/cosmos/cosmos-position-rep
 import { CosmosPriceRepository } from "../adapters/cosmos/cosmos-price-repository";
 import { CosmosSecurityRepository } from "../adapters/cosmos/cosmos-security-repository";
 import { CosmosTransactionRepository } from "../adapters/cosmos/cosmos-transaction-repository";
-import { DataQualityExceptions } from "../app/data-quality-exceptions";
-import { Holdings } from "../app/holdings";
-import { ImportService } from "../app/import/import-service";
-import { JobQueries } from "../app/job-queries";
-import { Portfolios } from "../app/portfolios";
-import { ReapAbandonedJobs } from "../app/reap-jobs";
-import { SecurityQueries } from "../app/security-queries";
-import { TransactionQueries } from "../app/transaction-queries";
-import { SweepStaleValuations } from "../app/valuation-queue";
-import { ValuationService } from "../app/valuation-service";
-import { ValueStalePortfolios } from "../app/value-stale-portfolios";
+import { DataQualityExceptions } from "../app/investments/data-quality-exceptions";
+import { Holdings } from "../app/investments/holdings";
+import { ImportService } from "../app/investments/import/import-service";
+import { JobQueries } from "../app/investments/job-queries";
+import { Portfolios } from "../app/investments/portfolios";
+import { ReapAbandonedJobs } from "../app/investments/reap-abandoned-jobs";
+import { SecurityQueries } from "../app/investments/security-queries";
+import { TransactionQueries } from "../app/investments/transaction-queries";
+import { SweepStaleValuations } from "../app/investments/sweep-stale-valuations";
+import { ValuationService } from "../app/investments/valuation-service";
+import { ValueStalePortfolios } from "../app/investments/value-stale-portfolios";
 import type { CoreServices } from "./core";
 import { lazy } from "./lazy";
 

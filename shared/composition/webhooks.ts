@@ -1,12 +1,12 @@
 import { CosmosDeliveryRepository } from "../adapters/cosmos/cosmos-delivery-repository";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { GuardedWebhookSender } from "../adapters/http/guarded-webhook-sender";
-import { DeliverWebhooks } from "../app/deliver-webhook";
-import { SweepDeliveries } from "../app/deliveries-sweep";
-import { DeliveryLog } from "../app/delivery-log";
-import { FanOutEvents } from "../app/fan-out";
-import { CachedWebhookDirectory } from "../app/webhook-directory";
-import { Webhooks } from "../app/webhooks";
+import { DeliverWebhooks } from "../app/webhooks/deliver-webhooks";
+import { SweepDeliveries } from "../app/webhooks/sweep-deliveries";
+import { DeliveryLog } from "../app/webhooks/delivery-log";
+import { FanOutEvents } from "../app/webhooks/fan-out-events";
+import { CachedWebhookDirectory } from "../app/webhooks/cached-webhook-directory";
+import { Webhooks } from "../app/webhooks/webhooks";
 import { signWebhook } from "../domain/webhook-signature";
 import type { WebhookRepository } from "../ports/webhook-repository";
 import type { CoreServices } from "./core";

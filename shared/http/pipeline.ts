@@ -1,8 +1,8 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { z } from "zod";
 import type { Principal } from "../domain/principal";
-import { requireScope } from "../app/authenticate";
-import type { RateLimitDecision } from "../app/rate-limiter";
+import { requireScope } from "../app/access/authenticator";
+import type { RateLimitDecision } from "../app/access/rate-limiter";
 import { services } from "../composition";
 import { AppError } from "../domain/errors";
 import { issuesToDetails } from "../domain/validation";
