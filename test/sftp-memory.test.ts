@@ -22,7 +22,8 @@ describe("SFTP drop: memory", () => {
 
   beforeAll(async () => {
     data = tempDir("ids-sftp-memory-");
-    runtime = await startRuntime(await runtimeEnv(data.path));
+    // The trigger of each file is seen in its "inbound file" log line (info).
+    runtime = await startRuntime(await runtimeEnv(data.path, { LOG_LEVEL: "info" }));
     const token = await adminToken(runtime.baseUrl);
     const reply = await call("POST", "/api/v1/settings/feeds", { token, base: runtime.baseUrl, body: { ...custodianPositionsFeed, status: "paused" } });
     expect(reply.status, reply.text).toBe(201);
