@@ -6,7 +6,13 @@ import { SweepDeliveries } from "../app/webhooks/sweep-deliveries";
 import { DeliveryLog } from "../app/webhooks/delivery-log";
 import { FanOutEvents } from "../app/webhooks/fan-out-events";
 import { CachedWebhookDirectory } from "../app/webhooks/cached-webhook-directory";
-import { Webhooks } from "../app/webhooks/webhooks";
+import { CreateWebhook } from "../app/webhooks/create-webhook";
+import { DeleteWebhook } from "../app/webhooks/delete-webhook";
+import { GetWebhook } from "../app/webhooks/get-webhook";
+import { ListWebhooks } from "../app/webhooks/list-webhooks";
+import { RotateWebhookSecret } from "../app/webhooks/rotate-webhook-secret";
+import { UpdateWebhook } from "../app/webhooks/update-webhook";
+import type { WebhookSettingsDeps } from "../app/webhooks/webhook-settings";
 import { signWebhook } from "../domain/webhook-signature";
 import type { WebhookRepository } from "../ports/webhook-repository";
 import type { CoreServices } from "./core";
@@ -21,9 +27,24 @@ export class WebhookServices {
   readonly webhookDirectory = lazy(
     () => new CachedWebhookDirectory(this.webhookRepository(), this.core.secretCipher(), this.core.clock, this.core.config.AUTH_CLIENT_CACHE_SECONDS),
   );
-  readonly webhooks = lazy(
-    () => new Webhooks(this.webhookRepository(), this.webhookSender(), this.core.secretCipher(), this.core.clock, () => this.webhookDirectory().forget()),
+
+  /** What the settings use cases share; a change drops the directory's copy of that webhook at once. */
+  private readonly settings = lazy(
+    (): WebhookSettingsDeps => ({
+      repository: this.webhookRepository(),
+      sender: this.webhookSender(),
+      cipher: this.core.secretCipher(),
+      clock: this.core.clock,
+      onChange: () => this.webhookDirectory().forget(),
+    }),
   );
+  readonly createWebhook = lazy(() => new CreateWebhook(this.settings()));
+  readonly listWebhooks = lazy(() => new ListWebhooks(this.settings()));
+  readonly getWebhook = lazy(() => new GetWebhook(this.settings()));
+  readonly updateWebhook = lazy(() => new UpdateWebhook(this.settings()));
+  readonly deleteWebhook = lazy(() => new DeleteWebhook(this.settings()));
+  readonly rotateWebhookSecret = lazy(() => new RotateWebhookSecret(this.settings()));
+
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.core.cosmos().container("deliveries")));
   readonly deliverWebhooks = lazy(
     () =>
