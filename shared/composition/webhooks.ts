@@ -46,14 +46,14 @@ export class WebhookServices {
       }),
   );
 
-  /** What the settings use cases share; a change drops the directory's copy at once. */
+  /** What the settings use cases share; a change drops the directory's copy of that webhook at once. */
   private readonly settings = lazy(
     (): WebhookSettingsDeps => ({
       repository: this.webhookRepository(),
       sender: this.webhookSender(),
       cipher: this.core.secretCipher(),
       clock: this.core.clock,
-      onChange: () => this.webhookDirectory().forget(),
+      onChange: (id) => this.webhookDirectory().forget(id),
     }),
   );
   readonly createWebhook = lazy(() => new CreateWebhook(this.settings()));

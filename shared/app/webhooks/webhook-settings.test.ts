@@ -162,7 +162,7 @@ describe("the webhook settings use cases", () => {
     const repository = new MemoryRepository();
     const clock = new FakeClock(Date.parse("2026-03-01T00:00:00Z"));
     const directory = new CachedWebhookDirectory(repository, cipher, clock, 5);
-    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, () => directory.forget());
+    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, (id) => directory.forget(id));
     const created = await webhooks.create.execute({ url: "https://hooks.example.com/a", events });
     expect((await directory.target(created.id))?.signingSecrets).toEqual([created.secret]);
 
@@ -180,7 +180,7 @@ describe("the webhook settings use cases", () => {
     const repository = new MemoryRepository();
     const clock = new FakeClock();
     const directory = new CachedWebhookDirectory(repository, cipher, clock, 5);
-    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, () => directory.forget());
+    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, (id) => directory.forget(id));
     const a = await webhooks.create.execute({ url: "https://hooks.example.com/a", events: ["portfolio.valued"] });
     await webhooks.create.execute({ url: "https://hooks.example.com/b", events: ["exception.created"] });
 
@@ -203,5 +203,64 @@ describe("the webhook settings use cases", () => {
     await webhooks.delete.execute(a.id);
     expect(await directory.target(a.id)).toBeUndefined();
     await expect(webhooks.delete.execute(a.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("the cached webhook directory", () => {
+  it("keeps what it read for cacheSeconds by the clock: a change made on another instance shows once that has passed", async () => {
+    const repository = new MemoryRepository();
+    const clock = new FakeClock();
+    const directory = new CachedWebhookDirectory(repository, cipher, clock, 5);
+    const elsewhere = settingsUseCases(repository, new RecordingSender(), clock); // another instance: its changes drop nothing here
+    const a = await elsewhere.create.execute({ url: "https://hooks.example.com/a", events: ["portfolio.valued"] });
+
+    expect((await directory.subscribedTo("portfolio.valued")).map((t) => t.webhookId)).toEqual([a.id]);
+    await elsewhere.update.execute({ id: a.id, patch: { events: ["exception.created"] } });
+    clock.at += 4_000;
+    const reads = repository.reads;
+    expect((await directory.subscribedTo("portfolio.valued")).map((t) => t.webhookId)).toEqual([a.id]);
+    expect(await directory.subscribedTo("exception.created")).toEqual([]);
+    expect(repository.reads).toBe(reads); // every event's subscribers came from the one read
+    clock.at += 1_001;
+    expect(await directory.subscribedTo("portfolio.valued")).toEqual([]);
+    expect((await directory.subscribedTo("exception.created")).map((t) => t.webhookId)).toEqual([a.id]);
+    expect(repository.reads).toBe(reads + 1);
+  });
+
+  it("a change made here while a read is in flight is not hidden by what that read finds", async () => {
+    const repository = new MemoryRepository();
+    const clock = new FakeClock();
+    const directory = new CachedWebhookDirectory(repository, cipher, clock, 5);
+    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, (id) => directory.forget(id));
+    const a = await webhooks.create.execute({ url: "https://hooks.example.com/a", events: ["portfolio.valued"] });
+
+    // The read of every webhook answers with the store as it was before the change.
+    const before = [...repository.docs.values()].map((w) => structuredClone(w));
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    vi.spyOn(repository, "all").mockImplementationOnce(async () => {
+      await gate;
+      return before;
+    });
+    const inFlight = directory.subscribedTo("portfolio.valued");
+    await webhooks.update.execute({ id: a.id, patch: { status: "disabled" } });
+    release();
+    await inFlight;
+    expect(await directory.subscribedTo("portfolio.valued")).toEqual([]);
+    expect((await directory.target(a.id))?.status).toBe("disabled");
+  });
+
+  it("with cacheSeconds 0 keeps nothing: every look-up reads the store", async () => {
+    const repository = new MemoryRepository();
+    const clock = new FakeClock();
+    const directory = new CachedWebhookDirectory(repository, cipher, clock, 0);
+    const elsewhere = settingsUseCases(repository, new RecordingSender(), clock);
+    const a = await elsewhere.create.execute({ url: "https://hooks.example.com/a", events: ["portfolio.valued"] });
+
+    expect((await directory.subscribedTo("portfolio.valued")).map((t) => t.webhookId)).toEqual([a.id]);
+    expect((await directory.target(a.id))?.status).toBe("enabled");
+    await elsewhere.update.execute({ id: a.id, patch: { status: "disabled" } });
+    expect(await directory.subscribedTo("portfolio.valued")).toEqual([]);
+    expect((await directory.target(a.id))?.status).toBe("disabled");
   });
 });
