@@ -6,7 +6,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
 export const deliveriesSweep = registerTimerFunction("deliveries-sweep", {
   schedule: getConfig().DELIVERIES_SWEEP_SCHEDULE,
   handle: async (log) => {
-    const count = await services().webhooks.sweepDeliveries().run();
+    const count = await services().webhooks.sweepDeliveries().execute();
     if (count > 0) log.warn("overdue webhook deliveries re-enqueued", { count });
   },
 });

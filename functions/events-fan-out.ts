@@ -21,6 +21,6 @@ export const eventsFanOut = registerQueueFunction("events-fan-out", {
       if (event.success) events.push(event.data);
       else log.error("an entry of an events message is not an event envelope; dropped", { issues: event.error.issues.slice(0, 5).map((i) => i.message) });
     }
-    await services().webhooks.fanOutEvents().run(events);
+    await services().webhooks.fanOutEvents().execute(events);
   },
 });

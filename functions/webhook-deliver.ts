@@ -11,6 +11,6 @@ export const webhookDeliver = registerQueueFunction("webhook-deliver", {
   queueName: "deliveries",
   schema: messageSchema,
   handle: async (message) => {
-    await services().webhooks.deliverWebhooks().run(message);
+    await services().webhooks.deliverWebhooks().execute(message);
   },
 });

@@ -7,9 +7,11 @@ import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message
 import type { DeliveryTarget, WebhookDirectory, WebhookPostResult, WebhookSender } from "../../ports/webhook-delivery";
 import { DeliverWebhooks } from "./deliver-webhooks";
 import type { DeliveriesMessage } from "./deliveries-message";
-import { SweepDeliveries } from "./sweep-deliveries";
-import { DeliveryLog } from "./delivery-log";
+import { DeliveryAttempts } from "./delivery-attempts";
 import { FanOutEvents } from "./fan-out-events";
+import { RetryWebhookDelivery } from "./retry-webhook-delivery";
+import { SweepDeliveries } from "./sweep-deliveries";
+import { TestWebhook } from "./test-webhook";
 
 class MemoryDeliveries implements DeliveryRepository {
   readonly docs = new Map<string, VersionedDelivery>();
@@ -117,15 +119,18 @@ function setup(answers: WebhookPostResult[]) {
     },
   };
   const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": secrets.map((s) => `v1,${s}`).join(" ") });
-  const deliver = new DeliverWebhooks(deliveries, directory, sender, sign, bus, clock, { retrySchedule: [5, 60], random: () => 0.5 });
-  const fanOut = new FanOutEvents(deliveries, directory, deliver, clock);
-  const log = new DeliveryLog(deliveries, directory, deliver, bus, clock);
+  const attempts = new DeliveryAttempts({ deliveries, directory, sender, sign, bus, clock, retrySchedule: [5, 60], random: () => 0.5 });
+  const deps = { deliveries, directory, attempts, bus, clock };
+  const deliver = new DeliverWebhooks(deps);
+  const fanOut = new FanOutEvents(deps);
+  const retryDelivery = new RetryWebhookDelivery(deps);
+  const testWebhook = new TestWebhook(deps);
   const advance = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
   const deliveryMessages = () => bus.sent.filter((s) => s.queue === "deliveries").map((s) => s.message);
   /** Runs the latest `deliveries` message, as the queue would once its delay is over. */
-  const runLatest = () => deliver.run(deliveryMessages().at(-1)!.body as DeliveriesMessage);
-  const sweep = new SweepDeliveries(deliveries, bus, clock, 60);
-  return { deliveries, directory, bus, posts, deliver, fanOut, log, sweep, advance, deliveryMessages, runLatest };
+  const runLatest = () => deliver.execute(deliveryMessages().at(-1)!.body as DeliveriesMessage);
+  const sweep = new SweepDeliveries({ ...deps, graceSeconds: 60 });
+  return { deliveries, directory, bus, posts, deliver, fanOut, retryDelivery, testWebhook, sweep, advance, deliveryMessages, runLatest };
 }
 
 const event: EventEnvelope = { id: "evt_1", event: "transaction.settled", timestamp: "2026-01-01T00:00:00.000Z", data: { transactionId: "t1" } };
@@ -135,8 +140,8 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const s = setup([]);
     s.directory.add("wh_a");
     s.directory.add("wh_b", ["portfolio.valued"]);
-    const first = await s.fanOut.run([event]);
-    const again = await s.fanOut.run([event]);
+    const first = await s.fanOut.execute([event]);
+    const again = await s.fanOut.execute([event]);
     expect(first.map((r) => r.webhookId)).toEqual(["wh_a"]);
     expect(again).toEqual(first);
     expect(s.deliveries.docs.size).toBe(1);
@@ -148,7 +153,7 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const s = setup([]);
     s.directory.add("wh_a");
     s.directory.add("wh_b");
-    const refs = await s.fanOut.run([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}`, data: { transactionId: `t${n}` } })));
+    const refs = await s.fanOut.execute([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}`, data: { transactionId: `t${n}` } })));
     expect(refs).toHaveLength(6);
     expect(new Set(refs.map((r) => r.id)).size).toBe(6);
     expect(s.posts).toHaveLength(6);
@@ -158,9 +163,9 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("the fan-out makes the first attempt with one write; repeated event and delivery messages do not send again", async () => {
     const s = setup([]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]);
-    await s.fanOut.run([event]);
-    await Promise.all([s.deliver.run({ deliveries: [ref!] }), s.deliver.run({ deliveries: [ref!] })]);
+    const [ref] = await s.fanOut.execute([event]);
+    await s.fanOut.execute([event]);
+    await Promise.all([s.deliver.execute({ deliveries: [ref!] }), s.deliver.execute({ deliveries: [ref!] })]);
     expect(s.posts).toHaveLength(1);
     expect(s.deliveryMessages()).toEqual([]); // a delivery recorded already needs no message
     expect(s.posts[0]!.headers["webhook-id"]).toBe(ref!.id);
@@ -174,7 +179,7 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const s = setup([]);
     s.directory.add("wh_a");
     s.directory.add("wh_b");
-    await Promise.all([s.fanOut.run([event]), s.fanOut.run([event]), s.fanOut.run([event, event])]);
+    await Promise.all([s.fanOut.execute([event]), s.fanOut.execute([event]), s.fanOut.execute([event, event])]);
     expect(s.posts.map((p) => p.headers["webhook-id"]).sort()).toEqual([...s.deliveries.docs.values()].map((d) => d.id).sort());
     expect(s.posts).toHaveLength(2);
   });
@@ -183,10 +188,10 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const s = setup([]);
     s.directory.add("wh_a");
     s.deliveries.failNextCreate = true;
-    await expect(s.fanOut.run([event])).rejects.toThrow("the store went away");
+    await expect(s.fanOut.execute([event])).rejects.toThrow("the store went away");
     expect(s.deliveries.docs.size).toBe(0);
-    const [ref] = await s.fanOut.run([event]); // the events message, back after its visibility lapsed
-    await s.fanOut.run([event]);
+    const [ref] = await s.fanOut.execute([event]); // the events message, back after its visibility lapsed
+    await s.fanOut.execute([event]);
     expect(s.posts.map((p) => p.headers["webhook-id"])).toEqual([ref!.id, ref!.id]);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 1 });
   });
@@ -198,7 +203,7 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
       { error: "connection refused", durationMs: 1 },
     ]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]);
+    const [ref] = await s.fanOut.execute([event]);
     const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
     expect(due).toBe("2026-01-01T00:00:05.000Z");
     expect(s.deliveryMessages()).toEqual([{ body: { deliveries: [{ ...ref!, due }] } satisfies DeliveriesMessage, delaySeconds: 5 }]);
@@ -219,7 +224,7 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("failed first attempts due in the same second share one retry message", async () => {
     const s = setup([1, 2, 3].map(() => ({ statusCode: 500, durationMs: 1 })));
     s.directory.add("wh_a");
-    const refs = await s.fanOut.run([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}` })));
+    const refs = await s.fanOut.execute([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}` })));
     expect(s.deliveryMessages()).toHaveLength(1);
     expect((s.deliveryMessages()[0]!.body as DeliveriesMessage).deliveries.map((t) => t.id).sort()).toEqual(refs.map((r) => r.id).sort());
     s.advance(5);
@@ -230,21 +235,21 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("410 fails the delivery, disables the webhook and stops its other pending deliveries", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 410, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [first] = await s.fanOut.run([event]); // 500: pending, retried later
-    const [second] = await s.fanOut.run([{ ...event, id: "evt_2" }]); // 410
+    const [first] = await s.fanOut.execute([event]); // 500: pending, retried later
+    const [second] = await s.fanOut.execute([{ ...event, id: "evt_2" }]); // 410
     expect(s.directory.disabled).toEqual([["wh_a", "the endpoint answered 410 Gone"]]);
     expect(await s.deliveries.get(second!)).toMatchObject({ status: "failed", lastAttempt: { statusCode: 410 } });
     expect(await s.deliveries.get(first!)).toMatchObject({ status: "failed", failureReason: expect.stringMatching(/410/) });
     s.advance(10);
-    await s.deliver.run(s.deliveryMessages()[0]!.body as DeliveriesMessage);
+    await s.deliver.execute(s.deliveryMessages()[0]!.body as DeliveriesMessage);
     expect(s.posts).toHaveLength(2);
-    expect(await s.fanOut.run([{ ...event, id: "evt_3" }])).toEqual([]);
+    expect(await s.fanOut.execute([{ ...event, id: "evt_3" }])).toEqual([]);
   });
 
   it("a deleted webhook's pending delivery fails with a reason instead of being sent", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]);
+    const [ref] = await s.fanOut.execute([event]);
     s.directory.targets.delete("wh_a");
     s.advance(10);
     await s.runLatest();
@@ -255,14 +260,14 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("copies of one message never attempt the same delivery twice: held while in flight, stale once attempted", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]);
+    const [ref] = await s.fanOut.execute([event]);
     const retry = s.deliveryMessages()[0]!.body as DeliveriesMessage;
     s.advance(10);
-    await Promise.all([s.deliver.run(retry), s.deliver.run(retry), s.deliver.run({ deliveries: [...retry.deliveries, ...retry.deliveries] })]);
+    await Promise.all([s.deliver.execute(retry), s.deliver.execute(retry), s.deliver.execute({ deliveries: [...retry.deliveries, ...retry.deliveries] })]);
     expect(s.posts).toHaveLength(2);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "pending", attempts: 2 });
     s.advance(120); // the next attempt is due; a late copy of the first retry message is not its message
-    await s.deliver.run(retry);
+    await s.deliver.execute(retry);
     expect(s.posts).toHaveLength(2);
     await s.runLatest();
     expect(s.posts).toHaveLength(3);
@@ -272,40 +277,40 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("the sweep re-enqueues a pending delivery only once it is overdue by more than the grace period", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]); // due again in 5 s; pretend its message is lost
+    const [ref] = await s.fanOut.execute([event]); // due again in 5 s; pretend its message is lost
     const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
     s.advance(5 + 59);
-    expect(await s.sweep.run()).toBe(0);
+    expect(await s.sweep.execute()).toBe(0);
     s.advance(2);
-    expect(await s.sweep.run()).toBe(1);
+    expect(await s.sweep.execute()).toBe(1);
     expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [{ ...ref!, due }] } });
     await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
-    expect(await s.sweep.run()).toBe(0);
+    expect(await s.sweep.execute()).toBe(0);
   });
 
   it("a manual retry sends a failed delivery again with a fresh schedule; pending or succeeded ones are a conflict", async () => {
     const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }]);
     s.directory.add("wh_a");
-    const [ref] = await s.fanOut.run([event]);
-    await expect(s.log.retry("wh_a", ref!.id)).rejects.toMatchObject({ code: "CONFLICT" });
+    const [ref] = await s.fanOut.execute([event]);
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({ code: "CONFLICT" });
     for (const wait of [5, 60]) {
       s.advance(wait);
       await s.runLatest();
     }
     expect((await s.deliveries.get(ref!))?.status).toBe("failed");
-    expect(await s.log.retry("wh_a", ref!.id)).toMatchObject({ status: "pending", attempts: 3 });
+    expect(await s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).toMatchObject({ status: "pending", attempts: 3 });
     await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 4 });
-    await expect(s.log.retry("wh_a", ref!.id)).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(s.log.retry("wh_a", "msg_nope")).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(s.log.retry("wh_nope", ref!.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: "msg_nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_nope", deliveryId: ref!.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("the test event is a delivery of its own, attempted at once", async () => {
     const s = setup([]);
     s.directory.add("wh_a");
-    const delivery = await s.log.test("wh_a");
+    const delivery = await s.testWebhook.execute("wh_a");
     expect(delivery).toMatchObject({ event: "webhook.test", status: "succeeded", attempts: 1, webhookId: "wh_a" });
     expect(JSON.parse(s.posts[0]!.body)).toMatchObject({ id: delivery.id, event: "webhook.test", data: { webhookId: "wh_a" } });
     expect(delivery).not.toHaveProperty("payload");

@@ -4,7 +4,14 @@ import type { EventEnvelope } from "../../domain/events";
 import type { Clock } from "../../ports/clock";
 import { deliveryKey, type DeliveryRepository } from "../../ports/delivery-repository";
 import type { DeliveryTarget, WebhookDirectory } from "../../ports/webhook-delivery";
-import type { DeliverWebhooks } from "./deliver-webhooks";
+import type { DeliveryAttempts } from "./delivery-attempts";
+
+export interface FanOutEventsDeps {
+  deliveries: DeliveryRepository;
+  directory: WebhookDirectory;
+  attempts: DeliveryAttempts;
+  clock: Clock;
+}
 
 /** Deliveries looked up, attempted and recorded together (one bulk call each way). */
 const DELIVERIES_PER_ROUND = 100;
@@ -19,19 +26,14 @@ const ROUNDS_AT_ONCE = 2;
  * was recorded is not sent again. Idempotent by event id: a delivery's id derives from (event, webhook).
  */
 export class FanOutEvents {
-  constructor(
-    private readonly deliveries: DeliveryRepository,
-    private readonly directory: WebhookDirectory,
-    private readonly deliver: DeliverWebhooks,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: FanOutEventsDeps) {}
 
   /** Returns the deliveries the events map to. */
-  async run(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
-    const now = this.clock.now();
+  async execute(events: readonly EventEnvelope[]): Promise<DeliveryRef[]> {
+    const now = this.deps.clock.now();
     const planned = new Map<string, { delivery: StoredDelivery; target: DeliveryTarget }>();
     for (const event of events) {
-      for (const target of await this.directory.subscribedTo(event.event)) {
+      for (const target of await this.deps.directory.subscribedTo(event.event)) {
         const delivery = newDelivery(event, target.webhookId, now);
         planned.set(deliveryKey(delivery), { delivery, target });
       }
@@ -42,14 +44,14 @@ export class FanOutEvents {
     await mapConcurrent(rounds, ROUNDS_AT_ONCE, (round) =>
       // Held in this instance from the read to the outcome: a copy of the event fanned out at the same
       // time skips what this one attempts.
-      this.deliver.exclusively(
+      this.deps.attempts.exclusively(
         round.map((p) => p.delivery),
         async (held) => {
-          const existing = await this.deliveries.getMany(held);
+          const existing = await this.deps.deliveries.getMany(held);
           // Recorded already (a repeated event, or a message back after a crash): its record, and its
           // own retry message or the sweep, take it from there.
           const fresh = held.filter((d) => !existing.has(deliveryKey(d))).map((d) => planned.get(deliveryKey(d))!);
-          if (fresh.length > 0) await this.deliver.firstAttempts(fresh);
+          if (fresh.length > 0) await this.deps.attempts.attempt(fresh);
         },
       ),
     );

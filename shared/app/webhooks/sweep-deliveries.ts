@@ -3,6 +3,14 @@ import type { DeliveryRepository } from "../../ports/delivery-repository";
 import type { MessageBus } from "../../ports/message-bus";
 import { deliveriesMessages } from "./deliveries-message";
 
+export interface SweepDeliveriesDeps {
+  deliveries: DeliveryRepository;
+  bus: MessageBus;
+  clock: Clock;
+  /** DELIVERIES_SWEEP_GRACE_SECONDS: how late a pending delivery may be before it counts as lost. */
+  graceSeconds: number;
+}
+
 /** Overdue deliveries read (and re-enqueued) per page. */
 const PAGE_SIZE = 500;
 /** Pages per run: one run re-enqueues up to 20,000 (a queue that was away for a while); the next run takes the rest. */
@@ -15,20 +23,15 @@ const MAX_PAGES = 40;
  * first attempt moves the due time on, and the other copy is then stale.
  */
 export class SweepDeliveries {
-  constructor(
-    private readonly deliveries: DeliveryRepository,
-    private readonly bus: MessageBus,
-    private readonly clock: Clock,
-    private readonly graceSeconds: number,
-  ) {}
+  constructor(private readonly deps: SweepDeliveriesDeps) {}
 
   /** Returns how many deliveries were re-enqueued. */
-  async run(): Promise<number> {
-    const before = new Date(this.clock.now().getTime() - this.graceSeconds * 1000).toISOString();
+  async execute(): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - this.deps.graceSeconds * 1000).toISOString();
     let count = 0;
     let pages = 0;
-    for await (const page of this.deliveries.overdue(before, PAGE_SIZE)) {
-      await this.bus.send("deliveries", deliveriesMessages(page.map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, due: nextAttemptAt }))));
+    for await (const page of this.deps.deliveries.overdue(before, PAGE_SIZE)) {
+      await this.deps.bus.send("deliveries", deliveriesMessages(page.map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, due: nextAttemptAt }))));
       count += page.length;
       if (++pages >= MAX_PAGES) break;
     }
