@@ -1,7 +1,7 @@
 import { AzureSftpLogins } from "../adapters/arm/azure-sftp-logins";
 import { CosmosIngestAttempts } from "../adapters/cosmos/cosmos-ingest-attempts";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
-import { LocalSftpLogins } from "../adapters/local-sftp-logins";
+import { LocalSftpLogins } from "../adapters/sftp/local-sftp-logins";
 import { Feeds } from "../app/feeds/feeds";
 import { IngestFile } from "../app/feeds/ingest-file";
 import { feedFileReaders } from "../formats/feed-file-readers";
