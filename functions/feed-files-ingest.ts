@@ -11,7 +11,7 @@ registerBlobTriggerReferences();
 export async function feedFilesIngest(blob: unknown, context: InvocationContext): Promise<void> {
   const { containerName, blobName } = blobTriggerReferenceSchema.parse(blob);
   if (containerName !== INBOUND) throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
-  const outcome = await services().feeds.ingestFile().run(blobName);
+  const outcome = await services().feeds.ingestFile().execute(blobName);
   invocationLog(context).info("inbound file", { name: blobName, ...outcome });
 }
 

@@ -16,7 +16,7 @@ import { Server as SshServer, utils as sshUtils, type Attributes } from "ssh2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AzureSftpLogins, grantUserNameOf, localUserNameOf, parseStorageAccountId } from "../shared/adapters/arm/azure-sftp-logins";
 import { publicKeyMatches } from "../local/sftp/public-key";
-import { LocalSftpLogins } from "../shared/adapters/local-sftp-logins";
+import { LocalSftpLogins } from "../shared/adapters/sftp/local-sftp-logins";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { AppError } from "../shared/domain/errors";

@@ -1,9 +1,17 @@
 import { AzureSftpLogins } from "../adapters/arm/azure-sftp-logins";
 import { CosmosIngestAttempts } from "../adapters/cosmos/cosmos-ingest-attempts";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
-import { LocalSftpLogins } from "../adapters/local-sftp-logins";
-import { Feeds } from "../app/feeds/feeds";
+import { LocalSftpLogins } from "../adapters/sftp/local-sftp-logins";
+import { CreateFeed } from "../app/feeds/create-feed";
+import { DeleteFeed } from "../app/feeds/delete-feed";
+import { DryRunFeed } from "../app/feeds/dry-run-feed";
+import { GetFeed } from "../app/feeds/get-feed";
 import { IngestFile } from "../app/feeds/ingest-file";
+import { ListFeeds } from "../app/feeds/list-feeds";
+import { RotateFeedCredentials } from "../app/feeds/rotate-feed-credentials";
+import type { FeedsDeps } from "../app/feeds/stored-feeds";
+import { UpdateFeed } from "../app/feeds/update-feed";
+import { Slots } from "../domain/concurrency";
 import { feedFileReaders } from "../formats/feed-file-readers";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { SftpLogins } from "../ports/sftp-logins";
@@ -27,18 +35,17 @@ export class FeedServices {
     if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
     return new AzureSftpLogins(this.core.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, this.core.fileStore(), this.core.logger("sftp-logins"));
   });
-  readonly feeds = lazy(
-    () =>
-      new Feeds({
-        repository: this.feedRepository(),
-        readers: feedFileReaders,
-        logins: this.sftpLogins(),
-        inbound: this.core.fileStore(),
-        dryRunConcurrency: this.core.config.FEED_DRY_RUN_CONCURRENCY,
-        clock: this.core.clock,
-        log: this.core.logger("feeds"),
-      }),
-  );
+  /** What the feed settings use cases share: the stored feeds, their logins, the clock. */
+  private readonly settings = lazy((): FeedsDeps => ({ repository: this.feedRepository(), logins: this.sftpLogins(), clock: this.core.clock }));
+  readonly createFeed = lazy(() => new CreateFeed(this.settings()));
+  readonly listFeeds = lazy(() => new ListFeeds(this.settings()));
+  readonly getFeed = lazy(() => new GetFeed(this.settings()));
+  readonly updateFeed = lazy(() => new UpdateFeed({ ...this.settings(), inbound: this.core.fileStore(), log: this.core.logger("feeds") }));
+  readonly deleteFeed = lazy(() => new DeleteFeed(this.settings()));
+  readonly rotateFeedCredentials = lazy(() => new RotateFeedCredentials(this.settings()));
+  /** The dry runs parsing at once on this instance: one count, whatever builds a dry run. */
+  readonly dryRunSlots = lazy(() => new Slots(this.core.config.FEED_DRY_RUN_CONCURRENCY));
+  readonly dryRunFeed = lazy(() => new DryRunFeed({ repository: this.feedRepository(), readers: feedFileReaders, slots: this.dryRunSlots() }));
   readonly ingestFile = lazy(
     () =>
       new IngestFile({

@@ -17,7 +17,7 @@ import type { JobRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
 import { ImportService } from "../investments/import/import-service";
-import { fileJobId, IngestFile, MAX_UNFINISHED_ATTEMPTS, type IngestDeps } from "./ingest-file";
+import { fileJobId, IngestFile, MAX_UNFINISHED_ATTEMPTS, type IngestFileDeps } from "./ingest-file";
 
 const feed: StoredFeed = {
   ...(feedCreateSchema.parse({
@@ -42,7 +42,7 @@ const CONTENT = "ISIN,Name,Class,Ccy\nGB0002634946,BAE,equity,GBP\nGB0007980591,
  * `stalls.reads` makes that many reads of an inbound file deliver its bytes but never end, as a process
  * that dies while reading leaves an attempt that never finishes.
  */
-function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> = {}) {
+function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDeps> = {}) {
   const stalls = { reads: 0 };
   let time = Date.parse("2026-02-01T10:00:00.000Z");
   const clock = { now: () => new Date((time += 1000)) };
@@ -98,7 +98,7 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestDeps> 
       return { jobId: id, dataType, received: records.length, created: records.length, updated: 0, unchanged: 0 };
     },
   };
-  const deps: IngestDeps = {
+  const deps: IngestFileDeps = {
     feeds: { get: async (id: string) => (id === feed.id ? feed : undefined) } as unknown as FeedRepository,
     files,
     readers: feedFileReaders,
@@ -119,8 +119,8 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
   it("a crash after the import, before the file was archived: the re-run only archives it", async () => {
     const w = world(new Set(["move"]));
     w.upload("fd_1/securities-1.csv", CONTENT);
-    await expect(w.ingest.run("fd_1/securities-1.csv")).rejects.toThrow("crash before the move");
-    const again = await w.ingest.run("fd_1/securities-1.csv");
+    await expect(w.ingest.execute("fd_1/securities-1.csv")).rejects.toThrow("crash before the move");
+    const again = await w.ingest.execute("fd_1/securities-1.csv");
     expect(again.action).toBe("rerun");
     expect(w.imports).toHaveLength(1);
     expect([...w.jobs.values()]).toHaveLength(1);
@@ -131,10 +131,10 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
   it("a crash during the import: the re-run imports again under the same job, which ends completed", async () => {
     const w = world(new Set(["import"]));
     w.upload("fd_1/securities-1.csv", CONTENT);
-    await expect(w.ingest.run("fd_1/securities-1.csv")).rejects.toThrow("crash during the import");
+    await expect(w.ingest.execute("fd_1/securities-1.csv")).rejects.toThrow("crash during the import");
     const [crashed] = [...w.jobs.values()];
     expect(crashed?.status).toBe("running");
-    const again = await w.ingest.run("fd_1/securities-1.csv");
+    const again = await w.ingest.execute("fd_1/securities-1.csv");
     expect(again).toEqual({ action: "ingested", jobId: crashed?.id });
     expect(w.imports.map((i) => i.jobId)).toEqual([crashed?.id, crashed?.id]);
     expect([...w.jobs.values()].map((j) => j.status)).toEqual(["completed"]);
@@ -143,11 +143,11 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
   it("the same content uploaded again later is a duplicate naming the first job; a re-run of that upload makes no second duplicate", async () => {
     const w = world(new Set());
     w.upload("fd_1/securities-1.csv", CONTENT);
-    const first = await w.ingest.run("fd_1/securities-1.csv");
+    const first = await w.ingest.execute("fd_1/securities-1.csv");
     w.upload("fd_1/securities-2.csv", CONTENT);
     w.failures.add("move");
-    await expect(w.ingest.run("fd_1/securities-2.csv")).rejects.toThrow("crash before the move");
-    const dup = await w.ingest.run("fd_1/securities-2.csv");
+    await expect(w.ingest.execute("fd_1/securities-2.csv")).rejects.toThrow("crash before the move");
+    const dup = await w.ingest.execute("fd_1/securities-2.csv");
     expect(dup.action).toBe("duplicate");
     const job = w.jobs.get((dup as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "completed", counts: { accepted: 0 }, duplicateOf: (first as { jobId: string }).jobId });
@@ -172,7 +172,7 @@ describe("IngestFile: the job id is the feed's and the whole content's SHA-256, 
   ])("%s", async (_case, content, action) => {
     const w = world(new Set());
     w.upload("fd_1/securities-h.csv", content);
-    const outcome = await w.ingest.run("fd_1/securities-h.csv");
+    const outcome = await w.ingest.execute("fd_1/securities-h.csv");
     expect(outcome).toEqual({ action, jobId: fileJobId("fd_1", "live", sha(content)) });
   });
 });
@@ -181,7 +181,7 @@ describe("IngestFile: counts are the whole file's; only the listed errors are ca
   it("1,500 rows with 2 errors each: the failed job counts 1,500 received and rejected, lists 1,000 errors and says there are more", async () => {
     const w = world(new Set());
     w.upload("fd_1/securities-e.csv", `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,metal,GBP`).join("\n")}\n`);
-    const outcome = await w.ingest.run("fd_1/securities-e.csv");
+    const outcome = await w.ingest.execute("fd_1/securities-e.csv");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "failed", counts: { received: 1500, accepted: 0, rejected: 1500 } });
     expect(job?.errors[0]).toEqual({ field: "file", message: "1500 rows rejected; the feed rejects the whole file on any row error" });
@@ -195,7 +195,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
   /** Starts an attempt that stalls mid-file and is never heard of again, as one whose process died. */
   const stalledAttempt = async (w: ReturnType<typeof world>, name: string): Promise<void> => {
     w.stalls.reads += 1;
-    void w.ingest.run(name);
+    void w.ingest.execute(name);
     await new Promise((r) => setTimeout(r, 20));
   };
 
@@ -204,7 +204,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     w.upload("fd_1/securities-c1.csv", CONTENT);
     await stalledAttempt(w, "fd_1/securities-c1.csv");
     expect([...w.unfinished.values()]).toEqual([1]);
-    expect(await w.ingest.run("fd_1/securities-c1.csv")).toMatchObject({ action: "ingested" });
+    expect(await w.ingest.execute("fd_1/securities-c1.csv")).toMatchObject({ action: "ingested" });
     expect(w.imports).toHaveLength(1);
     expect(w.unfinished.size).toBe(0);
     expect(w.bin("archive").has("fd_1/securities-c1.csv")).toBe(true);
@@ -214,7 +214,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     const w = world(new Set());
     w.upload("fd_1/securities-c2.csv", CONTENT);
     for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c2.csv");
-    const outcome = await w.ingest.run("fd_1/securities-c2.csv");
+    const outcome = await w.ingest.execute("fd_1/securities-c2.csv");
     expect(outcome).toEqual({ action: "rejected", jobId: fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex")) });
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "failed", fileName: "securities-c2.csv", counts: { received: 0, accepted: 0, rejected: 0 } });
@@ -232,7 +232,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     const jobId = fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex"));
     w.jobs.set(jobId, { id: jobId, source: "blob", dataType: "securities", feedId: "fd_1", fileName: "securities-c3.csv", status: "running", counts: { received: 2, accepted: 1, rejected: 0 }, errors: [], startedAt: "2026-02-01T09:00:00.000Z", completedAt: null, leaseUntil: "2026-02-01T09:05:00.000Z" });
     for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c3.csv");
-    await w.ingest.run("fd_1/securities-c3.csv");
+    await w.ingest.execute("fd_1/securities-c3.csv");
     expect(w.jobs.get(jobId)).toMatchObject({ status: "failed", counts: { received: 2, accepted: 1, rejected: 0 }, startedAt: "2026-02-01T09:00:00.000Z", leaseUntil: null });
   });
 
@@ -241,9 +241,9 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     w.upload("fd_1/securities-c4.csv", CONTENT);
     for (let i = 0; i <= MAX_UNFINISHED_ATTEMPTS; i += 1) {
       w.failures.add("import");
-      await expect(w.ingest.run("fd_1/securities-c4.csv")).rejects.toThrow("crash during the import");
+      await expect(w.ingest.execute("fd_1/securities-c4.csv")).rejects.toThrow("crash during the import");
     }
-    expect(await w.ingest.run("fd_1/securities-c4.csv")).toMatchObject({ action: "ingested" });
+    expect(await w.ingest.execute("fd_1/securities-c4.csv")).toMatchObject({ action: "ingested" });
   });
 });
 
@@ -262,7 +262,7 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     };
     const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "US0378331005,Apple,equity,USD", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP"];
     w.upload("fd_1/securities-r.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\n`);
-    const outcome = await w.ingest.run("fd_1/securities-r.csv");
+    const outcome = await w.ingest.execute("fd_1/securities-r.csv");
     expect(outcome.action).toBe("rejected");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "failed", counts: { received: 5, accepted: 2, rejected: 0 } });
@@ -312,13 +312,13 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP", "US0378331005,Apple,equity,USD"];
     w.upload("fd_1/securities-5.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\nXX,Bad,equity,GBP\n`);
     // The feed rejects the whole file on a bad row: no import call at all.
-    const outcome = await w.ingest.run("fd_1/securities-5.csv");
+    const outcome = await w.ingest.execute("fd_1/securities-5.csv");
     expect(outcome.action).toBe("rejected");
     expect(calls).toEqual([]);
 
     const good = "fd_1/securities-6.csv";
     w.upload(good, `ISIN,Name,Class,Ccy\n${rows.join("\n")}\n`);
-    const done = await w.ingest.run(good);
+    const done = await w.ingest.execute(good);
     expect(done.action).toBe("ingested");
     expect(calls).toEqual([false, false, true]);
     const job = await app.investments.jobRepository().get((done as { jobId: string }).jobId);
@@ -332,7 +332,7 @@ describe("IngestFile: the channel and the name a job shows", () => {
   it("a blob source's copy is named as in the customer's container, not by its version folder", async () => {
     const w = world(new Set());
     w.upload("fd_1/0123456789abcdef/in/securities-7.csv", CONTENT, { source: "blob", sourcename: encodeURIComponent("in/securities-7.csv") });
-    const outcome = await w.ingest.run("fd_1/0123456789abcdef/in/securities-7.csv");
+    const outcome = await w.ingest.execute("fd_1/0123456789abcdef/in/securities-7.csv");
     expect(outcome.action).toBe("ingested");
     expect(w.jobs.get((outcome as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "in/securities-7.csv", status: "completed" });
   });
@@ -340,15 +340,15 @@ describe("IngestFile: the channel and the name a job shows", () => {
   it("a file without source metadata is a blob upload, or an SFTP upload where the SFTP endpoint writes none (Azure)", async () => {
     const local = world(new Set());
     local.upload("fd_1/securities-8.csv", CONTENT);
-    const uploaded = await local.ingest.run("fd_1/securities-8.csv");
+    const uploaded = await local.ingest.execute("fd_1/securities-8.csv");
     expect(local.jobs.get((uploaded as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "securities-8.csv" });
 
     const azure = world(new Set(), { unlabelledSource: "sftp" });
     azure.upload("fd_1/securities-8.csv", CONTENT);
-    const dropped = await azure.ingest.run("fd_1/securities-8.csv");
+    const dropped = await azure.ingest.execute("fd_1/securities-8.csv");
     expect(azure.jobs.get((dropped as { jobId: string }).jobId)).toMatchObject({ source: "sftp", fileName: "securities-8.csv" });
     azure.upload("fd_1/securities-9.csv", CONTENT.replace("BAE", "BAE Systems"), { source: "blob" });
-    const copied = await azure.ingest.run("fd_1/securities-9.csv");
+    const copied = await azure.ingest.execute("fd_1/securities-9.csv");
     expect(azure.jobs.get((copied as { jobId: string }).jobId)).toMatchObject({ source: "blob" });
   });
 });

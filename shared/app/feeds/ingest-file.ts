@@ -35,7 +35,7 @@ import {
 
 export { fileJobId, MAX_UNFINISHED_ATTEMPTS, type IngestOutcome } from "./ingest-file-parts";
 
-export interface IngestDeps {
+export interface IngestFileDeps {
   feeds: FeedRepository;
   files: FileStore;
   /** The readers of the feeds' file formats. */
@@ -67,11 +67,11 @@ export interface IngestDeps {
 export class IngestFile {
   private readonly batchSize: number;
 
-  constructor(private readonly deps: IngestDeps) {
+  constructor(private readonly deps: IngestFileDeps) {
     this.batchSize = Math.min(deps.batchSize ?? MAX_IMPORT_RECORDS, MAX_IMPORT_RECORDS);
   }
 
-  async run(name: string): Promise<IngestOutcome> {
+  async execute(name: string): Promise<IngestOutcome> {
     const slash = name.indexOf("/");
     if (slash <= 0 || slash === name.length - 1) return this.leave(name, "ignored", "the path is not <feedId>/<fileName>");
     const feedId = name.slice(0, slash);

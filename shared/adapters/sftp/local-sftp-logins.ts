@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { SftpEndpoint } from "../domain/feed";
-import { hashSecret } from "../domain/secret-hash";
-import type { IssuedSftpLogin, SftpLogins, StoredSftpLogin } from "../ports/sftp-logins";
+import type { SftpEndpoint } from "../../domain/feed";
+import { hashSecret } from "../../domain/secret-hash";
+import type { IssuedSftpLogin, SftpLogins, StoredSftpLogin } from "../../ports/sftp-logins";
 
 /** A generated SFTP password: 32 random bytes, base64url (256 bits). */
 const newPassword = (): string => randomBytes(32).toString("base64url");
