@@ -7,13 +7,13 @@ import { CosmosPriceRepository } from "../adapters/cosmos/cosmos-price-repositor
 import { CosmosSecurityRepository } from "../adapters/cosmos/cosmos-security-repository";
 import { CosmosTransactionRepository } from "../adapters/cosmos/cosmos-transaction-repository";
 import { DataQualityExceptions } from "../app/investments/data-quality-exceptions";
-import { Holdings } from "../app/investments/holdings";
-import { ImportService } from "../app/investments/import/import-service";
+import { Holdings } from "../app/investments/get-holdings";
+import { ImportService } from "../app/investments/import/import-records";
 import { JobQueries } from "../app/investments/job-queries";
 import { Portfolios } from "../app/investments/portfolios";
 import { ReapAbandonedJobs } from "../app/investments/reap-abandoned-jobs";
 import { SecurityQueries } from "../app/investments/security-queries";
-import { TransactionQueries } from "../app/investments/transaction-queries";
+import { TransactionQueries } from "../app/investments/list-transactions";
 import { SweepStaleValuations } from "../app/investments/sweep-stale-valuations";
 import { ValuationService } from "../app/investments/valuation-service";
 import { ValueStalePortfolios } from "../app/investments/value-stale-portfolios";

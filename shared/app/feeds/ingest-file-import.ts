@@ -5,7 +5,7 @@ import { payloadKey, type DataType } from "../../domain/import-payload";
 import type { Job } from "../../domain/job";
 import type { FileStore } from "../../ports/file-store";
 import type { FileReaders } from "../../ports/file-readers";
-import type { ImportService } from "../investments/import/import-service";
+import type { ImportService } from "../investments/import/import-records";
 import { INBOUND } from "./ingest-file-parts";
 
 /**

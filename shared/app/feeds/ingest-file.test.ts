@@ -16,7 +16,7 @@ import type { IngestAttempts } from "../../ports/ingest-attempts";
 import type { JobRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
-import { ImportService } from "../investments/import/import-service";
+import { ImportService } from "../investments/import/import-records";
 import { fileJobId, IngestFile, MAX_UNFINISHED_ATTEMPTS, type IngestDeps } from "./ingest-file";
 
 const feed: StoredFeed = {

@@ -16,7 +16,7 @@ import type { DataQualityExceptions } from "../investments/data-quality-exceptio
 import type { FileReaders } from "../../ports/file-readers";
 import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
-import { jobEvent, type ImportService } from "../investments/import/import-service";
+import { jobEvent, type ImportService } from "../investments/import/import-records";
 import { importValidRows } from "./ingest-file-import";
 import {
   ARCHIVE,

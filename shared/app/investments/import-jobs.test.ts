@@ -6,7 +6,7 @@ import { AppError } from "../../domain/errors";
 import { JOB_LEASE_MS, type Job } from "../../domain/job";
 import type { Security } from "../../domain/security";
 import type { JobRepository, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
-import { ImportService } from "./import/import-service";
+import { ImportService } from "./import/import-records";
 import { ReapAbandonedJobs } from "./reap-abandoned-jobs";
 import type { MessageBus } from "../../ports/message-bus";
 

@@ -2,7 +2,7 @@ import type { Job } from "../../domain/job";
 import type { Clock } from "../../ports/clock";
 import type { JobRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
-import { jobEvent } from "./import/import-service";
+import { jobEvent } from "./import/import-records";
 
 /** Jobs reaped per run; the next run (a minute later by default) takes the rest. */
 const REAP_LIMIT = 100;

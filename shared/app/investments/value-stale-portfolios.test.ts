@@ -16,7 +16,7 @@ import type { PriceRepository } from "../../ports/investment-repositories";
 import type { MessageBus } from "../../ports/message-bus";
 import type { Outbox } from "../../ports/outbox";
 import { DataQualityExceptions } from "./data-quality-exceptions";
-import { ImportService, type ImportDeps } from "./import/import-service";
+import { ImportService, type ImportDeps } from "./import/import-records";
 import { SweepStaleValuations, type ValuationMessage } from "./sweep-stale-valuations";
 import { ValuationService } from "./valuation-service";
 import type { ContainerName } from "../../adapters/cosmos/containers";
