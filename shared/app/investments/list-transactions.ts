@@ -1,12 +1,13 @@
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Transaction } from "../../domain/transaction";
-import type { TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
+import type { TransactionFilter } from "../../ports/investment-repositories";
+import type { InvestmentDeps } from "./investment-deps";
 
-/** Reads of transactions. */
-export class TransactionQueries {
-  constructor(private readonly transactions: TransactionRepository) {}
+/** A page of transactions. */
+export class ListTransactions {
+  constructor(private readonly deps: Pick<InvestmentDeps, "transactions">) {}
 
-  list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {
-    return this.transactions.list(filter, request);
+  execute({ filter, page }: { filter: TransactionFilter; page: PageRequest }): Promise<CursorPage<Transaction>> {
+    return this.deps.transactions.list(filter, page);
   }
 }
