@@ -15,7 +15,7 @@ import { preparePrices } from "./import-prices";
 import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
 import { COMMIT_BATCH, type CommitProgress, type PreparedImport } from "./import-types";
-import { ReferenceResolver } from "./references";
+import { ReferenceResolver } from "./reference-resolver";
 import { StaleMarking } from "./stale-marking";
 import { Problems } from "./validate-payload";
 
