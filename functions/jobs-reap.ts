@@ -6,7 +6,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
 export const jobsReap = registerTimerFunction("jobs-reap", {
   schedule: getConfig().JOBS_REAP_SCHEDULE,
   handle: async (log) => {
-    const reaped = await services().investments.reapJobs().run();
+    const reaped = await services().investments.reapAbandonedJobs().execute();
     if (reaped.length > 0) log.warn("abandoned import jobs marked failed", { jobIds: reaped });
   },
 });

@@ -1,4 +1,4 @@
-import { valuationMessageSchema } from "../shared/app/investments/sweep-stale-valuations";
+import { valuationMessageSchema } from "../shared/app/investments/valuation-queue";
 import { services } from "../shared/composition";
 import { registerQueueFunction } from "../shared/triggers/queue-function";
 
@@ -9,7 +9,7 @@ import { registerQueueFunction } from "../shared/triggers/queue-function";
 export const valuationsRun = registerQueueFunction("valuations-run", {
   queueName: "valuations",
   schema: valuationMessageSchema,
-  handle: async ({ portfolioIds }) => {
-    await services().investments.valueStalePortfolios().run(portfolioIds);
+  handle: async (message) => {
+    await services().investments.valueStalePortfolios().execute(message);
   },
 });

@@ -6,7 +6,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
 export const valuationsSweep = registerTimerFunction("valuations-sweep", {
   schedule: getConfig().VALUATION_SWEEP_SCHEDULE,
   handle: async (log) => {
-    const portfolioIds = await services().investments.sweepStaleValuations().run();
+    const portfolioIds = await services().investments.sweepStaleValuations().execute();
     if (portfolioIds.length > 0) log.info("stale valuations re-enqueued", { portfolios: portfolioIds.length });
   },
 });

@@ -2,11 +2,17 @@ import { CosmosApiClientRepository } from "../adapters/cosmos/cosmos-api-client-
 import { CosmosCounterStore } from "../adapters/cosmos/cosmos-counter-store";
 import { CosmosIdempotencyStore } from "../adapters/cosmos/cosmos-idempotency-store";
 import { JoseTokenService } from "../adapters/jwt/jose-token-service";
-import { ApiClients } from "../app/access/api-clients";
+import type { ApiClientDeps } from "../app/access/api-client-deps";
 import { Authenticator } from "../app/access/authenticator";
+import { ensureBootstrapClient } from "../app/access/bootstrap-client";
+import { CreateApiClient } from "../app/access/create-api-client";
+import { GetApiClient } from "../app/access/get-api-client";
 import { Idempotency } from "../app/access/idempotency";
 import { IssueToken } from "../app/access/issue-token";
+import { ListApiClients } from "../app/access/list-api-clients";
 import { RateLimiter } from "../app/access/rate-limiter";
+import { RotateApiClientSecret } from "../app/access/rotate-api-client-secret";
+import { UpdateApiClient } from "../app/access/update-api-client";
 import type { CoreServices } from "./core";
 import { lazy, onceUntilSuccess } from "./lazy";
 
@@ -45,6 +51,12 @@ export class AccessServices {
     );
   });
   readonly idempotency = lazy(() => new Idempotency(new CosmosIdempotencyStore(this.core.cosmos().container("counters")), this.core.clock));
+  /** What the API client use cases share; a change drops the authenticator's copy of the client. */
+  readonly apiClientDeps = lazy<ApiClientDeps>(() => ({
+    repository: this.apiClientRepository(),
+    clock: this.core.clock,
+    onChange: (id) => this.authenticator().forget(id),
+  }));
   /**
    * Ensures the configured bootstrap client (BOOTSTRAP_CLIENT_ID/SECRET, a Key Vault reference in Azure)
    * once per instance, lazily before the first token request: the same path in Azure and in the local
@@ -53,9 +65,13 @@ export class AccessServices {
   readonly ensureBootstrap = lazy(() =>
     onceUntilSuccess(async () => {
       const { BOOTSTRAP_CLIENT_ID: id, BOOTSTRAP_CLIENT_SECRET: secret } = this.core.config;
-      if (id !== undefined && secret !== undefined) await this.apiClients().ensureBootstrap(id, secret);
+      if (id !== undefined && secret !== undefined) await ensureBootstrapClient(this.apiClientDeps(), id, secret);
     }),
   );
-  readonly issueToken = lazy(() => new IssueToken(this.apiClientRepository(), this.tokenService(), this.ensureBootstrap()));
-  readonly apiClients = lazy(() => new ApiClients(this.apiClientRepository(), this.core.clock, (id) => this.authenticator().forget(id)));
+  readonly issueToken = lazy(() => new IssueToken({ clients: this.apiClientRepository(), tokens: this.tokenService(), ready: this.ensureBootstrap() }));
+  readonly createApiClient = lazy(() => new CreateApiClient(this.apiClientDeps()));
+  readonly getApiClient = lazy(() => new GetApiClient(this.apiClientDeps()));
+  readonly listApiClients = lazy(() => new ListApiClients(this.apiClientDeps()));
+  readonly updateApiClient = lazy(() => new UpdateApiClient(this.apiClientDeps()));
+  readonly rotateApiClientSecret = lazy(() => new RotateApiClientSecret(this.apiClientDeps()));
 }

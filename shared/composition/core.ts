@@ -58,7 +58,7 @@ export class CoreServices {
   /** The outbox the use cases append to: it stores the events, then publishes them to the `events` queue. */
   readonly outbox = lazy<Outbox>(() => new EventPublisher(this.outboxStore(), () => this.messageBus(), this.logger("event-publisher")));
   readonly relayOutbox = lazy(
-    () => new RelayOutbox(this.outboxStore(), this.messageBus(), this.clock, { graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS, batchSize: 100, maxBatches: 20 }),
+    () => new RelayOutbox({ outbox: this.outboxStore(), bus: this.messageBus(), clock: this.clock, graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS, batchSize: 100, maxBatches: 20 }),
   );
 
   /** Seals webhook signing secrets and export destination secrets at rest (WEBHOOK_SECRET_KEY). */

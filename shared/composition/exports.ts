@@ -25,14 +25,15 @@ export class ExportServices {
   readonly exportDataSets = lazy<ExportDataSets>(() => {
     const i = this.investments;
     return new ExportDataSetsOverReads({
-      portfolios: i.portfolios(),
-      holdings: i.holdings(),
+      getPortfolio: i.getPortfolio(),
+      listPortfolios: i.listPortfolios(),
+      getHoldings: i.getHoldings(),
       positions: i.positionRepository(),
-      transactions: i.transactionQueries(),
-      securities: i.securityQueries(),
+      listTransactions: i.listTransactions(),
+      listSecurities: i.listSecurities(),
       prices: i.priceRepository(),
       fxRates: new CosmosFxRatePages(this.core.cosmos().container("fxRates")),
-      exceptions: i.dataQualityExceptions(),
+      listExceptions: i.listDataQualityExceptions(),
     });
   });
   /** The CSV, XLSX and JSON writers. */

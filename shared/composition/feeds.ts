@@ -55,7 +55,7 @@ export class FeedServices {
         jobs: this.investments.jobRepository(),
         outbox: this.core.outbox(),
         dataQuality: this.investments.dataQualityExceptions(),
-        importer: this.investments.imports(),
+        importer: this.investments.importRecords(),
         attempts: new CosmosIngestAttempts(this.core.cosmos().container("counters")),
         clock: this.core.clock,
         log: this.core.logger("ingest-file"),

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { toPublicClient, type ApiClient } from "../../domain/api-client";
 import { AppError } from "../../domain/errors";
 import type { ApiClientRepository } from "../../ports/api-client-repository";
@@ -10,21 +11,30 @@ const invalid = (message: string): AppError =>
     headers: { "WWW-Authenticate": `Bearer error="invalid_token", error_description="${message}"` },
   });
 
+/** Entries per cache: beyond it the least recently used one goes, not the whole cache. */
+const CACHE_ENTRIES = 10_000;
+
 /**
  * Resolves a bearer token to its client. The client is re-read at most every `cacheSeconds`, so a
  * disabled client's live tokens stop working within that time on every instance (at once on this one).
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { client: ApiClient | undefined; until: number }>();
+  /** Clients by id as last read (undefined: not found), each for `cacheSeconds`. */
+  private readonly clientCache: LRUCache<string, { client: ApiClient | undefined }>;
   /** Tokens already verified, until they expire: a signature is checked once per token, not per request. */
-  private readonly verified = new Map<string, AccessTokenClaims>();
+  private readonly verified: LRUCache<string, AccessTokenClaims>;
 
   constructor(
     private readonly tokens: TokenService,
     private readonly clients: ApiClientRepository,
     private readonly clock: Clock,
     private readonly cacheSeconds: number,
-  ) {}
+  ) {
+    // Entries age on the service's clock; read afresh on every lookup (no resolution timer).
+    const cacheOptions = { max: CACHE_ENTRIES, perf: { now: () => this.clock.now().getTime() }, ttlResolution: 0 };
+    this.clientCache = new LRUCache(cacheOptions);
+    this.verified = new LRUCache(cacheOptions);
+  }
 
   async authenticate(authorization: string | null): Promise<Principal> {
     if (authorization === null || authorization.trim() === "") {
@@ -41,33 +51,36 @@ export class Authenticator {
   }
 
   private async verify(token: string): Promise<AccessTokenClaims> {
-    const nowSeconds = this.clock.now().getTime() / 1000;
     const hit = this.verified.get(token);
-    if (hit !== undefined && hit.expiresAt > nowSeconds) return hit;
-    this.verified.delete(token);
+    if (hit !== undefined) return hit;
     const claims = await this.tokens.verify(token);
-    if (this.verified.size >= 10_000) this.verified.clear();
-    this.verified.set(token, claims);
+    cacheUntil(this.verified, token, claims, this.clock.now().getTime(), claims.expiresAt * 1000);
     return claims;
   }
 
   /** Drops the cached copy after a change on this instance. */
   forget(clientId: string): void {
-    this.cache.delete(clientId);
+    this.clientCache.delete(clientId);
   }
 
   private async client(clientId: string): Promise<ApiClient | undefined> {
-    const now = this.clock.now().getTime();
-    const hit = this.cache.get(clientId);
-    if (hit !== undefined && hit.until > now) return hit.client;
+    const hit = this.clientCache.get(clientId);
+    if (hit !== undefined) return hit.client;
+    const readAt = this.clock.now().getTime();
     const stored = await this.clients.get(clientId);
     const client = stored === undefined ? undefined : toPublicClient(stored);
-    if (this.cacheSeconds > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(clientId, { client, until: now + this.cacheSeconds * 1000 });
-    }
+    if (this.cacheSeconds > 0) cacheUntil(this.clientCache, clientId, { client }, readAt, readAt + this.cacheSeconds * 1000);
     return client;
   }
+}
+
+/**
+ * Caches `value` from `start` while the time is before `until`: lru-cache keeps an entry while its age
+ * is at most its ttl, and a ttl of 0 would keep it forever, so an entry with under 2 ms to live is not cached.
+ */
+function cacheUntil<V extends object>(cache: LRUCache<string, V>, key: string, value: V, start: number, until: number): void {
+  const ttl = until - start - 1;
+  if (ttl > 0) cache.set(key, value, { start, ttl });
 }
 
 export function requireScope(principal: Principal, scope: Principal["scopes"][number]): void {

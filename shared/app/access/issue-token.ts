@@ -41,14 +41,16 @@ export interface TokenResponse {
   scope: string;
 }
 
+export interface IssueTokenDeps {
+  clients: ApiClientRepository;
+  tokens: TokenService;
+  /** Awaited before credentials are checked: makes sure the bootstrap client exists (see Composition). */
+  ready?: () => Promise<void>;
+}
+
 /** The client credentials grant (RFC 6749 §4.4). */
 export class IssueToken {
-  constructor(
-    private readonly clients: ApiClientRepository,
-    private readonly tokens: TokenService,
-    /** Awaited before credentials are checked: makes sure the bootstrap client exists (see Composition). */
-    private readonly ready: () => Promise<void> = async () => {},
-  ) {}
+  constructor(private readonly deps: IssueTokenDeps) {}
 
   async execute(request: TokenRequest): Promise<TokenResponse> {
     if (request.grantType === undefined) throw new OAuthError("invalid_request", "grant_type is required");
@@ -57,8 +59,8 @@ export class IssueToken {
     }
     const authFailed = (): OAuthError => new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
     if (request.clientId === undefined || request.clientSecret === undefined) throw authFailed();
-    await this.ready();
-    const stored = await this.clients.get(request.clientId);
+    await this.deps.ready?.();
+    const stored = await this.deps.clients.get(request.clientId);
     const secretOk = await verifySecret(request.clientSecret, stored?.secretHash);
     if (stored === undefined || !secretOk || stored.status !== "active") throw authFailed();
     let granted: Scope[] = stored.scopes;
@@ -70,7 +72,7 @@ export class IssueToken {
       }
       granted = parsed.data;
     }
-    const { accessToken, expiresIn } = await this.tokens.issue(stored.clientId, granted);
+    const { accessToken, expiresIn } = await this.deps.tokens.issue(stored.clientId, granted);
     return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope: granted.join(" ") };
   }
 }

@@ -5,7 +5,8 @@ import type { EventEnvelope } from "../../domain/events";
 import { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
-import { EventPublisher, eventMessages } from "./event-publisher";
+import { eventMessages } from "./event-messages";
+import { EventPublisher } from "./event-publisher";
 import { RelayOutbox } from "./relay-outbox";
 
 /** A bus that records what it accepted, or refuses everything while `down`. */
@@ -44,7 +45,7 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
   /** The relay sees only what this test appended: earlier tests' entries are published before it starts. */
   const drain = async (bus: RecordingBus): Promise<void> => {
     now += 3_600_000;
-    await new RelayOutbox(outbox, bus, clock, { graceSeconds: 0, batchSize: 500, maxBatches: 100 }).run();
+    await new RelayOutbox({ outbox, bus, clock, graceSeconds: 0, batchSize: 500, maxBatches: 100 }).execute();
   };
 
   it("stores the events, sends each envelope to the events queue and marks it published", async () => {
@@ -69,14 +70,14 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     expect(warnings.at(-1)).toContain(events[0]?.id);
 
     bus.down = false;
-    const relay = new RelayOutbox(outbox, bus, clock, { graceSeconds: 10, batchSize: 100, maxBatches: 5 });
+    const relay = new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 });
     now += 5_000;
-    expect(await relay.run()).toEqual([]); // still within the grace period
+    expect(await relay.execute()).toEqual([]); // still within the grace period
     now += 6_000;
-    expect((await relay.run()).sort()).toEqual(events.map((e) => e.id).sort());
+    expect((await relay.execute()).sort()).toEqual(events.map((e) => e.id).sort());
     expect(bus.envelopes()).toEqual(expect.arrayContaining(events));
     now += 60_000;
-    expect(await relay.run()).toEqual([]); // published entries are not sent again
+    expect(await relay.execute()).toEqual([]); // published entries are not sent again
     expect(bus.envelopes()).toHaveLength(3);
   });
 
@@ -120,12 +121,12 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     now += 60_000;
     const bus = new RecordingBus();
     bus.down = true;
-    const relay = new RelayOutbox(outbox, bus, clock, { graceSeconds: 10, batchSize: 10, maxBatches: 2 });
-    await expect(relay.run()).rejects.toThrow("bus unavailable");
+    const relay = new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 10, maxBatches: 2 });
+    await expect(relay.execute()).rejects.toThrow("bus unavailable");
     bus.down = false;
-    expect(await relay.run()).toEqual(events.slice(0, 20).map((e) => e.id));
-    expect(await relay.run()).toEqual(events.slice(20).map((e) => e.id));
-    expect(await relay.run()).toEqual([]);
+    expect(await relay.execute()).toEqual(events.slice(0, 20).map((e) => e.id));
+    expect(await relay.execute()).toEqual(events.slice(20).map((e) => e.id));
+    expect(await relay.execute()).toEqual([]);
     expect(bus.ids()).toEqual(events.map((e) => e.id));
   });
 });

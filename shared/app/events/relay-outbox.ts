@@ -1,9 +1,12 @@
 import type { Clock } from "../../ports/clock";
 import type { MessageBus } from "../../ports/message-bus";
 import type { Outbox } from "../../ports/outbox";
-import { eventMessages } from "./event-publisher";
+import { eventMessages } from "./event-messages";
 
-export interface RelayOptions {
+export interface RelayOutboxDeps {
+  outbox: Outbox;
+  bus: MessageBus;
+  clock: Clock;
   /** Entries younger than this are left to the publisher that appended them (it may still be sending). */
   graceSeconds: number;
   batchSize: number;
@@ -17,25 +20,21 @@ export interface RelayOptions {
  * the entries stay pending and the next run tries again.
  */
 export class RelayOutbox {
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly bus: MessageBus,
-    private readonly clock: Clock,
-    private readonly options: RelayOptions,
-  ) {}
+  constructor(private readonly deps: RelayOutboxDeps) {}
 
   /** Returns the ids it published. */
-  async run(): Promise<string[]> {
+  async execute(): Promise<string[]> {
+    const { outbox, bus, clock, graceSeconds, batchSize, maxBatches } = this.deps;
     const published: string[] = [];
-    const before = new Date(this.clock.now().getTime() - this.options.graceSeconds * 1000).toISOString();
-    for (let batch = 0; batch < this.options.maxBatches; batch++) {
-      const pending = await this.outbox.unpublished(before, this.options.batchSize);
+    const before = new Date(clock.now().getTime() - graceSeconds * 1000).toISOString();
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const pending = await outbox.unpublished(before, batchSize);
       if (pending.length === 0) break;
-      await this.bus.send("events", eventMessages(pending));
+      await bus.send("events", eventMessages(pending));
       const ids = pending.map((e) => e.id);
-      await this.outbox.markPublished(ids);
+      await outbox.markPublished(ids);
       published.push(...ids);
-      if (pending.length < this.options.batchSize) break;
+      if (pending.length < batchSize) break;
     }
     return published;
   }

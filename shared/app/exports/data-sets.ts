@@ -16,11 +16,12 @@ import { securitySchema } from "../../domain/security";
 import { transactionStatusSchema } from "../../domain/transaction";
 import type { DataQualityExceptionFilter, PositionRepository, PriceRepository, SecurityFilter, TransactionFilter } from "../../ports/investment-repositories";
 import type { PortfolioFilter } from "../../ports/portfolio-repository";
-import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
-import type { Holdings } from "../investments/holdings";
-import type { Portfolios } from "../investments/portfolios";
-import type { SecurityQueries } from "../investments/security-queries";
-import type { TransactionQueries } from "../investments/transaction-queries";
+import type { GetHoldings } from "../investments/get-holdings";
+import type { GetPortfolio } from "../investments/get-portfolio";
+import type { ListDataQualityExceptions } from "../investments/list-data-quality-exceptions";
+import type { ListPortfolios } from "../investments/list-portfolios";
+import type { ListSecurities } from "../investments/list-securities";
+import type { ListTransactions } from "../investments/list-transactions";
 import type { DataSet, DataSetRequest, ExportDataSets } from "../../ports/exports";
 import type { ExportDataType, ExportFilters } from "../../domain/export-data";
 import { dataSetColumns } from "./data-set-columns";
@@ -30,14 +31,15 @@ import type { FxRateReader } from "../../ports/export-data-sets";
 type Row = Record<string, unknown>;
 
 export interface ExportDataSetSources {
-  portfolios: Portfolios;
-  holdings: Holdings;
+  getPortfolio: GetPortfolio;
+  listPortfolios: ListPortfolios;
+  getHoldings: GetHoldings;
   positions: PositionRepository;
-  transactions: TransactionQueries;
-  securities: SecurityQueries;
+  listTransactions: ListTransactions;
+  listSecurities: ListSecurities;
   prices: PriceRepository;
   fxRates: FxRateReader;
-  exceptions: DataQualityExceptions;
+  listExceptions: ListDataQualityExceptions;
 }
 
 /** The statuses `filters.status` may name for each data type (undefined: the data type has none). */
@@ -108,10 +110,10 @@ export class ExportDataSetsOverReads implements ExportDataSets {
 
   /** The portfolios the filters select, in the API's order (by code); `status` the portfolio's. */
   private async *portfolios(filters: ExportFilters, status: string | undefined): AsyncGenerator<PortfolioView> {
-    const { portfolios } = this.sources;
+    const { getPortfolio, listPortfolios } = this.sources;
     if (filters.portfolioIds !== undefined) {
       for (const id of new Set(filters.portfolioIds)) {
-        const portfolio = await portfolios.get(id).catch((error: unknown) => {
+        const portfolio = await getPortfolio.execute(id).catch((error: unknown) => {
           if (error instanceof AppError && error.code === "NOT_FOUND") return undefined;
           throw error;
         });
@@ -123,14 +125,14 @@ export class ExportDataSetsOverReads implements ExportDataSets {
       return;
     }
     const filter = defined({ clientId: filters.clientId, status } as PortfolioFilter);
-    yield* flat(cursorPages((request) => portfolios.listPage(filter, request)));
+    yield* flat(cursorPages((page) => listPortfolios.execute({ filter, page })));
   }
 
   /** Each selected portfolio's holdings at its latest valuation, one row per holding. */
   private async *holdings(filters: ExportFilters): AsyncGenerator<Row> {
     for await (const portfolio of this.portfolios(filters, filters.status)) {
       if (portfolio.latestValuationDate === null) continue;
-      const view = await this.sources.holdings.get(portfolio.id, undefined, false);
+      const view = await this.sources.getHoldings.execute({ portfolioId: portfolio.id, lookThrough: false });
       for (const holding of view.holdings) {
         yield { portfolioId: view.portfolioId, portfolioCode: portfolio.code, date: view.date, baseCurrency: view.baseCurrency, ...holding };
       }
@@ -154,10 +156,10 @@ export class ExportDataSetsOverReads implements ExportDataSets {
    * partition per query reads as fast as Cosmos DB can, where a cross-partition sort would not.
    */
   private async *transactions(filters: ExportFilters, window: DataSetRequest["window"]): AsyncGenerator<Row> {
-    const { transactions } = this.sources;
+    const { listTransactions } = this.sources;
     for await (const portfolio of this.portfolios({ ...(filters.portfolioIds ? { portfolioIds: filters.portfolioIds } : {}), ...(filters.clientId ? { clientId: filters.clientId } : {}) }, undefined)) {
       const filter = defined({ portfolioId: portfolio.id, status: filters.status, from: window?.from, to: window?.to } as TransactionFilter);
-      yield* flat(cursorPages((request) => transactions.list(filter, request)));
+      yield* flat(cursorPages((page) => listTransactions.execute({ filter, page })));
     }
   }
 
@@ -170,12 +172,12 @@ export class ExportDataSetsOverReads implements ExportDataSets {
 
   private exceptions(status: string | undefined): AsyncGenerator<Row> {
     const filter = defined({ status } as DataQualityExceptionFilter);
-    return flat(cursorPages((request) => this.sources.exceptions.list(filter, request)));
+    return flat(cursorPages((page) => this.sources.listExceptions.execute({ filter, page })));
   }
 
   private securities(status: string | undefined): AsyncGenerator<Row & { id: string }> {
-    const { securities } = this.sources;
+    const { listSecurities } = this.sources;
     const filter: SecurityFilter = {};
-    return flat(filterPages(cursorPages((request) => securities.listPage(filter, request)), (s) => status === undefined || s.status === status));
+    return flat(filterPages(cursorPages((page) => listSecurities.execute({ filter, page })), (s) => status === undefined || s.status === status));
   }
 }

@@ -1,11 +1,11 @@
 import { AppError } from "../../domain/errors";
 import type { FeedDefinition } from "../../domain/feed";
 import { compileMapping } from "../../domain/feed-mapping";
-import { payloadKey, type DataType } from "../../domain/import-payload";
+import { payloadKey } from "../../domain/import-payload";
 import type { Job } from "../../domain/job";
 import type { FileStore } from "../../ports/file-store";
 import type { FileReaders } from "../../ports/file-readers";
-import type { ImportService } from "../investments/import/import-service";
+import type { ImportRecords } from "../investments/import/import-records";
 import { INBOUND } from "./ingest-file-parts";
 
 /**
@@ -14,7 +14,7 @@ import { INBOUND } from "./ingest-file-parts";
  * at most two batches are held.
  */
 export async function importValidRows(
-  deps: { files: FileStore; readers: FileReaders; importer: Pick<ImportService, "execute"> },
+  deps: { files: FileStore; readers: FileReaders; importer: Pick<ImportRecords, "execute"> },
   batchSize: number,
   feed: FeedDefinition,
   name: string,
@@ -39,7 +39,7 @@ export async function importValidRows(
     if (writing !== undefined) await writing;
     const part = { first, last };
     first = false;
-    writing = deps.importer.execute(feed.dataType as DataType, { [key]: records }, { ...origin, file, part }).catch((error: unknown) => {
+    writing = deps.importer.execute({ dataType: feed.dataType, body: { [key]: records }, origin: { ...origin, file, part } }).catch((error: unknown) => {
       throw error instanceof AppError ? withFileRows(error, key, rows) : error;
     });
     // Awaited by the next send or at the end; until then a failure must not count as unhandled.

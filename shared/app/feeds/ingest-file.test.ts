@@ -16,7 +16,7 @@ import type { IngestAttempts } from "../../ports/ingest-attempts";
 import type { JobRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
-import { ImportService } from "../investments/import/import-service";
+import { ImportRecords } from "../investments/import/import-records";
 import { fileJobId, IngestFile, MAX_UNFINISHED_ATTEMPTS, type IngestFileDeps } from "./ingest-file";
 
 const feed: StoredFeed = {
@@ -86,8 +86,8 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
   const events: EventEnvelope[] = [];
   const outbox = { append: async (e: readonly EventEnvelope[]) => void events.push(...e) } as unknown as Outbox;
   const imports: { jobId: string | undefined; records: number }[] = [];
-  const importer: Pick<ImportService, "execute"> = {
-    execute: async (dataType, body, origin) => {
+  const importer: Pick<ImportRecords, "execute"> = {
+    execute: async ({ dataType, body, origin }) => {
       const records = (body as Record<string, unknown[]>)["securities"] ?? [];
       const id = origin?.jobId ?? "job_random";
       imports.push({ jobId: origin?.jobId, records: records.length });
@@ -254,10 +254,10 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     let calls = 0;
     // The second call is refused, as the import service refuses a record naming an unknown security.
     w.deps.importer = {
-      execute: async (dataType, body, origin) => {
+      execute: async ({ dataType, body, origin }) => {
         calls += 1;
         if (calls === 2) throw new AppError("VALIDATION_ERROR", "The import has invalid records", { details: [{ field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" }] });
-        return stores.execute(dataType, body, origin);
+        return stores.execute({ dataType, body, origin });
       },
     };
     const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "US0378331005,Apple,equity,USD", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP"];
@@ -287,7 +287,7 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     const events: EventEnvelope[] = [];
     const stored = app.core.outbox();
     const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } } as Outbox;
-    const importer = new ImportService({
+    const importer = new ImportRecords({
       portfolios: app.investments.portfolioRepository(),
       securities: app.investments.securityRepository(),
       prices: app.investments.priceRepository(),
@@ -302,10 +302,10 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
       priceJumpThreshold: 0.25,
     });
     const calls: boolean[] = [];
-    const counting: Pick<ImportService, "execute"> = {
-      execute: (dataType, body, origin) => {
+    const counting: Pick<ImportRecords, "execute"> = {
+      execute: ({ dataType, body, origin }) => {
         calls.push(origin?.part?.last ?? true);
-        return importer.execute(dataType, body, origin);
+        return importer.execute({ dataType, body, origin });
       },
     };
     const w = world(new Set(), { jobs: app.investments.jobRepository(), importer: counting, batchSize: 2, outbox });

@@ -16,7 +16,8 @@ import type { DataQualityExceptions } from "../investments/data-quality-exceptio
 import type { FileReaders } from "../../ports/file-readers";
 import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
-import { jobEvent, type ImportService } from "../investments/import/import-service";
+import type { ImportRecords } from "../investments/import/import-records";
+import { jobEvent } from "../investments/job-event";
 import { importValidRows } from "./ingest-file-import";
 import {
   ARCHIVE,
@@ -43,7 +44,7 @@ export interface IngestFileDeps {
   jobs: JobRepository;
   outbox: Outbox;
   dataQuality: DataQualityExceptions;
-  importer: Pick<ImportService, "execute">;
+  importer: Pick<ImportRecords, "execute">;
   /** Attempts that started and never finished, per file version: the crash guard. */
   attempts: IngestAttempts;
   clock: Clock;

@@ -1,10 +1,8 @@
 import { mapConcurrent } from "../../domain/concurrency";
-import { AppError, notFound } from "../../domain/errors";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
 import { dataQualityExceptionIdOf, type DataQualityException, type DataQualityCandidate } from "../../domain/data-quality-exception";
-import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Clock } from "../../ports/clock";
-import type { DataQualityExceptionFilter, DataQualityExceptionRepository } from "../../ports/investment-repositories";
+import type { DataQualityExceptionRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 
 /** Data-quality exceptions: opened once per condition, each announced by `exception.created`. */
@@ -52,24 +50,5 @@ export class DataQualityExceptions {
     const opened = outcomes.filter((o) => o.created).length;
     await this.outbox.append(events);
     return opened;
-  }
-
-  async get(id: string): Promise<DataQualityException> {
-    const exception = await this.repository.get(id);
-    if (exception === undefined) throw notFound(`Exception '${id}'`);
-    return exception;
-  }
-
-  list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>> {
-    return this.repository.list(filter, request);
-  }
-
-  async resolve(id: string): Promise<DataQualityException> {
-    const updated = await this.repository.update(id, (current) => {
-      if (current.status === "resolved") throw new AppError("CONFLICT", "The exception is already resolved");
-      return { ...current, status: "resolved", resolvedAt: this.clock.now().toISOString() };
-    });
-    if (updated === undefined) throw notFound(`Exception '${id}'`);
-    return updated;
   }
 }

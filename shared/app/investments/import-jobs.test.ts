@@ -6,7 +6,7 @@ import { AppError } from "../../domain/errors";
 import { JOB_LEASE_MS, type Job } from "../../domain/job";
 import type { Security } from "../../domain/security";
 import type { JobRepository, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
-import { ImportService } from "./import/import-service";
+import { ImportRecords } from "./import/import-records";
 import { ReapAbandonedJobs } from "./reap-abandoned-jobs";
 import type { MessageBus } from "../../ports/message-bus";
 
@@ -26,8 +26,8 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   afterAll(async () => cosmos.stop());
 
   /** The import use case on the stand-in and the fake clock, with some of its dependencies replaced. */
-  const importService = (replaced: Partial<ConstructorParameters<typeof ImportService>[0]>): ImportService =>
-    new ImportService({
+  const importService = (replaced: Partial<ConstructorParameters<typeof ImportRecords>[0]>): ImportRecords =>
+    new ImportRecords({
       portfolios: app.investments.portfolioRepository(),
       securities: app.investments.securityRepository(),
       prices: app.investments.priceRepository(),
@@ -62,14 +62,14 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const lease = new Date(now.getTime() + JOB_LEASE_MS).toISOString();
     await jobs.put(job("job_dead", "running", lease, 500));
     await jobs.put(job("job_done", "completed", null, 1200));
-    const reaper = new ReapAbandonedJobs(jobs, app.core.outbox(), { now: () => now });
+    const reaper = new ReapAbandonedJobs({ jobs, outbox: app.core.outbox(), clock: { now: () => now } });
 
     now = new Date(now.getTime() + JOB_LEASE_MS - MINUTE);
-    expect(await reaper.run()).toEqual([]);
+    expect(await reaper.execute()).toEqual([]);
     expect((await jobs.get("job_dead"))?.status).toBe("running");
 
     now = new Date(now.getTime() + 2 * MINUTE);
-    expect(await reaper.run()).toEqual(["job_dead"]);
+    expect(await reaper.execute()).toEqual(["job_dead"]);
     const reaped = await jobs.get("job_dead");
     expect(reaped).toMatchObject({ status: "failed", counts: { received: 1200, accepted: 500, rejected: 0 }, completedAt: now.toISOString(), leaseUntil: null });
     expect(reaped?.errors).toEqual([{ field: "", message: expect.stringContaining("500 of 1200 records were stored") }]);
@@ -77,7 +77,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const events = await app.core.outbox().list({ event: "refresh_job.failed" });
     expect(events.filter((e) => e.data.jobId === "job_dead")).toHaveLength(1);
     // Reaping again changes nothing.
-    expect(await reaper.run()).toEqual([]);
+    expect(await reaper.execute()).toEqual([]);
   });
 
   it("leaves a job that finished after the reaper found it: the failure is written only over the version it saw", async () => {
@@ -92,7 +92,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         return [stale];
       },
     });
-    expect(await new ReapAbandonedJobs(racing, app.core.outbox(), { now: () => now }).run()).toEqual([]);
+    expect(await new ReapAbandonedJobs({ jobs: racing, outbox: app.core.outbox(), clock: { now: () => now } }).execute()).toEqual([]);
     expect(await jobs.get("job_raced")).toMatchObject({ status: "completed", counts: { accepted: 1200 } });
     expect((await app.core.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced")).toEqual([]);
   });
@@ -117,7 +117,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const imports = importService({ securities: failingSecurities, jobs: recordingJobs, commitBatch: 500 });
     const securities = Array.from({ length: 700 }, (_, i) => ({ id: `SEC-BATCH-${i}`, name: `Security ${i}`, assetClass: "equity", currency: "EUR" }));
     const startedAt = now.getTime();
-    const error = await imports.execute("securities", { securities }, { source: "api" }).catch((e: unknown) => e);
+    const error = await imports.execute({ dataType: "securities", body: { securities }, origin: { source: "api" } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("after storing 500 of 700 records") });
 
@@ -135,8 +135,8 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const positions = app.investments.positionRepository();
     const portfolioIds = Array.from({ length: 30 }, (_, i) => `pf_QUEUE_${i}`);
     for (const id of portfolioIds) await app.investments.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
-    await importService({ messageBus: bus }).execute("securities", { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] });
-    const result = await importService({ messageBus: bus }).execute("positions", { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) });
+    await importService({ messageBus: bus }).execute({ dataType: "securities", body: { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] } });
+    const result = await importService({ messageBus: bus }).execute({ dataType: "positions", body: { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) } });
     expect(result).toMatchObject({ created: 30 });
     expect(await app.investments.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
     // Nothing valued yet; every portfolio-date marked (ready, by this job), and 30 portfolios in 2 messages.

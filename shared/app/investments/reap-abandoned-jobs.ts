@@ -1,11 +1,14 @@
 import type { Job } from "../../domain/job";
-import type { Clock } from "../../ports/clock";
-import type { JobRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
-import { jobEvent } from "./import/import-service";
+import type { InvestmentDeps } from "./investment-deps";
+import { jobEvent } from "./job-event";
 
 /** Jobs reaped per run; the next run (a minute later by default) takes the rest. */
 const REAP_LIMIT = 100;
+
+export interface ReapAbandonedJobsDeps extends Pick<InvestmentDeps, "jobs" | "clock"> {
+  outbox: Outbox;
+}
 
 /**
  * Marks abandoned imports failed: a job still `running` after its lease passed was left by a process
@@ -13,22 +16,19 @@ const REAP_LIMIT = 100;
  * The job keeps the counts its batches reported, so it says what was stored.
  */
 export class ReapAbandonedJobs {
-  constructor(
-    private readonly jobs: JobRepository,
-    private readonly outbox: Outbox,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ReapAbandonedJobsDeps) {}
 
   /** Returns the ids of the jobs marked failed. */
-  async run(): Promise<string[]> {
-    const now = this.clock.now().toISOString();
-    const abandoned = await this.jobs.abandoned(now, REAP_LIMIT);
+  async execute(): Promise<string[]> {
+    const { jobs, outbox, clock } = this.deps;
+    const now = clock.now().toISOString();
+    const abandoned = await jobs.abandoned(now, REAP_LIMIT);
     const reaped: string[] = [];
     for (const found of abandoned) {
       // Conditional on the version read: an import that renewed its lease or finished meanwhile keeps
       // its own outcome.
       let failed: Job | undefined;
-      await this.jobs.update(found.id, (job) => {
+      await jobs.update(found.id, (job) => {
         if (job.status !== "running" || job.leaseUntil === null || job.leaseUntil >= now) return (failed = undefined);
         const accepted = job.counts.accepted;
         failed = {
@@ -44,7 +44,7 @@ export class ReapAbandonedJobs {
         return failed;
       });
       if (failed === undefined) continue;
-      await this.outbox.append([jobEvent(failed)]);
+      await outbox.append([jobEvent(failed)]);
       reaped.push(found.id);
     }
     return reaped;

@@ -1,11 +1,10 @@
 import { mapConcurrent } from "../../domain/concurrency";
 import type { Portfolio } from "../../domain/portfolio";
-import type { Clock } from "../../ports/clock";
-import type { JobRepository, PositionRepository, SnapshotRef, StaleMarker } from "../../ports/investment-repositories";
+import type { SnapshotRef, StaleMarker } from "../../ports/investment-repositories";
 import type { MessageBus } from "../../ports/message-bus";
-import type { PortfolioRepository } from "../../ports/portfolio-repository";
-import { enqueueValuations } from "./sweep-stale-valuations";
+import type { InvestmentDeps } from "./investment-deps";
 import type { ValuationService } from "./valuation-service";
+import { enqueueValuations } from "./valuation-queue";
 
 /**
  * Dates valued per portfolio per message: a message's work stays bounded; a portfolio with more stale
@@ -13,6 +12,13 @@ import type { ValuationService } from "./valuation-service";
  */
 export const DATES_PER_RUN = 50;
 const PORTFOLIOS_AT_ONCE = 5;
+
+export interface ValueStalePortfoliosDeps extends Pick<InvestmentDeps, "portfolios" | "positions" | "jobs" | "clock"> {
+  valuation: ValuationService;
+  bus: MessageBus;
+  /** Dates valued per portfolio per message (default DATES_PER_RUN). */
+  datesPerRun?: number;
+}
 
 /**
  * The `valuations` consumer: values each stale portfolio-date named by its markers, marks the composites
@@ -25,22 +31,14 @@ export class ValueStalePortfolios {
   /** Per portfolio, the run in progress in this process (see serially). */
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly portfolios: PortfolioRepository,
-    private readonly positions: PositionRepository,
-    private readonly jobs: JobRepository,
-    private readonly valuation: ValuationService,
-    private readonly bus: MessageBus,
-    private readonly clock: Clock,
-    private readonly datesPerRun = DATES_PER_RUN,
-  ) {}
+  constructor(private readonly deps: ValueStalePortfoliosDeps) {}
 
-  async run(portfolioIds: readonly string[]): Promise<void> {
+  async execute({ portfolioIds }: { portfolioIds: readonly string[] }): Promise<void> {
     const failures: unknown[] = [];
     const ids = [...new Set(portfolioIds)];
     // Read once per message, not per portfolio: the portfolios (their type, currency and members do not
     // change) and the composites containing any of them (a query across all portfolios).
-    const [portfolios, composites] = await Promise.all([this.portfolios.getMany(ids), this.portfolios.compositesContaining(ids)]);
+    const [portfolios, composites] = await Promise.all([this.deps.portfolios.getMany(ids), this.deps.portfolios.compositesContaining(ids)]);
     // A few portfolios of the message at once: each valuation is a chain of store round trips.
     await mapConcurrent(ids, PORTFOLIOS_AT_ONCE, async (id) => {
       try {
@@ -69,15 +67,16 @@ export class ValueStalePortfolios {
   }
 
   private async valuePortfolio(portfolioId: string, portfolio: Portfolio | undefined, composites: readonly Portfolio[]): Promise<void> {
-    const found = await this.positions.staleMarkers(portfolioId, this.datesPerRun);
+    const datesPerRun = this.deps.datesPerRun ?? DATES_PER_RUN;
+    const found = await this.deps.positions.staleMarkers(portfolioId, datesPerRun);
     const markers = await this.ready(found);
     if (markers.length === 0) {
       // Nothing (left) to value: the portfolio is current unless a marker remains (an import still writing).
-      await this.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
+      await this.deps.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
       return;
     }
     if (portfolio === undefined) {
-      await this.positions.clearStale(markers);
+      await this.deps.positions.clearStale(markers);
       return;
     }
     const done: StaleMarker[] = [];
@@ -88,7 +87,7 @@ export class ValueStalePortfolios {
     for (const m of markers) byDate.set(m.date, [...(byDate.get(m.date) ?? []), m]);
     for (const [date, same] of byDate) {
       try {
-        const valuation = await this.valuation.valueOn(portfolio, date, same.find((m) => m.jobId !== null)?.jobId ?? null);
+        const valuation = await this.deps.valuation.valueOn(portfolio, date, same.find((m) => m.jobId !== null)?.jobId ?? null);
         if (valuation !== undefined) valued.push({ portfolioId, date });
         done.push(...same);
       } catch (error) {
@@ -98,40 +97,31 @@ export class ValueStalePortfolios {
     }
     // Composites are marked before the member's markers go: a crash in between costs a repeated
     // valuation, never a composite left on its members' old values.
-    const stale = portfolio.type === "composite" ? [] : await this.valuation.compositesStaleAfter(valued, composites);
+    const stale = portfolio.type === "composite" ? [] : await this.deps.valuation.compositesStaleAfter(valued, composites);
     if (stale.length > 0) {
-      await this.positions.markStale(stale, { markedAt: this.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
-      await this.portfolios.markValuationPending([...new Set(stale.map((c) => c.portfolioId))]);
-      await enqueueValuations(this.bus, stale.map((c) => c.portfolioId));
+      await this.deps.positions.markStale(stale, { markedAt: this.deps.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.deps.portfolios.markValuationPending([...new Set(stale.map((c) => c.portfolioId))]);
+      await enqueueValuations(this.deps.bus, stale.map((c) => c.portfolioId));
     }
-    await this.positions.clearStale(done);
+    await this.deps.positions.clearStale(done);
     if (failure !== undefined) throw failure.error;
     // More stale dates than one slice: the rest in a message of its own.
-    if (found.length >= this.datesPerRun) await enqueueValuations(this.bus, [portfolioId]);
-    else await this.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
+    if (found.length >= datesPerRun) await enqueueValuations(this.deps.bus, [portfolioId]);
+    else await this.deps.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
   }
 
   private async stillStale(portfolioId: string): Promise<boolean> {
-    return (await this.positions.stalePortfolios([portfolioId])).has(portfolioId);
-  }
-
-  /** A new composite is valued on its members' latest snapshot date, if they have one (marked, then queued). */
-  async markNewComposite(composite: Portfolio): Promise<void> {
-    const date = await this.valuation.firstCompositeDate(composite);
-    if (date === undefined) return;
-    await this.positions.markStale([{ portfolioId: composite.id, date }], { markedAt: this.clock.now().toISOString(), jobId: null, writing: false });
-    await this.portfolios.markValuationPending([composite.id]);
-    await enqueueValuations(this.bus, [composite.id]);
+    return (await this.deps.positions.stalePortfolios([portfolioId])).has(portfolioId);
   }
 
   /** Leaves out markers an import wrote before its data while it is still writing (it announces them itself). */
   private async ready(markers: readonly StaleMarker[]): Promise<StaleMarker[]> {
     const jobIds = [...new Set(markers.flatMap((m) => (m.writing && m.jobId !== null ? [m.jobId] : [])))];
     if (jobIds.length === 0) return [...markers];
-    const now = this.clock.now().getTime();
+    const now = this.deps.clock.now().getTime();
     const writing = new Set<string>();
     for (const id of jobIds) {
-      const job = await this.jobs.get(id);
+      const job = await this.deps.jobs.get(id);
       if (job?.status === "running" && Date.parse(job.leaseUntil ?? "") > now) writing.add(id);
     }
     return markers.filter((m) => !(m.writing && m.jobId !== null && writing.has(m.jobId)));

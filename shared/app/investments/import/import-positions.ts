@@ -2,7 +2,7 @@ import type { Position, PositionSnapshot } from "../../../domain/position";
 import type { Clock } from "../../../ports/clock";
 import type { PositionRepository, SnapshotRef, WriteCounts } from "../../../ports/investment-repositories";
 import { commitInBatches, sumCounts, type PreparedImport } from "./import-types";
-import type { ReferenceResolver } from "./references";
+import type { ReferenceResolver } from "./reference-resolver";
 import { parseRecords, type Problems } from "./validate-payload";
 
 export interface PositionImportDeps {

@@ -4,7 +4,7 @@ import { priceJump, type PricePoint } from "../../../domain/valuation/index";
 import type { Clock } from "../../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../../ports/investment-repositories";
 import { commitInBatches, type PreparedImport } from "./import-types";
-import type { ReferenceResolver } from "./references";
+import type { ReferenceResolver } from "./reference-resolver";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
 export interface PriceImportDeps {

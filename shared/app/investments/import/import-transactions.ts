@@ -5,7 +5,7 @@ import type { Clock } from "../../../ports/clock";
 import type { TransactionRepository, WriteCounts } from "../../../ports/investment-repositories";
 import { sameTransaction } from "./same-transaction";
 import { commitInBatches, type PreparedImport } from "./import-types";
-import type { ReferenceResolver } from "./references";
+import type { ReferenceResolver } from "./reference-resolver";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
 export interface TransactionImportDeps {

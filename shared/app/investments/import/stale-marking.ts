@@ -2,7 +2,7 @@ import type { Clock } from "../../../ports/clock";
 import type { PositionRepository, SnapshotRef } from "../../../ports/investment-repositories";
 import type { MessageBus } from "../../../ports/message-bus";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
-import { enqueueValuations } from "../sweep-stale-valuations";
+import { enqueueValuations } from "../valuation-queue";
 import type { StaleMarks } from "./import-types";
 
 /**

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { eventIdOf, type EventEnvelope } from "../../../domain/events";
 import type { DataType, ImportResult } from "../../../domain/import-payload";
 import { AppError } from "../../../domain/errors";
 import { acceptedOf, leaseFrom, type Job } from "../../../domain/job";
@@ -9,17 +8,18 @@ import type { MessageBus } from "../../../ports/message-bus";
 import type { Outbox } from "../../../ports/outbox";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
 import type { DataQualityExceptions } from "../data-quality-exceptions";
+import { jobEvent } from "../job-event";
 import { prepareFxRates } from "./import-fx-rates";
 import { preparePositions } from "./import-positions";
 import { preparePrices } from "./import-prices";
 import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
 import { COMMIT_BATCH, type CommitProgress, type PreparedImport } from "./import-types";
-import { ReferenceResolver } from "./references";
+import { ReferenceResolver } from "./reference-resolver";
 import { StaleMarking } from "./stale-marking";
 import { Problems } from "./validate-payload";
 
-export interface ImportDeps {
+export interface ImportRecordsDeps {
   portfolios: PortfolioRepository;
   securities: SecurityRepository;
   prices: PriceRepository;
@@ -58,15 +58,23 @@ export interface ImportSource {
   part?: { first: boolean; last: boolean };
 }
 
+export interface ImportRequest {
+  dataType: DataType;
+  /** The payload as received: validated here, record by record. */
+  body: unknown;
+  /** Default: a REST import. */
+  origin?: ImportSource;
+}
+
 /**
  * One import, whatever brought it (REST, SFTP or blob): validate everything, then write by natural
  * key, record the refresh job, append events, open data-quality exceptions and mark what the data makes
  * stale. It answers without waiting for valuation: the `valuations` queue works the markers off.
  */
-export class ImportService {
-  constructor(private readonly deps: ImportDeps) {}
+export class ImportRecords {
+  constructor(private readonly deps: ImportRecordsDeps) {}
 
-  async execute(dataType: DataType, body: unknown, origin: ImportSource = { source: "api" }): Promise<ImportResult> {
+  async execute({ dataType, body, origin = { source: "api" } }: ImportRequest): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
     const continued = origin.part !== undefined && !origin.part.first && origin.jobId !== undefined ? await this.deps.jobs.get(origin.jobId) : undefined;
@@ -158,24 +166,4 @@ export class ImportService {
         return prepareTransactions(body, problems, { transactions: deps.transactions, references, clock: deps.clock });
     }
   }
-}
-
-/** refresh_job.completed or refresh_job.failed for a finished job. */
-export function jobEvent(job: Job): EventEnvelope {
-  const event = job.status === "failed" ? "refresh_job.failed" : "refresh_job.completed";
-  return {
-    id: eventIdOf(event, job.id),
-    event,
-    timestamp: job.completedAt ?? job.startedAt,
-    data: {
-      jobId: job.id,
-      source: job.source,
-      dataType: job.dataType,
-      ...(job.fileName !== null ? { fileName: job.fileName } : {}),
-      counts: job.counts,
-      startedAt: job.startedAt,
-      completedAt: job.completedAt,
-      ...(job.status === "failed" ? { error: job.errors[0]?.message ?? "failed" } : {}),
-    },
-  };
 }
