@@ -1,4 +1,4 @@
-import { blobSourceMessageSchema } from "../shared/app/blob-sources/run-blob-source";
+import { blobSourceMessageSchema } from "../shared/app/blob-sources/blob-source-runs";
 import { services } from "../shared/composition";
 import { registerQueueFunction } from "../shared/triggers/queue-function";
 

@@ -7,10 +7,11 @@ import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { paginationOf, type Pagination } from "../../domain/pagination";
 import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
-import type { MessageBus } from "../../ports/message-bus";
+import type { StoredBlobSourceRun } from "../../ports/blob-sources";
+import type { ScheduledRunStore } from "../../ports/scheduled-runs";
 import type { SettingsRepository } from "../../ports/settings-repository";
-import type { BlobSourceRunStore, StoredBlobSourceRun } from "../../ports/blob-sources";
-import { newRun, type BlobSourceMessage } from "./run-blob-source";
+import type { ScheduledRuns } from "../scheduled-runs/scheduled-runs";
+import { newRun, publicRun } from "./blob-source-runs";
 
 /** Stored blob sources (System Settings → Blob sources). */
 export type BlobSourceRepository = SettingsRepository<BlobSource>;
@@ -18,8 +19,8 @@ export type BlobSourceRepository = SettingsRepository<BlobSource>;
 export interface BlobSourcesDeps {
   repository: BlobSourceRepository;
   feeds: Pick<FeedRepository, "get">;
-  runs: BlobSourceRunStore;
-  messageBus: MessageBus;
+  runs: ScheduledRunStore<StoredBlobSourceRun>;
+  scheduledRuns: ScheduledRuns<BlobSource, StoredBlobSourceRun>;
   clock: Clock;
   /** The service's own storage (never a source) and the emulator it runs on, if it does (its other containers may then be sources). */
   storage: ServiceStorage;
@@ -98,27 +99,15 @@ export class BlobSources {
   /** A manual run, now (also for a disabled source): recorded `running`, performed from the `blob-sources` queue. */
   async runNow(id: string): Promise<BlobSourceRun> {
     const source = await this.get(id);
-    const now = this.deps.clock.now().toISOString();
-    const run = newRun(`bsr_${randomBytes(12).toString("hex")}`, source.id, "manual", now, now);
-    await this.deps.runs.create(run);
-    await this.enqueue(run);
+    const run = await this.deps.scheduledRuns.start((claim) => newRun(`bsr_${randomBytes(12).toString("hex")}`, source.id, "manual", claim.startedAt, claim));
+    if (run === undefined) throw new Error("a random run id was claimed already");
     return publicRun(run);
   }
 
   async runs(id: string, request: PageRequest): Promise<CursorPage<BlobSourceRun>> {
     await this.get(id);
-    return this.deps.runs.list(id, request);
-  }
-
-  /** Sends the run's message; a run whose message cannot be sent is recorded failed, not left running. */
-  async enqueue(run: StoredBlobSourceRun): Promise<void> {
-    const message: BlobSourceMessage = { blobSourceId: run.blobSourceId, runId: run.id };
-    try {
-      await this.deps.messageBus.send("blob-sources", [{ body: message }]);
-    } catch (error) {
-      await this.deps.runs.save({ ...run, status: "failed", error: "the run could not be queued; it was not started", completedAt: this.deps.clock.now().toISOString() });
-      throw error;
-    }
+    const page = await this.deps.runs.list(id, request);
+    return { ...page, items: page.items.map(publicRun) };
   }
 
   /** The URL the source will use (normalised), after checking the URL and the feed; one 422 names every problem. */
@@ -142,9 +131,4 @@ export class BlobSources {
 function nextRunOf(source: Pick<BlobSource, "status" | "schedule">, now: Date): string | null {
   if (source.status !== "enabled") return null;
   return nextRunAfter(source.schedule, now)?.toISOString() ?? null;
-}
-
-export function publicRun(run: StoredBlobSourceRun): BlobSourceRun {
-  const { leaseUntil: _l, attempts: _a, ...rest } = run;
-  return rest;
 }

@@ -3,21 +3,20 @@ import { AppError, notFound } from "../../domain/errors";
 import { toPublicExport, type Export, type ExportCreate, type ExportPatch, type StoredExport } from "../../domain/export";
 import type { ExportDestinationInput, StoredExportDestination } from "../../domain/export-destination";
 import { patchedExport } from "../../domain/export-patch";
-import { toPublicRun, type ExportRun, type ExportRunRepository } from "../../domain/export-run";
+import { toPublicRun, type ExportRun, type StoredExportRun } from "../../domain/export-run";
 import { nextRunAt } from "../../domain/export-schedule";
 import { paginationOf, type Pagination } from "../../domain/pagination";
 import { issuesToDetails } from "../../domain/validation";
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Clock } from "../../ports/clock";
-import type { MessageBus } from "../../ports/message-bus";
+import type { ScheduledRunStore } from "../../ports/scheduled-runs";
 import type { SettingsRepository } from "../../ports/settings-repository";
+import type { ScheduledRuns } from "../scheduled-runs/scheduled-runs";
 import { exportStatuses } from "./data-sets";
 import { destinationProblems, type DestinationRules } from "./destination-rules";
-import { claimRun, type ExportRunMessage } from "./run-lease";
+import { newExportRun } from "./export-runs";
 
 export type ExportRepository = SettingsRepository<StoredExport>;
-
-export type { ExportRunMessage } from "./run-lease";
 
 const invalid = (field: string, message: string): AppError => new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field, message }] });
 
@@ -39,11 +38,10 @@ function requireKnownStatus(d: Pick<ExportCreate, "dataType" | "filters">): void
 
 export interface ExportsDeps {
   repository: ExportRepository;
-  runs: ExportRunRepository;
+  runs: ScheduledRunStore<StoredExportRun>;
+  scheduledRuns: ScheduledRuns<StoredExport, StoredExportRun>;
   cipher: WebhookSecretCipher;
-  bus: MessageBus;
   clock: Clock;
-  leaseSeconds: number;
   /** Which containers and hosts a destination may name. */
   destinations: DestinationRules;
 }
@@ -112,16 +110,14 @@ export class Exports {
   /** A manual run: scheduled for now (the naming tokens use it), performed by the `exports` queue. */
   async runNow(id: string): Promise<ExportRun> {
     const exp = await this.stored(id);
-    const now = this.deps.clock.now();
-    const run = await claimRun(this.deps.runs, exp, now, "manual", now, this.deps.leaseSeconds);
+    const run = await this.deps.scheduledRuns.start((claim) => newExportRun(exp, claim.startedAt, "manual", claim));
     if (run === undefined) throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, { retryable: true });
-    await this.deps.bus.send("exports", [{ body: { exportId: id, runId: run.id } satisfies ExportRunMessage }]);
     return toPublicRun(run);
   }
 
   async listRuns(id: string, page: number, pageSize: number): Promise<{ items: ExportRun[]; pagination: Pagination }> {
     await this.stored(id);
-    const result = await this.deps.runs.list(id, page, pageSize);
+    const result = await this.deps.runs.list(id, { page, pageSize });
     return { items: result.items.map(toPublicRun), pagination: paginationOf(page, pageSize, result.totalItems) };
   }
 
