@@ -16,7 +16,7 @@ export const blobSourcesRunNow = endpoint({
   responses: [{ status: 202, description: "The run, started", schema: z.object({ data: blobSourceRunSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 202, body: { data: await services().blobSources.blobSources().runNow(params.id) } };
+    return { status: 202, body: { data: await services().blobSources.runBlobSourceNow().execute(params.id) } };
   },
 });
 

@@ -1,6 +1,11 @@
 import type { ContainerLocation } from "../domain/blob-source-container-url";
+import type { BlobSource } from "../domain/blob-source";
 import type { BlobSourceRun, CopiedFile } from "../domain/blob-source-run";
 import type { CustomerBlob } from "../domain/customer-blob";
+import type { SettingsRepository } from "./settings-repository";
+
+/** Stored blob sources (System Settings → Blob sources). */
+export type BlobSourceRepository = SettingsRepository<BlobSource>;
 
 /** A run as stored: the public record plus its lease (see ScheduledRun). */
 export interface StoredBlobSourceRun extends BlobSourceRun {

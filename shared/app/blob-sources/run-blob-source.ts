@@ -39,7 +39,7 @@ export interface RunBlobSourceDeps {
 export class RunBlobSource {
   constructor(private readonly deps: RunBlobSourceDeps) {}
 
-  async run(message: BlobSourceMessage): Promise<StoredBlobSourceRun | undefined> {
+  async execute(message: BlobSourceMessage): Promise<StoredBlobSourceRun | undefined> {
     const { lease } = this.deps;
     const taken = await lease.take(message.blobSourceId, message.runId);
     // Finished already, gone, or being performed by another instance: another copy of the message.

@@ -16,7 +16,7 @@ export class ScheduleBlobSources {
   constructor(private readonly deps: ScheduleBlobSourcesDeps) {}
 
   /** The runs this call claimed. */
-  async run(): Promise<StoredBlobSourceRun[]> {
+  async execute(): Promise<StoredBlobSourceRun[]> {
     return (await this.deps.scheduledRuns.tick()).claimed;
   }
 }
