@@ -235,13 +235,13 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     await dueAt(transactions.id, "2024-01-04T08:00:00.000Z");
 
     // The runtime's own timer ticks every second as well: three schedulers race for each scheduled time.
-    const ticks = await Promise.all([services.exports.scheduleExports().tick(), services.exports.scheduleExports().tick()]);
+    const ticks = await Promise.all([services.exports.scheduleExports().execute(), services.exports.scheduleExports().execute()]);
     expect(ticks.reduce((n, t) => n + t.claimed, 0)).toBeLessThanOrEqual(2);
 
     const [run, ...others] = await until(holdings.id, finished);
     expect(others).toEqual([]);
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: due, status: "succeeded", fileName: "holdings-20260309-0900.csv", rows: expected.get("holdings")!.length, attempts: 1 });
-    await services.exports.scheduleExports().tick();
+    await services.exports.scheduleExports().execute();
     expect(await runs(holdings.id)).toHaveLength(1);
     expect(await readdir(join(target.root, "scheduled"))).toEqual(["holdings-20260309-0900.csv"]);
     const next = (await call("GET", `${BASE}/${holdings.id}`, { token })).body.data.nextRunAt as string;
@@ -338,7 +338,7 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     const due = new Date(Date.now() - 60_000).toISOString();
     for (const { id } of [broken, fine]) await dueAt(id, due);
 
-    const tick = await services.exports.scheduleExports().tick();
+    const tick = await services.exports.scheduleExports().execute();
     expect(tick.claimed).toBeLessThanOrEqual(1);
     const [run, ...others] = await until(fine.id, finished);
     expect(others).toEqual([]);

@@ -7,13 +7,20 @@ import { SftpDestination } from "../adapters/sftp/sftp-destination";
 import { ExportDataSetsOverReads } from "../app/exports/data-sets";
 import { ExportRunLease } from "../app/exports/export-run-lease";
 import { exportRunKind, exportRunSchedule } from "../app/exports/export-runs";
-import { Exports, type ExportRepository } from "../app/exports/exports";
+import { CreateExport } from "../app/exports/create-export";
+import { DeleteExport } from "../app/exports/delete-export";
+import type { ExportDefinitionDeps } from "../app/exports/export-definition";
+import { GetExport } from "../app/exports/get-export";
+import { ListExportRuns } from "../app/exports/list-export-runs";
+import { ListExports } from "../app/exports/list-exports";
 import { RunExport, type OpenedDestination } from "../app/exports/run-export";
+import { RunExportNow } from "../app/exports/run-export-now";
 import { ScheduleExports } from "../app/exports/schedule-exports";
+import { UpdateExport } from "../app/exports/update-export";
 import { RunLease } from "../app/scheduled-runs/run-lease";
 import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
 import { writeExport } from "../formats/export/write-export";
-import type { ExportDataSets, WriteExport } from "../ports/exports";
+import type { ExportDataSets, ExportRepository, WriteExport } from "../ports/exports";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
 import { lazy } from "./lazy";
@@ -59,17 +66,13 @@ export class ExportServices {
   );
   readonly exportTargets = lazy(() => new CosmosExportTargetLocks(this.core.cosmos().container("runs")));
   readonly destinationRules = lazy(() => ({ storage: this.core.serviceStorage(), hosts: this.core.outboundHosts() }));
-  readonly exports = lazy(
-    () =>
-      new Exports({
-        repository: this.exportRepository(),
-        runs: this.exportRuns(),
-        scheduledRuns: this.scheduledRuns(),
-        cipher: this.core.secretCipher(),
-        clock: this.core.clock,
-        destinations: this.destinationRules(),
-      }),
-  );
+  readonly createExport = lazy(() => new CreateExport(this.definitionDeps()));
+  readonly listExports = lazy(() => new ListExports({ repository: this.exportRepository() }));
+  readonly getExport = lazy(() => new GetExport({ repository: this.exportRepository() }));
+  readonly updateExport = lazy(() => new UpdateExport(this.definitionDeps()));
+  readonly deleteExport = lazy(() => new DeleteExport({ repository: this.exportRepository() }));
+  readonly runExportNow = lazy(() => new RunExportNow({ repository: this.exportRepository(), scheduledRuns: this.scheduledRuns() }));
+  readonly listExportRuns = lazy(() => new ListExportRuns({ repository: this.exportRepository(), runs: this.exportRuns() }));
   readonly scheduleExports = lazy(() => new ScheduleExports({ scheduledRuns: this.scheduledRuns() }));
   /** The adapter uploading to one destination: the customer's SFTP server (through the SSRF guard), or their container (managed identity; the emulator's key when the URL is the emulator's). */
   readonly openDestination = (d: OpenedDestination) => {
@@ -96,4 +99,9 @@ export class ExportServices {
         leaseSeconds: this.core.config.EXPORTS_RUN_LEASE_SECONDS,
       }),
   );
+
+  /** What saving a definition seals its secrets with and checks it against. */
+  private definitionDeps(): ExportDefinitionDeps {
+    return { repository: this.exportRepository(), cipher: this.core.secretCipher(), clock: this.core.clock, destinations: this.destinationRules() };
+  }
 }

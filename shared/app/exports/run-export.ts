@@ -6,12 +6,11 @@ import { exportTargetKey, type ExportTargetHolder, type ExportTargetLocks } from
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
-import type { ExportDataSets, ExportDestination, UploadAttempt, WriteExport } from "../../ports/exports";
+import type { ExportDataSets, ExportDestination, ExportRepository, UploadAttempt, WriteExport } from "../../ports/exports";
 import { destinationProblems, type DestinationRules } from "./destination-rules";
 import type { ExportRunLease } from "./export-run-lease";
 import type { ExportRunMessage } from "./export-runs";
 import { fileNameOf, windowOf } from "./run-snapshot";
-import type { ExportRepository } from "./exports";
 
 /** A destination with its secrets opened, for the one attempt that uploads. */
 export type OpenedDestination = StoredExportDestination;
@@ -69,7 +68,7 @@ export class RunExport {
     this.lease = deps.lease;
   }
 
-  async run(message: ExportRunMessage): Promise<void> {
+  async execute(message: ExportRunMessage): Promise<void> {
     const { log } = this.deps;
     const taken = await this.lease.take(message);
     if (taken === undefined) return;

@@ -26,7 +26,7 @@ export interface ScheduleExportsDeps {
 export class ScheduleExports {
   constructor(private readonly deps: ScheduleExportsDeps) {}
 
-  async tick(): Promise<ScheduleExportsResult> {
+  async execute(): Promise<ScheduleExportsResult> {
     const { claimed, resent, abandoned } = await this.deps.scheduledRuns.tick();
     return { claimed: claimed.length, resent, abandoned };
   }
