@@ -2,7 +2,7 @@ import { CosmosClient } from "@azure/cosmos";
 import { CredentialUnavailableError } from "@azure/identity";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
 import type { ContainerLocation } from "../shared/domain/blob-source-container-url";
-import { BlobCustomerContainers } from "../shared/adapters/blob/customer-container";
+import { BlobCustomerContainers } from "../shared/adapters/blob/blob-customer-containers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";

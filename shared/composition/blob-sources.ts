@@ -1,4 +1,4 @@
-import { BlobCustomerContainers } from "../adapters/blob/customer-container";
+import { BlobCustomerContainers } from "../adapters/blob/blob-customer-containers";
 import { CosmosBlobSourceVersions } from "../adapters/cosmos/cosmos-blob-source-versions";
 import { blobSourceRunDocuments, CosmosScheduledRuns } from "../adapters/cosmos/cosmos-scheduled-runs";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
