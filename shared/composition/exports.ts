@@ -5,11 +5,11 @@ import { CosmosScheduledRuns, exportRunDocuments } from "../adapters/cosmos/cosm
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { SftpDestination } from "../adapters/sftp/sftp-destination";
 import { ExportDataSetsOverReads } from "../app/exports/data-sets";
-import { ExportRunLease } from "../app/exports/export-run-lease";
-import { exportRunKind, exportRunSchedule } from "../app/exports/export-runs";
 import { CreateExport } from "../app/exports/create-export";
 import { DeleteExport } from "../app/exports/delete-export";
 import type { ExportDefinitionDeps } from "../app/exports/export-definition";
+import { ExportRunLease } from "../app/exports/export-run-lease";
+import { exportRunKind, exportRunSchedule } from "../app/exports/export-runs";
 import { GetExport } from "../app/exports/get-export";
 import { ListExportRuns } from "../app/exports/list-export-runs";
 import { ListExports } from "../app/exports/list-exports";
