@@ -6,7 +6,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
 export const blobSourcesSchedule = registerTimerFunction("blob-sources-schedule", {
   schedule: getConfig().BLOB_SOURCES_SCHEDULE,
   handle: async (log) => {
-    const runs = await services().blobSources.scheduleBlobSources().run();
+    const runs = await services().blobSources.scheduleBlobSources().execute();
     if (runs.length > 0) log.info("blob source runs queued", { runs: runs.map((r) => ({ blobSourceId: r.blobSourceId, runId: r.id, scheduledFor: r.scheduledFor })) });
   },
 });

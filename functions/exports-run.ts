@@ -11,6 +11,6 @@ export const exportsRun = registerQueueFunction("exports-run", {
   queueName: "exports",
   schema: z.object({ exportId: idParam(100), runId: idParam(100) }),
   handle: async (message) => {
-    await services().exports.runExport().run(message);
+    await services().exports.runExport().execute(message);
   },
 });

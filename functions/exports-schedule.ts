@@ -6,7 +6,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
 export const exportsSchedule = registerTimerFunction("exports-schedule", {
   schedule: getConfig().EXPORTS_SCHEDULE,
   handle: async (log) => {
-    const result = await services().exports.scheduleExports().tick();
+    const result = await services().exports.scheduleExports().execute();
     if (result.claimed > 0) log.info("export runs claimed", { ...result });
   },
 });

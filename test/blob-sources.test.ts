@@ -2,7 +2,7 @@ import { CosmosClient } from "@azure/cosmos";
 import { CredentialUnavailableError } from "@azure/identity";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
 import type { ContainerLocation } from "../shared/domain/blob-source-container-url";
-import { BlobCustomerContainers } from "../shared/adapters/blob/customer-container";
+import { BlobCustomerContainers } from "../shared/adapters/blob/blob-customer-containers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
@@ -387,12 +387,12 @@ describe("System settings › blob sources", () => {
       LOG_LEVEL: "error",
     };
     const instance = (): Composition => new Composition(parseConfig(env), { now: () => new Date(dueAt + 5_000) });
-    const [one, two] = await Promise.all([instance().blobSources.scheduleBlobSources().run(), instance().blobSources.scheduleBlobSources().run()]);
+    const [one, two] = await Promise.all([instance().blobSources.scheduleBlobSources().execute(), instance().blobSources.scheduleBlobSources().execute()]);
     const claimed = [...one, ...two].filter((r) => r.blobSourceId === due.id);
     expect(claimed).toHaveLength(1);
     expect([...one, ...two].filter((r) => r.blobSourceId === off.id)).toEqual([]);
     // Not due any more: a third firing claims nothing for it.
-    expect((await instance().blobSources.scheduleBlobSources().run()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
+    expect((await instance().blobSources.scheduleBlobSources().execute()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
 
     const run = await eventually(async () => (await runsOf(due.id)).find((r) => r.status !== "running"), 20_000, "the scheduled run");
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: new Date(dueAt).toISOString(), status: "succeeded", copied: 1 });
@@ -455,7 +455,7 @@ describe("System settings › blob sources", () => {
       WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
       LOG_LEVEL: "error",
     };
-    await new Composition(parseConfig(env)).blobSources.scheduleBlobSources().run();
+    await new Composition(parseConfig(env)).blobSources.scheduleBlobSources().execute();
     const finished = await eventually(async () => {
       const all = await runsOf(src.id);
       return all.length === 3 && all.every((r) => r.status !== "running") ? all : undefined;

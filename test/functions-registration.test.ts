@@ -85,8 +85,8 @@ describe("function registration (what Azure and the local runtime both read)", (
       "POST api/v1/settings/blob-sources/{id}/run",
     ]);
     for (const e of sources) expect(e.scope, e.name).toBe("api.admin");
-    const copy = functions.find((f) => f.name === "blob-sources-copy");
-    expect(copy?.trigger).toMatchObject({ queueName: "blob-sources", connection: "SERVICEBUS" });
+    const run = functions.find((f) => f.name === "blob-sources-run");
+    expect(run?.trigger).toMatchObject({ queueName: "blob-sources", connection: "SERVICEBUS" });
   });
 
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
@@ -141,7 +141,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   it("every other function is a timer on its configured schedule", () => {
     const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
-      ["blob-sources-copy", "serviceBusTrigger", undefined],
+      ["blob-sources-run", "serviceBusTrigger", undefined],
       ["blob-sources-schedule", "timerTrigger", schedules.blobSources],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],

@@ -1,35 +1,22 @@
 import type { ContainerLocation } from "../domain/blob-source-container-url";
+import type { BlobSource } from "../domain/blob-source";
 import type { BlobSourceRun, CopiedFile } from "../domain/blob-source-run";
 import type { CustomerBlob } from "../domain/customer-blob";
-import type { CursorPage, PageRequest } from "../domain/page-request";
+import type { SettingsRepository } from "./settings-repository";
 
-/** A run as stored: the public record plus the lease of the instance performing it. */
+/** Stored blob sources (System Settings → Blob sources). */
+export type BlobSourceRepository = SettingsRepository<BlobSource>;
+
+/** A run as stored: the public record plus its lease (see ScheduledRun). */
 export interface StoredBlobSourceRun extends BlobSourceRun {
-  /** Until when an instance performs the run; another copy of its message waits it out. */
+  /** Until when the claim waits for an instance, or an instance performs the run; another copy of its message waits it out. */
   leaseUntil?: string;
   /** How many times an instance took the run (a lost instance's run is taken again, a few times). */
   attempts?: number;
 }
 
-/** The runs of blob sources and the blob versions they copied (Cosmos `runs`, one partition per source). */
-export interface BlobSourceRunStore {
-  /** Creates the run unless one with its id exists: false then (a scheduled time claimed already). */
-  create(run: StoredBlobSourceRun): Promise<boolean>;
-  get(sourceId: string, runId: string): Promise<StoredBlobSourceRun | undefined>;
-  /**
-   * Takes a `running` run for this instance until `leaseUntil`, unless another holds a live lease on it:
-   * the run as taken, or undefined (finished, missing, or taken).
-   */
-  take(sourceId: string, runId: string, now: string, leaseUntil: string): Promise<StoredBlobSourceRun | undefined>;
-  /** Stores the run's progress or outcome. */
-  save(run: StoredBlobSourceRun): Promise<void>;
-  /**
-   * Runs of any source still `running` that no instance performs: taken once but their lease ran out
-   * (the instance was lost), or never taken and claimed before `unsentBefore` (their message was lost).
-   */
-  abandoned(now: string, unsentBefore: string): Promise<StoredBlobSourceRun[]>;
-  /** Newest first. */
-  list(sourceId: string, request: PageRequest): Promise<CursorPage<BlobSourceRun>>;
+/** The customer blob versions each blob source copied (Cosmos `runs`, one partition per source, beside its runs). */
+export interface BlobSourceVersions {
   /** Which of `blobs` (name + ETag) a run of the source copied already, as `versionKey`s. */
   seen(sourceId: string, blobs: readonly CustomerBlob[]): Promise<Set<string>>;
   /** Records a version as copied (idempotent). */

@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
+import type { StoredExport } from "../domain/export";
 import type { ColumnType, DateWindow, ExportDataType, ExportFilters, ExportFormat } from "../domain/export-data";
+import type { SettingsRepository } from "./settings-repository";
 
 /**
  * The contract between the three parts of an export run: a data set (rows from the same read use
@@ -68,3 +70,6 @@ export interface ExportDestination {
   /** Uploads `body` as `fileName` (overwriting a file of that name); resolves with the bytes written. */
   upload(fileName: string, body: Readable, attempt: UploadAttempt): Promise<{ bytes: number }>;
 }
+
+/** Stored export definitions (System Settings → Exports), destination secrets sealed. */
+export type ExportRepository = SettingsRepository<StoredExport>;

@@ -1,32 +1,27 @@
-import { z } from "zod";
 import { parseContainerUrl, type ServiceStorage } from "../../domain/blob-source-container-url";
 import type { BlobSource } from "../../domain/blob-source";
-import { baseNameOf, inboundNameOf, MAX_RUN_FILES, type BlobSourceRun } from "../../domain/blob-source-run";
+import { baseNameOf, inboundNameOf, MAX_RUN_FILES } from "../../domain/blob-source-run";
 import { compileFilePattern } from "../../domain/feed-file-pattern";
 import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
 import type { SettingsRepository } from "../../ports/settings-repository";
-import { type BlobSourceRunStore, type CustomerContainers, type StoredBlobSourceRun } from "../../ports/blob-sources";
+import type { BlobSourceVersions, CustomerContainers, StoredBlobSourceRun } from "../../ports/blob-sources";
 import { CustomerContainerError, versionKey } from "../../domain/customer-blob";
+import type { RunLease } from "../scheduled-runs/run-lease";
+import type { BlobSourceMessage } from "./blob-source-runs";
 
-/** The `blob-sources` queue message: one run to perform. */
-export const blobSourceMessageSchema = z.object({ blobSourceId: z.string().min(1), runId: z.string().min(1) });
-export type BlobSourceMessage = z.infer<typeof blobSourceMessageSchema>;
-
-/** How long an instance holds a run before another copy of its message may take it over. */
-export const RUN_LEASE_MINUTES = 15;
 /** How often a long run stores its progress (the counts so far) and extends its lease. */
 export const PROGRESS_SECONDS = 30;
 
-export function newRun(id: string, blobSourceId: string, trigger: BlobSourceRun["trigger"], scheduledFor: string, startedAt: string): StoredBlobSourceRun {
-  return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt, attempts: 0 };
-}
+/** The run's lease was taken over by another instance (this one stalled past it): that one records the outcome. */
+class RunTakenOver extends Error {}
 
 export interface RunBlobSourceDeps {
   sources: Pick<SettingsRepository<BlobSource>, "get">;
   feeds: Pick<FeedRepository, "get">;
-  runs: BlobSourceRunStore;
+  lease: RunLease<StoredBlobSourceRun>;
+  versions: BlobSourceVersions;
   containers: CustomerContainers;
   clock: Clock;
   log: Logger;
@@ -44,29 +39,27 @@ export interface RunBlobSourceDeps {
 export class RunBlobSource {
   constructor(private readonly deps: RunBlobSourceDeps) {}
 
-  async run(message: BlobSourceMessage): Promise<StoredBlobSourceRun | undefined> {
-    const { runs, clock } = this.deps;
-    const now = clock.now();
-    const taken = await runs.take(message.blobSourceId, message.runId, now.toISOString(), new Date(now.getTime() + RUN_LEASE_MINUTES * 60_000).toISOString());
+  async execute(message: BlobSourceMessage): Promise<StoredBlobSourceRun | undefined> {
+    const { lease } = this.deps;
+    const taken = await lease.take(message.blobSourceId, message.runId);
     // Finished already, gone, or being performed by another instance: another copy of the message.
     if (taken === undefined) return undefined;
     const run: StoredBlobSourceRun = { ...taken, listed: 0, matched: 0, copied: 0, skipped: 0, files: [] };
     const log = this.deps.log.with({ blobSourceId: run.blobSourceId, runId: run.id });
     try {
       await this.copyNewVersions(run);
-      const done: StoredBlobSourceRun = { ...run, status: "succeeded", completedAt: clock.now().toISOString() };
-      delete done.leaseUntil;
-      delete done.attempts;
-      await runs.save(done);
+      const done = await lease.finish(run, (current) => ({ ...withProgress(current, run), status: "succeeded" }));
       log.info("blob source run succeeded", { listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped });
       return done;
     } catch (error) {
-      const failed: StoredBlobSourceRun = { ...run, status: "failed", error: messageOf(error), completedAt: clock.now().toISOString() };
-      delete failed.leaseUntil;
-      delete failed.attempts;
-      await runs.save(failed);
+      if (error instanceof RunTakenOver) {
+        log.warn("blob source run taken over by another instance after its lease ended; that one records the outcome");
+        return undefined;
+      }
+      const reason = messageOf(error);
+      const failed = await lease.finish(run, (current) => ({ ...withProgress(current, run), status: "failed", error: reason }));
       // The cause goes to the log (not the record), for the operators; the next run continues from what was recorded.
-      log.warn("blob source run failed", { error: failed.error, cause: error instanceof CustomerContainerError ? undefined : String(error) });
+      log.warn("blob source run failed", { error: reason, cause: error instanceof CustomerContainerError ? undefined : String(error) });
       return failed;
     }
   }
@@ -84,7 +77,7 @@ export class RunBlobSource {
       run.listed += page.length;
       const matching = page.filter((b) => matches(baseNameOf(b.name)));
       run.matched += matching.length;
-      const seen = await this.deps.runs.seen(source.id, matching);
+      const seen = await this.deps.versions.seen(source.id, matching);
       for (const blob of matching) {
         if (seen.has(versionKey(blob))) {
           run.skipped++;
@@ -96,7 +89,7 @@ export class RunBlobSource {
         const outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
         if (outcome === "changed") continue; // a newer version is the next run's
         const file = { name: blob.name, etag: blob.etag, inboundName };
-        await this.deps.runs.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
+        await this.deps.versions.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
         // "present": an earlier attempt (or a concurrent run) copied it and had not recorded it yet.
         if (outcome === "present") {
           run.skipped++;
@@ -107,12 +100,16 @@ export class RunBlobSource {
         if (this.deps.clock.now().getTime() - savedAt >= PROGRESS_SECONDS * 1000) {
           // A long run shows its counts so far in the runs list and extends its lease.
           savedAt = this.deps.clock.now().getTime();
-          run.leaseUntil = new Date(savedAt + RUN_LEASE_MINUTES * 60_000).toISOString();
-          await this.deps.runs.save(run);
+          if ((await this.deps.lease.renew(run, (current) => withProgress(current, run))) === undefined) throw new RunTakenOver();
         }
       }
     }
   }
+}
+
+/** The stored run with this attempt's counts and copied files. */
+function withProgress(current: StoredBlobSourceRun, run: StoredBlobSourceRun): StoredBlobSourceRun {
+  return { ...current, listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped, files: run.files };
 }
 
 function messageOf(error: unknown): string {

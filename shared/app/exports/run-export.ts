@@ -1,17 +1,16 @@
 import type { StoredExport } from "../../domain/export";
 import type { StoredExportDestination } from "../../domain/export-destination";
 import { renderedNameProblem } from "../../domain/export-file-name";
-import type { ExportRunRepository, StoredExportRun } from "../../domain/export-run";
+import type { StoredExportRun } from "../../domain/export-run";
 import { exportTargetKey, type ExportTargetHolder, type ExportTargetLocks } from "../../domain/export-target";
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
-import type { MessageBus } from "../../ports/message-bus";
-import type { ExportDataSets, ExportDestination, UploadAttempt, WriteExport } from "../../ports/exports";
+import type { ExportDataSets, ExportDestination, ExportRepository, UploadAttempt, WriteExport } from "../../ports/exports";
 import { destinationProblems, type DestinationRules } from "./destination-rules";
-import { RunLease, type ExportRunMessage } from "./run-lease";
+import type { ExportRunLease } from "./export-run-lease";
+import type { ExportRunMessage } from "./export-runs";
 import { fileNameOf, windowOf } from "./run-snapshot";
-import type { ExportRepository } from "./exports";
 
 /** A destination with its secrets opened, for the one attempt that uploads. */
 export type OpenedDestination = StoredExportDestination;
@@ -21,20 +20,18 @@ export type OpenDestination = (destination: OpenedDestination) => ExportDestinat
 
 export interface RunExportDeps {
   exports: ExportRepository;
-  runs: ExportRunRepository;
+  /** The run's record as this attempt takes, holds and leaves it. */
+  lease: ExportRunLease;
   targets: ExportTargetLocks;
   dataSets: ExportDataSets;
   writeExport: WriteExport;
   openDestination: OpenDestination;
   destinations: DestinationRules;
   cipher: WebhookSecretCipher;
-  bus: MessageBus;
   clock: Clock;
   log: Logger;
   /** How long an attempt holds its run and its target without renewing (it renews at a third of it while alive). */
   leaseSeconds: number;
-  /** How long a failed attempt, or one whose target is busy, waits before the next. */
-  retryDelaySeconds: number;
 }
 
 /** `text` with every secret replaced, so an SDK message that quotes one never reaches a run or a log. */
@@ -65,13 +62,13 @@ const CANCELLED = "cancelled: the export was deleted during the run; no file was
  * attempt that dies is handed on by the queue's redelivery or by the sweep once its lease ends.
  */
 export class RunExport {
-  private readonly lease: RunLease;
+  private readonly lease: ExportRunLease;
 
   constructor(private readonly deps: RunExportDeps) {
-    this.lease = new RunLease(deps);
+    this.lease = deps.lease;
   }
 
-  async run(message: ExportRunMessage): Promise<void> {
+  async execute(message: ExportRunMessage): Promise<void> {
     const { log } = this.deps;
     const taken = await this.lease.take(message);
     if (taken === undefined) return;
