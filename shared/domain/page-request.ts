@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "./errors";
-import { MAX_PAGE_SIZE, pageDescription, paginationOf, type Pagination } from "./pagination";
+import { MAX_PAGE_SIZE, pageDescription } from "./pagination";
 
 /** Either a page number or a cursor from a previous page's `pagination.nextCursor`. */
 export type PageRequest = { page: number; pageSize: number; cursor?: undefined } | { cursor: string; pageSize: number; page?: undefined };
@@ -42,9 +42,4 @@ export function cursorPaginationOf(request: PageRequest, result: CursorPage<unkn
     totalPages: Math.ceil(result.totalItems / request.pageSize),
     nextCursor: result.nextCursor,
   };
-}
-
-/** The `pagination` of a list whose contract has page numbers only (the settings lists): no `nextCursor`. */
-export function pagePaginationOf(request: PageRequest, result: CursorPage<unknown>): Pagination {
-  return paginationOf(request.page ?? 1, request.pageSize, result.totalItems);
 }

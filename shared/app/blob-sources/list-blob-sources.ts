@@ -6,9 +6,7 @@ import type { BlobSourcesDeps } from "./blob-source-rules";
 export class ListBlobSources {
   constructor(private readonly deps: BlobSourcesDeps) {}
 
-  async execute(request: PageRequest): Promise<CursorPage<BlobSource>> {
-    // Settings are listed by page number (their list has no cursor in the contract).
-    const { items, totalItems } = await this.deps.repository.list(request.page ?? 1, request.pageSize);
-    return { items, totalItems, nextCursor: null };
+  execute(request: PageRequest): Promise<CursorPage<BlobSource>> {
+    return this.deps.repository.list(request);
   }
 }

@@ -7,8 +7,7 @@ export class ListExports {
   constructor(private readonly deps: ExportsDeps) {}
 
   async execute(request: PageRequest): Promise<CursorPage<Export>> {
-    // Settings are listed by page number (their list has no cursor in the contract).
-    const { items, totalItems } = await this.deps.repository.list(request.page ?? 1, request.pageSize);
-    return { items: items.map(toPublicExport), totalItems, nextCursor: null };
+    const result = await this.deps.repository.list(request);
+    return { ...result, items: result.items.map(toPublicExport) };
   }
 }

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GuardedWebhookSender, type LookupAll } from "../../adapters/http/guarded-webhook-sender";
 import { AppError } from "../../domain/errors";
-import type { Page } from "../../domain/pagination";
+import type { CursorPage } from "../../domain/page-request";
 import type { StoredWebhook } from "../../domain/webhook";
 import { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Clock } from "../../ports/clock";
@@ -37,8 +37,8 @@ class MemoryRepository implements WebhookRepository {
   async delete(id: string) {
     return this.docs.delete(id);
   }
-  async list(): Promise<Page<StoredWebhook>> {
-    return { items: [...this.docs.values()], totalItems: this.docs.size };
+  async list(): Promise<CursorPage<StoredWebhook>> {
+    return { items: [...this.docs.values()], totalItems: this.docs.size, nextCursor: null };
   }
   async all() {
     this.reads++;
