@@ -2,7 +2,9 @@
  * The local runtime's SFTP drop: what the storage account's SFTP endpoint is in Azure. One login per
  * feed (its `sftp.username`, the password checked against the stored hash or one of its OpenSSH
  * public keys); each login sees only its inbox, the blobs `inbound/<feedId>/<name>`, as `/`. Uploads
- * stream into the blob block by block and become visible when the upload closes (local/sftp/).
+ * stream into the blob block by block and become visible when the upload closes. Served by the SFTP
+ * subsystem and server scaffold the tests' SFTP target shares (local/sftp/subsystem.ts, host.ts), with
+ * the inbox as its backend (local/sftp/inbox-backend.ts).
  */
 import { generateKeyPairSync } from "node:crypto";
 import type { Logger } from "../shared/logging";
