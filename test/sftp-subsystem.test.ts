@@ -14,6 +14,12 @@ type Reply<T> = (callback: (error: (Error & { code?: number }) | null | undefine
 /** An SFTP request's answer, or the error it was refused with. */
 const ask = <T>(request: Reply<T>): Promise<T | (Error & { code?: number })> =>
   new Promise((resolve) => request((error, value) => resolve(error ?? value)));
+/** An SFTP request's answer; throws the error it was refused with. */
+const must = async <T>(request: Reply<T>): Promise<T> => {
+  const answer = await ask(request);
+  if (answer instanceof Error) throw answer;
+  return answer;
+};
 
 /**
  * The SFTP subsystem (local/sftp/subsystem.ts) that the local drop and the tests' target share: its
@@ -51,7 +57,7 @@ describe("SFTP subsystem (shared by the drop and the target)", () => {
     await mkdir(join(target.root, "many"));
     const names = Array.from({ length: 250 }, (_, i) => `file-${String(i).padStart(3, "0")}.csv`);
     await Promise.all(names.map((n) => writeFile(join(target.root, "many", n), "x")));
-    const handle = (await opendir("/many")) as Buffer;
+    const handle = await must<Buffer>((cb) => sftp.opendir("/many", cb));
     const batches: number[] = [];
     const listed: string[] = [];
     for (;;) {
@@ -69,23 +75,23 @@ describe("SFTP subsystem (shared by the drop and the target)", () => {
   });
 
   it(`a session holds at most ${MAX_DIR_HANDLES} directory handles; closing one lets another open`, async () => {
-    const handles = [];
-    for (let i = 0; i < MAX_DIR_HANDLES; i++) handles.push((await opendir("/")));
+    const handles: Buffer[] = [];
+    for (let i = 0; i < MAX_DIR_HANDLES; i++) handles.push(await must<Buffer>((cb) => sftp.opendir("/", cb)));
     const refused = await opendir("/");
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toBe(
       `this session has ${MAX_DIR_HANDLES} directory listings open (at most ${MAX_DIR_HANDLES}): close one first`,
     );
     await close(handles.pop() as Buffer);
-    handles.push((await opendir("/")));
+    handles.push(await must<Buffer>((cb) => sftp.opendir("/", cb)));
     for (const h of handles) expect(await close(h)).toBeUndefined();
   });
 
   it("a handle the session did not give out, or of the wrong kind, is answered 'invalid handle'", async () => {
     const unknown = Buffer.from([0xff, 0xff, 0xff, 0xff]);
     await writeFile(join(target.root, "one.csv"), "a,b\n");
-    const file = (await ask<Buffer>((cb) => sftp.open("/one.csv", "r", cb))) as Buffer;
-    const dir = (await opendir("/")) as Buffer;
+    const file = await must<Buffer>((cb) => sftp.open("/one.csv", "r", cb));
+    const dir = await must<Buffer>((cb) => sftp.opendir("/", cb));
     const answers = [
       await ask((cb) => sftp.read(unknown, Buffer.alloc(4), 0, 4, 0, (e) => cb(e, undefined))),
       await ask((cb) => sftp.write(unknown, Buffer.from("x"), 0, 1, 0, (e) => cb(e, undefined))),
