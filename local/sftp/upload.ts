@@ -17,7 +17,6 @@ export const MAX_WAITING_BYTES = 4 * 1024 * 1024;
  * writes waiting behind it. WRITEs and the close run one after another, in arrival order.
  */
 export class BlockUpload {
-  readonly kind = "upload";
   received = 0;
   failed = false;
   /** Bytes of WRITEs accepted but not yet answered. */
@@ -33,11 +32,13 @@ export class BlockUpload {
     readonly blob: BlockBlobClient,
   ) {}
 
-  /** Runs `work` after everything queued before it. */
-  enqueue(work: () => Promise<void>): void {
-    this.queue = this.queue.then(work).catch(() => {
+  /** Runs `work` after everything queued before it; answers its outcome (a failure fails the upload). */
+  after(work: () => Promise<void>): Promise<void> {
+    const done = this.queue.then(work);
+    this.queue = done.catch(() => {
       this.fail();
     });
+    return done;
   }
 
   /** Waits for the queued work. */
