@@ -1,5 +1,5 @@
 /**
- * The README's example feed: a custodian's positions file (windows-1252, ';', title lines above the
+ * docs/feeds.md's example feed: a custodian's positions file (windows-1252, ';', title lines above the
  * header on row 4, German numbers and dates), matching test/fixtures/feeds/csv/custodian-positions-cp1252.csv.
  */
 export const custodianPositionsFeed = {

@@ -8,7 +8,8 @@ import { adminToken, call } from "./http";
 import { root, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const FEEDS = "/api/v1/settings/feeds";
-const readme = readFileSync(join(root, "README.md"), "utf8");
+/** The page that shows the feed examples and the onboarding steps; the tests run its blocks as written. */
+const page = readFileSync(join(root, "docs/feeds.md"), "utf8");
 
 interface Example {
   id: string;
@@ -18,29 +19,29 @@ interface Example {
 const examples = JSON.parse(readFileSync(join(root, "examples/feeds/feeds.json"), "utf8")) as Example[];
 const exampleFile = (e: Example): string => join(root, "examples/feeds", e.file);
 
-/** The README's example bodies: a `<!-- example-feed: id -->` marker, then a json code block. */
-function readmeExamples(): Map<string, unknown> {
+/** The page's example bodies: a `<!-- example-feed: id -->` marker, then a json code block. */
+function pageExamples(): Map<string, unknown> {
   const found = new Map<string, unknown>();
-  for (const m of readme.matchAll(/<!-- example-feed: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)) found.set(m[1] ?? "", JSON.parse(m[2] ?? ""));
+  for (const m of page.matchAll(/<!-- example-feed: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)) found.set(m[1] ?? "", JSON.parse(m[2] ?? ""));
   return found;
 }
 
 /** The body of step 1 of the onboarding walk-through (curl -d '…'). */
 function onboardingBody(): unknown {
-  const m = /FEED_JSON=\$\(curl -s -X POST \$BASE\/api\/v1\/settings\/feeds [^\n]*-d '(\{[\s\S]*?\})'\)/.exec(readme);
-  if (m === null) throw new Error("README: no onboarding create step");
+  const m = /FEED_JSON=\$\(curl -s -X POST \$BASE\/api\/v1\/settings\/feeds [^\n]*-d '(\{[\s\S]*?\})'\)/.exec(page);
+  if (m === null) throw new Error("docs/feeds.md: no onboarding create step");
   return JSON.parse(m[1] ?? "");
 }
 
 const hasSftpClient = spawnSync("sftp", ["-V"]).error === undefined;
 
-describe("README › feeds: the onboarding steps and every format's example feed work as written", () => {
+describe("docs/feeds.md: the onboarding steps and every format's example feed work as written", () => {
   let runtime: Runtime;
   let data: ReturnType<typeof tempDir>;
   let token: string;
 
   beforeAll(async () => {
-    data = tempDir("ids-readme-feeds-");
+    data = tempDir("ids-docs-feeds-");
     const port = String(await freePort());
     runtime = await startRuntime(await runtimeEnv(data.path, { SFTP_PORT: port, LOCAL_SFTP_PORT: port }));
     token = await adminToken(runtime.baseUrl);
@@ -60,14 +61,14 @@ describe("README › feeds: the onboarding steps and every format's example feed
     return { status: response.status, body: (await response.json()) as { data: Record<string, any> } };
   };
 
-  it("README's example bodies are examples/feeds/feeds.json's, one per format, each linking its file", () => {
-    const shown = readmeExamples();
+  it("the page's example bodies are examples/feeds/feeds.json's, one per format, each linking its file", () => {
+    const shown = pageExamples();
     expect([...shown.keys()].sort()).toEqual(examples.filter((e) => e.id !== "securities-csv").map((e) => e.id).sort());
     for (const e of examples) {
       expect(existsSync(exampleFile(e)), e.file).toBe(true);
       if (e.id === "securities-csv") continue;
       expect(shown.get(e.id), e.id).toEqual(e.feed);
-      expect(readme).toContain(`[\`examples/feeds/${e.file}\`](examples/feeds/${e.file})`);
+      expect(page).toContain(`[\`examples/feeds/${e.file}\`](../examples/feeds/${e.file})`);
     }
     expect(onboardingBody()).toEqual(examples.find((e) => e.id === "securities-csv")?.feed);
     expect(new Set(examples.map((e) => e.feed["format"]))).toEqual(new Set(["csv", "xlsx", "xml", "json", "fix"]));
@@ -86,9 +87,9 @@ describe("README › feeds: the onboarding steps and every format's example feed
     }
   });
 
-  it("the README's try-one snippet (bash, curl, node) creates each example from feeds.json and dry-runs its file", async () => {
-    const snippet = /```sh\n(EXAMPLE=transactions-csv[\s\S]*?)```/.exec(readme)?.[1];
-    expect(snippet, "README: the try-one snippet").toBeDefined();
+  it("the page's try-one snippet (bash, curl, node) creates each example from feeds.json and dry-runs its file", async () => {
+    const snippet = /```sh\n(EXAMPLE=transactions-csv[\s\S]*?)```/.exec(page)?.[1];
+    expect(snippet, "docs/feeds.md: the try-one snippet").toBeDefined();
     for (const e of examples) {
       const script = (snippet ?? "").replace(/^EXAMPLE=\S+/, `EXAMPLE=${e.id}`);
       const out = await new Promise<string>((resolve, reject) => {
@@ -102,7 +103,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
   });
 
   it.skipIf(!hasSftpClient)("the onboarding block itself runs in bash as written (its interactive sftp line replaced by the same put in batch mode with a key)", async () => {
-    const block = /```sh\n(# 1\. Create the feed[\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const block = /```sh\n(# 1\. Create the feed[\s\S]*?)```/.exec(page)?.[1] ?? "";
     const interactive = /^sftp -P 2222 \$SFTP_USER@127\.0\.0\.1$/m;
     expect(block).toMatch(interactive);
     const keyPath = join(data.path, "onboarding_key");
@@ -138,7 +139,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
     const { id: feedId, sftp: login } = created.body.data;
     expect(login).toMatchObject({ host: "127.0.0.1", port: runtime.sftpPort, username: `feed-${feedId.slice(3)}`, password: expect.any(String) });
 
-    // 3. The dry run answers what the README shows.
+    // 3. The dry run answers what the page shows.
     const file = readFileSync(join(root, "examples/feeds/csv/securities-20241231.csv"));
     const tried = await dryRun(feedId, "securities-20241231.csv", file);
     expect(tried.status).toBe(200);
@@ -148,7 +149,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
     // 4. Live.
     expect((await api("PATCH", `${FEEDS}/${feedId}`, { status: "live" })).status).toBe(200);
 
-    // 5. The OpenSSH sftp client puts the file. The README types the password; a key does the same
+    // 5. The OpenSSH sftp client puts the file. The page types the password; a key does the same
     //    non-interactively (sftp -b allows no password prompt).
     const keyPath = join(data.path, "id_ed25519");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "provider@example", "-f", keyPath]);
