@@ -22,7 +22,7 @@ const exampleFile = (e: Example): string => join(root, "examples/feeds", e.file)
 /** The page's example bodies: a `<!-- example-feed: id -->` marker, then a json code block. */
 function pageExamples(): Map<string, unknown> {
   const found = new Map<string, unknown>();
-  for (const m of page.matchAll(/<!-- example-feed: ([\w-]+) -->\n```json\n([\s\S]*?)\n```/g)) found.set(m[1] ?? "", JSON.parse(m[2] ?? ""));
+  for (const m of page.matchAll(/<!-- example-feed: ([\w-]+) -->\n+```json\n([\s\S]*?)\n```/g)) found.set(m[1] ?? "", JSON.parse(m[2] ?? ""));
   return found;
 }
 
