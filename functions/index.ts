@@ -19,6 +19,8 @@ import "./blob-sources-patch";
 import "./blob-sources-run";
 import "./blob-sources-runs-list";
 import "./blob-sources-schedule";
+import "./console-assets";
+import "./console-page";
 import "./deliveries-sweep";
 import "./events-fan-out";
 import "./exceptions-get";

@@ -1,0 +1,22 @@
+// @ts-check
+// The settings areas, in the navigation's order: each a list page and, where it has one, a detail page.
+import { html } from "../lib/html.js";
+import { PageHeader } from "../ui/bits.js";
+
+/** @typedef {{ id?: string, query: URLSearchParams }} PageProps */
+/** @typedef {{ path: string, label: string, list: (props: PageProps) => unknown, detail?: (props: PageProps) => unknown }} Area */
+
+/** @param {string} title */
+const placeholder = (title) => () => html`<${PageHeader} title=${title} intro="Coming soon." />`;
+
+/** @type {Area[]} */
+export const AREAS = [
+  { path: "webhooks", label: "Webhooks", list: placeholder("Webhooks") },
+  { path: "exports", label: "Data Exports", list: placeholder("Data Exports") },
+  { path: "feeds", label: "Feeds", list: placeholder("Feeds") },
+  { path: "blob-sources", label: "Blob Sources", list: placeholder("Blob Sources") },
+  { path: "api-clients", label: "API Clients", list: placeholder("API Clients") },
+  { path: "replica", label: "Replica", list: placeholder("Replica") },
+  { path: "jobs", label: "Jobs", list: placeholder("Jobs") },
+  { path: "exceptions", label: "Exceptions", list: placeholder("Exceptions") },
+];
