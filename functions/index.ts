@@ -62,6 +62,7 @@ import "./transactions-list";
 import "./valuations-run";
 import "./valuations-sweep";
 import "./webhook-deliver";
+import "./webhook-events-list";
 import "./webhooks-create";
 import "./webhooks-delete";
 import "./webhooks-deliveries-get";

@@ -27,6 +27,7 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/blob-sources/{id}/run",
         "/api/v1/settings/blob-sources/{id}/runs",
         "/api/v1/settings/webhooks",
+        "/api/v1/settings/webhook-events",
         "/api/v1/settings/webhooks/{id}",
         "/api/v1/settings/webhooks/{id}/rotate-secret",
         "/api/v1/settings/webhooks/{id}/test",

@@ -5,7 +5,7 @@ import { h, render, Fragment } from "../vendor/preact.js";
 import htm from "../vendor/htm.js";
 
 export { render, Fragment };
-export { useCallback, useEffect, useId, useMemo, useRef, useState } from "../vendor/hooks.js";
+export { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "../vendor/hooks.js";
 
 /** @typedef {import("preact").ComponentChildren} Children */
 

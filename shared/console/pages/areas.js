@@ -2,6 +2,8 @@
 // The settings areas, in the navigation's order: each a list page and, where it has one, a detail page.
 import { html } from "../lib/html.js";
 import { PageHeader } from "../ui/bits.js";
+import { WebhookDetail } from "./webhook-detail.js";
+import { WebhooksPage } from "./webhooks.js";
 
 /** @typedef {{ id?: string, query: URLSearchParams }} PageProps */
 /** @typedef {{ path: string, label: string, list: (props: PageProps) => unknown, detail?: (props: PageProps) => unknown }} Area */
@@ -11,7 +13,7 @@ const placeholder = (title) => () => html`<${PageHeader} title=${title} intro="C
 
 /** @type {Area[]} */
 export const AREAS = [
-  { path: "webhooks", label: "Webhooks", list: placeholder("Webhooks") },
+  { path: "webhooks", label: "Webhooks", list: WebhooksPage, detail: WebhookDetail },
   { path: "exports", label: "Data Exports", list: placeholder("Data Exports") },
   { path: "feeds", label: "Feeds", list: placeholder("Feeds") },
   { path: "blob-sources", label: "Blob Sources", list: placeholder("Blob Sources") },

@@ -10,7 +10,7 @@ import { count } from "../lib/format.js";
  */
 export function PageHeader({ title, intro, actions, back }) {
   return html`<header class="page-head">
-    ${back ? html`<a class="back" href=${back[0]}>← ${back[1]}</a>` : null}
+    ${back ? html`<a class="back" href=${back[0]}><span aria-hidden="true">‹ </span>${back[1]}</a>` : null}
     <div class="page-title">
       <h1 tabindex="-1">${title}</h1>
       ${actions ? html`<div class="actions">${actions}</div>` : null}

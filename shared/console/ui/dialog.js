@@ -1,7 +1,7 @@
 // @ts-check
 // Modal dialogs on the native <dialog> (focus kept inside, Escape closes, the page inert behind it).
 // Focus goes to the first field on opening and back to what opened it on closing.
-import { html, useEffect, useId, useRef, useState } from "../lib/html.js";
+import { html, useId, useLayoutEffect, useRef, useState } from "../lib/html.js";
 import { ApiError } from "../lib/api.js";
 
 /** Where focus goes when the element that opened a dialog is gone (deleted with its row). */
@@ -16,28 +16,33 @@ export function focusPageHeading() {
 export function Dialog({ title, onClose, children, busy = false, wide = false }) {
   const ref = useRef(/** @type {HTMLDialogElement | null} */ (null));
   const id = useId();
-  useEffect(() => {
+  // Layout effects: their clean-up runs as the dialog goes (a passive effect's runs after the next
+  // paint), so that focus is back on the opener at once, not after a moment on the page's body.
+  useLayoutEffect(() => {
     const opener = document.activeElement;
     const dialog = ref.current;
     dialog?.showModal();
-    const first = dialog?.querySelector(
-      ".dialog-body :is(input:not([type=hidden]):not([readonly]), select, textarea, button)",
-    );
-    if (first instanceof HTMLElement) first.focus();
     return () => {
+      // Closed first: while it is open, everything outside it is inert and cannot take focus.
+      if (dialog?.open) dialog.close();
       if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
       else focusPageHeading();
     };
   }, []);
-  return html`<dialog
-    ref=${ref}
-    class=${`dialog ${wide ? "wide" : ""}`}
-    aria-labelledby=${id}
+  // Focus on opening, and again when the dialog moves on to its next step (a result, a secret): what
+  // the step marks with data-autofocus, or its first field.
+  useLayoutEffect(() => {
+    const body = ref.current?.querySelector(".dialog-body");
+    const first =
+      body?.querySelector("[data-autofocus]") ??
+      body?.querySelector("input:not([type=hidden]):not([readonly]), select, textarea, button");
+    if (first instanceof HTMLElement) first.focus();
+  }, [title]);
+  return html`<dialog ref=${ref} class=${`dialog ${wide ? "wide" : ""}`} aria-labelledby=${id}
     onCancel=${(/** @type {Event} */ e) => {
       e.preventDefault();
       if (!busy) onClose();
-    }}
-  >
+    }}>
     <div class="dialog-head">
       <h2 id=${id}>${title}</h2>
       <button type="button" class="icon" aria-label="Close" onClick=${onClose} disabled=${busy}>×</button>

@@ -122,6 +122,9 @@ export function Checkbox({ form, name, label, hint }) {
   </div>`;
 }
 
+/** @param {string} text */
+const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
 /**
  * The failure that no field claimed: what the service said, and its complaints about fields not on
  * the form. Focused after a failed submit when no field is to blame.
@@ -133,7 +136,7 @@ export function FormAlert({ form }) {
   const rest = form.unclaimed();
   const claimed = failure.details.length - rest.length;
   return html`<div role="alert" class="form-alert" tabindex="-1">
-    <p>${failure.message}${claimed > 0 ? " See the fields marked above." : ""}</p>
+    <p>${sentence(failure.message)}${claimed > 0 ? " See the fields marked above." : ""}</p>
     ${
       rest.length > 0
         ? html`<ul>
