@@ -31,6 +31,7 @@ import "./exports-delete";
 import "./exports-get";
 import "./exports-list";
 import "./exports-patch";
+import "./exports-preview";
 import "./exports-run-now";
 import "./exports-run";
 import "./exports-runs-list";

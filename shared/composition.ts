@@ -78,6 +78,7 @@ import { SftpDestination } from "./adapters/sftp/sftp-destination";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
 import { CosmosExportTargetLocks } from "./adapters/cosmos/cosmos-export-target-locks";
 import { OutboundHostGuard } from "./adapters/http/outbound-host-guard";
+import { consoleUseCases } from "./composition/console";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -431,6 +432,10 @@ export class Composition {
 }
 
 let current: Composition | undefined;
+let consoleRoot: ReturnType<typeof consoleUseCases> | undefined;
+
+/** The System Settings console's use cases (shared/composition/console.ts). */
+export const consoleServices = (): ReturnType<typeof consoleUseCases> => (consoleRoot ??= consoleUseCases(services()));
 
 /** The process-wide composition root. */
 export function services(): Composition {

@@ -40,6 +40,7 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/feeds/{id}/test",
         "/api/v1/settings/exports",
         "/api/v1/settings/exports/{id}",
+        "/api/v1/settings/exports/preview",
         "/api/v1/settings/exports/{id}/run",
         "/api/v1/settings/exports/{id}/runs",
         "/api/v1/import/{dataType}",

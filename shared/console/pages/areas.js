@@ -2,6 +2,8 @@
 // The settings areas, in the navigation's order: each a list page and, where it has one, a detail page.
 import { html } from "../lib/html.js";
 import { PageHeader } from "../ui/bits.js";
+import { ExportDetail } from "./export-detail.js";
+import { ExportsPage } from "./exports.js";
 import { WebhookDetail } from "./webhook-detail.js";
 import { WebhooksPage } from "./webhooks.js";
 
@@ -14,7 +16,7 @@ const placeholder = (title) => () => html`<${PageHeader} title=${title} intro="C
 /** @type {Area[]} */
 export const AREAS = [
   { path: "webhooks", label: "Webhooks", list: WebhooksPage, detail: WebhookDetail },
-  { path: "exports", label: "Data Exports", list: placeholder("Data Exports") },
+  { path: "exports", label: "Data Exports", list: ExportsPage, detail: ExportDetail },
   { path: "feeds", label: "Feeds", list: placeholder("Feeds") },
   { path: "blob-sources", label: "Blob Sources", list: placeholder("Blob Sources") },
   { path: "api-clients", label: "API Clients", list: placeholder("API Clients") },
