@@ -144,8 +144,9 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
 }
 
-/** Saves a screenshot of the page as it is now under test-artifacts/console/. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves a screenshot of the page as it is now under test-artifacts/console/ (scrolled to `at`'s element first, when given). */
+export async function screenshot(page: Page, name: string, at?: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
+  if (at !== undefined) await page.$eval(at, (el) => el.scrollIntoView({ block: "start" }));
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }

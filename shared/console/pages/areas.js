@@ -4,6 +4,8 @@ import { html } from "../lib/html.js";
 import { PageHeader } from "../ui/bits.js";
 import { ExportDetail } from "./export-detail.js";
 import { ExportsPage } from "./exports.js";
+import { FeedDetail } from "./feed-detail.js";
+import { FeedsPage } from "./feeds.js";
 import { WebhookDetail } from "./webhook-detail.js";
 import { WebhooksPage } from "./webhooks.js";
 
@@ -17,7 +19,7 @@ const placeholder = (title) => () => html`<${PageHeader} title=${title} intro="C
 export const AREAS = [
   { path: "webhooks", label: "Webhooks", list: WebhooksPage, detail: WebhookDetail },
   { path: "exports", label: "Data Exports", list: ExportsPage, detail: ExportDetail },
-  { path: "feeds", label: "Feeds", list: placeholder("Feeds") },
+  { path: "feeds", label: "Feeds", list: FeedsPage, detail: FeedDetail },
   { path: "blob-sources", label: "Blob Sources", list: placeholder("Blob Sources") },
   { path: "api-clients", label: "API Clients", list: placeholder("API Clients") },
   { path: "replica", label: "Replica", list: placeholder("Replica") },
