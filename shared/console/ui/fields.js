@@ -24,12 +24,13 @@ function describe({ form, name, hintId, errorId, hint }) {
 /**
  * A text box, text area or drop-down named `name` in the form's values.
  * @param {{ form: Form, name: string, label: string, hint?: unknown, type?: string, options?: Option[], rows?: number,
- *   placeholder?: string, autocomplete?: string, list?: string, inputMode?: string, onValue?: (value: string) => unknown, class?: string }} props
+ *   placeholder?: string, autocomplete?: string, list?: string, inputMode?: string, onValue?: (value: string) => unknown, class?: string,
+ *   errorName?: string }} props `errorName`: the API field whose complaints it shows, when not `name`
  */
 export function Field(props) {
   const { form, name, label, hint, type = "text", options, rows } = props;
   const id = useId();
-  const d = describe({ form, name, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
+  const d = describe({ form, name: props.errorName ?? name, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
   const value = form.get(name) ?? "";
   /** @param {Event} event */
   const onInput = (event) => {
