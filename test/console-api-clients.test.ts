@@ -52,10 +52,11 @@ describe("console › API Clients: create one and read its secret once, rotate i
     await screenshot(page, "api-client-secret");
     await click(created, "button", "Done");
     await page.waitForFunction(() => document.querySelector("dialog") === null);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New API Client");
+    // Done leads to the client's page.
+    await find(page, "heading", XSS);
   });
 
-  it("lists the client: its name, however it looks, is text; nothing runs; the secret is not on the page", async () => {
+  it("shows the client: its name, however it looks, is text; nothing runs; the secret is not on the page", async () => {
     const { page, problems } = session();
     await waitForText(page, clientId);
     const main = await textOf(page);
@@ -64,29 +65,24 @@ describe("console › API Clients: create one and read its secret once, rotate i
     expect(await page.$$eval("main img", (imgs) => imgs.length)).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(JSON.stringify(await page.evaluate(() => ({ ...sessionStorage, ...localStorage })))).not.toContain(secret);
+    expect(await page.title()).toBe("API Clients · System Settings");
     await expectAccessible(page);
-    await screenshot(page, "api-clients");
+    await screenshot(page, "api-client");
     expect(problems).toEqual([]);
   });
 
   it("edits scopes and tier, rotates the secret (the old one stops working) and disables the client", async () => {
     const { page } = session();
-    await click(page, "button", `Edit ${XSS}`);
+    await click(page, "button", "Edit");
     const edit = await find(page, "dialog", "Edit API client");
     await click(edit, "checkbox", "api.write: imports, portfolio changes, resolving exceptions");
     await (await find(edit, "combobox", "Tier")).select("premium");
     await click(edit, "button", "Save");
-    await page.waitForFunction(
-      (id) =>
-        Array.from(document.querySelectorAll("main tr")).some(
-          (tr) => tr.textContent?.includes(id) && tr.textContent.includes("premium"),
-        ),
-      {},
-      clientId,
-    );
+    await waitForText(page, "API client saved.");
+    await waitForText(page, "Premium (300 a minute");
     expect((await token(clientId, secret)).scope).toBe("api.read api.write");
 
-    await click(page, "button", `Rotate secret of ${XSS}`);
+    await click(page, "button", "Rotate secret");
     await click(await find(page, "dialog", "Rotate client secret"), "button", "Issue a new secret");
     const shown = await find(page, "dialog", "New client secret");
     const rotated = await shown.$eval(byRole("textbox", "Client secret"), (el) => (el as HTMLInputElement).value);
@@ -95,10 +91,20 @@ describe("console › API Clients: create one and read its secret once, rotate i
     expect((await token(clientId, rotated)).status).toBe(200);
     await click(shown, "button", "Done");
 
-    await click(page, "button", `Disable ${XSS}`);
+    await click(page, "button", "Disable");
     await click(await find(page, "dialog", "Disable API client"), "button", "Disable client");
-    await waitForText(page, `${XSS} disabled.`);
+    await waitForText(page, "Client disabled: its tokens no longer work.");
     expect((await token(clientId, rotated)).status).toBe(401);
-    await find(page, "button", `Enable ${XSS}`);
+    await find(page, "button", "Enable");
+  });
+
+  it("lists the clients, each name a link to its page", async () => {
+    const { page } = session();
+    await click(page, "link", "All API clients");
+    await find(page, "heading", "API Clients");
+    await page.waitForSelector("main table");
+    expect(await page.$$eval("main tbody tr", (trs) => trs.length)).toBeGreaterThanOrEqual(1);
+    await expectAccessible(page);
+    await screenshot(page, "api-clients");
   });
 });

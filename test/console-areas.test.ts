@@ -130,7 +130,7 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     );
     await click(page, "link", "its jobs");
     await find(page, "heading", "Jobs");
-    expect(await page.$eval("main input", (el) => (el).value)).toBe(feedId);
+    expect(await page.$eval("main input", (el) => el.value)).toBe(feedId);
     await page.waitForFunction(() => document.querySelectorAll("main table tbody tr").length === 2);
     const rows = await page.$$eval("main table tbody tr", (trs) =>
       trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.innerText)),

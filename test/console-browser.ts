@@ -114,6 +114,31 @@ export async function waitForText(page: Page, text: string, selector = "main", t
   );
 }
 
+/**
+ * On the list page headed `heading`, pages through the list (Next page) until `text` shows up: lists
+ * are ordered by id, so a new item can be on any page when other tests share the runtime.
+ */
+export async function pageTo(page: Page, heading: string, text: string): Promise<void> {
+  const listed = async (): Promise<void> => {
+    await page.waitForFunction(
+      (h) =>
+        document.querySelector("main h1")?.textContent === h &&
+        document.querySelector("main .loading") === null &&
+        document.querySelector("main table, main .empty") !== null,
+      {},
+      heading,
+    );
+  };
+  await listed();
+  for (let pages = 1; !(await textOf(page)).includes(text); pages++) {
+    expect(pages, `pages looked through for ${text}`).toBeLessThan(50);
+    expect(await page.$(byRole("button", "Next page")), `${text} is not listed:\n${await textOf(page)}`).not.toBeNull();
+    await click(page, "button", "Next page");
+    await page.waitForNetworkIdle();
+    await listed();
+  }
+}
+
 /** Opens the console and signs in with the bootstrap administrator client. */
 export async function signIn(page: Page, clientId = BOOTSTRAP.id, secret = BOOTSTRAP.secret): Promise<void> {
   await page.goto(`${baseUrl()}/console`, { waitUntil: "networkidle0" });

@@ -9,6 +9,7 @@ import {
   fill,
   find,
   openArea,
+  pageTo,
   screenshot,
   signIn,
   textOf,
@@ -154,8 +155,9 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
 
   it("lists the export and deletes it after a confirmation", async () => {
     const { page } = session();
+    const id = await page.evaluate(() => decodeURIComponent(location.hash.split("/")[2] ?? ""));
     await click(page, "link", "All exports");
-    await find(page, "link", "Weekly portfolios to reports");
+    await pageTo(page, "Data Exports", "Weekly portfolios to reports");
     expect(await textOf(page)).toContain("Weekly on Monday at 07:15 (Europe/London)");
     await expectAccessible(page);
     await screenshot(page, "exports");
@@ -164,8 +166,6 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
     const confirm = await find(page, "dialog", "Delete export");
     await click(confirm, "button", "Delete export");
     await find(page, "heading", "Data Exports");
-    await page.waitForFunction(
-      () => !document.querySelector("main")?.textContent?.includes("Weekly portfolios to reports"),
-    );
+    expect((await call("GET", `/api/v1/settings/exports/${id}`, { token: await adminToken() })).status).toBe(404);
   });
 });

@@ -5,7 +5,7 @@ import { api } from "../lib/api.js";
 import { useForm } from "../lib/form.js";
 import { dateTime } from "../lib/format.js";
 import { html, useState } from "../lib/html.js";
-import { href } from "../lib/router.js";
+import { href, navigate } from "../lib/router.js";
 import { sessionState } from "../lib/session.js";
 import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, Notice, PageHeader, Pager, SecretOnce, Status, Table } from "../ui/bits.js";
@@ -24,8 +24,8 @@ const TIERS = [
   ["premium", "Premium (300 a minute, 100,000 a day)"],
 ];
 
-/** @param {{ client?: any, onClose: () => void, onSaved: () => void }} props */
-function ApiClientForm({ client, onClose, onSaved }) {
+/** @param {{ client?: any, onClose: () => void, onSaved: () => void, onDone?: (clientId: string) => void }} props */
+function ApiClientForm({ client, onClose, onSaved, onDone }) {
   const editing = client !== undefined;
   const form = useForm({
     name: client?.name ?? "",
@@ -45,7 +45,8 @@ function ApiClientForm({ client, onClose, onSaved }) {
       onSaved();
     });
   if (created !== undefined) {
-    return html`<${Dialog} title="API client created" onClose=${onClose}>
+    const done = () => (onDone ? onDone(created.clientId) : onClose());
+    return html`<${Dialog} title="API client created" onClose=${done}>
       <p class="success" role="status" tabindex="-1" data-autofocus>The client <strong>${created.name}</strong> can get tokens now with its id and secret (POST /auth/token, client credentials).</p>
       <${Details} items=${[
         ["Client ID", html`<span class="mono">${created.clientId}</span>`],
@@ -53,7 +54,7 @@ function ApiClientForm({ client, onClose, onSaved }) {
         ["Tier", created.tier],
       ]} />
       <${SecretOnce} label="Client secret" value=${created.clientSecret} />
-      <div class="buttons"><button type="button" class="primary" onClick=${onClose}>Done</button></div>
+      <div class="buttons"><button type="button" class="primary" onClick=${done}>Done</button></div>
     </${Dialog}>`;
   }
   return html`<${Dialog} title=${editing ? "Edit API client" : "New API Client"} onClose=${onClose} busy=${form.pending}>
@@ -68,84 +69,85 @@ function ApiClientForm({ client, onClose, onSaved }) {
 
 export function ApiClientsPage() {
   const [page, setPage] = useState(1);
-  const [dialog, setDialog] = useState(
-    /** @type {{ kind: "new" | "edit" | "rotate" | "status", client?: any } | undefined} */ (undefined),
-  );
-  const [secret, setSecret] = useState(/** @type {{ name: string, value: string } | undefined} */ (undefined));
-  const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
+  const [adding, setAdding] = useState(false);
   const list = useApi("api/v1/settings/api-clients", { page, pageSize: 20 });
   const me = sessionState().session?.clientId;
   /** @type {any[]} */
   const clients = list.body?.data ?? [];
-  const close = () => setDialog(undefined);
-  const target = dialog?.client;
-  const clientPath = target ? `api/v1/settings/api-clients/${encodeURIComponent(target.clientId)}` : "";
-
   return html`<${PageHeader} title="API Clients"
       intro="Each client gets tokens with its id and secret (OAuth 2.0 client credentials). The secret is shown once; the service keeps only a hash."
-      actions=${html`<button type="button" class="primary" onClick=${() => setDialog({ kind: "new" })}>New API Client</button>`} />
-    <${Notice} text=${notice} />
+      actions=${html`<button type="button" class="primary" onClick=${() => setAdding(true)}>New API Client</button>`} />
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
-    ${
-      list.body
-        ? html`<${Table} caption="API clients" head=${["Name", "Client ID", "Scopes", "Tier", "Status", "Created", ""]}
+    ${list.body
+      ? html`<${Table} caption="API clients" head=${["Name", "Client ID", "Scopes", "Tier", "Status", "Created"]}
           empty="No API clients."
           rows=${clients.map(
             (c) => html`<tr>
-              <td class="wrap">${c.name}${c.clientId === me ? html`<span class="sub">you are signed in with it</span>` : null}</td>
+              <td class="wrap"><a href=${href("api-clients", c.clientId)}>${c.name}</a>${c.clientId === me ? html`<span class="sub">you are signed in with it</span>` : null}</td>
               <td class="mono">${c.clientId}</td>
               <td>${c.scopes.map((/** @type {string} */ s) => html`<code class="sub">${s}</code>`)}</td>
               <td>${c.tier}</td>
               <td><${Status} value=${c.status} /></td>
               <td>${dateTime(c.createdAt)}</td>
-              <td>
-                <div class="buttons">
-                  <button type="button" class="small" aria-label=${`Edit ${c.name}`} onClick=${() => setDialog({ kind: "edit", client: c })}>Edit</button>
-                  <button type="button" class="small" aria-label=${`Rotate secret of ${c.name}`} onClick=${() => setDialog({ kind: "rotate", client: c })}>Rotate secret</button>
-                  <button type="button" class="small" aria-label=${`${c.status === "active" ? "Disable" : "Enable"} ${c.name}`}
-                    onClick=${() => setDialog({ kind: "status", client: c })}>${c.status === "active" ? "Disable" : "Enable"}</button>
-                </div>
-              </td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="API clients" />`
-        : null
-    }
-    ${dialog?.kind === "new" || dialog?.kind === "edit" ? html`<${ApiClientForm} client=${target} onClose=${close} onSaved=${list.reload} />` : null}
-    ${
-      dialog?.kind === "rotate"
-        ? html`<${ConfirmDialog} title="Rotate client secret" confirmLabel="Issue a new secret" onClose=${close}
-          message=${html`<p>Issue a new secret for <strong>${target.name}</strong>? The current secret stops working at once: whatever uses it must be given the new one.</p>`}
-          onConfirm=${async () => setSecret({ name: target.name, value: (await api("POST", `${clientPath}/rotate-secret`)).data.clientSecret })} />`
-        : null
-    }
-    ${
-      dialog?.kind === "status"
-        ? html`<${ConfirmDialog} title=${target.status === "active" ? "Disable API client" : "Enable API client"}
-          confirmLabel=${target.status === "active" ? "Disable client" : "Enable client"} onClose=${close}
-          message=${
-            target.status === "active"
-              ? html`<p>Disable <strong>${target.name}</strong>? It gets no new token and its current tokens stop working.${target.clientId === me ? " You are signed in with it: your session ends." : ""}</p>`
-              : html`<p>Enable <strong>${target.name}</strong>? It can get tokens again with its current secret.</p>`
-          }
-          onConfirm=${() => api("PATCH", clientPath, { json: { status: target.status === "active" ? "disabled" : "active" } })}
-          onDone=${() => {
-            setNotice(`${target.name} ${target.status === "active" ? "disabled" : "enabled"}.`);
-            list.reload();
-          }} />`
-        : null
-    }
-    ${
-      secret !== undefined
-        ? html`<${Dialog} title="New client secret" onClose=${() => setSecret(undefined)}>
-          <p>The new secret of <strong>${secret.name}</strong>:</p>
-          <${SecretOnce} label="Client secret" value=${secret.value} />
-          <div class="buttons"><button type="button" class="primary" onClick=${() => {
-            setSecret(undefined);
-            list.reload();
-          }}>Done</button></div>
-        </${Dialog}>`
-        : null
-    }
-    <p class="hint">Clients with <code>api.read</code> can also read the <a href=${href("jobs")}>jobs</a> and <a href=${href("exceptions")}>exceptions</a> shown here.</p>`;
+      : null}
+    ${adding ? html`<${ApiClientForm} onClose=${() => setAdding(false)} onSaved=${list.reload} onDone=${(/** @type {string} */ id) => navigate(href("api-clients", id))} />` : null}`;
 }
+
+/** One API client: its scopes and tier, edit, rotate its secret (shown once), disable or enable. @param {{ id?: string }} props */
+export function ApiClientDetail({ id = "" }) {
+  const path = `api/v1/settings/api-clients/${encodeURIComponent(id)}`;
+  const item = useApi(path);
+  const [dialog, setDialog] = useState(/** @type {"edit" | "rotate" | "status" | undefined} */ (undefined));
+  const [secret, setSecret] = useState(/** @type {string | undefined} */ (undefined));
+  const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
+  const me = sessionState().session?.clientId;
+  /** @type {any} */
+  const client = item.body?.data;
+  if (client === undefined) return html`<${PageHeader} title="API client" back=${[href("api-clients"), "All API clients"]} /><${LoadState} loading=${item.loading} error=${item.error} onRetry=${item.reload} />`;
+  const active = client.status === "active";
+  const close = () => setDialog(undefined);
+  return html`<${PageHeader} title=${client.name} back=${[href("api-clients"), "All API clients"]}
+      actions=${html`
+        <button type="button" onClick=${() => setDialog("edit")}>Edit</button>
+        <button type="button" onClick=${() => setDialog("rotate")}>Rotate secret</button>
+        <button type="button" class=${active ? "danger" : ""} onClick=${() => setDialog("status")}>${active ? "Disable" : "Enable"}</button>`} />
+    <${Notice} text=${notice} />
+    <section class="panel" aria-labelledby="client-settings">
+      <h2 id="client-settings">Client</h2>
+      <${Details} items=${[
+        ["Client ID", html`<span class="mono">${client.clientId}</span>`],
+        ["Status", html`<${Status} value=${client.status} />`],
+        ["Scopes", client.scopes.join(", ")],
+        ["Tier", labelOfTier(client.tier)],
+        ["Signed in with it", client.clientId === me ? "yes: this session" : "no"],
+        ["Created", dateTime(client.createdAt)],
+        ["Updated", dateTime(client.updatedAt)],
+      ]} />
+    </section>
+    ${dialog === "edit" ? html`<${ApiClientForm} client=${client} onClose=${close} onSaved=${() => { setNotice("API client saved."); item.reload(); }} />` : null}
+    ${dialog === "rotate"
+      ? html`<${ConfirmDialog} title="Rotate client secret" confirmLabel="Issue a new secret" onClose=${close}
+          message=${html`<p>Issue a new secret for <strong>${client.name}</strong>? The current secret stops working at once: whatever uses it must be given the new one.</p>`}
+          onConfirm=${async () => setSecret((await api("POST", `${path}/rotate-secret`)).data.clientSecret)} />`
+      : null}
+    ${dialog === "status"
+      ? html`<${ConfirmDialog} title=${active ? "Disable API client" : "Enable API client"} confirmLabel=${active ? "Disable client" : "Enable client"} onClose=${close}
+          message=${active
+            ? html`<p>Disable <strong>${client.name}</strong>? It gets no new token and its current tokens stop working.${client.clientId === me ? " You are signed in with it: your session ends." : ""}</p>`
+            : html`<p>Enable <strong>${client.name}</strong>? It can get tokens again with its current secret.</p>`}
+          onConfirm=${() => api("PATCH", path, { json: { status: active ? "disabled" : "active" } })}
+          onDone=${() => { setNotice(active ? "Client disabled: its tokens no longer work." : "Client enabled."); item.reload(); }} />`
+      : null}
+    ${secret !== undefined
+      ? html`<${Dialog} title="New client secret" onClose=${() => setSecret(undefined)}>
+          <${SecretOnce} label="Client secret" value=${secret} />
+          <div class="buttons"><button type="button" class="primary" onClick=${() => setSecret(undefined)}>Done</button></div>
+        </${Dialog}>`
+      : null}`;
+}
+
+/** @param {string} tier */
+const labelOfTier = (tier) => TIERS.find(([t]) => t === tier)?.[1] ?? tier;

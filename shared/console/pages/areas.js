@@ -1,6 +1,6 @@
 // @ts-check
 // The settings areas, in the navigation's order: each a list page and, where it has one, a detail page.
-import { ApiClientsPage } from "./api-clients.js";
+import { ApiClientDetail, ApiClientsPage } from "./api-clients.js";
 import { BlobSourceDetail } from "./blob-source-detail.js";
 import { BlobSourcesPage } from "./blob-sources.js";
 import { ExceptionsPage } from "./exceptions.js";
@@ -22,7 +22,7 @@ export const AREAS = [
   { path: "exports", label: "Data Exports", list: ExportsPage, detail: ExportDetail },
   { path: "feeds", label: "Feeds", list: FeedsPage, detail: FeedDetail },
   { path: "blob-sources", label: "Blob Sources", list: BlobSourcesPage, detail: BlobSourceDetail },
-  { path: "api-clients", label: "API Clients", list: ApiClientsPage },
+  { path: "api-clients", label: "API Clients", list: ApiClientsPage, detail: ApiClientDetail },
   { path: "replica", label: "Replica", list: ReplicaPage },
   { path: "jobs", label: "Jobs", list: JobsPage, detail: JobDetail },
   { path: "exceptions", label: "Exceptions", list: ExceptionsPage },

@@ -2,7 +2,7 @@
 // Sign in with an API client that has api.admin: its id and secret are exchanged for a token (the
 // secret is not kept). Also shown over the page when the session ends, so nothing typed is lost.
 import { html, useEffect, useRef, useState } from "../lib/html.js";
-import { SignInError, signIn } from "../lib/session.js";
+import { SignInError, signIn, signOut } from "../lib/session.js";
 import { Dialog } from "../ui/dialog.js";
 
 /** @param {{ clientId?: string }} props */
@@ -88,5 +88,6 @@ export function SignInAgain({ clientId }) {
   return html`<${Dialog} title="Sign in again" onClose=${() => {}}>
     <p>Your session has ended. Sign in again to carry on: the page and anything you typed stay as they are.</p>
     <${SignInForm} clientId=${clientId} />
+    <p class="hint">Or <button type="button" class="link" onClick=${signOut}>sign out</button> and leave what you were doing.</p>
   </${Dialog}>`;
 }

@@ -25,9 +25,9 @@ function useElapsed(/** @type {boolean} */ pending) {
 }
 
 /**
- * @param {{ webhook?: any, onClose: () => void, onSaved: () => void }} props `webhook` to edit; none to add
+ * @param {{ webhook?: any, onClose: () => void, onSaved: () => void, onDone?: (id: string) => void }} props `webhook` to edit; none to add
  */
-export function WebhookForm({ webhook, onClose, onSaved }) {
+export function WebhookForm({ webhook, onClose, onSaved, onDone }) {
   const editing = webhook !== undefined;
   const form = useForm({
     url: webhook?.url ?? "",
@@ -69,13 +69,14 @@ export function WebhookForm({ webhook, onClose, onSaved }) {
     });
 
   if (created !== undefined) {
-    return html`<${Dialog} title="Webhook added" onClose=${onClose}>
+    const done = () => (onDone ? onDone(created.id) : onClose());
+    return html`<${Dialog} title="Webhook added" onClose=${done}>
       <p class="success" role="status" tabindex="-1" data-autofocus>
         The endpoint answered the signed <code>webhook.test</code> event with a 2xx. The webhook is saved and enabled: <span class="mono">${created.url}</span> receives ${created.events.join(", ")}.
       </p>
       <${SecretOnce} label="Signing secret" value=${created.secret}
         note="Shown once: copy it to your receiver now, which verifies each delivery's webhook-signature with it (Standard Webhooks). The service stores it encrypted and never shows it again; rotate it to get a new one." />
-      <div class="buttons"><button type="button" class="primary" onClick=${onClose}>Done</button></div>
+      <div class="buttons"><button type="button" class="primary" onClick=${done}>Done</button></div>
     </${Dialog}>`;
   }
 

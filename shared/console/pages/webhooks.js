@@ -2,7 +2,7 @@
 // Webhooks: the subscriptions, Add Webhook (the spec's steps: URL, events, the test event, save).
 import { dateTime } from "../lib/format.js";
 import { html, useState } from "../lib/html.js";
-import { href } from "../lib/router.js";
+import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { WebhookForm } from "./webhook-form.js";
@@ -33,5 +33,5 @@ export function WebhooksPage() {
           <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Webhooks" />`
         : null
     }
-    ${adding ? html`<${WebhookForm} onClose=${() => setAdding(false)} onSaved=${list.reload} />` : null}`;
+    ${adding ? html`<${WebhookForm} onClose=${() => setAdding(false)} onSaved=${list.reload} onDone=${(/** @type {string} */ id) => navigate(href("webhooks", id))} />` : null}`;
 }
