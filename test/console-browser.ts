@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import axe from "axe-core";
-import puppeteer, { type Browser, type ElementHandle, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type ElementHandle, type HTTPRequest, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { baseUrl } from "./http";
 import { BOOTSTRAP, root } from "./runtime";
@@ -55,6 +55,26 @@ export function useBrowser(): () => ConsoleSession {
   return () => {
     if (session === undefined) throw new Error("useBrowser(): the browser is not started yet");
     return session;
+  };
+}
+
+/**
+ * Lets `handle` answer (or hold, or fail) the page's requests it wants, returning true for those it
+ * took; the others go to the service. The returned function ends it once the page is quiet.
+ */
+export async function intercept(page: Page, handle: (request: HTTPRequest) => boolean): Promise<() => Promise<void>> {
+  await page.setRequestInterception(true);
+  let on = true;
+  const listener = (request: HTTPRequest): void => {
+    if (on && handle(request)) return;
+    request.continue().catch(() => undefined); // the page may have gone on meanwhile
+  };
+  page.on("request", listener);
+  return async () => {
+    on = false;
+    await page.waitForNetworkIdle({ idleTime: 200 });
+    page.off("request", listener);
+    await page.setRequestInterception(false);
   };
 }
 

@@ -1,19 +1,17 @@
 import type { HTTPRequest, Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
-import { byRole, click, fill, find, openArea, signIn, textOf, useBrowser } from "./console-browser";
+import { byRole, click, fill, find, intercept, openArea, signIn, textOf, useBrowser } from "./console-browser";
 import { BOOTSTRAP } from "./runtime";
 
-/** The next POST to the API clients answers with `fail` instead of reaching the service; later ones pass. */
-async function failNextCreate(page: Page, fail: (request: HTTPRequest) => Promise<void>): Promise<void> {
-  await page.setRequestInterception(true);
+/** The next POST to the API clients is answered by `fail` instead of the service; the function returned ends this. */
+function failNextCreate(page: Page, fail: (request: HTTPRequest) => Promise<unknown>): Promise<() => Promise<void>> {
   let used = false;
-  const handler = (request: HTTPRequest): void => {
-    if (!used && request.method() === "POST" && request.url().endsWith("/api/v1/settings/api-clients")) {
-      used = true;
-      void fail(request);
-    } else void request.continue();
-  };
-  page.on("request", handler);
+  return intercept(page, (request) => {
+    if (used || request.method() !== "POST" || !request.url().endsWith("/api/v1/settings/api-clients")) return false;
+    used = true;
+    void fail(request);
+    return true;
+  });
 }
 
 describe("console: when things go wrong, what was typed is kept; the keyboard does everything", () => {
@@ -66,7 +64,7 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     const dialog = await find(page, "dialog", "New API Client");
     await fill(dialog, "Name", "Flaky network client");
 
-    await failNextCreate(page, (request) => request.abort("connectionrefused"));
+    let stop = await failNextCreate(page, (request) => request.abort("connectionrefused"));
     await click(dialog, "button", "Save");
     await page.waitForFunction(() => document.querySelector("dialog .form-alert:not(.empty)") !== null);
     expect(await textOf(page, "dialog .form-alert")).toBe(
@@ -75,9 +73,9 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     expect(await dialog.$eval(byRole("textbox", "Name"), (el) => (el as HTMLInputElement).value)).toBe(
       "Flaky network client",
     );
-    page.removeAllListeners("request");
+    await stop();
 
-    await failNextCreate(page, (request) =>
+    stop = await failNextCreate(page, (request) =>
       request.respond({
         status: 500,
         contentType: "application/json",
@@ -96,8 +94,7 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     expect(await dialog.$eval(byRole("textbox", "Name"), (el) => (el as HTMLInputElement).value)).toBe(
       "Flaky network client",
     );
-    page.removeAllListeners("request");
-    await page.setRequestInterception(false);
+    await stop();
 
     await click(dialog, "button", "Save");
     await find(page, "dialog", "API client created");
@@ -112,7 +109,7 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     await click(page, "button", "New API Client");
     const dialog = await find(page, "dialog", "New API Client");
     await fill(dialog, "Name", "After a new sign-in");
-    await failNextCreate(page, (request) =>
+    const stop = await failNextCreate(page, (request) =>
       request.respond({
         status: 401,
         contentType: "application/json",
@@ -123,8 +120,7 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     );
     await click(dialog, "button", "Save");
     const again = await find(page, "dialog", "Sign in again");
-    page.removeAllListeners("request");
-    await page.setRequestInterception(false);
+    await stop();
     await fill(again, "Client secret", BOOTSTRAP.secret);
     await click(again, "button", "Sign in");
     await page.waitForFunction(() => document.querySelectorAll("dialog").length === 1);

@@ -9,6 +9,7 @@ import {
   expectAccessible,
   fill,
   find,
+  intercept,
   openArea,
   pageTo,
   screenshot,
@@ -91,19 +92,17 @@ describe("console › Feeds: New Feed with its mapping, the SFTP password once, 
     await input?.uploadFile(sample);
     // Hold the dry run's request until the page has shown that it is under way.
     let held: HTTPRequest | undefined;
-    await page.setRequestInterception(true);
-    const hold = (request: HTTPRequest): void => {
-      if (request.url().includes("/test?fileName=")) held = request;
-      else void request.continue();
-    };
-    page.on("request", hold);
+    const stop = await intercept(page, (request) => {
+      if (!request.url().includes("/test?fileName=")) return false;
+      held = request;
+      return true;
+    });
     await click(page, "button", "Run dry run");
     await find(page, "button", "Checking…");
     await waitForText(page, "Reading, mapping and validating securities-20261125.csv");
     expect(held?.method()).toBe("POST");
-    page.off("request", hold);
     await held?.continue();
-    await page.setRequestInterception(false);
+    await stop();
 
     await waitForText(page, "4 records: 2 valid, 2 rejected");
     const result = await textOf(page, ".dry-run");

@@ -6,6 +6,7 @@ import {
   expectAccessible,
   fill,
   find,
+  intercept,
   openArea,
   screenshot,
   signIn,
@@ -19,25 +20,29 @@ import {
  * another branch, so that this page can be checked against its contract before the two meet.
  * Replace with the real API once it is here (the first test already runs against this service).
  */
-function pinnedReplicaApi(
+async function pinnedReplicaApi(
   page: Page,
   answer: { status: number; body?: unknown } | undefined,
-): { logins: Record<string, unknown>[] } {
+): Promise<{ logins: Record<string, unknown>[]; stop: () => Promise<void> }> {
   const state = {
     logins: [
       { id: "rl_1", name: "Finance BI", username: "bi_finance", createdAt: "2026-11-20T08:00:00.000Z" },
     ] as Record<string, unknown>[],
   };
   let serial = 1;
-  const json = (request: HTTPRequest, status: number, body?: unknown): Promise<void> =>
-    request.respond({ status, contentType: "application/json", body: body === undefined ? "" : JSON.stringify(body) });
-  page.on("request", (request) => {
+  const json = (request: HTTPRequest, status: number, body?: unknown): true => {
+    request
+      .respond({ status, contentType: "application/json", body: body === undefined ? "" : JSON.stringify(body) })
+      .catch(() => undefined);
+    return true;
+  };
+  const stop = await intercept(page, (request) => {
     const url = new URL(request.url());
-    if (!url.pathname.startsWith("/api/v1/settings/replica")) return void request.continue();
+    if (!url.pathname.startsWith("/api/v1/settings/replica")) return false;
     const method = request.method();
-    if (answer !== undefined) return void json(request, answer.status, answer.body);
+    if (answer !== undefined) return json(request, answer.status, answer.body);
     if (url.pathname === "/api/v1/settings/replica" && method === "GET") {
-      return void json(request, 200, {
+      return json(request, 200, {
         data: {
           engine: "sqlserver",
           host: "ids-contoso.database.windows.net",
@@ -57,14 +62,14 @@ function pinnedReplicaApi(
       });
     }
     if (url.pathname === "/api/v1/settings/replica/logins" && method === "GET")
-      return void json(request, 200, {
+      return json(request, 200, {
         data: state.logins,
         pagination: { page: 1, pageSize: 200, totalItems: state.logins.length, totalPages: 1 },
       });
     if (url.pathname === "/api/v1/settings/replica/logins" && method === "POST") {
       const { name } = JSON.parse(request.postData() ?? "{}") as { name: string };
       if (name.trim() === "")
-        return void json(request, 422, {
+        return json(request, 422, {
           error: {
             code: "VALIDATION_ERROR",
             message: "The request body failed validation",
@@ -74,21 +79,21 @@ function pinnedReplicaApi(
         });
       const login = { id: `rl_${++serial}`, name, username: `bi_${serial}`, createdAt: "2026-11-25T10:00:00.000Z" };
       state.logins.push(login);
-      return void json(request, 201, { data: { ...login, password: `first-password-${serial}` } });
+      return json(request, 201, { data: { ...login, password: `first-password-${serial}` } });
     }
     const rotate = /^\/api\/v1\/settings\/replica\/logins\/([^/]+)\/rotate-password$/.exec(url.pathname);
     if (rotate !== null && method === "POST")
-      return void json(request, 200, {
+      return json(request, 200, {
         data: { ...state.logins.find((l) => l.id === rotate[1]), password: "rotated-password" },
       });
     const one = /^\/api\/v1\/settings\/replica\/logins\/([^/]+)$/.exec(url.pathname);
     if (one !== null && method === "DELETE") {
       state.logins = state.logins.filter((l) => l.id !== one[1]);
-      return void json(request, 204);
+      return json(request, 204);
     }
-    return void json(request, 404, { error: { code: "NOT_FOUND", message: "no such route", requestId: "r2" } });
+    return json(request, 404, { error: { code: "NOT_FOUND", message: "no such route", requestId: "r2" } });
   });
-  return state;
+  return Object.assign(state, { stop });
 }
 
 describe("console › Replica", () => {
@@ -104,8 +109,7 @@ describe("console › Replica", () => {
 
   it("on another plan (403) shows the service's reason", async () => {
     const { page } = session();
-    await page.setRequestInterception(true);
-    pinnedReplicaApi(page, {
+    const { stop } = await pinnedReplicaApi(page, {
       status: 403,
       body: {
         error: { code: "FORBIDDEN", message: "The read-only SQL replica is an Enterprise feature.", requestId: "r" },
@@ -114,14 +118,12 @@ describe("console › Replica", () => {
     await page.reload({ waitUntil: "networkidle0" });
     await find(page, "heading", "The replica is not available");
     await waitForText(page, "The read-only SQL replica is an Enterprise feature.");
-    await page.setRequestInterception(false);
-    page.removeAllListeners("request");
+    await stop();
   });
 
   it("against the pinned contract: connection details, tables, logins; a new login's password once; rotate; delete", async () => {
     const { page } = session();
-    await page.setRequestInterception(true);
-    const state = pinnedReplicaApi(page, undefined);
+    const state = await pinnedReplicaApi(page, undefined);
     await page.reload({ waitUntil: "networkidle0" });
     await find(page, "heading", "Connection");
     const main = await textOf(page);
@@ -163,7 +165,6 @@ describe("console › Replica", () => {
     await click(await find(page, "dialog", "Delete login"), "button", "Delete login");
     await waitForText(page, "Login Finance BI deleted.");
     expect(state.logins.map((l) => l.name)).toEqual(["Risk dashboards"]);
-    await page.setRequestInterception(false);
-    page.removeAllListeners("request");
+    await state.stop();
   });
 });
