@@ -46,8 +46,17 @@ describe("console › API Clients: create one and read its secret once, rotate i
     secret = await created.$eval(byRole("textbox", "Client secret"), (el) => (el as HTMLInputElement).value);
     clientId = /Client ID\s*(\S+)/.exec(await textOf(page, "dialog"))?.[1] ?? "";
     expect(clientId).not.toBe("");
+    // The Copy button puts the secret on the clipboard (allowed here as a person's browser would).
+    await page
+      .browserContext()
+      .overridePermissions(new URL(page.url()).origin, [
+        "clipboard-read",
+        "clipboard-write",
+        "clipboard-sanitized-write",
+      ]);
     await click(created, "button", "Copy");
-    await page.waitForFunction(() => document.querySelector("dialog .copied")?.textContent !== "");
+    await waitForText(page, "Client secret copied to the clipboard.", "dialog");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     expect(await token(clientId, secret)).toEqual({ status: 200, scope: "api.read" });
     await screenshot(page, "api-client-secret");
     await click(created, "button", "Done");

@@ -78,8 +78,9 @@ export function ApiClientsPage() {
       intro="Each client gets tokens with its id and secret (OAuth 2.0 client credentials). The secret is shown once; the service keeps only a hash."
       actions=${html`<button type="button" class="primary" onClick=${() => setAdding(true)}>New API Client</button>`} />
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
-    ${list.body
-      ? html`<${Table} caption="API clients" head=${["Name", "Client ID", "Scopes", "Tier", "Status", "Created"]}
+    ${
+      list.body
+        ? html`<${Table} caption="API clients" head=${["Name", "Client ID", "Scopes", "Tier", "Status", "Created"]}
           empty="No API clients."
           rows=${clients.map(
             (c) => html`<tr>
@@ -92,7 +93,8 @@ export function ApiClientsPage() {
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="API clients" />`
-      : null}
+        : null
+    }
     ${adding ? html`<${ApiClientForm} onClose=${() => setAdding(false)} onSaved=${list.reload} onDone=${(/** @type {string} */ id) => navigate(href("api-clients", id))} />` : null}`;
 }
 
@@ -106,7 +108,8 @@ export function ApiClientDetail({ id = "" }) {
   const me = sessionState().session?.clientId;
   /** @type {any} */
   const client = item.body?.data;
-  if (client === undefined) return html`<${PageHeader} title="API client" back=${[href("api-clients"), "All API clients"]} /><${LoadState} loading=${item.loading} error=${item.error} onRetry=${item.reload} />`;
+  if (client === undefined)
+    return html`<${PageHeader} title="API client" back=${[href("api-clients"), "All API clients"]} /><${LoadState} loading=${item.loading} error=${item.error} onRetry=${item.reload} />`;
   const active = client.status === "active";
   const close = () => setDialog(undefined);
   return html`<${PageHeader} title=${client.name} back=${[href("api-clients"), "All API clients"]}
@@ -127,26 +130,44 @@ export function ApiClientDetail({ id = "" }) {
         ["Updated", dateTime(client.updatedAt)],
       ]} />
     </section>
-    ${dialog === "edit" ? html`<${ApiClientForm} client=${client} onClose=${close} onSaved=${() => { setNotice("API client saved."); item.reload(); }} />` : null}
-    ${dialog === "rotate"
-      ? html`<${ConfirmDialog} title="Rotate client secret" confirmLabel="Issue a new secret" onClose=${close}
+    ${
+      dialog === "edit"
+        ? html`<${ApiClientForm} client=${client} onClose=${close} onSaved=${() => {
+            setNotice("API client saved.");
+            item.reload();
+          }} />`
+        : null
+    }
+    ${
+      dialog === "rotate"
+        ? html`<${ConfirmDialog} title="Rotate client secret" confirmLabel="Issue a new secret" onClose=${close}
           message=${html`<p>Issue a new secret for <strong>${client.name}</strong>? The current secret stops working at once: whatever uses it must be given the new one.</p>`}
           onConfirm=${async () => setSecret((await api("POST", `${path}/rotate-secret`)).data.clientSecret)} />`
-      : null}
-    ${dialog === "status"
-      ? html`<${ConfirmDialog} title=${active ? "Disable API client" : "Enable API client"} confirmLabel=${active ? "Disable client" : "Enable client"} onClose=${close}
-          message=${active
-            ? html`<p>Disable <strong>${client.name}</strong>? It gets no new token and its current tokens stop working.${client.clientId === me ? " You are signed in with it: your session ends." : ""}</p>`
-            : html`<p>Enable <strong>${client.name}</strong>? It can get tokens again with its current secret.</p>`}
+        : null
+    }
+    ${
+      dialog === "status"
+        ? html`<${ConfirmDialog} title=${active ? "Disable API client" : "Enable API client"} confirmLabel=${active ? "Disable client" : "Enable client"} onClose=${close}
+          message=${
+            active
+              ? html`<p>Disable <strong>${client.name}</strong>? It gets no new token and its current tokens stop working.${client.clientId === me ? " You are signed in with it: your session ends." : ""}</p>`
+              : html`<p>Enable <strong>${client.name}</strong>? It can get tokens again with its current secret.</p>`
+          }
           onConfirm=${() => api("PATCH", path, { json: { status: active ? "disabled" : "active" } })}
-          onDone=${() => { setNotice(active ? "Client disabled: its tokens no longer work." : "Client enabled."); item.reload(); }} />`
-      : null}
-    ${secret !== undefined
-      ? html`<${Dialog} title="New client secret" onClose=${() => setSecret(undefined)}>
+          onDone=${() => {
+            setNotice(active ? "Client disabled: its tokens no longer work." : "Client enabled.");
+            item.reload();
+          }} />`
+        : null
+    }
+    ${
+      secret !== undefined
+        ? html`<${Dialog} title="New client secret" onClose=${() => setSecret(undefined)}>
           <${SecretOnce} label="Client secret" value=${secret} />
           <div class="buttons"><button type="button" class="primary" onClick=${() => setSecret(undefined)}>Done</button></div>
         </${Dialog}>`
-      : null}`;
+        : null
+    }`;
 }
 
 /** @param {string} tier */

@@ -86,7 +86,7 @@ export function BlobSourceDetail({ id = "" }) {
       <${LoadState} loading=${runs.loading} error=${runs.error} onRetry=${runs.reload} />
       ${
         runs.body
-          ? html`<${Table} caption="Runs" head=${["Scheduled for", "Trigger", "Status", "Listed", "Matched", "Copied", "Skipped", "Files copied", "Error"]}
+          ? html`<${Table} numeric=${["Listed", "Matched", "Copied", "Skipped"]} caption="Runs" head=${["Scheduled for", "Trigger", "Status", "Listed", "Matched", "Copied", "Skipped", "Files copied", "Error"]}
             empty="No runs yet. Choose Run now to read the container at once."
             rows=${runList.map(
               (r) => html`<tr>

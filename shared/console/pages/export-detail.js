@@ -106,7 +106,7 @@ export function ExportDetail({ id = "" }) {
       <${LoadState} loading=${runs.loading} error=${runs.error} onRetry=${runs.reload} />
       ${
         runs.body
-          ? html`<${Table} caption="Runs" head=${["Scheduled for", "Trigger", "Status", "Rows", "Size", "File name", "Attempts", "Error"]}
+          ? html`<${Table} numeric=${["Rows", "Size", "Attempts"]} caption="Runs" head=${["Scheduled for", "Trigger", "Status", "Rows", "Size", "File name", "Attempts", "Error"]}
             empty="No runs yet. Choose Run now to run it at once."
             rows=${runList.map(
               (r) => html`<tr>

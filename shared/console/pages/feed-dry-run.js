@@ -67,7 +67,7 @@ function DryRunResult({ result }) {
     <${Table} caption="Preview of the mapped records" head=${columns} empty="No valid record to preview."
       rows=${preview.map((r) => html`<tr>${columns.map((c) => html`<td>${r[c] === undefined || r[c] === null ? "" : String(r[c])}</td>`)}</tr>`)} />
     <h3>Row errors${result.errorsTruncated ? ` (the first ${result.errors.length})` : ""}</h3>
-    <${Table} caption="Row errors" head=${["Row", "Field", "Column", "Message"]} empty="No row errors."
+    <${Table} numeric=${["Row"]} caption="Row errors" head=${["Row", "Field", "Column", "Message"]} empty="No row errors."
       rows=${result.errors.map((/** @type {any} */ e) => html`<tr><td class="num">${e.row}</td><td class="mono">${e.field}</td><td>${e.column ?? ""}</td><td class="wrap">${e.message}</td></tr>`)} />
   </div>`;
 }

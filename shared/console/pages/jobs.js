@@ -56,7 +56,7 @@ export function JobsPage({ query }) {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Jobs" head=${["Started", "Source", "Data type", "File", "Status", "Received", "Accepted", "Rejected"]}
+        ? html`<${Table} numeric=${["Received", "Accepted", "Rejected"]} caption="Jobs" head=${["Started", "Source", "Data type", "File", "Status", "Received", "Accepted", "Rejected"]}
           empty=${Object.values(v).some(Boolean) ? "No jobs match these filters." : "No jobs yet."}
           rows=${jobs.map(
             (j) => html`<tr>

@@ -89,7 +89,7 @@ export function ReplicaPage() {
         ["Last change projected", dateTime(r.lastProjectedAt)],
       ]} />
       <h3 class="sub-heading">Tables</h3>
-      <${Table} caption="Tables" head=${["Table", "Rows"]} empty="No tables yet."
+      <${Table} numeric=${["Rows"]} caption="Tables" head=${["Table", "Rows"]} empty="No tables yet."
         rows=${r.tables.map((/** @type {any} */ t) => html`<tr><td class="mono">${r.schema}.${t.name}</td><td class="num">${count(t.rows)}</td></tr>`)} />
     </section>
     <${Logins} replica=${r} />`;

@@ -70,7 +70,7 @@ export function Deliveries({ webhookPath, refresh, webhookEnabled }) {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Deliveries" head=${["Event", "Status", "Attempts", "Response", "Created", "Next attempt or done", ""]}
+        ? html`<${Table} numeric=${["Attempts"]} caption="Deliveries" head=${["Event", "Status", "Attempts", "Response", "Created", "Next attempt or done", ""]}
           empty=${status || event ? "No deliveries match these filters." : "No deliveries yet."}
           rows=${deliveries.map(
             (d) => html`<${Fragment} key=${d.id}>

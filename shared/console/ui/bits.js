@@ -57,7 +57,7 @@ export function SecretOnce({ label, value, note }) {
     } catch {
       const input = document.getElementById(id);
       if (input instanceof HTMLInputElement) input.select();
-      setCopied("Copying was refused here: the text is selected, press Ctrl+C (⌘C) to copy it.");
+      setCopied("The browser refused to copy: the text is selected, press Ctrl+C (Cmd+C on a Mac) to copy it.");
     }
   };
   return html`<div class="secret">
@@ -94,9 +94,10 @@ export const Details = ({ items }) =>
 
 /**
  * A table that scrolls sideways on a narrow window (and can be scrolled from the keyboard).
- * @param {{ caption: string, head: string[], rows: unknown[], empty: string, hideCaption?: boolean }} props
+ * @param {{ caption: string, head: string[], rows: unknown[], empty: string, hideCaption?: boolean, numeric?: string[] }} props
+ *   `numeric`: the columns of numbers, headed to the right like their figures
  */
-export function Table({ caption, head, rows, empty, hideCaption = true }) {
+export function Table({ caption, head, rows, empty, hideCaption = true, numeric = [] }) {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption}>
     <table>
