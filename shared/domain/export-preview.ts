@@ -9,15 +9,9 @@ export const exportPreviewRequestSchema = z
     format: exportSchema.shape.format,
     schedule: exportScheduleSchema,
     fileName: fileNameSchema,
-    exportId: z
-      .string()
-      .min(1)
-      .max(100)
-      .optional()
-      .meta({
-        description:
-          "The export's id, for the {exportId} token (a new export has none yet: the token is shown as it is)",
-      }),
+    exportId: z.string().min(1).max(100).optional().meta({
+      description: "The export's id, for the {exportId} token (a new export has none yet: the token is shown as it is)",
+    }),
     count: z.number().int().min(1).max(10).default(3).meta({ description: "How many runs to show (default 3)" }),
   })
   .meta({ id: "ExportPreviewRequest" });

@@ -69,9 +69,8 @@ export function SignInPage() {
   return html`<main class="sign-in" id="main">
     <div class="card">
       <div class="brand">
-        <img src=${new URL("../icon.svg", import.meta.url).href} alt="" width="36" height="36" /><span
-          >Investment Data Service</span
-        >
+        <img src=${new URL("../icon.svg", import.meta.url).href} alt="" width="36" height="36" />
+        <span>Investment Data Service</span>
       </div>
       <h1>System Settings</h1>
       <p class="intro">

@@ -106,7 +106,7 @@ export function Table({ caption, head, rows, empty, hideCaption = true, numeric 
       </caption>
       <thead>
         <tr>
-          ${head.map((h) => html`<th scope="col">${h}</th>`)}
+          ${head.map((h) => html`<th scope="col" class=${numeric.includes(h) ? "num" : undefined}>${h}</th>`)}
         </tr>
       </thead>
       <tbody>

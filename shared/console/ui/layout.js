@@ -19,9 +19,9 @@ export function Shell({ areas, current, clientId, children }) {
     <a class="skip" href="#main" onClick=${skip}>Skip to content</a>
     <header class="top">
       <div class="brand">
-        <img src=${new URL("../icon.svg", import.meta.url).href} alt="" width="28" height="28" /><span
-          >Investment Data Service</span
-        ><strong>System Settings</strong>
+        <img src=${new URL("../icon.svg", import.meta.url).href} alt="" width="28" height="28" />
+        <span>Investment Data Service</span>
+        <strong>System Settings</strong>
       </div>
       <div class="who">
         ${clientId ? html`<span>Signed in as <strong class="mono">${clientId}</strong></span>` : null}
@@ -32,11 +32,7 @@ export function Shell({ areas, current, clientId, children }) {
       <ul>
         ${areas.map(
           (area) =>
-            html`<li>
-              <a href=${href(area.path)} aria-current=${area.path === current.path ? "page" : undefined}
-                >${area.label}</a
-              >
-            </li>`,
+            html`<li><a href=${href(area.path)} aria-current=${area.path === current.path ? "page" : undefined}>${area.label}</a></li>`,
         )}
       </ul>
     </nav>
