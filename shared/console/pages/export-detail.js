@@ -7,7 +7,8 @@ import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog } from "../ui/dialog.js";
-import { DATA_TYPES, ExportForm, FORMATS } from "./export-form.js";
+import { ExportForm } from "./export-form.js";
+import { DATA_TYPES, FORMATS } from "./export-values.js";
 import { destinationText, labelOf, scheduleText } from "./exports.js";
 
 /** @param {{ id?: string }} props */

@@ -1,170 +1,17 @@
 // @ts-check
 // New Export / Edit: what (data type, format), when (frequency, time, time zone, day), where (SFTP or
 // blob storage; secrets write-only) and the file name, with a live preview of the next runs and
-// their files (POST /api/v1/settings/exports/preview: the scheduler's own rules).
+// their files.
 import { api } from "../lib/api.js";
 import { useForm } from "../lib/form.js";
-import { weekdays, zonedTime } from "../lib/format.js";
-import { html, useEffect, useState } from "../lib/html.js";
+import { weekdays } from "../lib/format.js";
+import { html } from "../lib/html.js";
 import { Dialog } from "../ui/dialog.js";
 import { Checkbox, Field, Form, FormButtons } from "../ui/fields.js";
+import { Preview, usePreview } from "./export-preview.js";
+import { DATA_TYPES, exportBody, FORMATS, initialValues } from "./export-values.js";
 
-/** @type {[string, string][]} */
-export const DATA_TYPES = [
-  ["portfolios", "Portfolios"],
-  ["holdings", "Holdings"],
-  ["positions", "Positions"],
-  ["transactions", "Transactions"],
-  ["prices", "Prices"],
-  ["fx-rates", "FX rates"],
-  ["securities", "Securities"],
-  ["exceptions", "Exceptions"],
-];
-/** @type {[string, string][]} */
-export const FORMATS = [
-  ["csv", "CSV"],
-  ["xlsx", "Excel"],
-  ["json", "JSON"],
-];
 const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
-
-/** The form's values from a stored export (or the defaults of a new one). @param {any} [e] */
-function initialValues(e) {
-  const d = e?.destination ?? { type: "sftp" };
-  const f = e?.filters ?? {};
-  return {
-    name: e?.name ?? "",
-    dataType: e?.dataType ?? "holdings",
-    format: e?.format ?? "csv",
-    schedule: {
-      frequency: e?.schedule.frequency ?? "daily",
-      time: e?.schedule.time ?? "06:00",
-      timezone: e?.schedule.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC",
-      dayOfWeek: String(e?.schedule.dayOfWeek ?? 1),
-      dayOfMonth: String(e?.schedule.dayOfMonth ?? 1),
-    },
-    destination: {
-      type: d.type,
-      host: d.host ?? "",
-      port: String(d.port ?? 22),
-      username: d.username ?? "",
-      password: "",
-      privateKey: "",
-      path: d.path ?? "/",
-      hostKeyFingerprint: d.hostKeyFingerprint ?? "",
-      containerUrl: d.containerUrl ?? "",
-      prefix: d.prefix ?? "",
-    },
-    fileName: e?.fileName ?? "{dataType}_{date:yyyyMMdd}.{format}",
-    filters: {
-      period: f.period ?? "",
-      portfolioIds: (f.portfolioIds ?? []).join(", "),
-      clientId: f.clientId ?? "",
-      status: f.status ?? "",
-    },
-    enabled: (e?.status ?? "enabled") === "enabled",
-  };
-}
-/** @typedef {ReturnType<typeof initialValues>} ExportValues */
-
-/** A number when it is one, else what was typed (so that the API names the field). @param {string} s */
-const numberOr = (s) => (/^\d+$/.test(s.trim()) ? Number(s) : s);
-
-/** @param {ExportValues["schedule"]} s @param {boolean} patch nulls remove the days that do not apply */
-function scheduleBody(s, patch) {
-  const none = patch ? null : undefined;
-  return {
-    frequency: s.frequency,
-    time: s.time,
-    timezone: s.timezone,
-    dayOfWeek: s.frequency === "weekly" ? numberOr(s.dayOfWeek) : none,
-    dayOfMonth: s.frequency === "monthly" ? (s.dayOfMonth === "last" ? "last" : numberOr(s.dayOfMonth)) : none,
-  };
-}
-
-/** The API's body: only what applies, secrets only when typed. @param {ExportValues} v @param {boolean} patch */
-function exportBody(v, patch) {
-  const d = v.destination;
-  const clear = patch ? null : undefined;
-  const destination =
-    d.type === "sftp"
-      ? {
-          type: "sftp",
-          host: d.host,
-          port: numberOr(d.port),
-          username: d.username,
-          path: d.path,
-          ...(d.password ? { password: d.password } : {}),
-          ...(d.privateKey ? { privateKey: d.privateKey } : {}),
-          hostKeyFingerprint: d.hostKeyFingerprint || clear,
-        }
-      : { type: "blob", containerUrl: d.containerUrl, prefix: d.prefix || clear };
-  const ids = v.filters.portfolioIds.split(/[\s,]+/).filter(Boolean);
-  const filters = {
-    ...(v.filters.period ? { period: v.filters.period } : {}),
-    ...(ids.length > 0 ? { portfolioIds: ids } : {}),
-    ...(v.filters.clientId ? { clientId: v.filters.clientId } : {}),
-    ...(v.filters.status ? { status: v.filters.status } : {}),
-  };
-  return {
-    name: v.name,
-    dataType: v.dataType,
-    format: v.format,
-    schedule: scheduleBody(v.schedule, patch),
-    destination,
-    fileName: v.fileName,
-    filters: Object.keys(filters).length > 0 ? filters : patch ? null : undefined,
-    status: v.enabled ? "enabled" : "disabled",
-  };
-}
-
-/**
- * The next runs and their file names, asked of the service as the form changes (after a pause in typing).
- * @param {ExportValues} v @param {string | undefined} exportId
- */
-function usePreview(v, exportId) {
-  const [preview, setPreview] = useState(/** @type {{ runs?: any, problem?: string } | undefined} */ (undefined));
-  const request = {
-    dataType: v.dataType,
-    format: v.format,
-    schedule: scheduleBody(v.schedule, false),
-    fileName: v.fileName,
-    ...(exportId ? { exportId } : {}),
-  };
-  const key = JSON.stringify(request);
-  useEffect(() => {
-    let live = true;
-    const timer = setTimeout(() => {
-      api("POST", "api/v1/settings/exports/preview", { json: request }).then(
-        (answer) => live && setPreview({ runs: answer.data }),
-        (error) =>
-          live &&
-          setPreview({
-            problem: error.details?.[0] ? `${error.details[0].field}: ${error.details[0].message}` : error.message,
-          }),
-      );
-    }, 350);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [key]);
-  return preview;
-}
-
-/** @param {{ preview: ReturnType<typeof usePreview> }} props */
-function Preview({ preview }) {
-  let content;
-  if (preview === undefined) content = html`<p>Working out the next runs…</p>`;
-  else if (preview.problem) content = html`<p>No preview yet: ${preview.problem}</p>`;
-  else {
-    const { timezone, nextRuns } = preview.runs;
-    content = html`<p>Next file: <strong class="mono">${nextRuns[0]?.fileName}</strong></p>
-      <p>Next runs (${timezone}):</p>
-      <ul>${nextRuns.map((/** @type {any} */ r) => html`<li>${zonedTime(r.at, timezone)}: <span class="mono">${r.fileName}</span></li>`)}</ul>`;
-  }
-  return html`<div class="preview" role="status" aria-live="polite" aria-label="Preview of the next runs">${content}</div>`;
-}
 
 /** @param {{ exportItem?: any, onClose: () => void, onSaved: (saved: any) => void }} props */
 export function ExportForm({ exportItem, onClose, onSaved }) {

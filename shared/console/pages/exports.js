@@ -5,7 +5,8 @@ import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
-import { DATA_TYPES, ExportForm, FORMATS } from "./export-form.js";
+import { ExportForm } from "./export-form.js";
+import { DATA_TYPES, FORMATS } from "./export-values.js";
 
 /** "Weekly on Monday at 06:30 (Europe/London)". @param {any} s */
 export function scheduleText(s) {

@@ -10,7 +10,8 @@ import { Details, LoadState, Notice, PageHeader, SecretOnce, Status, Table } fro
 import { ConfirmDialog, Dialog } from "../ui/dialog.js";
 import { labelOf } from "./exports.js";
 import { DryRun } from "./feed-dry-run.js";
-import { FEED_DATA_TYPES, FEED_FORMATS, FeedForm } from "./feed-form.js";
+import { FeedForm } from "./feed-form.js";
+import { FEED_DATA_TYPES, FEED_FORMATS } from "./feed-values.js";
 
 /** A mapping rule as one line of text: `Asset class; map Aktie=equity, Anleihe=bond`. @param {any} rule */
 function ruleSummary(rule) {

@@ -6,7 +6,8 @@ import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { labelOf } from "./exports.js";
-import { FEED_DATA_TYPES, FEED_FORMATS, FeedForm } from "./feed-form.js";
+import { FeedForm } from "./feed-form.js";
+import { FEED_DATA_TYPES, FEED_FORMATS } from "./feed-values.js";
 
 export function FeedsPage() {
   const [page, setPage] = useState(1);
