@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { consoleServices } from "../shared/composition";
+import { services } from "../shared/composition";
 import { exportPreviewRequestSchema, exportPreviewSchema } from "../shared/domain/export-preview";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -22,7 +22,7 @@ export const exportsPreview = endpoint({
   ],
   errors: [422],
   async handle({ body }) {
-    return { status: 200, body: { data: await consoleServices().previewExportRuns().execute(body) } };
+    return { status: 200, body: { data: await services().console.previewExportRuns().execute(body) } };
   },
 });
 

@@ -1,8 +1,10 @@
-import { PreviewExportRuns } from "../app/export/preview-export-runs";
-import type { Clock } from "../ports/clock";
+import { PreviewExportRuns } from "../app/exports/preview-export-runs";
+import type { CoreServices } from "./core";
+import { lazy } from "./lazy";
 
 /** What the System Settings console needs beyond the settings API's own use cases: read-only previews. */
-export function consoleUseCases(root: { clock: Clock }): { previewExportRuns: () => PreviewExportRuns } {
-  let preview: PreviewExportRuns | undefined;
-  return { previewExportRuns: () => (preview ??= new PreviewExportRuns({ clock: root.clock })) };
+export class ConsoleServices {
+  constructor(private readonly core: CoreServices) {}
+
+  readonly previewExportRuns = lazy(() => new PreviewExportRuns({ clock: this.core.clock }));
 }
