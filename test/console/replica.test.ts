@@ -18,7 +18,7 @@ import {
 /**
  * The replica's settings API as API.md pins it, answered in the browser: the replica is built in
  * another branch, so that this page can be checked against its contract before the two meet.
- * Replace with the real API once it is here (the first test already runs against this service).
+ * Replace with the real API once it is here.
  */
 async function pinnedReplicaApi(
   page: Page,
@@ -99,12 +99,18 @@ async function pinnedReplicaApi(
 describe("console › Replica", () => {
   const session = useBrowser();
 
-  it("says that the replica is not available when the service has none (this branch: the route is 404)", async () => {
+  it("says that the replica is not available when the service has none (its routes answer 404)", async () => {
     const { page } = session();
     await signIn(page);
+    // Answered in the browser too, so that this holds whether or not this service has the replica's API yet.
+    const { stop } = await pinnedReplicaApi(page, {
+      status: 404,
+      body: { error: { code: "NOT_FOUND", message: "No such resource", requestId: "r" } },
+    });
     await openArea(page, "Replica");
     await find(page, "heading", "The replica is not available");
     await expectAccessible(page);
+    await stop();
   });
 
   it("on another plan (403) shows the service's reason", async () => {
