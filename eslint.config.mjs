@@ -39,4 +39,10 @@ export default tseslint.config(
     languageOptions: { globals: { require: "readonly", module: "writable", process: "readonly", console: "readonly", __dirname: "readonly" } },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
+  {
+    // The console's browser modules: type-checked by tsc (shared/console/tsconfig.json), which knows the DOM's globals.
+    files: ["shared/console/**/*.js"],
+    languageOptions: { sourceType: "module" },
+    rules: { "no-undef": "off" },
+  },
 );

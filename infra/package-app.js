@@ -1,6 +1,7 @@
 // `npm run package`: the deployment package of the function app in `.deploy/`, holding only what runs
 // in Azure: the deployment build (functions/ and shared/, compiled by tsconfig.build.json), host.json,
-// package.json without its scripts and development dependencies, and the production node_modules.
+// package.json without its scripts and development dependencies, the production node_modules, and the
+// System Settings console's static files (shared/console/).
 // `azd deploy` zips this folder (azure.yaml: dist .deploy, remoteBuild false); so can anyone else.
 // `--no-install` leaves node_modules out (to look at the package; the tests do).
 "use strict";
@@ -18,6 +19,12 @@ mkdirSync(out);
 // Compiled straight into the package, so that dist/ (the local runtime's build) is left alone.
 run(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", join(out, "dist")], root);
 for (const file of ["host.json", "package.json", "package-lock.json"]) cpSync(join(root, file), join(out, file));
+// The console's static files, which the console functions serve from the app's root (not the type stubs or tsconfig).
+const consoleFile = /\.(js|css|svg|html)$/;
+cpSync(join(root, "shared", "console"), join(out, "shared", "console"), {
+  recursive: true,
+  filter: (source) => statSync(source).isDirectory() || consoleFile.test(source),
+});
 
 // The production dependencies, exactly as locked; no install scripts (the one of ours patches a
 // development-only package, and native add-ons have pure-JavaScript fallbacks).

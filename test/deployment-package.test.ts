@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadConsoleBundle } from "../shared/http/console-bundle";
 import { root, TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
 const deploy = join(root, ".deploy");
@@ -38,7 +39,7 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
   }, 120_000);
 
   it("holds the deployment build, host.json and a package.json that neither builds nor installs", () => {
-    expect(readdirSync(deploy).sort()).toEqual(["dist", "host.json", "package.json"]);
+    expect(readdirSync(deploy).sort()).toEqual(["dist", "host.json", "package.json", "shared"]);
     expect(readdirSync(join(deploy, "dist")).sort()).toEqual(["functions", "shared"]);
     const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [e.name]));
     const compiled = files(join(deploy, "dist"));
@@ -53,6 +54,23 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
     expect((manifest.dependencies as Record<string, string>)["@azure/functions"]).toMatch(/^\d+\.\d+\.\d+$/);
     // Its dependencies are the locked production ones, installed without scripts.
     expect(readFileSync(join(root, "infra", "package-app.js"), "utf8")).toMatch(/\["ci", "--omit=dev", "--ignore-scripts"/);
+  });
+
+  it("holds the console's static files, so that the package serves the same console as the project", () => {
+    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+    const shipped = files(join(deploy, "shared", "console")).map((f) => f.slice(join(deploy, "shared", "console").length + 1));
+    expect(shipped).toContain("index.html");
+    expect(shipped).toContain("main.js");
+    // The type stubs and the type-checking configuration stay behind.
+    expect(shipped.filter((f) => f.endsWith(".d.ts") || f.endsWith(".json"))).toEqual([]);
+    const fromPackage = loadConsoleBundle(deploy);
+    const fromProject = loadConsoleBundle(root);
+    expect(fromPackage.version).toBe(fromProject.version);
+    expect([...fromPackage.assets.keys()].sort()).toEqual([...fromProject.assets.keys()].sort());
+    // preact and htm, which the console's vendor files come from, are production dependencies.
+    const manifest = JSON.parse(readFileSync(join(deploy, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies.preact).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(manifest.dependencies.htm).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("starts telemetry before any Azure SDK loads, then registers every function", () => {

@@ -106,6 +106,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       "GET api/v1/settings/exports/{id}/runs",
       "PATCH api/v1/settings/exports/{id}",
       "POST api/v1/settings/exports",
+      "POST api/v1/settings/exports/preview",
       "POST api/v1/settings/exports/{id}/run",
     ]);
     for (const e of exports) expect(e.scope, e.name).toBe("api.admin");

@@ -2,6 +2,7 @@ import { getConfig, type Config } from "../config";
 import { systemClock, type Clock } from "../ports/clock";
 import { AccessServices } from "./access";
 import { BlobSourceServices } from "./blob-sources";
+import { ConsoleServices } from "./console";
 import { CoreServices } from "./core";
 import { ExportServices } from "./exports";
 import { FeedServices } from "./feeds";
@@ -22,6 +23,7 @@ export class Composition {
   readonly feeds: FeedServices;
   readonly blobSources: BlobSourceServices;
   readonly exports: ExportServices;
+  readonly console: ConsoleServices;
 
   constructor(
     readonly config: Config,
@@ -34,6 +36,7 @@ export class Composition {
     this.feeds = new FeedServices(this.core, this.investments);
     this.blobSources = new BlobSourceServices(this.core, this.feeds);
     this.exports = new ExportServices(this.core, this.investments);
+    this.console = new ConsoleServices(this.core);
   }
 }
 

@@ -10,6 +10,8 @@ export const allHttpMethods = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", 
 export interface EndpointResult {
   status: number;
   body?: unknown;
+  /** A body sent as it is instead of as JSON, its Content-Type in `headers` (the console's static files). */
+  bytes?: Buffer;
   headers?: Record<string, string>;
 }
 
@@ -73,6 +75,11 @@ export interface Endpoint<
   rawBody?: "bytes";
   /** Documents a `rawBody: "bytes"` body. */
   rawBodyDescription?: string;
+  /**
+   * `false`: not counted against the caller's rate limit (the console's static files: served from
+   * memory, a page load fetches dozens, and counting each would cost a store write).
+   */
+  rateLimited?: false;
   /** Largest accepted body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   responses: SuccessResponse[];

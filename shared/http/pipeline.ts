@@ -38,10 +38,12 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
           authError = error;
         }
       }
-      rate = await svc.access
-        .rateLimiter()
-        .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
-      if (rate.exceeded) {
+      if (endpoint.rateLimited !== false) {
+        rate = await svc.access
+          .rateLimiter()
+          .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
+      }
+      if (rate?.exceeded === true) {
         throw new AppError("RATE_LIMIT_EXCEEDED", "Too many requests; see Retry-After", {
           headers: { "Retry-After": String(rate.retryAfter ?? 1) },
         });
@@ -74,6 +76,7 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
         durationMs: Math.round((performance.now() - started) * 10) / 10,
       });
     }
+    if (result.bytes !== undefined) return { status: result.status, headers, body: result.bytes };
     return { status: result.status, headers, ...(result.body !== undefined ? { body: JSON.stringify(result.body) } : {}) };
   };
 }

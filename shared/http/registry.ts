@@ -23,7 +23,7 @@ const templates = new Map<string, RouteTemplate>();
 
 /** The methods registered for a path (as sent), for 405's Allow header. */
 export function allowedMethods(path: string): string[] {
-  return endpoints
+  const methods = endpoints
     .filter((e) => {
       if (e.method === "ANY") return false;
       const template = templates.get(e.route) ?? compileRoute(e.route);
@@ -31,4 +31,6 @@ export function allowedMethods(path: string): string[] {
       return template.match(path) !== undefined;
     })
     .map((e) => e.method);
+  // Two routes can match one path (`console` and `console/{*path}` both match /console).
+  return [...new Set(methods)];
 }

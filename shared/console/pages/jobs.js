@@ -1,0 +1,116 @@
+// @ts-check
+// Jobs: every refresh job (an import, a file from SFTP or a blob source), filterable, each with its
+// counts and errors.
+import { useForm } from "../lib/form.js";
+import { count, dateTime } from "../lib/format.js";
+import { html, useEffect, useState } from "../lib/html.js";
+import { href, replace } from "../lib/router.js";
+import { useApi } from "../lib/use-api.js";
+import { Details, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { Field } from "../ui/fields.js";
+
+const FILTERS = /** @type {const} */ (["status", "source", "dataType", "feedId"]);
+
+/** @param {{ query: URLSearchParams }} props */
+export function JobsPage({ query }) {
+  // The filters live in the address (#/jobs?feedId=…), so that a feed's page can link to its jobs.
+  const filters = useForm(Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ""])));
+  const [page, setPage] = useState(1);
+  const v = filters.values;
+  useEffect(() => {
+    setPage(1);
+    replace(href("jobs", undefined, v));
+  }, [JSON.stringify(v)]);
+  const list = useApi(
+    "api/v1/jobs",
+    { ...v, page, pageSize: 25 },
+    { pollWhile: (body) => body.data.some((/** @type {any} */ j) => j.status === "running") },
+  );
+  /** @type {any[]} */
+  const jobs = list.body?.data ?? [];
+  return html`<${PageHeader} title="Jobs" intro="Every refresh of data: an import through the API, or a file delivered over SFTP or read from a blob source." />
+    <div class="filters" role="search" aria-label="Filter jobs">
+      <${Field} form=${filters} name="status" label="Status" options=${[
+        ["", "Any status"],
+        ["running", "Running"],
+        ["completed", "Completed"],
+        ["failed", "Failed"],
+      ]} />
+      <${Field} form=${filters} name="source" label="Source" options=${[
+        ["", "Any source"],
+        ["api", "API"],
+        ["sftp", "SFTP"],
+        ["blob", "Blob source"],
+      ]} />
+      <${Field} form=${filters} name="dataType" label="Data type"
+        options=${[
+          ["", "Any data type"],
+          ["positions", "Positions"],
+          ["transactions", "Transactions"],
+          ["prices", "Prices"],
+          ["fx-rates", "FX rates"],
+          ["securities", "Securities"],
+        ]} />
+      <${Field} form=${filters} name="feedId" label="Feed ID" class="code" />
+    </div>
+    <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
+    ${
+      list.body
+        ? html`<${Table} numeric=${["Received", "Accepted", "Rejected"]} caption="Jobs" head=${["Started", "Source", "Data type", "File", "Status", "Received", "Accepted", "Rejected"]}
+          empty=${Object.values(v).some(Boolean) ? "No jobs match these filters." : "No jobs yet."}
+          rows=${jobs.map(
+            (j) => html`<tr>
+              <td><a href=${href("jobs", j.id)}>${dateTime(j.startedAt)}</a></td>
+              <td>${j.source}</td>
+              <td>${j.dataType}</td>
+              <td class="wrap mono">${j.fileName ?? "—"}</td>
+              <td><${Status} value=${j.status} />${j.duplicateOf ? html`<span class="sub">duplicate</span>` : null}</td>
+              <td class="num">${count(j.counts.received)}</td>
+              <td class="num">${count(j.counts.accepted)}</td>
+              <td class="num">${count(j.counts.rejected)}</td>
+            </tr>`,
+          )} />
+        <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Jobs" />`
+        : null
+    }`;
+}
+
+/** @param {{ id?: string }} props */
+export function JobDetail({ id = "" }) {
+  const item = useApi(
+    `api/v1/jobs/${encodeURIComponent(id)}`,
+    {},
+    { pollWhile: (body) => body.data.status === "running" },
+  );
+  /** @type {any} */
+  const job = item.body?.data;
+  if (job === undefined)
+    return html`<${PageHeader} title="Job" back=${[href("jobs"), "All jobs"]} /><${LoadState} loading=${item.loading} error=${item.error} onRetry=${item.reload} />`;
+  return html`<${PageHeader} title=${`Job ${job.id}`} back=${[href("jobs"), "All jobs"]} />
+    <section class="panel" aria-labelledby="job-summary">
+      <h2 id="job-summary">Summary</h2>
+      <${Details} items=${[
+        ["Status", html`<${Status} value=${job.status} />`],
+        ["Source", job.source],
+        ["Data type", job.dataType],
+        ["File", job.fileName],
+        ["Feed", job.feedId ? html`<a href=${href("feeds", job.feedId)}>${job.feedId}</a>` : null],
+        [
+          "Received / accepted / rejected",
+          `${count(job.counts.received)} / ${count(job.counts.accepted)} / ${count(job.counts.rejected)}`,
+        ],
+        [
+          "Duplicate of",
+          job.duplicateOf ? html`<a href=${href("jobs", job.duplicateOf)}>${job.duplicateOf}</a>` : null,
+        ],
+        ["Started", dateTime(job.startedAt)],
+        ["Completed", dateTime(job.completedAt)],
+      ]} />
+    </section>
+    <section class="panel" aria-labelledby="job-errors">
+      <h2 id="job-errors">Errors</h2>
+      <${Table} caption="Errors" head=${["Field", "Message"]} empty="No errors."
+        rows=${job.errors.map((/** @type {any} */ e) => html`<tr><td class="mono">${e.field}</td><td class="wrap">${e.message}</td></tr>`)} />
+      <p class="hint"><a href=${href("exceptions")}>Exceptions</a> list the data-quality problems this job opened.</p>
+    </section>`;
+}

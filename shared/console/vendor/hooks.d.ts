@@ -1,0 +1,2 @@
+// Types of the served module console/<version>/vendor/hooks.js (the installed preact/hooks).
+export * from "preact/hooks";

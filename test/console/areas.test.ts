@@ -1,0 +1,204 @@
+import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  choose,
+  click,
+  expectAccessible,
+  fill,
+  find,
+  openArea,
+  screenshot,
+  signIn,
+  textOf,
+  useBrowser,
+  waitForText,
+} from "./browser";
+import { adminToken, call, storageConnectionString, useOwnRuntime } from "../http";
+
+// Its own runtime: the jobs and exceptions this file looks for are then the only ones there.
+useOwnRuntime();
+
+const GOOD = [
+  "ISIN;Name;Asset class;Currency",
+  "DE0007164600;SAP SE;Aktie;EUR",
+  "US0378331005;Apple Inc.;Aktie;USD",
+  "",
+].join("\n");
+const ONE_BAD = [
+  "ISIN;Name;Asset class;Currency",
+  "CH0038863350;Nestlé S.A.;Aktie;CHF",
+  "DE0007164601;Wrong check digit AG;Aktie;EUR",
+  "",
+].join("\n");
+
+describe("console › Blob Sources, Jobs and Exceptions, against the real components", () => {
+  const session = useBrowser();
+  let container: ContainerClient;
+  let containerUrl = "";
+  let feedId = "";
+  let token = "";
+
+  beforeAll(async () => {
+    token = await adminToken();
+    const blobs = BlobServiceClient.fromConnectionString(storageConnectionString());
+    container = blobs.getContainerClient(`console-${Date.now().toString(36)}`);
+    await container.create();
+    containerUrl = `${blobs.url.replace(/\/$/, "")}/${container.containerName}`;
+    for (const [name, content] of [
+      ["daily/securities-20261124.csv", GOOD],
+      ["daily/securities-20261125.csv", ONE_BAD],
+      ["other/securities-20261125.csv", GOOD],
+    ]) {
+      await container.getBlockBlobClient(name ?? "").upload(content ?? "", Buffer.byteLength(content ?? ""));
+    }
+    const feed = await call("POST", "/api/v1/settings/feeds", {
+      token,
+      body: {
+        name: "Custodian securities",
+        provider: "Custodian",
+        dataType: "securities",
+        format: "csv",
+        filePattern: "securities-*.csv",
+        options: { delimiter: ";" },
+        mapping: {
+          isin: "ISIN",
+          name: "Name",
+          currency: "Currency",
+          assetClass: { source: "Asset class", map: { Aktie: "equity" } },
+        },
+        validation: { onRowError: "skip-row" },
+        status: "live",
+      },
+    });
+    expect(feed.status, feed.text).toBe(201);
+    feedId = feed.body.data.id;
+  });
+  afterAll(async () => {
+    await container.delete();
+  });
+
+  it("adds a blob source (a refusal beside Container URL first), runs it now, and lists what the run copied", async () => {
+    const { page } = session();
+    await signIn(page);
+    await openArea(page, "Blob Sources");
+    await click(page, "button", "New Blob Source");
+    const dialog = await find(page, "dialog", "New Blob Source");
+    await fill(dialog, "Name", "Custodian drop");
+    await fill(dialog, "Container URL", "https://files.example.com/drop");
+    await fill(dialog, "Prefix", "daily/");
+    await fill(dialog, "File pattern", "securities-*.csv");
+    await choose(dialog, "Feed", "Custodian securities (securities-*.csv)");
+    await choose(dialog, "Every", "Day");
+    await fill(dialog, "At (UTC)", "05:00");
+    await expectAccessible(page);
+    await click(dialog, "button", "Save");
+    await dialog.waitForSelector('input[aria-invalid="true"]');
+    expect(
+      await dialog.$$eval('[aria-invalid="true"]', (els) =>
+        els.map((el) => document.querySelector(`label[for="${el.id}"]`)?.textContent),
+      ),
+    ).toEqual(["Container URL"]);
+
+    await fill(dialog, "Container URL", containerUrl);
+    await click(dialog, "button", "Save");
+    await find(page, "heading", "Custodian drop");
+    expect(await textOf(page)).toContain("Every day from 05:00 UTC");
+    await click(page, "button", "Run now");
+    await page.waitForFunction(
+      () => document.querySelector("main table tbody tr")?.textContent?.includes("succeeded") === true,
+      { timeout: 30_000 },
+    );
+    const row = await page.$eval("main table tbody tr", (tr) =>
+      Array.from(tr.querySelectorAll("td")).map((td) => td.innerText),
+    );
+    // Listed under daily/: two blobs, both matching, both copied (other/ is not listed).
+    expect(row.slice(3, 7)).toEqual(["2", "2", "2", "0"]);
+    expect(row[7]).toContain("daily/securities-20261124.csv");
+    await expectAccessible(page);
+    await screenshot(page, "blob-source");
+  });
+
+  it("lists the jobs the copied files became (filtered by the feed), and a job's counts and errors", async () => {
+    const { page, problems } = session();
+    // The files are ingested in the background: wait until both jobs are done.
+    await vi.waitFor(
+      async () => {
+        const jobs = await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token });
+        expect(jobs.body.data.filter((j: { status: string }) => j.status !== "running")).toHaveLength(2);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    await click(page, "link", "its jobs");
+    await find(page, "heading", "Jobs");
+    expect(await page.$eval("main input", (el) => el.value)).toBe(feedId);
+    await page.waitForFunction(() => document.querySelectorAll("main table tbody tr").length === 2);
+    const rows = await page.$$eval("main table tbody tr", (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.innerText)),
+    );
+    expect(rows.map((r) => [r[1], r[2], r[3], r[4], r[5], r[6], r[7]]).sort()).toEqual([
+      ["blob", "securities", expect.stringContaining("securities-20261124.csv"), "completed", "2", "2", "0"],
+      ["blob", "securities", expect.stringContaining("securities-20261125.csv"), "completed", "2", "1", "1"],
+    ]);
+    await expectAccessible(page);
+    await screenshot(page, "jobs");
+
+    const withError = await page.waitForSelector("::-p-xpath(//main//tr[contains(., 'securities-20261125.csv')]//a)");
+    await withError?.click();
+    await find(page, "heading", "Summary");
+    expect(await textOf(page)).toMatch(/Received \/ accepted \/ rejected\s*2 \/ 1 \/ 1/);
+    const job = (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token })).body.data.find(
+      (j: { counts: { rejected: number } }) => j.counts.rejected === 1,
+    );
+    // The job's errors as the API gives them, one row each.
+    const shown = await page.$$eval("main table tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).innerText));
+    expect(shown).toEqual(job.errors.map((e: { field: string; message: string }) => `${e.field}\t${e.message}`));
+    await expectAccessible(page);
+
+    // A filter that matches nothing says so.
+    await click(page, "link", "All jobs");
+    await (await find(page, "combobox", "Status")).select("failed");
+    await waitForText(page, "No jobs match these filters.");
+    expect(problems).toEqual([]);
+  });
+
+  it("lists the exception the rejected row opened, filtered by type, and resolves it", async () => {
+    const { page } = session();
+    await openArea(page, "Exceptions");
+    await choose(page, "Type", "VALIDATION_FAILED");
+    await waitForText(page, "securities-20261125.csv row 2");
+    await expectAccessible(page);
+    await screenshot(page, "exceptions");
+    const resolve = await page.waitForSelector(
+      "::-p-xpath(//main//tr[contains(., 'securities-20261125.csv row 2')]//button[normalize-space()='Resolve'])",
+    );
+    await resolve?.click();
+    await waitForText(page, "Resolved:");
+    await page.waitForFunction(
+      () => !document.querySelector("main table")?.textContent?.includes("securities-20261125.csv row 2"),
+    );
+    await choose(page, "Status", "Resolved");
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll("main tbody tr")).some(
+        (tr) => tr.textContent?.includes("securities-20261125.csv row 2") && tr.textContent.includes("resolved"),
+      ),
+    );
+    const open = await call("GET", "/api/v1/exceptions?status=open&type=VALIDATION_FAILED", { token });
+    expect(
+      open.body.data.filter((e: { message: string }) => e.message.includes("securities-20261125.csv row 2")),
+    ).toEqual([]);
+  });
+
+  it("reads well in a narrow window", async () => {
+    const { page } = session();
+    await page.setViewport({ width: 390, height: 844 });
+    await openArea(page, "Blob Sources");
+    await click(page, "link", "Custodian drop");
+    await find(page, "heading", "Custodian drop");
+    await expectAccessible(page);
+    // Nothing wider than the window but the tables, which scroll inside their own region.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, "narrow");
+    await page.setViewport({ width: 1280, height: 800 });
+  });
+});
