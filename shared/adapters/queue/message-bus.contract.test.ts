@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitForPort } from "../../../local/children";
 import type { LoadedFunction } from "../../../local/functions-host";
 import { freePort } from "../../../local/launch";
@@ -143,8 +143,7 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
         const host = new QueueHost([recording], connection, quiet, { pollMs: 50 });
         await host.start();
         try {
-          const deadline = Date.now() + waitMs;
-          while (received.length < atLeast && Date.now() < deadline) await sleep(50);
+          await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(atLeast), { timeout: waitMs, interval: 50 });
           return received;
         } finally {
           await host.stop();
