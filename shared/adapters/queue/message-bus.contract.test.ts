@@ -70,13 +70,13 @@ function messageBusContract(harness: () => Harness): void {
   }, 30_000);
 
   it("a message carries a trace context to its function: the sender's current one, or the one it names", async () => {
-    const { bus, receive, receiveTraced } = harness();
-    await receive("valuations", 0, 0);
+    const h = harness();
+    await h.receive("valuations", 0, 0);
     const sender = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const named = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    await withTraceparent(sender, () => bus.send("valuations", [{ body: { n: 1 } }, { body: { n: 2 }, traceparent: named }]));
-    await bus.send("valuations", [{ body: { n: 3 } }]);
-    const received = (await receiveTraced("valuations", 3, 15_000)) as { body: { n: number }; traceparent?: string }[];
+    await withTraceparent(sender, () => h.bus.send("valuations", [{ body: { n: 1 } }, { body: { n: 2 }, traceparent: named }]));
+    await h.bus.send("valuations", [{ body: { n: 3 } }]);
+    const received = (await h.receiveTraced("valuations", 3, 15_000)) as { body: { n: number }; traceparent?: string }[];
     const byN = new Map(received.map((r) => [r.body.n, r]));
     expect(received.map((r) => r.body).sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(byN.get(1)?.traceparent).toBe(sender);
