@@ -2,7 +2,7 @@ import { ResourceFactoryResolver } from "@azure/functions-extensions-base";
 import type { Logger } from "../shared/logging";
 import { BlobServiceClient, RestError, type BlockBlobClient, type ContainerClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
-import { invocationContext, type LoadedFunction } from "./functions-host";
+import { invoke, type LoadedFunction } from "./functions-host";
 
 export interface BlobHostOptions {
   pollMs: number;
@@ -148,15 +148,16 @@ export class BlobHost {
       attempts++;
       await receipt.upload("", 0, { metadata: { etag, status: "running", attempts: String(attempts) } });
       const client = container.getBlobClient(blob.name);
-      const context = invocationContext(fn.name, this.log.sink, {
+      const triggerMetadata = {
         ...parts,
         blobTrigger: `${container.containerName}/${blob.name}`,
         uri: client.url,
         properties: { etag, length: blob.properties.contentLength },
-      });
+      };
       try {
         const argument = ResourceFactoryResolver.getInstance().createClient(BLOB_SOURCE, modelBindingData(fn.trigger["connection"], container.containerName, blob.name));
-        await fn.handler(argument, context);
+        // A new trace per run, as in Azure: the file's import, its events and valuations continue it.
+        await invoke(fn, [argument], { log: this.log, triggerMetadata, ownSpan: true });
       } catch (error) {
         this.log.error("blob function failed", { function: fn.name, blob: blob.name, attempts, error: String(error) });
         if (attempts >= this.options.maxAttempts) await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, String(error));

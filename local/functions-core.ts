@@ -29,9 +29,22 @@ export function setProgrammingModel(model: unknown): void {
   programmingModel = model;
 }
 
-export function registerHook(): { dispose(): void } {
-  return { dispose: () => {} };
+/** What a hook is called with (the worker's `HookContext`s: `preInvocation` gets `PreInvocationContext`, ...). */
+export type HookCallback = (context: Record<string, unknown>) => void | Promise<void>;
+
+const hooks = new Map<string, HookCallback[]>();
+
+/**
+ * Registers a hook as the worker does (`@azure/functions`' `app.hook.*` and the Application Insights
+ * distro, which activates each invocation's trace context in a `preInvocation` hook, call it).
+ */
+export function registerHook(hookName: string, callback: HookCallback): { dispose(): void } {
+  hooks.set(hookName, [...(hooks.get(hookName) ?? []), callback]);
+  return { dispose: () => void hooks.set(hookName, (hooks.get(hookName) ?? []).filter((c) => c !== callback)) };
 }
+
+/** The hooks registered under a name, in registration order. */
+export const hooksOf = (hookName: string): readonly HookCallback[] => hooks.get(hookName) ?? [];
 
 export function log(): void {}
 

@@ -4,7 +4,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Duplex } from "node:stream";
 import { HttpRequest, type HttpResponseInit } from "@azure/functions";
 import { compileRoute, type RouteTemplate } from "../shared/http/route-template";
-import { invocationContext, type LoadedFunction } from "./functions-host";
+import { currentTraceparent, parseTraceparent } from "../shared/observability/trace-context";
+import { invoke, type LoadedFunction } from "./functions-host";
 
 interface Route {
   fn: LoadedFunction;
@@ -107,8 +108,10 @@ export class HttpHost {
       params: matched.params,
       ...(body.length > 0 && method !== "GET" && method !== "HEAD" ? { body: { bytes: body } } : {}),
     });
-    const context = invocationContext(matched.route.fn.name, this.options.log.sink);
-    const result = (await matched.route.fn.handler(request, context)) as HttpResponseInit | undefined;
+    // The request's trace, as the Functions host continues the caller's `traceparent`: the server span the
+    // http instrumentation records when Application Insights is on, else the header (a new trace without one).
+    const parent = currentTraceparent() ?? parseTraceparent(req.headers.traceparent);
+    const result = (await invoke(matched.route.fn, [request], { log: this.options.log, ...(parent !== undefined ? { parent } : {}) })) as HttpResponseInit | undefined;
     writeResponse(res, result ?? { status: 204 }, method);
   }
 }

@@ -3,6 +3,7 @@
  * stand-in with its journal, Azurite), the database, containers and queues, and
  * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
  */
+import "./start-telemetry";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../shared/config";

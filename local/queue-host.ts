@@ -1,6 +1,7 @@
 import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from "@azure/storage-queue";
+import { unwrapTraced } from "../shared/adapters/queue/storage-queue-envelope";
 import type { Logger } from "../shared/logging";
-import { invocationContext, type LoadedFunction } from "./functions-host";
+import { invoke, type LoadedFunction } from "./functions-host";
 
 export interface QueueHostOptions {
   pollMs: number;
@@ -26,8 +27,18 @@ export const queueHostDefaults: QueueHostOptions = { pollMs: 500, visibilityTime
 /** A storage queue hands out at most 32 messages per receive. */
 const MAX_RECEIVE = 32;
 
-/** A queue message's content as the Functions host hands it over: base64 decoded if it was, JSON parsed if it is. */
-export function decodeMessage(text: string): unknown {
+/**
+ * A queue message as the Functions host reads it: its content (base64 decoded if it was, JSON parsed
+ * if it is), and the sender's trace context when the storage-queue bus wrapped it with one.
+ */
+export function readMessage(text: string): { body: unknown; traceparent?: string } {
+  return unwrapTraced(parseContent(text));
+}
+
+/** A queue message's content as the Functions host hands it to the function. */
+export const decodeMessage = (text: string): unknown => readMessage(text).body;
+
+function parseContent(text: string): unknown {
   let content = text;
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0) {
     const decoded = Buffer.from(text, "base64");
@@ -132,18 +143,20 @@ export class QueueHost {
 
   /** Runs one message's handler; never throws (a failure leaves the message to reappear, or poisons it). */
   private async handle(fn: LoadedFunction, queue: QueueClient, message: DequeuedMessageItem): Promise<void> {
-    const context = invocationContext(fn.name, this.log.sink, {
+    const triggerMetadata = {
       id: message.messageId,
       dequeueCount: message.dequeueCount,
       insertionTime: message.insertedOn.toISOString(),
       expirationTime: message.expiresOn.toISOString(),
       nextVisibleTime: message.nextVisibleOn.toISOString(),
       popReceipt: message.popReceipt,
-    });
+    };
     const lease = this.renew(queue, message);
     let failure: unknown;
     try {
-      await fn.handler(decodeMessage(message.messageText), context);
+      // In the sender's trace, as the Service Bus trigger continues a message's Diagnostic-Id.
+      const { body, traceparent } = readMessage(message.messageText);
+      await invoke(fn, [body], { log: this.log, triggerMetadata, ownSpan: true, ...(traceparent !== undefined ? { parent: traceparent } : {}) });
     } catch (error) {
       failure = error;
     }

@@ -1,6 +1,6 @@
 import { Cron } from "croner";
 import type { Logger } from "../shared/logging";
-import { invocationContext, type LoadedFunction } from "./functions-host";
+import { invoke, type LoadedFunction } from "./functions-host";
 
 /** Runs timer-triggered functions on their NCRONTAB schedules (six fields, seconds first). */
 export class TimerHost {
@@ -23,9 +23,9 @@ export class TimerHost {
 
   /** Runs one timer function now (tests and the local CLI use it). */
   invoke(fn: LoadedFunction, isPastDue: boolean): Promise<void> {
-    const context = invocationContext(fn.name, this.log.sink);
     const run = Promise.resolve()
-      .then(() => fn.handler({ isPastDue, scheduleStatus: {} }, context))
+      // Each run is an operation of its own (a new trace), as in Azure.
+      .then(() => invoke(fn, [{ isPastDue, scheduleStatus: {} }], { log: this.log, ownSpan: true }))
       .then(
         () => undefined,
         (error: unknown) => this.log.error("timer function failed", { function: fn.name, error: String(error) }),

@@ -1,3 +1,5 @@
+import { currentTraceId } from "./observability/trace-context";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -17,7 +19,11 @@ export const contextSink =
 
 export const stdoutSink: LogSink = (level, line) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 
-/** A structured (JSON line) logger carrying fixed fields such as the request id. */
+/**
+ * A structured (JSON line) logger carrying fixed fields such as the request id. A line logged within a
+ * trace context (an invocation's, see observability/trace-context.ts) carries its `traceId`, the
+ * operation id Application Insights groups the chain by, unless the fields name one.
+ */
 export class Logger {
   constructor(
     private readonly minLevel: LogLevel,
@@ -36,7 +42,8 @@ export class Logger {
 
   log(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
     if (!this.enabled(level)) return;
-    this.sink(level, JSON.stringify({ time: new Date().toISOString(), level, message, ...this.fields, ...fields }));
+    const traceId = this.fields.traceId === undefined ? currentTraceId() : undefined;
+    this.sink(level, JSON.stringify({ time: new Date().toISOString(), level, message, ...(traceId !== undefined ? { traceId } : {}), ...this.fields, ...fields }));
   }
 
   debug(message: string, fields?: Record<string, unknown>): void {

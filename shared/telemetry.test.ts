@@ -1,39 +1,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../local/launch";
+import { ingestionEndpoint, type IngestionEndpoint } from "../test/ingestion-endpoint";
 import { startTelemetry } from "./telemetry";
-
-/**
- * A stand-in for the Application Insights ingestion endpoint on loopback (the exporter only speaks
- * https): it records every envelope it is sent.
- */
-async function ingestionEndpoint(): Promise<{ url: string; ca: string; bodies: string[]; close(): Promise<void> }> {
-  const pems = await generate([{ name: "commonName", value: "localhost" }], { keyType: "ec" });
-  const bodies: string[] = [];
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      bodies.push((req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8"));
-      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ itemsReceived: 1, itemsAccepted: 1, errors: [] }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  return {
-    url: `https://localhost:${(server.address() as AddressInfo).port}/`,
-    ca: pems.cert,
-    bodies,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** A process that starts telemetry the way the function app does, logs a line, and flushes. */
 const CHILD = `
@@ -46,7 +18,7 @@ setTimeout(async () => { await ai.defaultClient.flush(); setTimeout(() => proces
 `;
 
 describe("startTelemetry", () => {
-  let endpoint: Awaited<ReturnType<typeof ingestionEndpoint>>;
+  let endpoint: IngestionEndpoint;
   let dir: string;
   beforeAll(async () => {
     endpoint = await ingestionEndpoint();

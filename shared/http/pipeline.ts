@@ -7,6 +7,8 @@ import { services } from "../composition";
 import { AppError } from "../domain/errors";
 import { issuesToDetails } from "../domain/validation";
 import { contextSink, Logger } from "../logging";
+import { traceIdOf } from "../observability/trace-context";
+import { inInvocationTrace, invocationTraceparent } from "../triggers/invocation-log";
 import type { AnyEndpoint, EndpointResult } from "./endpoint";
 import { errorResult } from "./error-response";
 import { requestIdOf, sourceAddress } from "./request-info";
@@ -21,11 +23,12 @@ export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => En
  * validation, the handler, errors in the spec's shape, and the standard headers on every response.
  */
 export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = errorResult): HttpHandler {
-  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+  const handle = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const started = performance.now();
     const svc = services();
     const requestId = requestIdOf(request);
-    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), { requestId, function: endpoint.name });
+    const traceparent = invocationTraceparent(context);
+    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), { requestId, function: endpoint.name, ...(traceparent !== undefined ? { traceId: traceIdOf(traceparent) } : {}) });
     let rate: RateLimitDecision | undefined;
     let principal: Principal | undefined;
     let result: EndpointResult;
@@ -79,6 +82,8 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
     if (result.bytes !== undefined) return { status: result.status, headers, body: result.bytes };
     return { status: result.status, headers, ...(result.body !== undefined ? { body: JSON.stringify(result.body) } : {}) };
   };
+  // In the request's trace context: the outbox entries it appends and the messages it sends continue the request's trace.
+  return (request, context) => inInvocationTrace(context, () => handle(request, context));
 }
 
 function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" | "query"): never {

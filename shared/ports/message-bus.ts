@@ -11,6 +11,11 @@ export interface OutgoingMessage {
   body: unknown;
   /** Not delivered before this many seconds from now (0 or absent: at once). */
   delaySeconds?: number;
+  /**
+   * The W3C trace context the receiving function continues (absent: the sender's current one), so
+   * that a chain of hops shows as one operation; the relay sends each event with its request's.
+   */
+  traceparent?: string;
 }
 
 /** Sends messages to the queues that trigger the asynchronous functions (at-least-once delivery). */

@@ -1,7 +1,8 @@
 import { BulkOperationType, type Container, type JSONObject, type SqlParameter } from "@azure/cosmos";
 import type { EventEnvelope } from "../../domain/events";
 import { systemClock, type Clock } from "../../ports/clock";
-import type { Outbox } from "../../ports/outbox";
+import { currentTraceparent } from "../../observability/trace-context";
+import type { Outbox, PendingEvent } from "../../ports/outbox";
 import { bulkWithRetry } from "./bulk";
 
 interface OutboxDoc extends EventEnvelope {
@@ -14,6 +15,8 @@ interface OutboxDoc extends EventEnvelope {
    */
   appendedAt?: string;
   publishedAt?: string;
+  /** The W3C trace context the entry was appended in (the request's): the relay publishes it in that trace. */
+  traceparent?: string;
 }
 
 const envelopeOf = ({ id, event, timestamp, data }: OutboxDoc): EventEnvelope => ({ id, event, timestamp, data });
@@ -27,10 +30,11 @@ export class CosmosOutbox implements Outbox {
 
   async append(events: readonly EventEnvelope[]): Promise<void> {
     const appendedAt = this.clock.now().toISOString();
+    const traceparent = currentTraceparent();
     const results = await bulkWithRetry(
       this.container,
       events.map((event) => {
-        const doc: OutboxDoc = { ...event, docType: "outbox", status: "pending", appendedAt };
+        const doc: OutboxDoc = { ...event, docType: "outbox", status: "pending", appendedAt, ...(traceparent !== undefined ? { traceparent } : {}) };
         return { operationType: BulkOperationType.Create, partitionKey: event.id, resourceBody: doc as unknown as JSONObject };
       }),
     );
@@ -56,7 +60,7 @@ export class CosmosOutbox implements Outbox {
     return resources.map(envelopeOf);
   }
 
-  async unpublished(appendedBefore: string, limit: number): Promise<EventEnvelope[]> {
+  async unpublished(appendedBefore: string, limit: number): Promise<PendingEvent[]> {
     // A cross-partition query (partition = event id); the relay runs it every few seconds on few entries.
     const { resources } = await this.container.items
       .query<OutboxDoc>({
@@ -64,7 +68,7 @@ export class CosmosOutbox implements Outbox {
         parameters: [{ name: "@before", value: appendedBefore }],
       })
       .fetchAll();
-    return resources.map(envelopeOf);
+    return resources.map((doc) => ({ ...envelopeOf(doc), ...(doc.traceparent !== undefined ? { traceparent: doc.traceparent } : {}) }));
   }
 
   async markPublished(ids: readonly string[]): Promise<void> {
@@ -78,7 +82,14 @@ export class CosmosOutbox implements Outbox {
       const doc = result.resourceBody as unknown as OutboxDoc | undefined;
       const id = unique[index];
       if (result.statusCode !== 200 || doc === undefined || id === undefined || doc.status === "published") return [];
-      const next: OutboxDoc = { ...envelopeOf(doc), docType: "outbox", status: "published", ...(doc.appendedAt !== undefined ? { appendedAt: doc.appendedAt } : {}), publishedAt };
+      const next: OutboxDoc = {
+        ...envelopeOf(doc),
+        docType: "outbox",
+        status: "published",
+        ...(doc.appendedAt !== undefined ? { appendedAt: doc.appendedAt } : {}),
+        publishedAt,
+        ...(doc.traceparent !== undefined ? { traceparent: doc.traceparent } : {}),
+      };
       return [{ operationType: BulkOperationType.Replace, id, partitionKey: id, resourceBody: next as unknown as JSONObject, ifMatch: result.eTag ?? "" }];
     });
     const results = await bulkWithRetry(this.container, replaces);

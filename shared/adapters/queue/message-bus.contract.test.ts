@@ -1,3 +1,4 @@
+import type { InvocationContext } from "@azure/functions";
 import { Logger } from "../../logging";
 import { ServiceBusClient } from "@azure/service-bus";
 import { QueueServiceClient } from "@azure/storage-queue";
@@ -5,11 +6,12 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitForPort } from "../../../local/children";
 import type { LoadedFunction } from "../../../local/functions-host";
 import { freePort } from "../../../local/launch";
 import { decodeMessage, QueueHost } from "../../../local/queue-host";
+import { withTraceparent } from "../../observability/trace-context";
 import type { MessageBus, QueueName } from "../../ports/message-bus";
 import { ServiceBusMessageBus } from "./service-bus-bus";
 import { StorageQueueMessageBus } from "./storage-queue-bus";
@@ -24,6 +26,8 @@ interface Harness {
   receive(queue: QueueName, atLeast: number, waitMs: number): Promise<unknown[]>;
   /** Lets a handler fail on every delivery; resolves with the message body once the broker gave it up. */
   failUntilGivenUp(queue: QueueName, timeoutMs: number): Promise<unknown>;
+  /** Like `receive`, with the trace context each message gives the function it triggers. */
+  receiveTraced(queue: QueueName, atLeast: number, waitMs: number): Promise<{ body: unknown; traceparent?: string }[]>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -64,6 +68,22 @@ function messageBusContract(harness: () => Harness): void {
     expect(later).toEqual([{ portfolioId: "pf_delayed" }]);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(3_500);
   }, 30_000);
+
+  it("a message carries a trace context to its function: the sender's current one, or the one it names", async () => {
+    const h = harness();
+    await h.receive("valuations", 0, 0);
+    const sender = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const named = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    await withTraceparent(sender, () => h.bus.send("valuations", [{ body: { n: 1 } }, { body: { n: 2 }, traceparent: named }]));
+    await h.bus.send("valuations", [{ body: { n: 3 } }]);
+    const received = (await h.receiveTraced("valuations", 3, 15_000)) as { body: { n: number }; traceparent?: string }[];
+    const byN = new Map(received.map((r) => [r.body.n, r]));
+    expect(received.map((r) => r.body).sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(byN.get(1)?.traceparent).toBe(sender);
+    expect(byN.get(2)?.traceparent).toBe(named);
+    // Sent outside any trace: the function runs in a trace of its own, if any.
+    expect([sender, named]).not.toContain(byN.get(3)?.traceparent);
+  });
 
   it("a message whose handler keeps failing ends where the broker puts given-up messages", async () => {
     const { bus, receive, failUntilGivenUp } = harness();
@@ -111,6 +131,23 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
           taken.push(...(await takeVisible(queue)));
         }
         return taken;
+      },
+      // The local runtime's queue host, which unwraps the trace context and hands it to the function as the Functions host does.
+      async receiveTraced(queue, atLeast, waitMs) {
+        const received: { body: unknown; traceparent?: string }[] = [];
+        const recording: LoadedFunction = {
+          name: "records",
+          trigger: { type: "serviceBusTrigger", direction: "in", queueName: queue },
+          handler: (body, context) => void received.push({ body, traceparent: (context as InvocationContext).traceContext?.traceParent }),
+        };
+        const host = new QueueHost([recording], connection, quiet, { pollMs: 50 });
+        await host.start();
+        try {
+          await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(atLeast), { timeout: waitMs, interval: 50 });
+          return received;
+        } finally {
+          await host.stop();
+        }
       },
       // The local runtime's queue host with its Azure defaults (5 deliveries), a 1 s retry delay to be quick.
       async failUntilGivenUp(queue, timeoutMs) {
@@ -192,6 +229,23 @@ describe.skipIf(serviceBusConnection === undefined || serviceBusConnection === "
             taken.push(...batch.map((m) => m.body as unknown));
             if (batch.length === 0 && (taken.length >= atLeast || Date.now() > deadline)) return taken;
           }
+        } finally {
+          await receiver.close();
+        }
+      },
+      // The Functions Service Bus trigger continues the trace a message's Diagnostic-Id names.
+      async receiveTraced(queue, atLeast, waitMs) {
+        const receiver = client.createReceiver(queue, { receiveMode: "receiveAndDelete" });
+        try {
+          const deadline = Date.now() + waitMs;
+          const taken: { body: unknown; traceparent?: string }[] = [];
+          while (taken.length < atLeast && Date.now() < deadline) {
+            for (const m of await receiver.receiveMessages(100, { maxWaitTimeInMs: 1_000 })) {
+              const diagnosticId = m.applicationProperties?.["Diagnostic-Id"];
+              taken.push({ body: m.body as unknown, ...(typeof diagnosticId === "string" ? { traceparent: diagnosticId } : {}) });
+            }
+          }
+          return taken;
         } finally {
           await receiver.close();
         }

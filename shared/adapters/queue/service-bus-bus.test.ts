@@ -1,5 +1,6 @@
 import type { ServiceBusClient, ServiceBusMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
+import { withTraceparent } from "../../observability/trace-context";
 import { ServiceBusMessageBus, serviceBusHost } from "./service-bus-bus";
 
 /**
@@ -55,6 +56,22 @@ describe("Service Bus message bus", () => {
     expect(scheduled[0]?.at.getTime()).toBeLessThanOrEqual(Date.now() + 30_000);
     const all = [...sent, ...scheduled].flatMap((b) => b.messages);
     expect(all.every((m) => m.contentType === "application/json")).toBe(true);
+  });
+
+  it("stamps each message with its trace context as the Diagnostic-Id the Functions trigger continues: the sender's, or the one it names", async () => {
+    const { client, sent, scheduled } = fakeClient(10);
+    const bus = new ServiceBusMessageBus(client);
+    const sender = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const named = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    await withTraceparent(sender, () => bus.send("events", [{ body: 1 }, { body: 2, traceparent: named }, { body: 3, delaySeconds: 5 }]));
+    await bus.send("events", [{ body: 4 }]);
+    const properties = [...sent, ...scheduled].flatMap((b) => b.messages).map((m) => [m.body, m.applicationProperties]);
+    expect(properties).toEqual([
+      [1, { "Diagnostic-Id": sender, traceparent: sender }],
+      [2, { "Diagnostic-Id": named, traceparent: named }],
+      [4, undefined],
+      [3, { "Diagnostic-Id": sender, traceparent: sender }],
+    ]);
   });
 
   it("keeps one sender per queue", async () => {

@@ -1,5 +1,6 @@
 import { ServiceBusClient, type ServiceBusMessage, type ServiceBusSender } from "@azure/service-bus";
 import type { TokenCredential } from "@azure/identity";
+import { currentTraceparent } from "../../observability/trace-context";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
 
 /** Scheduled messages per request: scheduleMessages sends them in one AMQP request, which has a size limit. */
@@ -12,6 +13,8 @@ export const serviceBusHost = (namespace: string): string => (namespace.includes
  * The message bus on Azure Service Bus queues: JSON bodies (contentType application/json, which the
  * Functions trigger hands over parsed), sent in as few batches as fit; a delayed message is scheduled
  * (its scheduled enqueue time). Retries and dead-lettering are the broker's (the queue's maxDeliveryCount).
+ * Each message carries its trace context in the `Diagnostic-Id` application property (and `traceparent`),
+ * which the Functions Service Bus trigger continues, as the SDK stamps it on messages sent within a span.
  */
 export class ServiceBusMessageBus implements MessageBus {
   /** One sender per queue, kept open: each opens an AMQP link, which is slow to set up. */
@@ -33,8 +36,14 @@ export class ServiceBusMessageBus implements MessageBus {
     const now = Date.now();
     const immediate: ServiceBusMessage[] = [];
     const delayed = new Map<number, ServiceBusMessage[]>();
+    const current = currentTraceparent();
     for (const message of messages) {
-      const outgoing: ServiceBusMessage = { body: message.body, contentType: "application/json" };
+      const traceparent = message.traceparent ?? current;
+      const outgoing: ServiceBusMessage = {
+        body: message.body,
+        contentType: "application/json",
+        ...(traceparent !== undefined ? { applicationProperties: { "Diagnostic-Id": traceparent, traceparent } } : {}),
+      };
       const delaySeconds = Math.max(0, message.delaySeconds ?? 0);
       if (delaySeconds === 0) immediate.push(outgoing);
       else {

@@ -3,6 +3,7 @@ import { startCosmos } from "../../../test/cosmos-stand-in";
 import { CosmosOutbox } from "../../adapters/cosmos/cosmos-outbox";
 import type { EventEnvelope } from "../../domain/events";
 import { Logger } from "../../logging";
+import { withTraceparent } from "../../observability/trace-context";
 import type { Clock } from "../../ports/clock";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
 import { eventMessages } from "./event-messages";
@@ -79,6 +80,29 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     now += 60_000;
     expect(await relay.execute()).toEqual([]); // published entries are not sent again
     expect(bus.envelopes()).toHaveLength(3);
+  });
+
+  it("stores each event with the trace context it was appended in, and the relay sends each in that one, not its own", async () => {
+    await drain(new RecordingBus());
+    const down = new RecordingBus();
+    down.down = true;
+    const [a1, a2, b1, untraced] = [event(), event(), event(), event()] as [EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope];
+    const A = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const B = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    await withTraceparent(A, () => new EventPublisher(outbox, () => down, log).append([a1, a2]));
+    await withTraceparent(B, () => new EventPublisher(outbox, () => down, log).append([b1]));
+    await new EventPublisher(outbox, () => down, log).append([untraced]);
+    now += 60_000;
+    const bus = new RecordingBus();
+    const relayRun = "00-11111111111111111111111111111111-2222222222222222-01";
+    await withTraceparent(relayRun, () => new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 }).execute());
+    const traceOf = (id: string): string | undefined => bus.sent.find((s) => (s.message.body as EventEnvelope[]).some((e) => e.id === id))?.message.traceparent;
+    // An entry from before trace contexts were stored names none: the bus sends it in the relay run's.
+    expect([a1, a2, b1, untraced].map((e) => traceOf(e.id))).toEqual([A, A, B, undefined]);
+    expect(bus.sent.filter((s) => s.message.traceparent === A)).toHaveLength(1);
+    // The messages carry the envelopes only.
+    expect(bus.envelopes()).toEqual(expect.arrayContaining([a1, a2, b1, untraced]));
+    expect(bus.envelopes()).toHaveLength(4);
   });
 
   it("a bus that cannot even be built fails the publish, not the data write", async () => {

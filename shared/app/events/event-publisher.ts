@@ -1,7 +1,7 @@
 import type { EventEnvelope } from "../../domain/events";
 import { errorFields, type Logger } from "../../logging";
 import type { MessageBus } from "../../ports/message-bus";
-import type { Outbox } from "../../ports/outbox";
+import type { Outbox, PendingEvent } from "../../ports/outbox";
 import { eventMessages } from "./event-messages";
 
 /**
@@ -44,7 +44,7 @@ export class EventPublisher implements Outbox {
     return this.store.list(filter);
   }
 
-  unpublished(appendedBefore: string, limit: number): Promise<EventEnvelope[]> {
+  unpublished(appendedBefore: string, limit: number): Promise<PendingEvent[]> {
     return this.store.unpublished(appendedBefore, limit);
   }
 

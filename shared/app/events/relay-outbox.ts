@@ -16,8 +16,9 @@ export interface RelayOutboxDeps {
 
 /**
  * Publishes outbox entries that never reached the bus (the process died, or the bus refused, between
- * the data write and the publish), oldest first, and marks them published. A failing send throws:
- * the entries stay pending and the next run tries again.
+ * the data write and the publish), oldest first, and marks them published. Each event is sent in the
+ * trace context stored with it, so its fan-out and webhook deliveries continue the operation that
+ * appended it, not the relay's. A failing send throws: the entries stay pending and the next run tries again.
  */
 export class RelayOutbox {
   constructor(private readonly deps: RelayOutboxDeps) {}

@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import pLimit from "p-limit";
 import { failed, succeeded, withAttempt, type DeliveryRef, type StoredDelivery } from "../../domain/delivery";
 import { nextRetryDelay } from "../../domain/delivery-schedule";
@@ -84,7 +85,9 @@ export class DeliveryAttempts {
    * 410. Returns the records as stored.
    */
   async attempt(items: readonly Attempt[]): Promise<StoredDelivery[]> {
-    const outcomes = await Promise.all(items.map((item) => this.posting(() => this.post(item.delivery, item.target))));
+    // Bound to this caller's async context: a POST queued behind other invocations' POSTs runs in this
+    // invocation's trace (p-limit would run it in the context of whichever POST freed its slot).
+    const outcomes = await Promise.all(items.map((item) => this.posting(AsyncResource.bind(() => this.post(item.delivery, item.target)))));
     const recorded = await this.record(items, outcomes);
     const retries: { ticket: DeliveryTicket; delaySeconds: number }[] = [];
     const gone = new Set<string>();
