@@ -78,7 +78,8 @@ describe("file ingestion that keeps crashing its process", () => {
       expect(await jobs()).toHaveLength(1);
       // The job is written first, then the file moves to quarantine and the attempts are forgotten.
       await expect.poll(() => blobs.getContainerClient("quarantine").getBlobClient(`${feedId}/prices-guard.csv`).exists(), { timeout: 10_000 }).toBe(true);
-      expect(await blobs.getContainerClient("inbound").getBlobClient(`${feedId}/prices-guard.csv`).exists()).toBe(false);
+      // A move is a copy then a delete: the inbox copy goes just after the quarantined one appears.
+      await expect.poll(() => blobs.getContainerClient("inbound").getBlobClient(`${feedId}/prices-guard.csv`).exists(), { timeout: 10_000 }).toBe(false);
       await expect.poll(() => attempts(), { timeout: 10_000 }).toBe(0);
       const outbox = (await database.container("events").items.query<EventEnvelope>("SELECT c.id, c.event, c.data FROM c WHERE c.docType = 'outbox'").fetchAll()).resources;
       expect(outbox.filter((e) => (e.data as { jobId?: string }).jobId === job.id).map((e) => e.event)).toEqual(["refresh_job.failed"]);
