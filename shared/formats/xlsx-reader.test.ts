@@ -170,7 +170,8 @@ describe("readXlsx", () => {
     expect(last).toEqual({ row: count, values: { ISIN: "XS0000099999", "Price Date": "2026-12-21", Price: 99999.25, Currency: "EUR" } });
     // The shared strings (100,000 ISINs) are held by design; the rows are not.
     expect(peak - before).toBeLessThan(24 * 2 ** 20);
-  }, 20_000);
+    // Writing the 100,000-row workbook with SheetJS takes most of the time; a loaded 2-core machine needs the margin.
+  }, 60_000);
 
   it("refuses a sheet the workbook does not have", async () => {
     await expect(fixture("positions.xlsx", { sheet: "Trades" })).rejects.toThrow(FileFormatError);
