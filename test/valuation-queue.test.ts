@@ -22,7 +22,6 @@ describe("valuation on the valuations queue", () => {
     const [a, b] = [securityRecord(), securityRecord()];
     const [aId, bId] = (await createSecurities(token, [a, b])) as [string, string];
     await imported(token, "prices", { prices: [price(a.isin, D, 12.5), price(b.isin, D, 3.1)] });
-    const started = Date.now();
     await imported(token, "positions", {
       positions: [
         { portfolioId: portfolio.id, securityId: aId, date: D, quantity: 8 },
@@ -33,7 +32,6 @@ describe("valuation on the valuations queue", () => {
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({ valuationStatus: "pending", totalValue: null, latestValuationDate: null });
     const listed = await call("GET", `/api/v1/portfolios?clientId=investment-tests&pageSize=100`, { token });
     expect(listed.body.data.find((p: { id: string }) => p.id === portfolio.id)).toMatchObject({ valuationStatus: "pending" });
-    expect(Date.now() - started).toBeLessThan(2000);
 
     // 8 × 12.50 = 100.00; 10 × 3.10 = 31.00; total 131.00
     expect(await valuedPortfolio(token, portfolio.id)).toMatchObject({ valuationStatus: "current", totalValue: 131, latestValuationDate: D });
