@@ -4,7 +4,7 @@ import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { parse } from "csv-parse/sync";
 import * as XLSX from "xlsx";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { exportRunId } from "../shared/domain/export-run";
@@ -71,13 +71,14 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
   const runs = async (id: string): Promise<Run[]> => (await call("GET", `${BASE}/${id}/runs?pageSize=200`, { token })).body.data;
   /** Polls the run history until `done` holds (bounded). */
   async function until(id: string, done: (runs: Run[]) => boolean, seconds = 30): Promise<Run[]> {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const current = await runs(id);
-      if (done(current)) return current;
-      if (Date.now() > deadline) throw new Error(`runs of ${id} not done: ${JSON.stringify(current)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    return vi.waitFor(
+      async () => {
+        const current = await runs(id);
+        if (!done(current)) throw new Error(`runs of ${id} not done: ${JSON.stringify(current)}`);
+        return current;
+      },
+      { timeout: seconds * 1000, interval: 250 },
+    );
   }
   const finished = (rs: Run[]) => rs.length > 0 && rs.every((r) => r.status !== "running");
   const sftpFile = (path: string, name: string): Promise<Buffer> => readFile(join(target.root, path, name));

@@ -2,7 +2,7 @@ import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../local/launch";
 import { adminToken, call } from "./http";
 import { root, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
@@ -168,13 +168,15 @@ describe("README › feeds: the onboarding steps and every format's example feed
     expect(sftp.stdout).toContain("securities-20241231.csv");
 
     // 6. The job, the data, the archived file.
-    const until = Date.now() + 30_000;
-    let job: Record<string, any> | undefined;
-    while (job === undefined && Date.now() < until) {
-      const jobs = await api("GET", `/api/v1/jobs?feedId=${feedId}`);
-      job = (jobs.body.data as Record<string, any>[]).find((j) => j.status !== "running");
-      if (job === undefined) await new Promise((r) => setTimeout(r, 250));
-    }
+    const job = await vi.waitFor(
+      async () => {
+        const jobs = await api("GET", `/api/v1/jobs?feedId=${feedId}`);
+        const done = (jobs.body.data as Record<string, any>[]).find((j) => j.status !== "running");
+        assert.isDefined(done, "the file's job");
+        return done;
+      },
+      { timeout: 30_000, interval: 250 },
+    );
     expect(job).toMatchObject({ source: "sftp", feedId, fileName: "securities-20241231.csv", status: "completed", counts: { received: 4, accepted: 4, rejected: 0 } });
     const sap = await api("GET", "/api/v1/securities/DE0007164600");
     expect(sap.status, sap.text).toBe(200);
