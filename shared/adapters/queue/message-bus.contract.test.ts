@@ -5,7 +5,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitForPort } from "../../../local/children";
 import type { LoadedFunction } from "../../../local/functions-host";
 import { freePort } from "../../../local/launch";
@@ -58,7 +58,7 @@ function messageBusContract(harness: () => Harness): void {
     const sent = Date.now();
     await bus.send("valuations", [{ body: { portfolioId: "pf_delayed" }, delaySeconds: 4 }, { body: { portfolioId: "pf_now" } }]);
     expect(await receive("valuations", 1, 10_000)).toEqual([{ portfolioId: "pf_now" }]);
-    await sleep(Math.max(0, sent + 2_500 - Date.now()));
+    await sleep(Math.max(0, sent + 2_500 - Date.now())); // waits to show that the delayed message is not visible before its time
     expect(await receive("valuations", 0, 0)).toEqual([]);
     const later = await receive("valuations", 1, 15_000);
     expect(later).toEqual([{ portfolioId: "pf_delayed" }]);
@@ -104,12 +104,18 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
     harness = {
       bus: StorageQueueMessageBus.fromConnectionString(connection),
       async receive(queue, atLeast, waitMs) {
-        const deadline = Date.now() + waitMs;
         const taken = await takeVisible(queue);
-        while (taken.length < atLeast && Date.now() < deadline) {
-          await sleep(100);
-          taken.push(...(await takeVisible(queue)));
-        }
+        if (taken.length >= atLeast) return taken;
+        // What arrived by the deadline, enough or not: the callers assert on it.
+        await vi
+          .waitFor(
+            async () => {
+              taken.push(...(await takeVisible(queue)));
+              expect(taken.length).toBeGreaterThanOrEqual(atLeast);
+            },
+            { timeout: waitMs, interval: 100 },
+          )
+          .catch(() => undefined);
         return taken;
       },
       // The local runtime's queue host with its Azure defaults (5 deliveries), a 1 s retry delay to be quick.
@@ -127,16 +133,16 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
         await host.start();
         try {
           const poison = service.getQueueClient(`${queue}-poison`);
-          const deadline = Date.now() + timeoutMs;
-          for (;;) {
-            const { peekedMessageItems } = await poison.peekMessages();
-            if (peekedMessageItems[0] !== undefined) {
-              expect(attempts).toBe(5);
-              return decodeMessage(peekedMessageItems[0].messageText);
-            }
-            if (Date.now() > deadline) throw new Error(`not in ${queue}-poison after ${attempts} attempts`);
-            await sleep(200);
-          }
+          const given = await vi.waitFor(
+            async () => {
+              const [first] = (await poison.peekMessages()).peekedMessageItems;
+              assert.isDefined(first, `not in ${queue}-poison after ${attempts} attempts`);
+              return first;
+            },
+            { timeout: timeoutMs, interval: 200 },
+          );
+          expect(attempts).toBe(5);
+          return decodeMessage(given.messageText);
         } finally {
           await host.stop();
         }
