@@ -35,7 +35,7 @@ export class HttpHost {
     this.routes = functions
       .filter((f) => f.trigger.type === "httpTrigger")
       .map((fn) => {
-        const route = String(fn.trigger.route ?? fn.name);
+        const route = typeof fn.trigger.route === "string" ? fn.trigger.route : fn.name;
         const prefix = options.routePrefix.replace(/^\/+|\/+$/g, "");
         const methods = new Set(((fn.trigger.methods as string[] | undefined) ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).map((m) => m.toUpperCase()));
         return { fn, methods, template: compileRoute(prefix === "" ? route : `${prefix}/${route}`) };

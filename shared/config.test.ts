@@ -52,9 +52,9 @@ describe("parseConfig", () => {
 describe("local.settings.example.json", () => {
   it("names every setting the config reads, and parses as it stands", async () => {
     const { readFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
+    const path = await import("node:path");
     const { configSchema } = await import("./config");
-    const values = (JSON.parse(readFileSync(join(__dirname, "..", "local.settings.example.json"), "utf8")) as { Values: Record<string, string> }).Values;
+    const values = (JSON.parse(readFileSync(path.join(__dirname, "..", "local.settings.example.json"), "utf8")) as { Values: Record<string, string> }).Values;
     const keys = Object.keys(configSchema.shape);
     expect(keys.length).toBeGreaterThan(20);
     expect(keys.filter((k) => !(k in values))).toEqual([]);

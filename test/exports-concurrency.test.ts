@@ -82,11 +82,11 @@ describe("export runs side by side", () => {
   it("two runs of one export at once: each attempt writes its own temporary file, one at a time, and both succeed on their first attempt", async () => {
     const id = await create({ destination: sftp("/twice"), fileName: "securities.csv" });
     const [a, b] = await Promise.all([runNow(id), runNow(id)]);
-    expect(a!.id).not.toBe(b!.id);
+    expect(a.id).not.toBe(b.id);
     const runs = await finished(id, 2);
     expect(runs.map((r) => [r.status, r.attempts, r.error])).toEqual([["succeeded", 1, undefined], ["succeeded", 1, undefined]]);
     expect(await readdir(join(slow.root, "twice"))).toEqual(["securities.csv"]);
-    const [header, ...rows] = parse(await readFile(join(slow.root, "twice", "securities.csv"))) as string[][];
+    const [header, ...rows] = parse(await readFile(join(slow.root, "twice", "securities.csv")));
     expect(header).toContain("isin");
     expect(rows.length).toBe(runs[0]!.rows);
     const uploads = uploadsIn(slow.operations, "/twice");

@@ -5,6 +5,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { adminToken, call } from "./http";
 import { childrenGone } from "./children-gone";
+import { withDiagnostics } from "./with-diagnostics";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 
@@ -62,7 +63,10 @@ describe("an export run across a crash", () => {
     const run = await call("POST", `/api/v1/settings/exports/${id}/run`, { base: first.baseUrl, token });
     expect(run.status, run.text).toBe(202);
 
-    await vi.waitFor(() => expect(sockets.length, `the attempt never connected:\n${first.output()}`).toBeGreaterThan(0), { timeout: 20_000, interval: 50 });
+    await withDiagnostics(
+      vi.waitFor(() => expect(sockets.length, "the attempt never connected").toBeGreaterThan(0), { timeout: 20_000, interval: 50 }),
+      () => first.output(),
+    );
     // The hanging attempt holds its own copy of the destination; the next one will find the real server.
     const patched = await call("PATCH", `/api/v1/settings/exports/${id}`, { base: first.baseUrl, token, body: { destination: { port: target.port } } });
     expect(patched.status, patched.text).toBe(200);
@@ -74,20 +78,23 @@ describe("an export run across a crash", () => {
     const second = await startRuntime(env);
     runtimes.push(second);
     token = await adminToken(second.baseUrl);
-    const runs = await vi.waitFor(
-      async () => {
-        const current: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data;
-        if (current.some((r) => r.status === "running")) throw new Error(`the run did not finish after the restart: ${JSON.stringify(current)}\n${second.output()}`);
-        return current;
-      },
-      { timeout: 45_000, interval: 250 },
+    const runs = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const current: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data;
+          if (current.some((r) => r.status === "running")) throw new Error(`the run did not finish after the restart: ${JSON.stringify(current)}`);
+          return current;
+        },
+        { timeout: 45_000, interval: 250 },
+      ),
+      () => second.output(),
     );
     expect(runs).toMatchObject([{ id: run.body.data.id, status: "succeeded", attempts: 2, fileName: `securities_${id}.csv` }]);
     // The crashed attempt's queue message comes back too: it finds the run finished and does nothing.
     await sleep(2_000); // waits to show that it does nothing
     expect((await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data).toMatchObject([{ status: "succeeded", attempts: 2 }]);
     expect(await readdir(join(target.root, "crash"))).toEqual([`securities_${id}.csv`]);
-    const [header] = parse(await readFile(join(target.root, "crash", `securities_${id}.csv`))) as string[][];
+    const [header] = parse(await readFile(join(target.root, "crash", `securities_${id}.csv`)));
     expect(header).toContain("isin");
   }, 120_000);
 });

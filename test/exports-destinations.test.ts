@@ -26,7 +26,7 @@ async function listener(kind: "silent" | "http"): Promise<{ port: number; accept
   const sockets: Socket[] = [];
   const server: Server =
     kind === "http"
-      ? (createHttpServer((_req, res) => res.end("hello")) as unknown as Server)
+      ? (createHttpServer((_req, res) => res.end("hello")))
       : createServer((socket) => {
           sockets.push(socket);
           socket.on("error", () => undefined);

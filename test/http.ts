@@ -4,7 +4,7 @@ import { BOOTSTRAP, runtimeEnv, startRuntime, tempDir, type Runtime } from "./ru
 export interface Reply {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  body: any;  
   text: string;
 }
 

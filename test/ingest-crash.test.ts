@@ -7,6 +7,7 @@ import type { EventEnvelope } from "../shared/domain/events";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { childrenGone } from "./children-gone";
+import { withDiagnostics } from "./with-diagnostics";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const SECURITIES = 150;
@@ -86,15 +87,18 @@ describe("file ingestion across a crash", () => {
       expect(reply.status, reply.text).toBe(200);
       return reply.body.data as JobBody[];
     };
-    const midFile = await vi.waitFor(
-      async () => {
-        const job = (await jobsOf(first)).find((j) => j.fileName === "prices-crash.csv");
-        assert.isDefined(job, `no job mid-file:\n${first.output()}`);
-        expect(job.status, `the job finished before the kill: ${JSON.stringify(job)}`).toBe("running");
-        expect(job.counts.accepted, "rows accepted before the kill").toBeGreaterThanOrEqual(10_000);
-        return job;
-      },
-      { timeout: 30_000, interval: 20 },
+    const midFile = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const job = (await jobsOf(first)).find((j) => j.fileName === "prices-crash.csv");
+          assert.isDefined(job, "no job mid-file");
+          expect(job.status, "the job finished before the kill").toBe("running");
+          expect(job.counts.accepted, "rows accepted before the kill").toBeGreaterThanOrEqual(10_000);
+          return job;
+        },
+        { timeout: 30_000, interval: 20 },
+      ),
+      () => first.output(),
     );
     await first.kill();
     expect(midFile.counts.accepted).toBeLessThan(ROWS);
@@ -111,14 +115,17 @@ describe("file ingestion across a crash", () => {
       for (const c of ["inbound", "archive", "quarantine"]) for await (const b of blobs.getContainerClient(c).listBlobsFlat()) names.push(`${c}/${b.name}`);
       return names;
     };
-    const done = await vi.waitFor(
-      async () => {
-        const job = (await jobsOf(second)).find((j) => j.id === midFile.id && j.status !== "running");
-        const left = !(await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists());
-        if (job === undefined || !left) throw new Error(`the job did not finish after the restart: ${JSON.stringify(job)} ${JSON.stringify(await listed())}\n${second.output()}`);
-        return job;
-      },
-      { timeout: 45_000, interval: 250 },
+    const done = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const job = (await jobsOf(second)).find((j) => j.id === midFile.id && j.status !== "running");
+          assert.isDefined(job, "the job did not finish after the restart");
+          expect(await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists(), "the file left inbound").toBe(false);
+          return job;
+        },
+        { timeout: 45_000, interval: 250 },
+      ),
+      async () => `${JSON.stringify(await listed())}\n${second.output()}`,
     );
 
     expect(done.status).toBe("completed");

@@ -124,7 +124,7 @@ export interface SecurityRecord {
 
 /** An equity security record with a fresh ISIN. */
 export function securityRecord(overrides: Partial<SecurityRecord> = {}): SecurityRecord & { isin: string } {
-  return { isin: newIsin(), name: `Test security ${uniqueCode("S")}`, assetClass: "equity", currency: "EUR", ...overrides } as SecurityRecord & { isin: string };
+  return { isin: newIsin(), name: `Test security ${uniqueCode("S")}`, assetClass: "equity", currency: "EUR", ...overrides };
 }
 
 /** Imports securities and returns their ids (default `sec_<ISIN>`), in order. */

@@ -93,7 +93,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
       const script = (snippet ?? "").replace(/^EXAMPLE=\S+/, `EXAMPLE=${e.id}`);
       const out = await new Promise<string>((resolve, reject) => {
         execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 30_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
-          error === null ? resolve(stdout) : reject(new Error(`${e.id}: ${String(error)}\n${stderr}`)),
+          error === null ? resolve(stdout) : reject(new Error(`${e.id}: ${error.message}\n${stderr}`)),
         );
       });
       const result = (JSON.parse(out) as { data: { received: number; valid: number; rejected: number } }).data;
@@ -117,7 +117,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
     const script = `${block.replace(interactive, batchPut)}\necho\necho "FEED=$FEED"`;
     const out = await new Promise<string>((resolve, reject) => {
       execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
-        error === null ? resolve(stdout) : reject(new Error(`${String(error)}\n${stdout}\n${stderr}`)),
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}\n${stderr}`)),
       );
     });
     const feedId = /^FEED=(fd_[0-9a-f]+)$/m.exec(out)?.[1] ?? "";
@@ -161,7 +161,7 @@ describe("README › feeds: the onboarding steps and every format's example feed
         "sftp",
         ["-b", batch, "-i", keyPath, "-P", String(login.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", `${login.username}@${login.host}`],
         { cwd: root, encoding: "utf8", timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr: `${stderr}${error === null ? "" : String(error)}` }),
+        (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr: `${stderr}${error === null ? "" : error.message}` }),
       );
     });
     expect(sftp.status, `${sftp.stdout}\n${sftp.stderr}`).toBe(0);

@@ -8,6 +8,7 @@ import { startDurableStandIn } from "../local/cosmos/durable-stand-in";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { childrenGone } from "./children-gone";
+import { withDiagnostics } from "./with-diagnostics";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { newWebhookSecret } from "./webhook-receiver";
 
@@ -141,7 +142,10 @@ describe("webhook deliveries across a crash", () => {
     expect(reply.status, reply.text).toBe(200);
     imported = true;
     killIfDue(receiver.arrivals.size);
-    await vi.waitFor(() => expect(killing, `only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`).toBeDefined(), { timeout: 60_000, interval: 20 });
+    await withDiagnostics(
+      vi.waitFor(() => expect(killing, "the kill").toBeDefined(), { timeout: 60_000, interval: 20 }),
+      () => `only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`,
+    );
     await killing;
     receiver.onArrival = () => {};
     const arrivedBeforeKill = new Set(receiver.arrivals.keys());

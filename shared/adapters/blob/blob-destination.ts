@@ -52,7 +52,8 @@ export class BlobDestination implements ExportDestination {
     const extension = fileName.slice(fileName.lastIndexOf(".") + 1).toLowerCase();
     const blockIds: string[] = [];
     const inFlight = new Set<Promise<void>>();
-    let failure: unknown;
+    // Kept in a box: the storage service's answer, whatever it is, is what the catch below reports.
+    let failure: { reason: unknown } | undefined;
     let bytes = 0;
     // Block ids are of one length within a blob, and this attempt's own: another writer's blocks are never in its list.
     const stage = (block: Buffer): void => {
@@ -60,7 +61,7 @@ export class BlobDestination implements ExportDestination {
       blockIds.push(id);
       const staged: Promise<void> = blob
         .stageBlock(id, block, block.length)
-        .then(() => undefined, (error: unknown) => void (failure ??= error))
+        .then(() => undefined, (reason: unknown) => void (failure ??= { reason }))
         .finally(() => inFlight.delete(staged));
       inFlight.add(staged);
     };
@@ -77,11 +78,11 @@ export class BlobDestination implements ExportDestination {
           pendingBytes = 0;
           while (inFlight.size >= PARALLEL_BLOCKS) await Promise.race(inFlight);
         }
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failure.reason;
       }
       if (pendingBytes > 0) stage(Buffer.concat(pending, pendingBytes));
       await Promise.all(inFlight);
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) throw failure.reason;
     } catch (error) {
       if (!body.readableEnded) body.destroy();
       await Promise.allSettled(inFlight);

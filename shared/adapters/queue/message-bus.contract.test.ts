@@ -21,9 +21,9 @@ const quiet = new Logger("error", () => undefined);
 interface Harness {
   bus: MessageBus;
   /** Takes (and removes) what is visible now, waiting up to `waitMs` for at least `atLeast` messages. */
-  receive(queue: QueueName, atLeast: number, waitMs: number): Promise<unknown[]>;
+  receive: (queue: QueueName, atLeast: number, waitMs: number) => Promise<unknown[]>;
   /** Lets a handler fail on every delivery; resolves with the message body once the broker gave it up. */
-  failUntilGivenUp(queue: QueueName, timeoutMs: number): Promise<unknown>;
+  failUntilGivenUp: (queue: QueueName, timeoutMs: number) => Promise<unknown>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -287,7 +287,7 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
   it("five rows in batches of two: three calls, one job whose counts sum them, one refresh_job.completed", async () => {
     const events: EventEnvelope[] = [];
     const stored = app.core.outbox();
-    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } } as Outbox;
+    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } };
     const importer = new ImportRecords({
       portfolios: app.investments.portfolioRepository(),
       securities: app.investments.securityRepository(),
