@@ -113,8 +113,6 @@ export class HttpHost {
   }
 }
 
-/** A decoded path parameter; malformed percent-encoding is passed on as sent, for the function to reject. */
-
 /** Answers a request Node could not parse with the error object, then closes the connection. */
 function rejectRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || error.code === "ECONNRESET") {
