@@ -142,10 +142,12 @@ describe("webhook deliveries across a crash", () => {
     expect(reply.status, reply.text).toBe(200);
     imported = true;
     killIfDue(receiver.arrivals.size);
-    await withDiagnostics(
-      vi.waitFor(() => expect(killing, "the kill").toBeDefined(), { timeout: 60_000, interval: 20 }),
-      () => `only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`,
-    );
+    // Left a loop: with vi.waitFor here every delivery arrived before the kill (2 runs of 2), with this loop none did (3 of 3); not yet understood.
+    const deadline = Date.now() + 60_000;
+    while (killing === undefined) {
+      if (Date.now() > deadline) throw new Error(`only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`);
+      await sleep(20);
+    }
     await killing;
     receiver.onArrival = () => {};
     const arrivedBeforeKill = new Set(receiver.arrivals.keys());
