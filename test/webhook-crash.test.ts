@@ -8,7 +8,6 @@ import { startDurableStandIn } from "../local/cosmos/durable-stand-in";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { childrenGone } from "./children-gone";
-import { withDiagnostics } from "./with-diagnostics";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { newWebhookSecret } from "./webhook-receiver";
 
