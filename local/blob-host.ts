@@ -25,7 +25,7 @@ const BLOB_SOURCE = "AzureStorageBlobs";
 export function checkBlobTrigger(fn: LoadedFunction): void {
   const source = fn.trigger["source"];
   if (source !== "EventGrid") {
-    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source ${JSON.stringify(source)}`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
+    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${typeof source === "string" ? source : JSON.stringify(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
   }
   const properties = fn.trigger["properties"] as { supportsDeferredBinding?: unknown } | undefined;
   if (properties?.supportsDeferredBinding !== "true") {
