@@ -1,4 +1,4 @@
-import { CosmosClient, type JSONObject } from "@azure/cosmos";
+import { CosmosClient } from "@azure/cosmos";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { adminToken, resultLine, type BenchRuntime } from "./harness";
 import { dateAfter, isinFor, post, withPeakRss } from "./fixtures";
@@ -44,7 +44,7 @@ export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
   const rawDocs = pricesFor(0).map((p) => ({ ...p, id: `${p.date}|${p.type}|${p.source}`, securityId: `sec_${p.isin}`, docType: "price", updatedAt: new Date().toISOString() }));
   const rawStarted = performance.now();
   // SDK bulk calls carry at most 100 operations per partition key range; 8 run at once, as in the service.
-  for (let i = 0; i < rawDocs.length; i += BATCH) await bulkUpsert(container, rawDocs.slice(i, i + BATCH) as unknown as JSONObject[]);
+  for (let i = 0; i < rawDocs.length; i += BATCH) await bulkUpsert(container, rawDocs.slice(i, i + BATCH));
   const rawSeconds = (performance.now() - rawStarted) / 1000;
   const rawRate = rawDocs.length / rawSeconds;
   await database.delete();

@@ -48,11 +48,11 @@ async function sample(count: number, query: (i: number) => Promise<unknown>): Pr
   return median(times);
 }
 
-function queries(container: Container, securities: number): { top1(i: number): Promise<unknown>; count(i: number): Promise<unknown>; cross(): Promise<unknown> } {
+function queries(container: Container, securities: number): { top1: (i: number) => Promise<unknown>; count: (i: number) => Promise<unknown>; cross: () => Promise<unknown> } {
   // Spread over the container, so no one partition's place in it decides the figure.
   const security = (i: number): string => securityIdFor(Math.floor(((i * 7919) % securities + securities) % securities));
   const run = async (spec: SqlQuerySpec, partitionKey?: string): Promise<unknown[]> =>
-    (await container.items.query(spec, partitionKey === undefined ? {} : { partitionKey }).fetchAll()).resources;
+    (await container.items.query<unknown>(spec, partitionKey === undefined ? {} : { partitionKey }).fetchAll()).resources;
   return {
     top1: async (i) => {
       const s = security(i);

@@ -28,8 +28,8 @@ registerBlobTriggerReferences();
 /** A blob function as feed-files-ingest registers it: Event Grid source, a reference (sdkBinding). */
 const blobFunction = (name: string, path: string, handler: (blob: unknown) => unknown, trigger: Record<string, unknown> = {}): LoadedFunction => ({
   name,
-  trigger: { direction: "in", type: "blobTrigger", path, connection: "AzureWebJobsStorage", source: "EventGrid", properties: { supportsDeferredBinding: "true" }, ...trigger } as LoadedFunction["trigger"],
-  handler: handler as LoadedFunction["handler"],
+  trigger: { direction: "in", type: "blobTrigger", path, connection: "AzureWebJobsStorage", source: "EventGrid", properties: { supportsDeferredBinding: "true" }, ...trigger },
+  handler: handler,
 });
 
 describe("local blob host (on Azurite)", () => {

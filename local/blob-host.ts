@@ -25,7 +25,7 @@ const BLOB_SOURCE = "AzureStorageBlobs";
 export function checkBlobTrigger(fn: LoadedFunction): void {
   const source = fn.trigger["source"];
   if (source !== "EventGrid") {
-    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${String(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
+    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${typeof source === "string" ? source : JSON.stringify(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
   }
   const properties = fn.trigger["properties"] as { supportsDeferredBinding?: unknown } | undefined;
   if (properties?.supportsDeferredBinding !== "true") {
@@ -38,12 +38,12 @@ export function checkBlobTrigger(fn: LoadedFunction): void {
 
 /** What the Functions host sends a worker for a blob with sdkBinding: the blob named, not read. */
 function modelBindingData(connection: unknown, containerName: string, blobName: string): { version: string; source: string; contentType: string; content: Buffer } {
-  const content = JSON.stringify({ Connection: String(connection ?? ""), ContainerName: containerName, BlobName: blobName });
+  const content = JSON.stringify({ Connection: typeof connection === "string" ? connection : "", ContainerName: containerName, BlobName: blobName });
   return { version: "1.0", source: BLOB_SOURCE, contentType: "application/json", content: Buffer.from(content) };
 }
 
 /** `container/prefix{name}.csv` → the container and a matcher that yields the named parts. */
-export function compileBlobPath(path: string): { container: string; match(blobName: string): Record<string, string> | undefined } {
+export function compileBlobPath(path: string): { container: string; match: (blobName: string) => Record<string, string> | undefined } {
   const slash = path.indexOf("/");
   const container = slash < 0 ? path : path.slice(0, slash);
   const pattern = slash < 0 ? "{name}" : path.slice(slash + 1);

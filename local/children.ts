@@ -47,7 +47,7 @@ export async function killStale(dataDir: string, name: string, script: string): 
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   rmSync(pidFile, { force: true });
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
-  let cmdline = "";
+  let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
   } catch {

@@ -36,7 +36,7 @@ export class HttpHost {
     this.routes = functions
       .filter((f) => f.trigger.type === "httpTrigger")
       .map((fn) => {
-        const route = String(fn.trigger.route ?? fn.name);
+        const route = typeof fn.trigger.route === "string" ? fn.trigger.route : fn.name;
         const prefix = options.routePrefix.replace(/^\/+|\/+$/g, "");
         const methods = new Set(((fn.trigger.methods as string[] | undefined) ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).map((m) => m.toUpperCase()));
         return { fn, methods, template: compileRoute(prefix === "" ? route : `${prefix}/${route}`) };
@@ -115,8 +115,6 @@ export class HttpHost {
     writeResponse(res, result ?? { status: 204 }, method);
   }
 }
-
-/** A decoded path parameter; malformed percent-encoding is passed on as sent, for the function to reject. */
 
 /** Answers a request Node could not parse with the error object, then closes the connection. */
 function rejectRequest(error: NodeJS.ErrnoException, socket: Duplex): void {

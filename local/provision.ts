@@ -2,6 +2,7 @@ import type { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
+import { parseStorageConnectionString } from "../shared/domain/storage-connection-string";
 import { queueNames } from "../shared/ports/message-bus";
 
 export const QUEUES = queueNames;
@@ -16,11 +17,12 @@ export async function provision(cosmos: CosmosClient, databaseId: string, storag
   for (const name of BLOB_CONTAINERS) await blobs.getContainerClient(name).createIfNotExists();
 }
 
-/** The blob and queue ports named by an Azurite connection string. */
+/** The blob and queue ports named by an Azurite connection string (Azurite's defaults where it names none). */
 export function storagePorts(connectionString: string): { blob: number; queue: number } {
-  const port = (key: string, fallback: number): number => {
-    const m = new RegExp(`${key}=https?://[^:;/]+:(\\d+)`, "i").exec(connectionString);
-    return m?.[1] === undefined ? fallback : Number(m[1]);
+  const connection = parseStorageConnectionString(connectionString);
+  const port = (endpoint: string | undefined, fallback: number): number => {
+    const given = endpoint !== undefined && URL.canParse(endpoint) ? new URL(endpoint).port : "";
+    return given === "" ? fallback : Number(given);
   };
-  return { blob: port("BlobEndpoint", 10000), queue: port("QueueEndpoint", 10001) };
+  return { blob: port(connection.blobEndpoint, 10000), queue: port(connection.queueEndpoint, 10001) };
 }

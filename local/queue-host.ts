@@ -166,7 +166,7 @@ export class QueueHost {
         await queue.deleteMessage(message.messageId, popReceipt);
         return;
       }
-      this.log.error("queue function failed", { function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: String(failure) });
+      this.log.error("queue function failed", { function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: failure instanceof Error ? String(failure) : JSON.stringify(failure) });
       if (message.dequeueCount >= this.options.maxDequeueCount) {
         await this.service.getQueueClient(`${queue.name}-poison`).sendMessage(message.messageText);
         await queue.deleteMessage(message.messageId, popReceipt);

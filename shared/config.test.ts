@@ -37,6 +37,13 @@ describe("parseConfig", () => {
     expect(message).toMatch(/LOG_LEVEL/);
   });
 
+  it("refuses a storage connection string it cannot read one way, without repeating its values", () => {
+    const twice = "AccountName=prodacct;AccountKey=c2VjcmV0a2V5;AccountName=otheracct";
+    expect(() => parseConfig({ ...valid, STORAGE_CONNECTION_STRING: twice })).toThrow(/STORAGE_CONNECTION_STRING: AccountName is given twice/);
+    expect(() => parseConfig({ ...valid, STORAGE_CONNECTION_STRING: twice })).not.toThrow(/c2VjcmV0a2V5|otheracct/);
+    expect(parseConfig({ ...valid, STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true" }).STORAGE_CONNECTION_STRING).toBe("UseDevelopmentStorage=true");
+  });
+
   it("requires the bootstrap id and secret together", () => {
     expect(() => parseConfig({ ...valid, BOOTSTRAP_CLIENT_ID: "admin" })).toThrow(/BOOTSTRAP_CLIENT_SECRET/);
   });
@@ -45,9 +52,9 @@ describe("parseConfig", () => {
 describe("local.settings.example.json", () => {
   it("names every setting the config reads, and parses as it stands", async () => {
     const { readFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
+    const path = await import("node:path");
     const { configSchema } = await import("./config");
-    const values = (JSON.parse(readFileSync(join(__dirname, "..", "local.settings.example.json"), "utf8")) as { Values: Record<string, string> }).Values;
+    const values = (JSON.parse(readFileSync(path.join(__dirname, "..", "local.settings.example.json"), "utf8")) as { Values: Record<string, string> }).Values;
     const keys = Object.keys(configSchema.shape);
     expect(keys.length).toBeGreaterThan(20);
     expect(keys.filter((k) => !(k in values))).toEqual([]);

@@ -1,9 +1,22 @@
 import { z } from "zod";
+import { parseStorageConnectionString, StorageConnectionStringError } from "./domain/storage-connection-string";
 
 const positiveInt = z.coerce.number().int().positive();
 const flag = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1");
+/** Refused at start-up when it cannot be read one way: the service's own-storage checks and the SDKs must read the same account. */
+const storageConnectionString = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    try {
+      parseStorageConnectionString(value);
+    } catch (error) {
+      if (!(error instanceof StorageConnectionStringError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+    }
+  });
 
 /** Every app setting the service reads. Names are the Azure app settings / local.settings.json Values. */
 export const configSchema = z
@@ -14,7 +27,7 @@ export const configSchema = z
     COSMOS_DATABASE: z.string().min(1).default("investment-data"),
     /** Off for the local emulator, which answers on one loopback address only. */
     COSMOS_ENDPOINT_DISCOVERY: flag.default(true),
-    STORAGE_CONNECTION_STRING: z.string().min(1).optional(),
+    STORAGE_CONNECTION_STRING: storageConnectionString.optional(),
     STORAGE_BLOB_ENDPOINT: z.url().optional(),
     STORAGE_QUEUE_ENDPOINT: z.url().optional(),
     /** The Functions host's storage account (set by infra/; the service's own account too): never a customer's container. */

@@ -1,3 +1,4 @@
+import type * as ApplicationInsights from "applicationinsights";
 import type { Config } from "./config";
 
 let started = false;
@@ -8,7 +9,7 @@ export function startTelemetry(config: Pick<Config, "APPLICATIONINSIGHTS_CONNECT
   started = true;
   // Loaded only when configured: the SDK patches modules at load time.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const appInsights = require("applicationinsights") as typeof import("applicationinsights");
+  const appInsights = require("applicationinsights") as typeof ApplicationInsights;
   appInsights.setup(config.APPLICATIONINSIGHTS_CONNECTION_STRING).setAutoCollectConsole(true, true).start();
   return true;
 }

@@ -2,6 +2,7 @@ import { HttpRequest, type HttpResponseInit } from "@azure/functions";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type * as FunctionsHostModule from "../local/functions-host";
 import type { LoadedFunction } from "../local/functions-host";
 import { startCosmos, startFaultProxy } from "./cosmos-stand-in";
 import { BOOTSTRAP, root, TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
@@ -18,13 +19,13 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
   let functions: LoadedFunction[];
   const savedEnv = { ...process.env };
 
-  const invoke = async (name: string, init: ConstructorParameters<typeof HttpRequest>[0]): Promise<{ status: number; headers: Headers; body: any }> => { // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+  const invoke = async (name: string, init: ConstructorParameters<typeof HttpRequest>[0]): Promise<{ status: number; headers: Headers; body: any }> => {  
     const fn = functions.find((f) => f.name === name);
     if (fn === undefined) throw new Error(`no function ${name}`);
-    const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
+    const host = load("./local/functions-host.js") as typeof FunctionsHostModule;
     const result = (await fn.handler(new HttpRequest(init), host.invocationContext(name, () => {}))) as HttpResponseInit;
     const text = typeof result.body === "string" ? result.body : "";
-    return { status: result.status ?? 200, headers: new Headers(result.headers as Record<string, string>), body: text === "" ? undefined : JSON.parse(text) };
+    return { status: result.status ?? 200, headers: new Headers(result.headers), body: text === "" ? undefined : JSON.parse(text) };
   };
 
   beforeAll(async () => {
@@ -41,7 +42,7 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
       BOOTSTRAP_CLIENT_SECRET: BOOTSTRAP.secret,
       LOG_LEVEL: "error",
     });
-    const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
+    const host = load("./local/functions-host.js") as typeof FunctionsHostModule;
     functions = host.loadFunctions(root);
   });
   afterAll(async () => {

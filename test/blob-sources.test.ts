@@ -3,10 +3,10 @@ import { CredentialUnavailableError } from "@azure/identity";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
 import type { ContainerLocation } from "../shared/domain/blob-source-container-url";
 import { BlobCustomerContainers } from "../shared/adapters/blob/blob-customer-containers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
-import { adminToken, call, cosmosEndpoint, eventually, newClient, storageConnectionString, useOwnRuntime, type Reply } from "./http";
+import { adminToken, call, cosmosEndpoint, newClient, storageConnectionString, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
@@ -60,7 +60,14 @@ describe("System settings › blob sources", () => {
     const started = await call("POST", `${BASE}/${id}/run`, { token });
     expect(started.status, started.text).toBe(202);
     expect(started.body.data).toMatchObject({ blobSourceId: id, trigger: "manual", status: "running", startedAt: iso });
-    return eventually(async () => (await runsOf(id)).find((r) => r.id === started.body.data.id && r.status !== "running"), 20_000, `run ${started.body.data.id}`);
+    return vi.waitFor(
+      async () => {
+        const run = (await runsOf(id)).find((r) => r.id === started.body.data.id && r.status !== "running");
+        assert.isDefined(run, `run ${started.body.data.id} finished`);
+        return run;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
   };
   const jobsOf = async (feed: string): Promise<Record<string, any>[]> => {
     const reply = await call("GET", `/api/v1/jobs?feedId=${feed}&pageSize=100`, { token });
@@ -69,10 +76,14 @@ describe("System settings › blob sources", () => {
   };
   /** The finished job of a file (named as in the customer's container), other than `except`. */
   const finishedJob = (feed: string, fileName: string, except?: string): Promise<Record<string, any>> =>
-    eventually(async () => {
-      const done = (await jobsOf(feed)).filter((j) => j.fileName === fileName && j.status !== "running" && j.id !== except);
-      return done.length > 0 ? done : undefined;
-    }, 20_000, `the job of ${fileName}`).then((jobs) => jobs[0]!);
+    vi.waitFor(
+      async () => {
+        const done = (await jobsOf(feed)).find((j) => j.fileName === fileName && j.status !== "running" && j.id !== except);
+        assert.isDefined(done, `the job of ${fileName}`);
+        return done;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
   /** Every blob of the customer's container with its ETag: what "unchanged" means. */
   const customerState = async (): Promise<Record<string, string>> => {
     const state: Record<string, string> = {};
@@ -222,7 +233,7 @@ describe("System settings › blob sources", () => {
     await stored.replace({ ...resource, containerUrl: `${emulator}/archive` });
     const run = await runNow(legacy.id);
     expect(run).toMatchObject({ status: "failed", listed: 0, copied: 0, files: [], error: `containerUrl "archive" is one of the service's own containers; name another container of the emulator` });
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 1000)); // waits to show that no job ingests the archived file
     expect((await jobsOf(feedId)).filter((j) => j.fileName === archived)).toEqual([]);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).status).toBe(404);
   });
@@ -332,10 +343,14 @@ describe("System settings › blob sources", () => {
     const again = await runNow(src.id);
     expect(again).toMatchObject({ status: "succeeded", copied: 1 });
     expect(again.files[0].inboundName).toBe(first.files[0].inboundName);
-    const jobs = await eventually(async () => {
-      const all = (await jobsOf(feedId)).filter((j) => j.fileName === fileName && j.status !== "running");
-      return all.length === 2 ? all : undefined;
-    }, 20_000, "the second job of the same content");
+    const jobs = await vi.waitFor(
+      async () => {
+        const all = (await jobsOf(feedId)).filter((j) => j.fileName === fileName && j.status !== "running");
+        expect(all, "the second job of the same content").toHaveLength(2);
+        return all;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     const duplicate = jobs.find((j) => j.id !== job.id)!;
     expect(duplicate).toMatchObject({ status: "completed", duplicateOf: job.id, counts: { accepted: 0 } });
     expect((await runNow(src.id)).copied).toBe(0);
@@ -394,7 +409,14 @@ describe("System settings › blob sources", () => {
     // Not due any more: a third firing claims nothing for it.
     expect((await instance().blobSources.scheduleBlobSources().execute()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
 
-    const run = await eventually(async () => (await runsOf(due.id)).find((r) => r.status !== "running"), 20_000, "the scheduled run");
+    const run = await vi.waitFor(
+      async () => {
+        const finished = (await runsOf(due.id)).find((r) => r.status !== "running");
+        assert.isDefined(finished, "the scheduled run");
+        return finished;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: new Date(dueAt).toISOString(), status: "succeeded", copied: 1 });
     expect(await runsOf(due.id)).toHaveLength(1);
     expect((await call("GET", `${BASE}/${due.id}`, { token })).body.data.nextRunAt).toBe(new Date(dueAt + 15 * 60_000).toISOString());
@@ -417,13 +439,20 @@ describe("System settings › blob sources", () => {
       const { resource } = await settings.item(id, "blob-source").read();
       await settings.item(id, "blob-source").replace({ ...resource, nextRunAt: past });
     }
-    const run = await eventually(async () => (await runsOf(on.id)).find((r) => r.status !== "running"), 20_000, "the timer's run");
+    const run = await vi.waitFor(
+      async () => {
+        const finished = (await runsOf(on.id)).find((r) => r.status !== "running");
+        assert.isDefined(finished, "the timer's run");
+        return finished;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: past, status: "succeeded", copied: 1 });
     const next = (await call("GET", `${BASE}/${on.id}`, { token })).body.data.nextRunAt as string;
     expect(next > new Date().toISOString() && next.endsWith("T03:00:00.000Z")).toBe(true);
     await finishedJob(feedId, run.files[0].name as string);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Timer plc", assetClass: "etf" });
-    await new Promise((r) => setTimeout(r, 2500)); // another tick or two
+    await new Promise((r) => setTimeout(r, 2500)); // waits another tick or two to show that no second run starts
     expect(await runsOf(on.id)).toHaveLength(1);
     expect(await runsOf(off.id)).toEqual([]);
   });
@@ -456,16 +485,21 @@ describe("System settings › blob sources", () => {
       LOG_LEVEL: "error",
     };
     await new Composition(parseConfig(env)).blobSources.scheduleBlobSources().execute();
-    const finished = await eventually(async () => {
-      const all = await runsOf(src.id);
-      return all.length === 3 && all.every((r) => r.status !== "running") ? all : undefined;
-    }, 20_000, "the recovered runs");
+    const finished = await vi.waitFor(
+      async () => {
+        const all = await runsOf(src.id);
+        expect(all, "the recovered runs").toHaveLength(3);
+        expect(all.every((r) => r.status !== "running"), "the recovered runs finished").toBe(true);
+        return all;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     const byId = new Map(finished.map((r) => [r.id, r]));
     expect(byId.get("bsr_hopeless")).toMatchObject({ status: "failed", error: expect.stringMatching(/stopped 3 times/) });
     // Both recovered runs finished; the version was copied once between them.
     expect([byId.get("bsr_unsent")?.status, byId.get("bsr_died")?.status]).toEqual(["succeeded", "succeeded"]);
     expect((byId.get("bsr_unsent")?.copied ?? 0) + (byId.get("bsr_died")?.copied ?? 0)).toBe(1);
     for (const run of finished) expect(run).not.toHaveProperty("leaseUntil");
-    await eventually(async () => ((await call("GET", `/api/v1/securities/${isin}`, { token })).status === 200 ? true : undefined), 20_000, "the recovered file's data");
+    await expect.poll(async () => (await call("GET", `/api/v1/securities/${isin}`, { token })).status, { timeout: 20_000, interval: 100 }).toBe(200);
   });
 });

@@ -36,7 +36,7 @@ const defaults = parseConfig({
   WEBHOOK_SECRET_KEY: Buffer.alloc(32).toString("base64"),
 }) as Record<string, unknown>;
 
-const asDocumented = (value: unknown): string => (value === undefined ? "unset" : Array.isArray(value) ? value.join(",") : String(value));
+const asDocumented = (value: unknown): string => (value === undefined ? "unset" : Array.isArray(value) ? value.join(",") : typeof value === "string" ? value : JSON.stringify(value));
 
 describe("configuration: shared/config.ts, the Bicep app settings and docs/configuration.md agree", () => {
   const settings = Object.keys(configSchema.shape);

@@ -34,13 +34,13 @@ export interface SeenRequest {
 /** Decides whether the proxy answers a request itself: a status and optional retry-after, or undefined to forward it. */
 export type Fault = (request: SeenRequest) => { status: number; retryAfterMs?: number } | undefined;
 
+/** Rewrites a forwarded answer's body (e.g. one operation of a batch answered 429), or undefined to pass it on. */
+export type Rewrite = (request: SeenRequest, status: number, body: string) => { status: number; body: string } | undefined;
+
 /**
  * An HTTP proxy in front of the stand-in that can answer selected requests with a failure (429 with
  * x-ms-retry-after-ms, 503, ...), as real Cosmos DB does when throttling. It records what it forwards.
  */
-/** Rewrites a forwarded answer's body (e.g. one operation of a batch answered 429), or undefined to pass it on. */
-export type Rewrite = (request: SeenRequest, status: number, body: string) => { status: number; body: string } | undefined;
-
 export async function startFaultProxy(target: string): Promise<{ endpoint: string; seen: SeenRequest[]; fault(f: Fault | undefined): void; rewrite(r: Rewrite | undefined): void; stop(): Promise<void> }> {
   const { createServer, request: forward } = await import("node:http");
   const seen: SeenRequest[] = [];

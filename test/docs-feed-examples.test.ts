@@ -2,7 +2,7 @@ import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../local/launch";
 import { adminToken, call } from "./http";
 import { root, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
@@ -94,7 +94,7 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
       const script = (snippet ?? "").replace(/^EXAMPLE=\S+/, `EXAMPLE=${e.id}`);
       const out = await new Promise<string>((resolve, reject) => {
         execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 30_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
-          error === null ? resolve(stdout) : reject(new Error(`${e.id}: ${String(error)}\n${stderr}`)),
+          error === null ? resolve(stdout) : reject(new Error(`${e.id}: ${error.message}\n${stderr}`)),
         );
       });
       const result = (JSON.parse(out) as { data: { received: number; valid: number; rejected: number } }).data;
@@ -118,7 +118,7 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
     const script = `${block.replace(interactive, batchPut)}\necho\necho "FEED=$FEED"`;
     const out = await new Promise<string>((resolve, reject) => {
       execFile("bash", ["-euo", "pipefail", "-c", script], { cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, BASE: runtime.baseUrl, TOKEN: token } }, (error, stdout, stderr) =>
-        error === null ? resolve(stdout) : reject(new Error(`${String(error)}\n${stdout}\n${stderr}`)),
+        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stdout}\n${stderr}`)),
       );
     });
     const feedId = /^FEED=(fd_[0-9a-f]+)$/m.exec(out)?.[1] ?? "";
@@ -162,20 +162,22 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
         "sftp",
         ["-b", batch, "-i", keyPath, "-P", String(login.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", `${login.username}@${login.host}`],
         { cwd: root, encoding: "utf8", timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr: `${stderr}${error === null ? "" : String(error)}` }),
+        (error, stdout, stderr) => resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr: `${stderr}${error === null ? "" : error.message}` }),
       );
     });
     expect(sftp.status, `${sftp.stdout}\n${sftp.stderr}`).toBe(0);
     expect(sftp.stdout).toContain("securities-20241231.csv");
 
     // 6. The job, the data, the archived file.
-    const until = Date.now() + 30_000;
-    let job: Record<string, any> | undefined;
-    while (job === undefined && Date.now() < until) {
-      const jobs = await api("GET", `/api/v1/jobs?feedId=${feedId}`);
-      job = (jobs.body.data as Record<string, any>[]).find((j) => j.status !== "running");
-      if (job === undefined) await new Promise((r) => setTimeout(r, 250));
-    }
+    const job = await vi.waitFor(
+      async () => {
+        const jobs = await api("GET", `/api/v1/jobs?feedId=${feedId}`);
+        const done = (jobs.body.data as Record<string, any>[]).find((j) => j.status !== "running");
+        assert.isDefined(done, "the file's job");
+        return done;
+      },
+      { timeout: 30_000, interval: 250 },
+    );
     expect(job).toMatchObject({ source: "sftp", feedId, fileName: "securities-20241231.csv", status: "completed", counts: { received: 4, accepted: 4, rejected: 0 } });
     const sap = await api("GET", "/api/v1/securities/DE0007164600");
     expect(sap.status, sap.text).toBe(200);

@@ -53,7 +53,7 @@ describe("data-quality exceptions", () => {
   it("MISSING_PRICE: a held security without any price on or before the date", async () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     // Only a price after the valuation date exists.
     await imported(token, "prices", { prices: [price(sec.isin, "2017-01-11", 10)] });
     const job = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 10 }] });
@@ -95,7 +95,7 @@ describe("data-quality exceptions", () => {
     const portfolio = await createPortfolio(token);
     const stale = securityRecord();
     const fresh = securityRecord();
-    const [staleId, freshId] = (await createSecurities(token, [stale, fresh])) as [string, string];
+    const [staleId, freshId] = await createSecurities(token, [stale, fresh]);
     // 2017-02-01 → 2017-02-07 is 6 days: stale. 2017-02-02 → 2017-02-07 is 5 days: not stale.
     await imported(token, "prices", { prices: [price(stale.isin, "2017-02-01", 10), price(fresh.isin, "2017-02-02", 20)] });
     await imported(token, "positions", {
@@ -136,7 +136,7 @@ describe("data-quality exceptions", () => {
   it("PRICE_JUMP: a price moving more than 25% from the previous price of the same type", async () => {
     const jumpy = securityRecord();
     const edge = securityRecord();
-    const [jumpyId, edgeId] = (await createSecurities(token, [jumpy, edge])) as [string, string];
+    const [jumpyId, edgeId] = await createSecurities(token, [jumpy, edge]);
     await imported(token, "prices", {
       prices: [price(jumpy.isin, "2017-03-01", 100), price(jumpy.isin, "2017-03-01", 50, { type: "mid" }), price(edge.isin, "2017-03-01", 100)],
     });
@@ -173,7 +173,7 @@ describe("data-quality exceptions", () => {
 
   it("PRICE_JUMP: also between two prices of the same payload", async () => {
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     // close 100 on 03-06, then 200 on 03-07 (+100%), imported together.
     await imported(token, "prices", { prices: [price(sec.isin, "2017-03-06", 100), price(sec.isin, "2017-03-07", 200)] });
     const opened = await exceptionsFor(token, "PRICE_JUMP", `${secId}|`, "prefix");
@@ -186,7 +186,7 @@ describe("data-quality exceptions", () => {
     const portfolio = await createPortfolio(token, { baseCurrency: "ISK" });
     const sec = securityRecord({ currency: "MNT" });
     const local = securityRecord({ currency: "ISK" });
-    const [secId, localId] = (await createSecurities(token, [sec, local])) as [string, string];
+    const [secId, localId] = await createSecurities(token, [sec, local]);
     await imported(token, "prices", { prices: [price(sec.isin, "2017-04-10", 3000, { currency: "MNT" }), price(local.isin, "2017-04-10", 7, { currency: "ISK" })] });
     const job = await imported(token, "positions", {
       positions: [
@@ -226,7 +226,7 @@ describe("data-quality exceptions", () => {
   it("GET and PATCH /exceptions/{id} answer the documented fields only, exactly as the list shows them", async () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-05-02", quantity: 1 }] });
     await whenValued(token, portfolio.id);
     const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);

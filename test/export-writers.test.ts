@@ -183,10 +183,10 @@ describe("all formats", () => {
     const pulled = { n: 0 };
     const file = writeExport(format, header, endless(pulled));
     // Nobody reads: the writer must stop pulling once its buffers are full.
-    await sleep(300);
+    await sleep(300); // waits to show that the writer does not pull on without a reader
     const idle = pulled.n;
     expect(idle).toBeLessThan(20_000);
-    await sleep(200);
+    await sleep(200); // and still does not
     expect(pulled.n - idle).toBeLessThan(1_000);
     // Reading moves it on.
     let read = 0;
@@ -214,11 +214,9 @@ describe("all formats", () => {
     const file = writeExport(format, header, { columns: ["id", "amount", "tradeDate", "note"], records });
     for await (const _chunk of file.stream) break; // the consumer goes away after the first chunk
     file.stream.destroy();
-    const deadline = Date.now() + 5_000;
-    while (!closed && Date.now() < deadline) await sleep(20);
-    expect(closed).toBe(true);
+    await expect.poll(() => closed, { timeout: 5_000, interval: 20 }).toBe(true);
     const at = pulled.n;
-    await sleep(200);
+    await sleep(200); // waits to show that nothing more is pulled
     expect(pulled.n).toBe(at);
   });
 

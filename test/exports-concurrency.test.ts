@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, cosmosEndpoint, eventually, storageConnectionString, useOwnRuntime } from "./http";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY } from "./investment-fixtures";
 import { startSftpTarget, type SftpOperation, type SftpTarget } from "./sftp-target";
 
@@ -49,10 +49,15 @@ describe("export runs side by side", () => {
   };
   const runsOf = async (id: string): Promise<Run[]> => (await call("GET", `${BASE}/${id}/runs`, { token })).body.data;
   const finished = (id: string, count = 1, seconds = 40): Promise<Run[]> =>
-    eventually(async () => {
-      const runs = await runsOf(id);
-      return runs.length >= count && runs.every((r) => r.status !== "running") ? runs : undefined;
-    }, seconds * 1000, `the runs of ${id}`);
+    vi.waitFor(
+      async () => {
+        const runs = await runsOf(id);
+        expect(runs.length, `the runs of ${id}`).toBeGreaterThanOrEqual(count);
+        expect(runs.every((r) => r.status !== "running"), `the runs of ${id} finished`).toBe(true);
+        return runs;
+      },
+      { timeout: seconds * 1000, interval: 100 },
+    );
   const storedRuns = async (exportId: string): Promise<Run[]> => {
     const runs = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } }).database("investment-data").container("runs");
     const { resources } = await runs.items.query<Run>({ query: "SELECT * FROM c WHERE c.ownerId = @e AND c.type = 'export-run'", parameters: [{ name: "@e", value: exportId }] }, { partitionKey: exportId }).fetchAll();
@@ -77,11 +82,11 @@ describe("export runs side by side", () => {
   it("two runs of one export at once: each attempt writes its own temporary file, one at a time, and both succeed on their first attempt", async () => {
     const id = await create({ destination: sftp("/twice"), fileName: "securities.csv" });
     const [a, b] = await Promise.all([runNow(id), runNow(id)]);
-    expect(a!.id).not.toBe(b!.id);
+    expect(a.id).not.toBe(b.id);
     const runs = await finished(id, 2);
     expect(runs.map((r) => [r.status, r.attempts, r.error])).toEqual([["succeeded", 1, undefined], ["succeeded", 1, undefined]]);
     expect(await readdir(join(slow.root, "twice"))).toEqual(["securities.csv"]);
-    const [header, ...rows] = parse(await readFile(join(slow.root, "twice", "securities.csv"))) as string[][];
+    const [header, ...rows] = parse(await readFile(join(slow.root, "twice", "securities.csv")));
     expect(header).toContain("isin");
     expect(rows.length).toBe(runs[0]!.rows);
     const uploads = uploadsIn(slow.operations, "/twice");
@@ -119,7 +124,7 @@ describe("export runs side by side", () => {
       const run = await runNow(id);
       expect(run.fileName).toBe("report.csv");
       // The first attempt hangs in the handshake of a server that never answers; meanwhile the export becomes JSON to the real server.
-      await eventually(() => (sockets.length > 0 ? true : undefined), 20_000, "the first attempt's connection");
+      await expect.poll(() => sockets.length, { timeout: 20_000, interval: 100 }).toBeGreaterThan(0); // the first attempt's connection
       const patched = await call("PATCH", `${BASE}/${id}`, { token, body: { format: "json", destination: { port: slow.port } } });
       expect(patched.status, patched.text).toBe(200);
       for (const s of sockets) s.destroy();
@@ -155,16 +160,21 @@ describe("export runs side by side", () => {
   it("DELETE while a run uploads: the run is cancelled and says so, nothing is delivered, and its record is kept (no longer listed)", async () => {
     const id = await create({ destination: sftp("/deleted"), fileName: "securities.csv" });
     const run = await runNow(id);
-    await eventually(() => (slow.operations.some((o) => o.op === "open-write" && o.path.startsWith("/deleted/.securities.csv.")) ? true : undefined), 20_000, "the upload");
+    await expect.poll(() => slow.operations.some((o) => o.op === "open-write" && o.path.startsWith("/deleted/.securities.csv.")), { timeout: 20_000, interval: 100 }).toBe(true); // the upload
     expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(204);
     expect((await call("GET", `${BASE}/${id}/runs`, { token })).status).toBe(404);
-    const [stored] = await eventually(async () => {
-      const runs = await storedRuns(id);
-      return runs.length === 1 && runs[0]!.status !== "running" ? runs : undefined;
-    }, 20_000, "the cancelled run");
+    const [stored] = await vi.waitFor(
+      async () => {
+        const runs = await storedRuns(id);
+        expect(runs, "the cancelled run").toHaveLength(1);
+        expect(runs[0]?.status, "the cancelled run").not.toBe("running");
+        return runs;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(stored).toMatchObject({ id: run.id, status: "failed", attempts: 1, rows: 0, bytes: 0, error: "cancelled: the export was deleted during the run; no file was delivered" });
     // The cancelled attempt removed its temporary file; no rename ever happened.
-    await eventually(async () => ((await readdir(join(slow.root, "deleted"))).length === 0 ? true : undefined), 10_000, "the temporary file removed");
+    await expect.poll(() => readdir(join(slow.root, "deleted")), { timeout: 10_000, interval: 100 }).toEqual([]); // the temporary file removed
     expect(slow.operations.filter((o) => o.op === "rename" && o.path.startsWith("/deleted/"))).toEqual([]);
   }, 60_000);
 });

@@ -2,9 +2,11 @@ import { readdir, readFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { adminToken, call } from "./http";
-import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone } from "./children-gone";
+import { withDiagnostics } from "./with-diagnostics";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -61,11 +63,10 @@ describe("an export run across a crash", () => {
     const run = await call("POST", `/api/v1/settings/exports/${id}/run`, { base: first.baseUrl, token });
     expect(run.status, run.text).toBe(202);
 
-    const deadline = Date.now() + 20_000;
-    while (sockets.length === 0) {
-      if (Date.now() > deadline) throw new Error(`the attempt never connected:\n${first.output()}`);
-      await sleep(50);
-    }
+    await withDiagnostics(
+      vi.waitFor(() => expect(sockets.length, "the attempt never connected").toBeGreaterThan(0), { timeout: 20_000, interval: 50 }),
+      () => first.output(),
+    );
     // The hanging attempt holds its own copy of the destination; the next one will find the real server.
     const patched = await call("PATCH", `/api/v1/settings/exports/${id}`, { base: first.baseUrl, token, body: { destination: { port: target.port } } });
     expect(patched.status, patched.text).toBe(200);
@@ -77,20 +78,23 @@ describe("an export run across a crash", () => {
     const second = await startRuntime(env);
     runtimes.push(second);
     token = await adminToken(second.baseUrl);
-    const until = Date.now() + 45_000;
-    let runs: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = [];
-    for (;;) {
-      runs = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data;
-      if (runs.every((r) => r.status !== "running")) break;
-      if (Date.now() > until) throw new Error(`the run did not finish after the restart: ${JSON.stringify(runs)}\n${second.output()}`);
-      await sleep(250);
-    }
+    const runs = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const current: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data;
+          if (current.some((r) => r.status === "running")) throw new Error(`the run did not finish after the restart: ${JSON.stringify(current)}`);
+          return current;
+        },
+        { timeout: 45_000, interval: 250 },
+      ),
+      () => second.output(),
+    );
     expect(runs).toMatchObject([{ id: run.body.data.id, status: "succeeded", attempts: 2, fileName: `securities_${id}.csv` }]);
     // The crashed attempt's queue message comes back too: it finds the run finished and does nothing.
-    await sleep(2_000);
+    await sleep(2_000); // waits to show that it does nothing
     expect((await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data).toMatchObject([{ status: "succeeded", attempts: 2 }]);
     expect(await readdir(join(target.root, "crash"))).toEqual([`securities_${id}.csv`]);
-    const [header] = parse(await readFile(join(target.root, "crash", `securities_${id}.csv`))) as string[][];
+    const [header] = parse(await readFile(join(target.root, "crash", `securities_${id}.csv`)));
     expect(header).toContain("isin");
   }, 120_000);
 });

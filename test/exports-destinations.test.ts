@@ -8,7 +8,8 @@ import { DefaultAzureCredential } from "@azure/identity";
 import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { UploadAttempt } from "../shared/ports/exports";
-import { BlobDestination, emulatorAccount } from "../shared/adapters/blob/blob-destination";
+import { BlobDestination } from "../shared/adapters/blob/blob-destination";
+import { emulatorAccountOf, parseStorageConnectionString } from "../shared/domain/storage-connection-string";
 import { OutboundHostGuard } from "../shared/adapters/http/outbound-host-guard";
 import { SftpDestination, type SftpDestinationOptions } from "../shared/adapters/sftp/sftp-destination";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
@@ -25,7 +26,7 @@ async function listener(kind: "silent" | "http"): Promise<{ port: number; accept
   const sockets: Socket[] = [];
   const server: Server =
     kind === "http"
-      ? (createHttpServer((_req, res) => res.end("hello")) as unknown as Server)
+      ? (createHttpServer((_req, res) => res.end("hello")))
       : createServer((socket) => {
           sockets.push(socket);
           socket.on("error", () => undefined);
@@ -170,7 +171,7 @@ describe("export destinations", () => {
   });
 
   it("blob: stages prefix + file name as blocks and commits once; a second upload overwrites", async () => {
-    const account = emulatorAccount(inject("storageConnectionString"));
+    const account = emulatorAccountOf(parseStorageConnectionString(inject("storageConnectionString")));
     expect(account).toBeDefined();
     const blob = new BlobDestination(container.url, "daily/", new DefaultAzureCredential(), account);
     expect(await blob.upload("prices.csv", body("p\n1\n"), attempt("a1-1"))).toEqual({ bytes: 4 });
@@ -186,7 +187,7 @@ describe("export destinations", () => {
   });
 
   it("blob: an upload larger than a block, and one whose attempt does not confirm (nothing appears)", async () => {
-    const account = emulatorAccount(inject("storageConnectionString"));
+    const account = emulatorAccountOf(parseStorageConnectionString(inject("storageConnectionString")));
     const blob = new BlobDestination(container.url, "big/", new DefaultAzureCredential(), account);
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
     const big = Readable.from(Array.from({ length: 9 }, (_, i) => Buffer.concat([chunk, Buffer.from(String(i))])));
@@ -201,7 +202,7 @@ describe("export destinations", () => {
   });
 
   it("blob: two uploads of one name at once leave one of them whole, never a mix", async () => {
-    const account = emulatorAccount(inject("storageConnectionString"));
+    const account = emulatorAccountOf(parseStorageConnectionString(inject("storageConnectionString")));
     const blob = new BlobDestination(container.url, "race/", new DefaultAzureCredential(), account);
     const content = (c: string): Buffer[] => Array.from({ length: 12 }, () => Buffer.alloc(512 * 1024, c));
     const outcomes = await Promise.allSettled([blob.upload("r.csv", Readable.from(content("a")), attempt("ra-1")), blob.upload("r.csv", Readable.from(content("b")), attempt("rb-1"))]);

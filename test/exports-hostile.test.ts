@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, cosmosEndpoint, eventually, storageConnectionString, useOwnRuntime, type Reply } from "./http";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY } from "./investment-fixtures";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 
@@ -48,10 +48,15 @@ describe("export destinations that must not be reached", () => {
   }
   const finishedRun = async (id: string): Promise<Run> => {
     expect((await call("POST", `${BASE}/${id}/run`, { token })).status).toBe(202);
-    return eventually(async () => {
-      const [run] = (await call("GET", `${BASE}/${id}/runs`, { token })).body.data as Run[];
-      return run !== undefined && run.status !== "running" ? run : undefined;
-    }, 30_000, `the run of ${id}`);
+    return vi.waitFor(
+      async () => {
+        const [run] = (await call("GET", `${BASE}/${id}/runs`, { token })).body.data as Run[];
+        assert.isDefined(run, `the run of ${id}`);
+        expect(run.status, `the run of ${id}`).not.toBe("running");
+        return run;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
   };
 
   beforeAll(async () => {

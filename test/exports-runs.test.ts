@@ -4,7 +4,7 @@ import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { parse } from "csv-parse/sync";
 import * as XLSX from "xlsx";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { exportRunId } from "../shared/domain/export-run";
@@ -40,7 +40,7 @@ function csvAgrees(cell: string, value: unknown): boolean {
   if (typeof value === "number") return Number(cell) === value;
   if (typeof value === "boolean") return cell === String(value) || cell === (value ? "1" : "");
   if (typeof value === "object") return cell === JSON.stringify(value);
-  return cell === value || (/^[=+\-@\t\r]/.test(String(value)) && cell === `'${String(value)}`);
+  return cell === value || (typeof value === "string" && /^[=+\-@\t\r]/.test(value) && cell === `'${value}`);
 }
 
 /** The same for an XLSX cell read raw by SheetJS: numbers as numbers, dates as Excel serial numbers. */
@@ -71,13 +71,14 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
   const runs = async (id: string): Promise<Run[]> => (await call("GET", `${BASE}/${id}/runs?pageSize=200`, { token })).body.data;
   /** Polls the run history until `done` holds (bounded). */
   async function until(id: string, done: (runs: Run[]) => boolean, seconds = 30): Promise<Run[]> {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const current = await runs(id);
-      if (done(current)) return current;
-      if (Date.now() > deadline) throw new Error(`runs of ${id} not done: ${JSON.stringify(current)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    return vi.waitFor(
+      async () => {
+        const current = await runs(id);
+        if (!done(current)) throw new Error(`runs of ${id} not done: ${JSON.stringify(current)}`);
+        return current;
+      },
+      { timeout: seconds * 1000, interval: 250 },
+    );
   }
   const finished = (rs: Run[]) => rs.length > 0 && rs.every((r) => r.status !== "running");
   const sftpFile = (path: string, name: string): Promise<Buffer> => readFile(join(target.root, path, name));
@@ -197,7 +198,7 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
       }
       const reference = want ?? [];
       if (c.format === "csv") {
-        const [header, ...lines] = parse(bytes, { bom: true }) as string[][];
+        const [header, ...lines] = parse(bytes, { bom: true });
         expect(lines, where).toHaveLength(run!.rows);
         if (c.dataType === "positions") continue;
         expect(lines).toHaveLength(reference.length);
@@ -306,7 +307,7 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     expect(revived).toMatchObject({ scheduledFor: "2026-11-20T07:00:00.000Z", status: "succeeded", attempts: 2, rows: 2 });
     expect(abandoned).toMatchObject({ scheduledFor: "2026-11-19T07:00:00.000Z", status: "failed", attempts: 3, error: "the attempt did not finish; stopped after 3 attempts" });
     expect(await readdir(join(target.root, "revived"))).toEqual(["portfolios.csv"]);
-    const [header, ...lines] = parse(await sftpFile("revived", "portfolios.csv")) as string[][];
+    const [header, ...lines] = parse(await sftpFile("revived", "portfolios.csv"));
     expect(lines.map((l) => l[header!.indexOf("id")])).toEqual(expected.get("portfolios")!.map((p) => p.id));
   }, 60_000);
 

@@ -21,7 +21,7 @@ const sftpExport = (): Record<string, unknown> => ({
 function withField(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const copy = structuredClone(body);
   const keys = path.split(".");
-  let node = copy as Record<string, unknown>;
+  let node = copy;
   for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
   const last = keys.at(-1) ?? "";
   if (value === undefined) delete node[last];
@@ -33,7 +33,7 @@ describe("System settings › exports", () => {
   let token: string;
   const create = (body: unknown): Promise<Reply> => call("POST", BASE, { token, body });
   const patch = (id: string, body: unknown): Promise<Reply> => call("PATCH", `${BASE}/${id}`, { token, body });
-  const storedDoc = async (id: string): Promise<Record<string, any>> => { // eslint-disable-line @typescript-eslint/no-explicit-any -- a raw document
+  const storedDoc = async (id: string): Promise<Record<string, any>> => {  
     const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
     const { resource } = await cosmos.database("investment-data").container("settings").item(id, "export").read();
     return resource;

@@ -1,6 +1,6 @@
 import { BlobServiceClient } from "@azure/storage-blob";
-import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, eventually, storageConnectionString, useOwnRuntime } from "./http";
+import { assert, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
 import { newIsin } from "./investment-fixtures";
 
 useOwnRuntime();
@@ -52,13 +52,14 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
   };
   /** The finished job of `fileName` once it is there and the file has left inbound. */
   const finished = (feedId: string, fileName: string): Promise<Record<string, any>> =>
-    eventually(
+    vi.waitFor(
       async () => {
         const job = (await jobsOf(feedId)).find((j) => j.fileName === fileName && j.status !== "running");
-        return job !== undefined && !(await exists("inbound", feedId, fileName)) ? job : undefined;
+        assert.isDefined(job, `the job of ${fileName}`);
+        expect(await exists("inbound", feedId, fileName), `${fileName} left inbound`).toBe(false);
+        return job;
       },
-      30_000,
-      `the job of ${fileName}`,
+      { timeout: 30_000, interval: 100 },
     );
   const security = (isin: string) => call("GET", `/api/v1/securities/${isin}`, { token });
 

@@ -1,9 +1,9 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import SftpClient from "ssh2-sftp-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../local/launch";
 import { BlobFileStore } from "../shared/adapters/blob/blob-file-store";
-import { adminToken, call, eventually } from "./http";
+import { adminToken, call } from "./http";
 import { newIsin } from "./investment-fixtures";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
@@ -72,7 +72,7 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     const name = `${feedId}/securities-2024-12-31.csv`;
 
     // The ingestion ran on the file and left it: the feed is paused.
-    await eventually(async () => ((await handled(name)) ? true : undefined), 30_000, "the blob host to see the paused feed's file");
+    await expect.poll(() => handled(name), { message: "the blob host to see the paused feed's file", timeout: 30_000, interval: 100 }).toBe(true);
     expect(await jobsOf(feedId)).toEqual([]);
     expect(await exists("inbound", name)).toBe(true);
     expect((await api("GET", `/api/v1/securities/${a}`)).status).toBe(404);
@@ -81,13 +81,14 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     expect(live.status, live.text).toBe(200);
     expect(live.body.data.status).toBe("live");
 
-    const job = await eventually(
+    const job = await vi.waitFor(
       async () => {
         const done = (await jobsOf(feedId)).find((j) => j.status !== "running");
-        return done !== undefined && !(await exists("inbound", name)) ? done : undefined;
+        assert.isDefined(done, "the resumed file's job");
+        expect(await exists("inbound", name), "the resumed file left inbound").toBe(false);
+        return done;
       },
-      30_000,
-      "the resumed file's job",
+      { timeout: 30_000, interval: 100 },
     );
     expect(job).toMatchObject({ source: "sftp", dataType: "securities", feedId, fileName: "securities-2024-12-31.csv", status: "completed", counts: { received: 2, accepted: 2, rejected: 0 }, errors: [] });
     expect((await api("GET", `/api/v1/securities/${a}`)).body.data).toMatchObject({ isin: a, name: "Alpha Resume plc", assetClass: "equity", currency: "GBP" });
@@ -104,13 +105,13 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     // A file the pattern does not match waits forever; resuming announces it, ingestion still leaves it.
     const stray = `${feedId}/stray.csv`;
     await blobs.getContainerClient("inbound").getBlockBlobClient(stray).upload("x", 1);
-    await eventually(async () => ((await handled(stray)) ? true : undefined), 30_000, "the blob host to see the stray file");
+    await expect.poll(() => handled(stray), { message: "the blob host to see the stray file", timeout: 30_000, interval: 100 }).toBe(true);
     const etag = (await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag;
     expect((await api("PATCH", `${FEEDS}/${feedId}`, { name: "renamed while paused" })).status).toBe(200);
     expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).toBe(etag);
     expect((await api("PATCH", `${FEEDS}/${feedId}`, { status: "testing" })).status).toBe(200);
     expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).not.toBe(etag);
-    await eventually(async () => ((await handled(stray)) ? true : undefined), 30_000, "the blob host to see the stray file again");
+    await expect.poll(() => handled(stray), { message: "the blob host to see the stray file again", timeout: 30_000, interval: 100 }).toBe(true);
     expect(await exists("inbound", stray)).toBe(true);
     expect(await jobsOf(feedId)).toEqual([]);
   }, 90_000);

@@ -2,9 +2,14 @@ import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LoadedFunction } from "../local/functions-host";
+import type * as BlobHostModule from "../local/blob-host";
+import type * as FunctionsCoreModule from "../local/functions-core";
 import type { CoreRegistration } from "../local/functions-core";
+import type * as FunctionsHostModule from "../local/functions-host";
+import type { LoadedFunction } from "../local/functions-host";
+import type * as ConfigModule from "../shared/config";
 import type { AnyEndpoint } from "../shared/http/endpoint";
+import type * as RegistryModule from "../shared/http/registry";
 import { root, TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
 /**
@@ -24,11 +29,11 @@ describe("function registration (what Azure and the local runtime both read)", (
     process.env.COSMOS_ENDPOINT ??= "http://127.0.0.1:1";
     process.env.JWT_SIGNING_KEY ??= TEST_JWT_KEY;
     process.env.WEBHOOK_SECRET_KEY ??= TEST_WEBHOOK_KEY;
-    const host = load("./local/functions-host.js") as typeof import("../local/functions-host");
+    const host = load("./local/functions-host.js") as typeof FunctionsHostModule;
     functions = host.loadFunctions(root);
-    raw = (load("./local/functions-core.js") as typeof import("../local/functions-core")).registrations;
-    endpoints = (load("./shared/http/registry.js") as typeof import("../shared/http/registry")).registeredEndpoints();
-    const config = (load("./shared/config.js") as typeof import("../shared/config")).getConfig();
+    raw = (load("./local/functions-core.js") as typeof FunctionsCoreModule).registrations;
+    endpoints = (load("./shared/http/registry.js") as typeof RegistryModule).registeredEndpoints();
+    const config = (load("./shared/config.js") as typeof ConfigModule).getConfig();
     schedules = { reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE, blobSources: config.BLOB_SOURCES_SCHEDULE };
   });
 
@@ -118,12 +123,12 @@ describe("function registration (what Azure and the local runtime both read)", (
     const ingest = functions.find((f) => f.name === "feed-files-ingest");
     expect(ingest?.trigger).toMatchObject({ type: "blobTrigger", path: "inbound/{name}", connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, properties: { supportsDeferredBinding: "true" } });
     // Every blob trigger is one the local blob host runs as Azure does (Event Grid, a reference).
-    const blobHost = load("./local/blob-host.js") as typeof import("../local/blob-host");
+    const blobHost = load("./local/blob-host.js") as typeof BlobHostModule;
     for (const fn of functions.filter((f) => f.trigger.type === "blobTrigger")) expect(() => blobHost.checkBlobTrigger(fn), fn.name).not.toThrow();
 
     // What the Functions host sends the worker for such a trigger (model binding data, as the Storage
     // Blobs extension writes it), turned into the handler's argument by @azure/functions itself.
-    const model = (load("./local/functions-core.js") as typeof import("../local/functions-core")).programmingModel as {
+    const model = (load("./local/functions-core.js") as typeof FunctionsCoreModule).programmingModel as {
       getInvocationModel(ctx: unknown): { getArguments(): Promise<{ inputs: unknown[] }> };
     };
     const registration = raw.find((r) => r.name === "feed-files-ingest");
@@ -147,7 +152,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
       ["exports-run", "serviceBusTrigger", undefined],
-      ["exports-schedule", "timerTrigger", (load("./shared/config.js") as typeof import("../shared/config")).getConfig().EXPORTS_SCHEDULE],
+      ["exports-schedule", "timerTrigger", (load("./shared/config.js") as typeof ConfigModule).getConfig().EXPORTS_SCHEDULE],
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],

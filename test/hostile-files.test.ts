@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminToken, call, eventually, type Reply } from "./http";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
+import { adminToken, call, type Reply } from "./http";
 import { sharedStringRows, sharedStrings, workbook } from "./hostile-workbooks";
 import { newIsin } from "./investment-fixtures";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
@@ -55,14 +55,15 @@ describe("hostile files: the file readers, the dry run and ingestion", () => {
   const exists = (container: string, feedId: string, fileName: string): Promise<boolean> => blobs.getContainerClient(container).getBlobClient(`${feedId}/${fileName}`).exists();
   /** The finished job of `fileName` once it is there and the file has left inbound. */
   const finished = (feedId: string, fileName: string): Promise<Record<string, any>> =>
-    eventually(
+    vi.waitFor(
       async () => {
         const reply = await api("GET", `/api/v1/jobs?feedId=${feedId}&pageSize=100`);
         const job = (reply.body.data as Record<string, any>[]).find((j) => j.fileName === fileName && j.status !== "running");
-        return job !== undefined && !(await exists("inbound", feedId, fileName)) ? job : undefined;
+        assert.isDefined(job, `the job of ${fileName}`);
+        expect(await exists("inbound", feedId, fileName), `${fileName} left inbound`).toBe(false);
+        return job;
       },
-      60_000,
-      `the job of ${fileName}`,
+      { timeout: 60_000, interval: 100 },
     );
   const alive = async (): Promise<void> => {
     expect(runtime.child.exitCode, runtime.output()).toBeNull();

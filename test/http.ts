@@ -4,7 +4,7 @@ import { BOOTSTRAP, runtimeEnv, startRuntime, tempDir, type Runtime } from "./ru
 export interface Reply {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  body: any;  
   text: string;
 }
 
@@ -99,14 +99,3 @@ export async function newClient(
 let counter = 0;
 /** A portfolio code unique to this test run. */
 export const uniqueCode = (prefix = "P"): string => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
-
-/** Polls `probe` until it returns something other than undefined, or fails after `ms`. */
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 20_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -497,13 +497,15 @@ describe("import validation", () => {
     const first = importData(token, "prices", body, { "Idempotency-Key": key });
     // The job is recorded after the key is claimed and before the records are written: once it shows
     // as running, the key is held by a request that is still running.
-    let running = false;
-    for (let i = 0; i < 500 && !running; i++) {
-      const jobs = await call("GET", "/api/v1/jobs?status=running&dataType=prices&pageSize=200", { token });
-      running = (jobs.body.data as { counts: { received: number } }[]).some((j) => j.counts.received === count);
-      if (!running) await new Promise((r) => setTimeout(r, 5));
-    }
-    expect(running, "the first import was never seen running").toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const jobs = await call("GET", "/api/v1/jobs?status=running&dataType=prices&pageSize=200", { token });
+          return (jobs.body.data as { counts: { received: number } }[]).some((j) => j.counts.received === count);
+        },
+        { message: "the first import was never seen running", timeout: 10_000, interval: 5 },
+      )
+      .toBe(true);
     const second = await importData(token, "prices", body, { "Idempotency-Key": key });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe("CONFLICT");

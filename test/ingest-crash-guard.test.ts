@@ -1,11 +1,12 @@
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, assert, describe, expect, it, vi } from "vitest";
 import { MAX_UNFINISHED_ATTEMPTS } from "../shared/app/feeds/ingest-file";
 import type { EventEnvelope } from "../shared/domain/events";
-import { adminToken, call, eventually } from "./http";
+import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
-import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone } from "./children-gone";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const ROWS = 200_000;
 
@@ -62,7 +63,7 @@ describe("file ingestion that keeps crashing its process", () => {
     try {
       for (let attempt = 1; attempt <= MAX_UNFINISHED_ATTEMPTS; attempt++) {
         // The attempt is recorded before the file is read; the kill lands while it reads 200,000 rows.
-        await eventually(async () => ((await attempts()) === attempt ? true : undefined), 60_000, `attempt ${attempt} to start`);
+        await expect.poll(() => attempts(), { message: `attempt ${attempt} to start`, timeout: 60_000, interval: 100 }).toBe(attempt);
         await runtime.kill();
         await childrenGone(data.path);
         runtime = await startRuntime(env);
@@ -70,7 +71,14 @@ describe("file ingestion that keeps crashing its process", () => {
       }
 
       const jobs = async () => (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { base: runtime.baseUrl, token })).body.data as Record<string, any>[];
-      const job = await eventually(async () => (await jobs()).find((j) => j.status === "failed"), 60_000, "the failed job");
+      const job = await vi.waitFor(
+        async () => {
+          const failed = (await jobs()).find((j) => j.status === "failed");
+          assert.isDefined(failed, "the failed job");
+          return failed;
+        },
+        { timeout: 60_000, interval: 100 },
+      );
       expect(job).toMatchObject({ fileName: "prices-guard.csv", status: "failed", counts: { received: 0, accepted: 0, rejected: 0 } });
       expect(job.errors).toEqual([
         { field: "file", message: `ingestion of this file crashed repeatedly: ${MAX_UNFINISHED_ATTEMPTS} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again` },

@@ -1,18 +1,19 @@
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import SftpClient from "ssh2-sftp-client";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, assert, describe, expect, it, vi } from "vitest";
 import { freePort } from "../local/launch";
 import type { EventEnvelope } from "../shared/domain/events";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
-import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone } from "./children-gone";
+import { withDiagnostics } from "./with-diagnostics";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const SECURITIES = 150;
 const DATES = 400;
 const ROWS = SECURITIES * DATES; // 60,000: six parts of 10,000
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 
 const dateAfter = (days: number): string => new Date(Date.UTC(2021, 0, 1) + days * 86_400_000).toISOString().slice(0, 10);
@@ -86,15 +87,19 @@ describe("file ingestion across a crash", () => {
       expect(reply.status, reply.text).toBe(200);
       return reply.body.data as JobBody[];
     };
-    const deadline = Date.now() + 30_000;
-    let midFile: JobBody | undefined;
-    while (midFile === undefined) {
-      const job = (await jobsOf(first)).find((j) => j.fileName === "prices-crash.csv");
-      if (job !== undefined && job.status !== "running") throw new Error(`the job finished before the kill: ${JSON.stringify(job)}`);
-      if (job !== undefined && job.counts.accepted >= 10_000) midFile = job;
-      else if (Date.now() > deadline) throw new Error(`no job mid-file:\n${first.output()}`);
-      else await sleep(20);
-    }
+    const midFile = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const job = (await jobsOf(first)).find((j) => j.fileName === "prices-crash.csv");
+          assert.isDefined(job, "no job mid-file");
+          expect(job.status, "the job finished before the kill").toBe("running");
+          expect(job.counts.accepted, "rows accepted before the kill").toBeGreaterThanOrEqual(10_000);
+          return job;
+        },
+        { timeout: 30_000, interval: 20 },
+      ),
+      () => first.output(),
+    );
     await first.kill();
     expect(midFile.counts.accepted).toBeLessThan(ROWS);
     // The storage outlives the crash (in Azure it is another service): the runtime's Cosmos stand-in
@@ -105,18 +110,23 @@ describe("file ingestion across a crash", () => {
     runtimes.push(second);
     token = await adminToken(second.baseUrl);
     const blobs = BlobServiceClient.fromConnectionString(env.STORAGE_CONNECTION_STRING ?? "");
-    const until = Date.now() + 45_000;
-    let done: JobBody | undefined;
-    while (done === undefined) {
-      const job = (await jobsOf(second)).find((j) => j.id === midFile.id && j.status !== "running");
-      if (job !== undefined && !(await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists())) done = job;
-      else if (Date.now() > until) {
-        const listed: string[] = [];
-        for (const c of ["inbound", "archive", "quarantine"]) for await (const b of blobs.getContainerClient(c).listBlobsFlat()) listed.push(`${c}/${b.name}`);
-        throw new Error(`the job did not finish after the restart: ${JSON.stringify(job)} ${JSON.stringify(listed)}\n${second.output()}`);
-      }
-      else await sleep(250);
-    }
+    const listed = async (): Promise<string[]> => {
+      const names: string[] = [];
+      for (const c of ["inbound", "archive", "quarantine"]) for await (const b of blobs.getContainerClient(c).listBlobsFlat()) names.push(`${c}/${b.name}`);
+      return names;
+    };
+    const done = await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          const job = (await jobsOf(second)).find((j) => j.id === midFile.id && j.status !== "running");
+          assert.isDefined(job, "the job did not finish after the restart");
+          expect(await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists(), "the file left inbound").toBe(false);
+          return job;
+        },
+        { timeout: 45_000, interval: 250 },
+      ),
+      async () => `${JSON.stringify(await listed())}\n${second.output()}`,
+    );
 
     expect(done.status).toBe("completed");
     expect(done.counts).toEqual({ received: ROWS, accepted: ROWS, rejected: 0 });

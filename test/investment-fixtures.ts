@@ -1,6 +1,6 @@
 import { CosmosClient } from "@azure/cosmos";
 import { randomInt } from "node:crypto";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { CosmosOutbox } from "../shared/adapters/cosmos/cosmos-outbox";
 import type { EventEnvelope } from "../shared/domain/events";
 import { isinCheckDigit } from "../shared/domain/isin";
@@ -90,20 +90,14 @@ export async function getPortfolio(token: string, id: string): Promise<Portfolio
  * `valuations` queue has valued what they changed. Returns the portfolios as then read.
  */
 export async function whenValued(token: string, ...ids: string[]): Promise<PortfolioData[]> {
-  const deadline = Date.now() + 30_000;
-  const out: PortfolioData[] = [];
-  for (const id of ids) {
-    for (;;) {
-      const portfolio = await getPortfolio(token, id);
-      if (portfolio.valuationStatus === "current") {
-        out.push(portfolio);
-        break;
-      }
-      if (Date.now() > deadline) throw new Error(`portfolio ${id} still has a valuation pending after 30 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return out;
+  return vi.waitFor(
+    async () => {
+      const portfolios = await Promise.all(ids.map((id) => getPortfolio(token, id)));
+      for (const [i, p] of portfolios.entries()) expect(p.valuationStatus, `portfolio ${ids[i]} still has a valuation pending`).toBe("current");
+      return portfolios;
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }
 
 /** One portfolio, once its valuation is `current`. */
@@ -130,7 +124,7 @@ export interface SecurityRecord {
 
 /** An equity security record with a fresh ISIN. */
 export function securityRecord(overrides: Partial<SecurityRecord> = {}): SecurityRecord & { isin: string } {
-  return { isin: newIsin(), name: `Test security ${uniqueCode("S")}`, assetClass: "equity", currency: "EUR", ...overrides } as SecurityRecord & { isin: string };
+  return { isin: newIsin(), name: `Test security ${uniqueCode("S")}`, assetClass: "equity", currency: "EUR", ...overrides };
 }
 
 /** Imports securities and returns their ids (default `sec_<ISIN>`), in order. */

@@ -12,14 +12,6 @@ import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trig
 /** The hosts' own log lines are not what these tests look at. */
 const quiet = new Logger("error", () => undefined);
 
-const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
-
 /** A function definition as the host loads it from functions/; the host, Azurite and the queues are real. */
 const fn = (name: string, trigger: Record<string, unknown>, handler: (item: unknown, context: { triggerMetadata?: Record<string, unknown> }) => unknown): LoadedFunction => ({
   name,
@@ -55,9 +47,9 @@ describe("local queue host (on Azurite)", () => {
     const service = QueueServiceClient.fromConnectionString(connection());
     await service.getQueueClient(queueName).sendMessage(JSON.stringify({ n: 1 }));
     await service.getQueueClient(busName).sendMessage(Buffer.from(JSON.stringify({ n: 2 })).toString("base64"));
-    await until(() => seen.length === 2);
+    await expect.poll(() => seen.length, { timeout: 10_000, interval: 50 }).toBe(2);
     expect(seen).toEqual(expect.arrayContaining([{ n: 1 }, { n: 2 }]));
-    await until(async () => (await service.getQueueClient(queueName).getProperties()).approximateMessagesCount === 0);
+    await expect.poll(async () => (await service.getQueueClient(queueName).getProperties()).approximateMessagesCount, { timeout: 10_000, interval: 50 }).toBe(0);
   });
 
   it("retries a failing message and moves it to <queue>-poison after the last attempt", async () => {
@@ -69,7 +61,7 @@ describe("local queue host (on Azurite)", () => {
     const service = QueueServiceClient.fromConnectionString(connection());
     await service.getQueueClient(queueName).sendMessage("poison me");
     const poison = service.getQueueClient(`${queueName}-poison`);
-    await until(async () => (await poison.peekMessages()).peekedMessageItems.length === 1, 15_000);
+    await expect.poll(async () => (await poison.peekMessages()).peekedMessageItems.length, { timeout: 15_000, interval: 50 }).toBe(1);
     expect(attempts).toBe(3);
     expect((await poison.peekMessages()).peekedMessageItems[0]?.messageText).toBe("poison me");
   }, 20_000);
@@ -113,11 +105,11 @@ describe("local queue host: concurrency and renewal", () => {
     hosts.push(host);
     const started = Date.now();
     await host.start();
-    await until(() => seen.size === 40);
+    await expect.poll(() => seen.size, { timeout: 10_000, interval: 50 }).toBe(40);
     // One at a time, 40 handlers of 300 ms would take 12 s.
     expect(Date.now() - started).toBeLessThan(6_000);
     expect(peak).toBe(10);
-    await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
+    await expect.poll(async () => (await queue.getProperties()).approximateMessagesCount, { timeout: 10_000, interval: 50 }).toBe(0);
   });
 
   it("receives at once when told a message was sent, rather than at its next poll", async () => {
@@ -130,7 +122,7 @@ describe("local queue host: concurrency and renewal", () => {
     await new Promise((r) => setTimeout(r, 500)); // its first poll found the queue empty
     await QueueServiceClient.fromConnectionString(connection()).getQueueClient(queueName).sendMessage(JSON.stringify({ n: 1 }));
     host.notify(queueName);
-    await until(() => seen.length === 1, 10_000);
+    await expect.poll(() => seen.length, { timeout: 10_000, interval: 50 }).toBe(1);
     expect(seen).toEqual([{ n: 1 }]);
   });
 
@@ -152,9 +144,9 @@ describe("local queue host: concurrency and renewal", () => {
     await second.start();
     const queue = QueueServiceClient.fromConnectionString(connection()).getQueueClient(queueName);
     await queue.sendMessage(JSON.stringify({ portfolioId: "p1" }));
-    await until(() => done, 10_000);
-    await until(async () => (await queue.getProperties()).approximateMessagesCount === 0);
-    await new Promise((r) => setTimeout(r, 2_200));
+    await expect.poll(() => done, { timeout: 10_000, interval: 50 }).toBe(true);
+    await expect.poll(async () => (await queue.getProperties()).approximateMessagesCount, { timeout: 10_000, interval: 50 }).toBe(0);
+    await new Promise((r) => setTimeout(r, 2_200)); // waits to show that the message does not run again
     // Without renewal the message would reappear after 2 s and run again on either host.
     expect(calls).toBe(1);
   }, 20_000);
@@ -186,17 +178,17 @@ describe("local blob host (on Azurite)", () => {
     await first.start();
     await container.getBlockBlobClient("a.json").upload('{"v":1}', 7);
     await container.getBlockBlobClient("ignored.txt").upload("x", 1);
-    await until(() => seen.length === 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => seen.length, { timeout: 10_000, interval: 50 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 300)); // waits to show that ignored.txt does not run
     expect(seen).toEqual([{ content: '{"v":1}', name: "a" }]);
     await container.getBlockBlobClient("a.json").upload('{"v":2}', 7);
-    await until(() => seen.length === 2);
+    await expect.poll(() => seen.length, { timeout: 10_000, interval: 50 }).toBe(2);
     expect(seen[1]).toEqual({ content: '{"v":2}', name: "a" });
     await first.stop();
 
     const second = new BlobHost([definition], connection(), quiet, { pollMs: 50 });
     await second.start();
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 400)); // waits to show that the restarted host runs nothing again
     await second.stop();
     expect(seen).toHaveLength(2);
   });
@@ -207,8 +199,8 @@ describe("local blob host (on Azurite)", () => {
     const host = new BlobHost([fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), quiet, { pollMs: 50, maxAttempts: 2 });
     await host.start();
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).getBlockBlobClient("broken.csv").upload("x", 1);
-    await until(() => attempts === 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => attempts, { timeout: 10_000, interval: 50 }).toBe(2);
+    await new Promise((r) => setTimeout(r, 300)); // waits to show that there is no third attempt
     await host.stop();
     expect(attempts).toBe(2);
     const poison = await QueueServiceClient.fromConnectionString(connection()).getQueueClient("webjobs-blobtrigger-poison").peekMessages({ numberOfMessages: 32 });

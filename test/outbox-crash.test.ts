@@ -1,11 +1,12 @@
 import { CosmosClient } from "@azure/cosmos";
 import { QueueServiceClient } from "@azure/storage-queue";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { decodeMessage } from "../local/queue-host";
 import { eventIdOf, type EventEnvelope } from "../shared/domain/events";
 import { call, tokenFor } from "./http";
 import { COSMOS_KEY, securityRecord } from "./investment-fixtures";
 import { BOOTSTRAP, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { withDiagnostics } from "./with-diagnostics";
 
 interface OutboxEntry extends EventEnvelope {
   status: "pending" | "published";
@@ -65,11 +66,15 @@ describe("outbox relay across a crash", () => {
 
     const second = await startRuntime(env);
     runtimes.push(second);
-    const deadline = Date.now() + 30_000;
-    while ((await outboxEntries()).some((e) => e.status !== "published")) {
-      if (Date.now() > deadline) throw new Error(`outbox entries still pending:\n${second.output()}`);
-      await sleep(250);
-    }
+    await withDiagnostics(
+      vi.waitFor(
+        async () => {
+          if ((await outboxEntries()).some((e) => e.status !== "published")) throw new Error("outbox entries still pending");
+        },
+        { timeout: 30_000, interval: 250 },
+      ),
+      () => second.output(),
+    );
     await sleep(3_000); // a few more relay runs: what is published must not be sent again
 
     const after = await outboxEntries();

@@ -53,7 +53,7 @@ describe("event outbox", () => {
     const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
     const a = securityRecord();
     const b = securityRecord();
-    const [aId, bId] = (await createSecurities(token, [a, b])) as [string, string];
+    const [aId, bId] = await createSecurities(token, [a, b]);
     await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 12.5), price(b.isin, "2019-01-04", 3.333)] });
     const positions = {
       positions: [
@@ -106,7 +106,7 @@ describe("event outbox", () => {
   it("transaction.settled: exactly once per transaction, even when the settled record is imported again", async () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     const externalId = uid("settle");
     const record = { externalId, portfolioId: portfolio.id, securityId: secId, type: "buy", tradeDate: "2019-02-01", settlementDate: "2019-02-05", quantity: 25, price: 4, grossAmount: 100, fees: 0.5, netAmount: 100.5, currency: "EUR" };
     await imported(token, "transactions", { transactions: [record] });
@@ -152,7 +152,7 @@ describe("event outbox", () => {
   it("exception.created: one per new exception, with exceptionId, type, severity, message and entity", async () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 1 }] });
     await whenValued(token, portfolio.id);
     const [exception] = await exceptionsFor(token, "MISSING_PRICE", secId);

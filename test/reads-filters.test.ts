@@ -121,7 +121,7 @@ describe("reads", () => {
     beforeAll(async () => {
       const sec = securityRecord({ currency: "USD" });
       isin = sec.isin;
-      [secId] = (await createSecurities(token, [sec])) as [string];
+      [secId] = await createSecurities(token, [sec]);
       await imported(token, "prices", {
         prices: [
           price(isin, "2016-01-08", 14, { currency: "USD" }),
@@ -206,7 +206,7 @@ describe("reads", () => {
     beforeAll(async () => {
       p1 = (await createPortfolio(token)).id;
       p2 = (await createPortfolio(token)).id;
-      [s1, s2] = (await createSecurities(token, [securityRecord(), securityRecord()])) as [string, string];
+      [s1, s2] = await createSecurities(token, [securityRecord(), securityRecord()]);
       const t = (n: number, portfolioId: string, securityId: string | undefined, type: string, status: string, tradeDate: string) => ({
         externalId: `${tag}-${n}`,
         portfolioId,

@@ -10,7 +10,7 @@ const tracked = (): string[] => execFileSync("git", ["ls-files", "-z"], { cwd: r
 const TEXT = /\.(md|ts|mts|js|json|bicep|yml|yaml|sh)$|^\.ci\/run$/;
 
 /** Relative paths named in a line: `a/b.md`, [x](../y), '../z' — anything starting with ./ or ../. */
-const RELATIVE = /(?:^|[\s`'"(\[])(\.{1,2}\/[A-Za-z0-9_./-]+)/g;
+const RELATIVE = /(?:^|[\s`'"([])(\.{1,2}\/[A-Za-z0-9_./-]+)/g;
 
 describe("the repository stands on its own", () => {
   it("names no path outside itself in docs, comments or code", () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchRuntime, localComponentEnv, projectRoot, type LaunchedRuntime } from "../local/launch";
@@ -46,26 +46,4 @@ export const startRuntime = (env: RuntimeEnv): Promise<Runtime> => launchRuntime
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
-
-/**
- * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite)
- * have exited: after a `kill -9` of the runtime, before starting it again on the same folder.
- */
-export async function childrenGone(dataDir: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (const name of ["cosmos", "azurite"]) {
-    const file = join(dataDir, `${name}.pid`);
-    if (!existsSync(file)) continue;
-    const pid = Number(readFileSync(file, "utf8").trim());
-    for (;;) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        break;
-      }
-      if (Date.now() > deadline) throw new Error(`the ${name} child (pid ${pid}) did not exit after the runtime was killed`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }

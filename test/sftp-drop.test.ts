@@ -119,7 +119,7 @@ describe("SFTP drop (local runtime)", () => {
     });
     expect(gap?.message).toMatch(/sequential/);
     conn.destroy();
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 500)); // waits to show that neither upload is stored
     expect(await inbound().getBlockBlobClient(`${login.id}/custodian-positions-dropped.csv`).exists()).toBe(false);
     expect(await inbound().getBlockBlobClient(`${login.id}/custodian-positions-gap.csv`).exists()).toBe(false);
   });

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { Client, type SFTPWrapper } from "ssh2";
 import SftpClient from "ssh2-sftp-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { custodianPositionsFeed } from "./feed-fixtures";
-import { adminToken, call, eventually } from "./http";
+import { adminToken, call } from "./http";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 
 const FEEDS = "/api/v1/settings/feeds";
@@ -118,13 +118,14 @@ describe("SFTP drop: hostile clients", () => {
     const login = await newFeed({ status: "testing" });
     const name = "custodian-positions-a\u2028b.csv";
     await inbound().getBlockBlobClient(`${login.id}/${name}`).upload(fixture, fixture.length);
-    const job = await eventually(
+    const job = await vi.waitFor(
       async () => {
         const jobs = (await call("GET", `/api/v1/jobs?feedId=${login.id}`, { token, base: runtime.baseUrl })).body.data as { fileName: string; status: string }[];
-        return jobs.find((j) => j.fileName === name && j.status !== "running");
+        const done = jobs.find((j) => j.fileName === name && j.status !== "running");
+        assert.isDefined(done, "the job of the file");
+        return done;
       },
-      30_000,
-      "the job of the file",
+      { timeout: 30_000, interval: 100 },
     );
     expect(job.status).toBe("completed");
     // The file leaves the inbox (for archive) once its job is written.
@@ -156,7 +157,7 @@ describe("SFTP drop: hostile clients", () => {
     const sessionC = await raw(c);
     await expect(open(sessionC.sftp, "custodian-positions-c1.csv")).rejects.toThrow(/at most 3/);
     sessionA.conn.destroy();
-    const c1 = await eventually(() => open(sessionC.sftp, "custodian-positions-c1.csv").then((h) => h, () => undefined), 10_000, "a place freed by the dropped connection");
+    const c1 = await vi.waitFor(() => open(sessionC.sftp, "custodian-positions-c1.csv"), { timeout: 10_000, interval: 100 }); // a place freed by the dropped connection
     for (const [session, h] of [[sessionB, b1], [sessionB, b2], [sessionC, c1]] as const) await close(session.sftp, h);
     expect(await inboxOf(a.id)).toEqual([`custodian-positions-${outcomes.indexOf(handles[0] as Buffer)}.csv`]);
     expect((await inbound().getBlobClient(`${a.id}/custodian-positions-${outcomes.indexOf(handles[0] as Buffer)}.csv`).getProperties()).contentLength).toBe(3 * 1024 * 1024);

@@ -1,7 +1,7 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { custodianPositionsFeed } from "./feed-fixtures";
-import { adminToken, call, eventually } from "./http";
+import { adminToken, call } from "./http";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { rssOf, sampleRss, uploadGenerated, type SftpLogin } from "../bench/sftp-upload";
 
@@ -35,8 +35,8 @@ describe("SFTP drop: memory", () => {
     data?.remove();
   }, 60_000);
 
-  const triggered = (name: string): Promise<true> =>
-    eventually(() => (runtime.output().includes(`"name":"${login.id}/${name}","action":"waiting"`) ? true : undefined), 60_000, `the trigger of ${name}`);
+  const triggered = (name: string): Promise<void> =>
+    expect.poll(() => runtime.output().includes(`"name":"${login.id}/${name}","action":"waiting"`), { message: `the trigger of ${name}`, timeout: 60_000, interval: 100 }).toBe(true);
   const blobSize = async (name: string): Promise<number | undefined> => {
     const blob = BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound").getBlobClient(`${login.id}/${name}`);
     return (await blob.exists()) ? (await blob.getProperties()).contentLength : undefined;

@@ -41,7 +41,8 @@ describe("SFTP target (the customer's server in tests)", () => {
     expect((await sftp.list("/out/daily")).map((f) => f.name)).toEqual(["holdings.csv"]);
     expect((await sftp.stat("/out/daily/holdings.csv")).size).toBe(8);
     expect(await sftp.realPath("out/../out/daily")).toBe("/out/daily");
-    expect(String(await sftp.get("/out/daily/holdings.csv"))).toBe("a,b\n1,2\n");
+    const holdings = await sftp.get("/out/daily/holdings.csv");
+    expect(Buffer.isBuffer(holdings) ? holdings.toString("utf8") : holdings).toBe("a,b\n1,2\n");
     expect(target.operations.filter((o) => o.path.startsWith("/out/daily/")).map((o) => `${o.op} ${o.path}${o.to ? ` → ${o.to}` : ""}`)).toEqual([
       "open-write /out/daily/.holdings.csv.part",
       "close-write /out/daily/.holdings.csv.part",

@@ -20,7 +20,7 @@ describe("valuation on the valuations queue", () => {
     const portfolio = await createPortfolio(token);
     expect(portfolio.valuationStatus).toBe("current");
     const [a, b] = [securityRecord(), securityRecord()];
-    const [aId, bId] = (await createSecurities(token, [a, b])) as [string, string];
+    const [aId, bId] = await createSecurities(token, [a, b]);
     await imported(token, "prices", { prices: [price(a.isin, D, 12.5), price(b.isin, D, 3.1)] });
     await imported(token, "positions", {
       positions: [
@@ -45,7 +45,7 @@ describe("valuation on the valuations queue", () => {
     const D = "2024-11-05";
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     await imported(token, "prices", { prices: [price(sec.isin, D, 2)] });
     for (const quantity of [1, 2, 3]) await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: D, quantity }] });
     const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
@@ -60,7 +60,7 @@ describe("valuation on the valuations queue", () => {
     const D = "2024-11-06";
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     await imported(token, "prices", { prices: [price(sec.isin, D, 5)] });
     // Data and marker stored by a process that crashed before sending the message: written straight to the store.
     const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
@@ -78,7 +78,7 @@ describe("valuation on the valuations queue", () => {
     const D = "2024-11-07";
     const member = await createPortfolio(token);
     const sec = securityRecord();
-    const [secId] = (await createSecurities(token, [sec])) as [string];
+    const [secId] = await createSecurities(token, [sec]);
     await imported(token, "prices", { prices: [price(sec.isin, D, 7)] });
     await imported(token, "positions", { positions: [{ portfolioId: member.id, securityId: secId, date: D, quantity: 3 }] });
     await whenValued(token, member.id);

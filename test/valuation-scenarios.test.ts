@@ -27,7 +27,7 @@ describe("valuation", () => {
     const s3 = securityRecord({ currency: "DKK" });
     const s4 = securityRecord({ currency: "CZK" });
     const s5 = securityRecord({ currency: "SEK", assetClass: "fund" });
-    const [id1, id2, id3, id4, id5] = (await createSecurities(token, [s1, s2, s3, s4, s5])) as [string, string, string, string, string];
+    const [id1, id2, id3, id4, id5] = await createSecurities(token, [s1, s2, s3, s4, s5]);
     await imported(token, "prices", {
       prices: [
         price(s1.isin, D, 123.45, { currency: "SEK" }),
@@ -117,7 +117,7 @@ describe("valuation", () => {
     const sa = securityRecord({ currency: "CHF" });
     const sb = securityRecord({ currency: "PLN" });
     const sc = securityRecord({ currency: "CHF", assetClass: "bond" });
-    const [ida, idb, idc] = (await createSecurities(token, [sa, sb, sc])) as [string, string, string];
+    const [ida, idb, idc] = await createSecurities(token, [sa, sb, sc]);
     await imported(token, "prices", {
       prices: [price(sa.isin, D, 100, { currency: "CHF" }), price(sb.isin, D, 25.5, { currency: "PLN" }), price(sc.isin, D, 333.333, { currency: "CHF" })],
     });
@@ -165,7 +165,7 @@ describe("valuation", () => {
     const composite = await createPortfolio(token, { baseCurrency: "CHF", type: "composite", memberIds: [c.id, d.id] });
     const sx = securityRecord({ currency: "CHF" });
     const sy = securityRecord({ currency: "CHF" });
-    const [idx, idy] = (await createSecurities(token, [sx, sy])) as [string, string];
+    const [idx, idy] = await createSecurities(token, [sx, sy]);
     await imported(token, "prices", {
       prices: [price(sx.isin, "2025-07-31", 100, { currency: "CHF" }), price(sy.isin, "2025-07-15", 40, { currency: "CHF" }), price(sy.isin, "2025-07-31", 41, { currency: "CHF" })],
     });
@@ -201,7 +201,7 @@ describe("valuation", () => {
     const e4 = securityRecord({ currency: "CAD" });
     const fbs = securityRecord({ currency: "NZD", assetClass: "fund", lookThroughPortfolioId: fb.id });
     const fas = securityRecord({ currency: "AUD", assetClass: "fund", lookThroughPortfolioId: fa.id });
-    const [id1, id2, id3, id4, idFb, idFa] = (await createSecurities(token, [e1, e2, e3, e4, fbs, fas])) as [string, string, string, string, string, string];
+    const [id1, id2, id3, id4, idFb, idFa] = await createSecurities(token, [e1, e2, e3, e4, fbs, fas]);
     expect((await holdingsOf(token, top.id)).holdings).toEqual([]);
     await imported(token, "prices", {
       prices: [

@@ -2,12 +2,13 @@ import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CosmosClient } from "@azure/cosmos";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../local/launch";
 import { startDurableStandIn } from "../local/cosmos/durable-stand-in";
 import { adminToken, call } from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
-import { childrenGone, runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { childrenGone } from "./children-gone";
+import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
 import { newWebhookSecret } from "./webhook-receiver";
 
 const EVENTS = 1_000;
@@ -140,6 +141,7 @@ describe("webhook deliveries across a crash", () => {
     expect(reply.status, reply.text).toBe(200);
     imported = true;
     killIfDue(receiver.arrivals.size);
+    // Left a loop: with vi.waitFor here every delivery arrived before the kill (2 runs of 2), with this loop none did (3 of 3); not yet understood.
     const deadline = Date.now() + 60_000;
     while (killing === undefined) {
       if (Date.now() > deadline) throw new Error(`only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`);
@@ -160,8 +162,8 @@ describe("webhook deliveries across a crash", () => {
     const restarted = Date.now();
     token = await adminToken(second.baseUrl);
     const newArrivals = (): number[] => [...receiver.arrivals].filter(([id]) => !arrivedBeforeKill.has(id)).map(([, at]) => at[0] ?? 0);
-    const until = restarted + 45_000;
-    while (receiver.arrivals.size < DELIVERIES && Date.now() < until) await sleep(250);
+    // Waits up to 45 s from the restart; the assertions below say how far it got.
+    await vi.waitFor(() => expect(receiver.arrivals.size).toBe(DELIVERIES), { timeout: Math.max(0, restarted + 45_000 - Date.now()), interval: 250 }).catch(() => {});
     const resumed = newArrivals().sort((a, b) => a - b);
     const summary = `${receiver.arrivals.size} of ${DELIVERIES} delivered; ${arrivedBeforeKill.size} before the kill (${inFlight.size} in flight), ${resumed.length} after the restart, the first ${(((resumed[0] ?? Number.NaN) - restarted) / 1000).toFixed(1)} s after it, the last ${(((resumed.at(-1) ?? Number.NaN) - restarted) / 1000).toFixed(1)} s after it`;
 

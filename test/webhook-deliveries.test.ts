@@ -1,7 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { QueueServiceClient } from "@azure/storage-queue";
-import { adminToken, call, cosmosEndpoint, eventually, storageConnectionString, useOwnRuntime } from "./http";
+import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
 import { newWebhookSecret, WebhookReceiver, type Answer } from "./webhook-receiver";
 
@@ -94,7 +94,14 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     cosmos.dispose();
 
     const find = (event: string, where: (d: Record<string, unknown>) => boolean) =>
-      eventually(() => all.of(event).find((r) => where(r.envelope.data)), 30_000, event);
+      vi.waitFor(
+        () => {
+          const found = all.of(event).find((r) => where(r.envelope.data));
+          assert.isDefined(found, event);
+          return found;
+        },
+        { timeout: 30_000, interval: 100 },
+      );
     const completed = await find("refresh_job.completed", (d) => d.jobId === job.jobId);
     expect(completed.envelope.data).toEqual({ jobId: job.jobId, source: "api", dataType: "transactions", counts: { received: 1, accepted: 1, rejected: 0 }, startedAt: iso, completedAt: iso });
     const settled = await find("transaction.settled", (d) => d.portfolioId === portfolio.id);
@@ -114,7 +121,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       expect(r.headers["content-type"]).toMatch(/^application\/json/);
     }
     // The other webhook hears only portfolio.valued.
-    await eventually(() => valuedOnly.of("portfolio.valued").find((r) => r.envelope.data.portfolioId === portfolio.id), 10_000, "portfolio.valued at the second webhook");
+    await expect.poll(() => valuedOnly.of("portfolio.valued").some((r) => r.envelope.data.portfolioId === portfolio.id), { timeout: 10_000, interval: 100 }).toBe(true);
     expect(new Set(valuedOnly.received.map((r) => r.envelope.event))).toEqual(new Set(["webhook.test", "portfolio.valued"]));
     // Every delivery to the first webhook is logged as succeeded.
     const log = await deliveryLog(allId, "?pageSize=200");
@@ -126,16 +133,20 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const id = await webhook(r, ["transaction.settled"]);
     r.answer = (envelope, received) => ({ status: envelope.event === "transaction.settled" && received.filter((x) => x.envelope.id === envelope.id).length <= 2 ? 500 : 200 });
     await settledTransaction(portfolioId, isin);
-    await eventually(() => (settledFor(r).length >= 3 ? true : undefined), 20_000, "three attempts");
+    await expect.poll(() => settledFor(r).length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(3);
     const attempts = settledFor(r);
     expect(new Set(attempts.map((a) => a.headers["webhook-id"])).size).toBe(1);
     expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
     expect(attempts.every((a) => a.verifiedWith.length === 1)).toBe(true);
     const deliveryId = String(attempts[0]!.headers["webhook-id"]);
-    const detail = await eventually(async () => {
-      const reply = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${deliveryId}`, { token });
-      return reply.body.data?.status === "succeeded" ? reply.body.data : undefined;
-    });
+    const detail = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${deliveryId}`, { token });
+        expect(reply.body.data?.status).toBe("succeeded");
+        return reply.body.data;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(detail).toMatchObject({ id: deliveryId, webhookId: id, event: "transaction.settled", status: "succeeded", attempts: 3, lastAttempt: { statusCode: 200 }, completedAt: iso });
     expect(detail.attemptLog.map((a: { statusCode?: number }) => a.statusCode)).toEqual([500, 500, 200]);
     expect(detail).not.toHaveProperty("nextAttemptAt");
@@ -150,7 +161,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     for (let i = 0; i < 4; i++) externalIds.push(await settledTransaction(portfolioId, isin));
     await sleep(3500); // several rounds of the one-second schedule against a closed port
     await r.up();
-    await eventually(() => (settledFor(r).length >= 4 ? true : undefined), 20_000, "all four deliveries");
+    await expect.poll(() => settledFor(r).length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(4);
     await sleep(3000); // long enough for any duplicate to show up
     const counts = [...r.countsById()].filter(([k]) => settledFor(r).some((x) => x.headers["webhook-id"] === k));
     expect(counts).toHaveLength(4);
@@ -171,16 +182,20 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const id = await webhook(r, ["transaction.settled"]);
     r.answer = (envelope) => ({ status: envelope.event === "webhook.test" ? 200 : 410 });
     await settledTransaction(portfolioId, isin);
-    await eventually(() => (settledFor(r).length >= 1 ? true : undefined), 15_000, "the first delivery");
-    const hook = await eventually(async () => {
-      const reply = await call("GET", `/api/v1/settings/webhooks/${id}`, { token });
-      return reply.body.data?.status === "disabled" ? reply.body.data : undefined;
-    }, 10_000, "the webhook disabled");
+    await expect.poll(() => settledFor(r).length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+    const hook = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", `/api/v1/settings/webhooks/${id}`, { token });
+        expect(reply.body.data?.status).toBe("disabled");
+        return reply.body.data;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(hook.disabledReason).toMatch(/410/);
     const log = await deliveryLog(id);
     expect(log.data[0]).toMatchObject({ status: "failed", attempts: 1, lastAttempt: { statusCode: 410 } });
     await settledTransaction(portfolioId, isin);
-    await sleep(3000);
+    await sleep(3000); // waits to show that nothing is sent to the disabled webhook
     expect(settledFor(r)).toHaveLength(1);
     // A disabled webhook's failed delivery is not retried until it is enabled again.
     expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}/retry`, { token })).status).toBe(409);
@@ -198,7 +213,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       return { status: 200 };
     };
     await settledTransaction(portfolioId, isin);
-    await eventually(() => (settledFor(r).length >= 3 ? true : undefined), 20_000, "three attempts");
+    await expect.poll(() => settledFor(r).length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(3);
     const [first, second, third] = settledFor(r);
     expect(elsewhere.received).toHaveLength(0);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(800);
@@ -212,7 +227,14 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const id = await webhook(r, ["transaction.settled"]); // its webhook.test answers the same way
     expect(Date.now() - started).toBeLessThan(10_000);
     await settledTransaction(portfolioId, isin);
-    const done = await eventually(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data[0], 10_000, "the delivery to succeed");
+    const done = await vi.waitFor(
+      async () => {
+        const [delivery] = (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data;
+        assert.isDefined(delivery, "the delivery to succeed");
+        return delivery;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(done).toMatchObject({ status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200 } });
     expect(done.lastAttempt).not.toHaveProperty("error");
     expect(done.lastAttempt.durationMs).toBeLessThan(5_000);
@@ -228,7 +250,14 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const [old] = r.secrets;
     r.secrets = [rotated.body.data.secret as string, old!];
     await settledTransaction(portfolioId, isin);
-    const got = await eventually(() => settledFor(r)[0], 15_000, "the delivery");
+    const got = await vi.waitFor(
+      () => {
+        const [delivery] = settledFor(r);
+        assert.isDefined(delivery, "the delivery");
+        return delivery;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     expect(String(got.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(got.verifiedWith.sort()).toEqual([...r.secrets].sort());
   }, 20_000);
@@ -239,16 +268,30 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     let healthy = false;
     r.answer = (envelope) => ({ status: envelope.event === "webhook.test" || healthy ? 200 : 500 });
     await settledTransaction(portfolioId, isin);
-    const failed = await eventually(async () => (await deliveryLog(id, "?status=failed")).data[0], 25_000, "the delivery to fail");
+    const failed = await vi.waitFor(
+      async () => {
+        const [delivery] = (await deliveryLog(id, "?status=failed")).data;
+        assert.isDefined(delivery, "the delivery to fail");
+        return delivery;
+      },
+      { timeout: 25_000, interval: 100 },
+    );
     expect(failed).toMatchObject({ status: "failed", attempts: 7, lastAttempt: { statusCode: 500 }, completedAt: iso });
     expect(settledFor(r)).toHaveLength(7);
     healthy = true;
     const retried = await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token });
     expect(retried.status).toBe(202);
     expect(retried.body.data).toMatchObject({ id: failed.id, status: "pending" });
-    await eventually(() => (settledFor(r).length === 8 ? true : undefined), 10_000, "the retried delivery");
+    await expect.poll(() => settledFor(r).length, { timeout: 10_000, interval: 100 }).toBe(8);
     expect(new Set(settledFor(r).map((x) => x.headers["webhook-id"]))).toEqual(new Set([failed.id]));
-    const done = await eventually(async () => (await deliveryLog(id, "?status=succeeded")).data[0], 10_000, "the retry to succeed");
+    const done = await vi.waitFor(
+      async () => {
+        const [delivery] = (await deliveryLog(id, "?status=succeeded")).data;
+        assert.isDefined(delivery, "the retry to succeed");
+        return delivery;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(done).toMatchObject({ id: failed.id, attempts: 8, lastAttempt: { statusCode: 200 } });
     expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token })).status).toBe(409);
   }, 40_000);
@@ -263,17 +306,24 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
     const deliveries = cosmos.database("investment-data").container("deliveries");
     await deliveries.items.create({ id: deliveryId, webhookId: id, eventId: "evt_lost", event: "transaction.settled", status: "pending", attempts: 0, nextAttemptAt: createdAt, createdAt, attemptLog: [], payload, eventTimestamp: createdAt, scheduleOffset: 0, docType: "delivery", sortKey: `${createdAt}|${deliveryId}` });
-    const got = await eventually(() => r.received.find((x) => x.headers["webhook-id"] === deliveryId), 15_000, "the swept delivery");
+    const got = await vi.waitFor(
+      () => {
+        const delivery = r.received.find((x) => x.headers["webhook-id"] === deliveryId);
+        assert.isDefined(delivery, "the swept delivery");
+        return delivery;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     expect(got.body).toBe(payload);
     expect(got.verifiedWith).toEqual(r.secrets);
 
     // Receiver down: the next delivery stays pending; the webhook is deleted; back up, nothing arrives.
     await r.down();
     await settledTransaction(portfolioId, isin);
-    await eventually(async () => ((await deliveryLog(id, "?status=pending&event=transaction.settled")).data.length === 1 ? true : undefined), 10_000, "a pending delivery");
+    await expect.poll(async () => (await deliveryLog(id, "?status=pending&event=transaction.settled")).data.length, { timeout: 10_000, interval: 100 }).toBe(1);
     expect((await call("DELETE", `/api/v1/settings/webhooks/${id}`, { token })).status).toBe(204);
     await r.up();
-    await sleep(4000);
+    await sleep(4000); // waits to show that nothing is sent for the deleted webhook
     expect(settledFor(r)).toHaveLength(0);
     cosmos.dispose();
   }, 40_000);
@@ -287,8 +337,8 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     await events.sendMessage(Buffer.from(JSON.stringify(envelopes)).toString("base64"));
     await events.sendMessage(Buffer.from(JSON.stringify(envelopes[0])).toString("base64")); // a repeat of one of them
     const batch = () => r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === "batch");
-    await eventually(() => (batch().length >= 3 ? true : undefined), 15_000, "three deliveries");
-    await sleep(2000);
+    await expect.poll(() => batch().length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(3);
+    await sleep(2000); // waits to show that the repeated envelope is not delivered again
     expect(batch().map((x) => x.envelope.data.transactionId).sort()).toEqual(["batch-1", "batch-2", "batch-3"]);
     expect(batch().every((x) => x.verifiedWith.length === 1)).toBe(true);
   }, 30_000);
@@ -305,8 +355,8 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
 
     await settledTransaction(portfolioId, isin);
     await settledTransaction(portfolioId, isin);
-    await eventually(() => (settledFor(r).length >= 2 ? true : undefined), 15_000, "two deliveries");
-    await eventually(async () => ((await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length === 2 ? true : undefined), 10_000, "logged");
+    await expect.poll(() => settledFor(r).length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length, { timeout: 10_000, interval: 100 }).toBe(2);
     expect((await deliveryLog(id, "?event=webhook.test")).data.map((d: { id: string }) => d.id)).toEqual([reply.body.data.id]);
     expect((await deliveryLog(id, "?status=pending")).data).toEqual([]);
     const first = await deliveryLog(id, "?pageSize=1&cursor=");

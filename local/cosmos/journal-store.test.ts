@@ -46,7 +46,7 @@ describe("the durable stand-in across restarts", () => {
 
     // Nothing was written after the last snapshot: the next start restores it without writing another.
     const files = readdirSync(dir).sort();
-    things = await start();
+    await start();
     expect(readdirSync(dir).sort()).toEqual(files);
     expect(standIn?.restored).toBe(10);
   });

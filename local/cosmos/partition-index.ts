@@ -86,7 +86,7 @@ function add(index: ContainerIndex, rid: string, partition: string, item: StandI
   // A rid stored again moves to the end, as it does in the stand-in's own map (replace is delete + set).
   remove(index, rid);
   let members = index.partitions.get(partition);
-  if (members === undefined) index.partitions.set(partition, (members = new Map()));
+  if (members === undefined) index.partitions.set(partition, (members = new Map<string, StandInItem>()));
   members.set(rid, item);
   index.partitionOf.set(rid, partition);
 }

@@ -18,7 +18,7 @@ export interface StandInItems {
   _data: Map<string, StandInItem>;
   create(data: Doc): unknown;
   upsert(data: Doc): unknown;
-  delete(idOrRid: string, partition?: unknown): void;
+  delete: (idOrRid: string, partition?: unknown) => void;
 }
 
 /** A container's documents: the members the partition index wraps or calls. */
@@ -26,12 +26,12 @@ export interface StandInDocuments extends StandInItems {
   /** The counter `_rid`s are made from: restored with a snapshot, so new documents never reuse one. */
   _ridCount: number;
   /** Stores a document under its `_rid` (every create, replace and upsert ends here). */
-  _set(data: Doc): Doc;
+  _set: (data: Doc) => Doc;
   /** The `_rid` an id (or rid) names within a partition. */
   _toRid(keyPath: string, idOrRid: string, partition: unknown): string;
   /** The partition key value of a document. */
   _getPartition(data: Doc): unknown;
-  query(params: unknown, options: unknown): unknown;
+  query: (params: unknown, options: unknown) => unknown;
 }
 
 export interface StandInCollection extends StandInItem {
@@ -48,7 +48,7 @@ export interface StandInAccount {
   database(id: string): StandInDatabase;
 }
 
-type Constructor = new (...args: unknown[]) => object;
+type Constructor = (new (...args: unknown[]) => object) & { prototype: object };
 
 function fail(what: string): never {
   throw new Error(
@@ -60,7 +60,6 @@ function fail(what: string): never {
 
 function requireModule(path: string): Record<string, unknown> {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(path) as Record<string, unknown>;
   } catch (error) {
     return fail(`cannot load ${path}: ${error instanceof Error ? error.message : String(error)}`);

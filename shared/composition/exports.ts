@@ -1,4 +1,4 @@
-import { BlobDestination, emulatorAccount } from "../adapters/blob/blob-destination";
+import { BlobDestination } from "../adapters/blob/blob-destination";
 import { CosmosExportTargetLocks } from "../adapters/cosmos/cosmos-export-target-locks";
 import { CosmosFxRatePages } from "../adapters/cosmos/cosmos-fx-rate-pages";
 import { CosmosScheduledRuns, exportRunDocuments } from "../adapters/cosmos/cosmos-scheduled-runs";
@@ -20,6 +20,7 @@ import { UpdateExport } from "../app/exports/update-export";
 import { RunLease } from "../app/scheduled-runs/run-lease";
 import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
 import { writeExport } from "../formats/export/write-export";
+import { emulatorAccountOf, parseStorageConnectionString } from "../domain/storage-connection-string";
 import type { ExportDataSets, ExportRepository, WriteExport } from "../ports/exports";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
@@ -75,10 +76,14 @@ export class ExportServices {
   readonly runExportNow = lazy(() => new RunExportNow({ repository: this.exportRepository(), scheduledRuns: this.scheduledRuns() }));
   readonly listExportRuns = lazy(() => new ListExportRuns({ repository: this.exportRepository(), runs: this.exportRuns() }));
   readonly scheduleExports = lazy(() => new ScheduleExports({ scheduledRuns: this.scheduledRuns() }));
+  private readonly emulatorAccount = lazy(() => {
+    const connectionString = this.core.config.STORAGE_CONNECTION_STRING;
+    return connectionString === undefined ? undefined : emulatorAccountOf(parseStorageConnectionString(connectionString));
+  });
   /** The adapter uploading to one destination: the customer's SFTP server (through the SSRF guard), or their container (managed identity; the emulator's key when the URL is the emulator's). */
   readonly openDestination = (d: OpenedDestination) => {
     const c = this.core.config;
-    if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.core.credential(), emulatorAccount(c.STORAGE_CONNECTION_STRING));
+    if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.core.credential(), this.emulatorAccount());
     return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS }, this.core.outboundHosts());
   };
   readonly runExport = lazy(

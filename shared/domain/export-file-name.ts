@@ -17,7 +17,7 @@ const TOKEN = /\{([^{}]*)\}/g;
  * so never a `/`. `Y` and `D` (week-numbering year, day of year) are left out: they are the usual
  * mistakes for `y` and `d`.
  */
-const SAFE_FORMAT = /^[yMdHhmsSEaQqwIiRuLc_.\-]+$/;
+const SAFE_FORMAT = /^[yMdHhmsSEaQqwIiRuLc_.-]+$/;
 /** What a FORMAT may render: letters and digits, with `.`, `_` and `-` between them. */
 const SAFE_OUTPUT = /^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const UNSAFE_LITERAL = /[/\\{}\p{Cc}:*?"<>|]/u;

@@ -91,7 +91,7 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
       if (typeof raw === "string") raw = raw.trim();
       if (raw === undefined || raw === null || raw === "") return ABSENT;
       if (map !== undefined) {
-        const key = raw instanceof Date ? (toDate(raw) ?? "") : String(raw);
+        const key = raw instanceof Date ? (toDate(raw) ?? "") : typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" || typeof raw === "bigint" ? String(raw) : JSON.stringify(raw);
         if (!Object.hasOwn(map, key)) return { error: `${shown(key)} is not in the mapping's map (known: ${listed(Object.keys(map))})` };
         raw = map[key];
       }
@@ -144,7 +144,7 @@ export function compileMapping(feed: Feed): RecordMapper {
       } else record[rule.target] = out.value;
     }
     const parsed = schema.safeParse(record);
-    if (parsed.success && errors === undefined) return { ok: true, row, record: parsed.data as Record<string, unknown> };
+    if (parsed.success && errors === undefined) return { ok: true, row, record: parsed.data };
     const all = errors ?? [];
     const failed = new Set(all.map((e) => e.field));
     for (const issue of parsed.error?.issues ?? []) {

@@ -55,7 +55,7 @@ const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
 const textOf = (v: unknown): string | undefined => {
   const t = isRecord(v) ? (Object.hasOwn(v, "#text") ? v["#text"] : undefined) : v;
-  return t === undefined || t === null || isRecord(t) || Array.isArray(t) ? undefined : String(t);
+  return typeof t === "string" || typeof t === "number" || typeof t === "boolean" || typeof t === "bigint" ? String(t) : undefined;
 };
 
 /**

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { describe, expect, it } from "vitest";
-import { compileFilePattern, feedCreateSchema, feedPatchSchema, feedSchema, feedWithPasswordSchema, patchedDefinition, toPublicFeed, type FeedDefinition, type StoredFeed } from "./feed";
+import { compileFilePattern, feedCreateSchema, feedPatchSchema, feedSchema, feedWithPasswordSchema, patchedDefinition, toPublicFeed, type StoredFeed } from "./feed";
 
 const csvFeed = {
   name: "Custodian positions",
@@ -124,7 +124,7 @@ function ed25519Key(comment: string): string {
 }
 
 describe("feed PATCH", () => {
-  const current = feedCreateSchema.parse(csvFeed) as FeedDefinition;
+  const current = feedCreateSchema.parse(csvFeed);
 
   it("needs a field, and takes public keys in OpenSSH format", () => {
     expect(feedPatchSchema.safeParse({}).success).toBe(false);

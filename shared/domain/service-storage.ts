@@ -1,3 +1,5 @@
+import { emulatorBlobEndpointOf, parseStorageConnectionString } from "./storage-connection-string";
+
 /**
  * The service's own storage, which no customer setting may name: a blob source reading the service's
  * `archive` would ingest one feed's archived files into another, and an export written into its
@@ -12,8 +14,10 @@ export interface ServiceStorage {
   ownAccounts: readonly string[];
 }
 
-/** The containers of the service's storage: its data containers (infra/modules/storage.bicep, local/provision.ts) and the Flex Consumption deployment package. */
-// `exports` was created by earlier deployments and is still the service's own.
+/**
+ * The containers of the service's storage: its data containers (infra/modules/storage.bicep, local/provision.ts)
+ * and the Flex Consumption deployment package. `exports` was created by earlier deployments and is still the service's own.
+ */
 export const SERVICE_CONTAINERS: readonly string[] = ["inbound", "archive", "quarantine", "exports", "app-package"];
 /** The Functions host's own containers (`azure-webjobs-hosts`, `azure-webjobs-secrets`; `scm-releases` on Consumption plans). */
 const HOST_CONTAINER_PREFIXES = ["azure-webjobs-", "scm-"];
@@ -50,15 +54,13 @@ export function serviceStorageOf(settings: StorageSettings): ServiceStorage {
   const add = (name: string | undefined): void => {
     if (name !== undefined && name !== "") accounts.add(name.toLowerCase());
   };
-  if (settings.connectionString !== undefined) {
-    const parts = connectionStringParts(settings.connectionString);
-    add(parts.get("accountname"));
-    add(accountOfEndpoint(parts.get("blobendpoint")));
-  }
+  const connection = settings.connectionString === undefined ? undefined : parseStorageConnectionString(settings.connectionString);
+  add(connection?.accountName);
+  add(accountOfEndpoint(connection?.blobEndpoint));
   add(accountOfEndpoint(settings.blobEndpoint));
   add(settings.accountResourceId?.split("/").pop());
   add(settings.hostAccountName);
-  return { emulatorEndpoint: emulatorBlobEndpoint(settings.connectionString), ownAccounts: [...accounts] };
+  return { emulatorEndpoint: connection === undefined ? undefined : emulatorBlobEndpointOf(connection), ownAccounts: [...accounts] };
 }
 
 /** `https://ACCOUNT.blob.core.windows.net/` → ACCOUNT; an emulator's `http://127.0.0.1:10000/ACCOUNT` → ACCOUNT. */
@@ -73,27 +75,10 @@ function accountOfEndpoint(endpoint: string | undefined): string | undefined {
   }
 }
 
-/** The well-known account the storage emulators (Azurite) serve. */
-const EMULATOR_ACCOUNT = "devstoreaccount1";
-
 /**
  * The blob endpoint of the storage emulator the service itself uses, read from its connection
  * string (`UseDevelopmentStorage=true`, or the emulator's well-known account); undefined on Azure.
  */
 export function emulatorBlobEndpoint(connectionString: string | undefined): string | undefined {
-  if (connectionString === undefined) return undefined;
-  const parts = connectionStringParts(connectionString);
-  if (parts.get("usedevelopmentstorage")?.toLowerCase() === "true") return `http://127.0.0.1:10000/${EMULATOR_ACCOUNT}`;
-  if (parts.get("accountname") !== EMULATOR_ACCOUNT) return undefined;
-  return (parts.get("blobendpoint") ?? `http://127.0.0.1:10000/${EMULATOR_ACCOUNT}`).replace(/\/$/, "");
-}
-
-/** A storage connection string's `key=value` parts, keys lower-cased. */
-function connectionStringParts(connectionString: string): Map<string, string> {
-  const parts = new Map<string, string>();
-  for (const part of connectionString.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0) parts.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim());
-  }
-  return parts;
+  return connectionString === undefined ? undefined : emulatorBlobEndpointOf(parseStorageConnectionString(connectionString));
 }

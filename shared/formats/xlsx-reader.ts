@@ -191,9 +191,9 @@ function plain(value: ExcelJS.CellValue): string | number | boolean | undefined 
   if (value instanceof Date) return isoDate(value);
   if ("error" in value) throw new FileFormatError(`A cell holds the error ${value.error}`);
   if ("richText" in value) return value.richText.map((run) => run.text).join("");
-  if ("result" in value) return value.result === undefined ? undefined : plain(value.result as ExcelJS.CellValue);
+  if ("result" in value) return value.result === undefined ? undefined : plain(value.result);
   if ("sharedFormula" in value || "formula" in value) return undefined;
-  if ("text" in value) return plain(value.text as ExcelJS.CellValue);
+  if ("text" in value) return plain(value.text);
   return undefined;
 }
 

@@ -33,12 +33,13 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
     let principal: Principal | undefined;
     let result: EndpointResult;
     try {
-      let authError: unknown;
+      // Boxed: whatever the authenticator threw is thrown again, after the rate limit has counted the call.
+      let authError: { error: unknown } | undefined;
       if (endpoint.scope !== null) {
         try {
           principal = await svc.access.authenticator().authenticate(request.headers.get("authorization"));
         } catch (error) {
-          authError = error;
+          authError = { error };
         }
       }
       if (endpoint.rateLimited !== false) {
@@ -51,7 +52,7 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
           headers: { "Retry-After": String(rate.retryAfter ?? 1) },
         });
       }
-      if (authError !== undefined) throw authError;
+      if (authError !== undefined) throw authError.error;
       if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
       const params = parsePart(endpoint.params, request.params, "path");
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");

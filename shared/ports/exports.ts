@@ -1,12 +1,11 @@
-import type { Readable } from "node:stream";
-import type { StoredExport } from "../domain/export";
-import type { ColumnType, DateWindow, ExportDataType, ExportFilters, ExportFormat } from "../domain/export-data";
-import type { SettingsRepository } from "./settings-repository";
-
 /**
  * The contract between the three parts of an export run: a data set (rows from the same read use
  * cases as the API), a writer (CSV, XLSX or JSON bytes) and a destination (SFTP or blob).
  */
+import type { Readable } from "node:stream";
+import type { StoredExport } from "../domain/export";
+import type { ColumnType, DateWindow, ExportDataType, ExportFilters, ExportFormat } from "../domain/export-data";
+import type { SettingsRepository } from "./settings-repository";
 
 /** What a data set is asked for. */
 export interface DataSetRequest {

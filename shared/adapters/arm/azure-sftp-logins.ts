@@ -215,7 +215,7 @@ export class AzureSftpLogins implements SftpLogins {
         settled = true;
         ssh.end();
         if (error === undefined) resolve();
-        else reject(error instanceof Error ? error : new Error(String(error)));
+        else reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
       };
       ssh.on("error", finish);
       ssh.on("close", () => finish(new Error("the SFTP connection closed")));

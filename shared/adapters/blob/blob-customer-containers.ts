@@ -4,6 +4,7 @@ import { BlobServiceClient, ContainerClient, RestError, StorageSharedKeyCredenti
 import type { ContainerLocation } from "../../domain/blob-source-container-url";
 import { type CopyOutcome, type CustomerContainers } from "../../ports/blob-sources";
 import { CustomerContainerError, type CustomerBlob } from "../../domain/customer-blob";
+import { emulatorAccountOf, parseStorageConnectionString } from "../../domain/storage-connection-string";
 
 /** Block size and parallel blocks of a copy: at most 4 × 4 MiB of a file in memory, whatever its size. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
@@ -107,19 +108,8 @@ export class BlobCustomerContainers implements CustomerContainers {
   }
 }
 
-// The storage emulator's published, well-known development account (not a secret).
-const EMULATOR_ACCOUNT = "devstoreaccount1";
-const EMULATOR_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-
-/** The emulator's account key from the service's connection string (AccountName, AccountKey). */
+/** The emulator's account key from the service's connection string; undefined on Azure. */
 export function emulatorKeyOf(connectionString: string): StorageSharedKeyCredential | undefined {
-  const parts = new Map(
-    connectionString
-      .split(";")
-      .map((p) => [p.slice(0, p.indexOf("=")).trim().toLowerCase(), p.slice(p.indexOf("=") + 1).trim()] as const),
-  );
-  if (parts.get("usedevelopmentstorage")?.toLowerCase() === "true") return new StorageSharedKeyCredential(EMULATOR_ACCOUNT, EMULATOR_KEY);
-  const account = parts.get("accountname");
-  const key = parts.get("accountkey");
-  return account !== undefined && key !== undefined ? new StorageSharedKeyCredential(account, key) : undefined;
+  const account = emulatorAccountOf(parseStorageConnectionString(connectionString));
+  return account === undefined ? undefined : new StorageSharedKeyCredential(account.accountName, account.accountKey);
 }

@@ -3,6 +3,7 @@ import type { TokenCredential } from "@azure/core-auth";
 import { ContainerClient, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { ExportDestination, UploadAttempt } from "../../ports/exports";
 import { renderedNameProblem } from "../../domain/export-file-name";
+import type { EmulatorAccount } from "../../domain/storage-connection-string";
 
 const CONTENT_TYPES: Record<string, string> = {
   csv: "text/csv; charset=utf-8",
@@ -13,28 +14,6 @@ const CONTENT_TYPES: Record<string, string> = {
 /** Block size and blocks in flight: at most 5 × 4 MiB of a file in memory, whatever its size. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
 const PARALLEL_BLOCKS = 4;
-
-/** The local emulator's account, from a connection string (`AccountName`, `AccountKey`, `BlobEndpoint`). */
-export interface EmulatorAccount {
-  blobEndpoint: string;
-  accountName: string;
-  accountKey: string;
-}
-
-/** The account of a connection string that names a blob endpoint and a key (Azurite's); undefined otherwise. */
-export function emulatorAccount(connectionString: string | undefined): EmulatorAccount | undefined {
-  if (connectionString === undefined) return undefined;
-  const parts = new Map<string, string>();
-  for (const part of connectionString.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0) parts.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
-  }
-  const blobEndpoint = parts.get("BlobEndpoint");
-  const accountName = parts.get("AccountName");
-  const accountKey = parts.get("AccountKey");
-  if (blobEndpoint === undefined || accountName === undefined || accountKey === undefined) return undefined;
-  return { blobEndpoint: blobEndpoint.replace(/\/+$/, ""), accountName, accountKey };
-}
 
 /**
  * Uploads export files to a customer's blob container as `prefix` + file name: the body is staged as
@@ -73,7 +52,8 @@ export class BlobDestination implements ExportDestination {
     const extension = fileName.slice(fileName.lastIndexOf(".") + 1).toLowerCase();
     const blockIds: string[] = [];
     const inFlight = new Set<Promise<void>>();
-    let failure: unknown;
+    // Kept in a box: the storage service's answer, whatever it is, is what the catch below reports.
+    let failure: { reason: unknown } | undefined;
     let bytes = 0;
     // Block ids are of one length within a blob, and this attempt's own: another writer's blocks are never in its list.
     const stage = (block: Buffer): void => {
@@ -81,7 +61,7 @@ export class BlobDestination implements ExportDestination {
       blockIds.push(id);
       const staged: Promise<void> = blob
         .stageBlock(id, block, block.length)
-        .then(() => undefined, (error: unknown) => void (failure ??= error))
+        .then(() => undefined, (reason: unknown) => void (failure ??= { reason }))
         .finally(() => inFlight.delete(staged));
       inFlight.add(staged);
     };
@@ -98,11 +78,11 @@ export class BlobDestination implements ExportDestination {
           pendingBytes = 0;
           while (inFlight.size >= PARALLEL_BLOCKS) await Promise.race(inFlight);
         }
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failure.reason;
       }
       if (pendingBytes > 0) stage(Buffer.concat(pending, pendingBytes));
       await Promise.all(inFlight);
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) throw failure.reason;
     } catch (error) {
       if (!body.readableEnded) body.destroy();
       await Promise.allSettled(inFlight);

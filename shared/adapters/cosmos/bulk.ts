@@ -30,7 +30,7 @@ function withPartitionKey(container: Container, op: OperationInput): OperationIn
   const body = "resourceBody" in op ? (op.resourceBody as Record<string, unknown> | undefined) : undefined;
   const value = path === undefined || body === undefined ? undefined : body[path.slice(1)];
   if (typeof value !== "string") throw new Error(`bulk ${op.operationType} in ${container.id} has no partition key (${path ?? "unknown path"})`);
-  return { ...op, partitionKey: value } as OperationInput;
+  return { ...op, partitionKey: value };
 }
 
 /**
@@ -42,7 +42,7 @@ function withPartitionKey(container: Container, op: OperationInput): OperationIn
  * SDK flushes partial batches without that sleep.
  */
 async function bulkCall(container: Container, operations: OperationInput[]): Promise<BulkResult[]> {
-  const results: BulkResult[] = new Array(operations.length);
+  const results = new Array<BulkResult>(operations.length);
   let pending = operations.map((op, index) => ({ op, index }));
   if (pending.length === 0) return results;
   let refusal: unknown;
@@ -87,7 +87,7 @@ async function bulkCall(container: Container, operations: OperationInput[]): Pro
  */
 export async function bulkWithRetry(container: Container, operations: readonly OperationInput[]): Promise<BulkResult[]> {
   const keyed = operations.map((op) => withPartitionKey(container, op));
-  const results: BulkResult[] = new Array(keyed.length);
+  const results = new Array<BulkResult>(keyed.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < keyed.length) {
@@ -116,7 +116,7 @@ export async function bulkRead<T extends object>(container: Container, refs: rea
     if (ref === undefined) return;
     if (result.statusCode === 200 && result.resourceBody !== undefined) {
       const body = result.resourceBody as unknown as T & { _etag?: string };
-      found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag } as T) : stripSystem(body));
+      found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag }) : stripSystem(body));
     } else if (result.statusCode !== 404) {
       throw new Error(`bulk read of ${container.id}/${ref.id} failed with ${result.statusCode}`);
     }

@@ -18,7 +18,7 @@ const toDoc = (delivery: StoredDelivery): DeliveryDoc => ({ ...delivery, docType
 
 function toDelivery(doc: DeliveryDoc): VersionedDelivery {
   const { docType: _d, sortKey: _s, _rid, _self, _ts, _attachments, _lsn, ...delivery } = doc as DeliveryDoc & Record<string, unknown>;
-  return delivery as VersionedDelivery;
+  return delivery;
 }
 
 const withoutEtag = (delivery: StoredDelivery): StoredDelivery => {

@@ -4,7 +4,7 @@ import { AppError } from "../../domain/errors";
 /** The HTTP status of a Cosmos SDK failure, or undefined when it is not one. */
 export function cosmosStatus(error: unknown): number | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
+    const code = (error).code;
     if (typeof code === "number") return code;
   }
   return undefined;

@@ -1,4 +1,4 @@
-import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
+import { BulkOperationType, type Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Portfolio } from "../../domain/portfolio";
@@ -85,7 +85,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     // One conditional replace each, in bulk; a portfolio changed meanwhile is marked by a read-modify-write.
     const results = await bulkWithRetry(
       this.container,
-      toMark.map(({ _etag, ...doc }) => ({ operationType: BulkOperationType.Replace, id: doc.id, partitionKey: doc.id, resourceBody: { ...doc, valuationPending: true } as unknown as JSONObject, ifMatch: _etag ?? "" })),
+      toMark.map(({ _etag, ...doc }) => ({ operationType: BulkOperationType.Replace, id: doc.id, partitionKey: doc.id, resourceBody: { ...doc, valuationPending: true }, ifMatch: _etag ?? "" })),
     );
     const raced = toMark.filter((_, i) => results[i]?.statusCode === 412);
     const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));

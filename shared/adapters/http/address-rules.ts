@@ -1,5 +1,3 @@
-import ipaddr from "ipaddr.js";
-
 /**
  * Which addresses a webhook may reach (the SSRF guard's address rules). Only globally routable
  * unicast is allowed: ipaddr.js classifies the special ranges (private, loopback, link-local incl.
@@ -7,6 +5,7 @@ import ipaddr from "ipaddr.js";
  * benchmarking, 6to4, Teredo …) so no bit masks are written here. An IPv4 address written as IPv6
  * (IPv4-mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::/96) is judged by the IPv4 address it carries.
  */
+import ipaddr from "ipaddr.js";
 
 /** Host names of cloud metadata services, refused before any lookup (their addresses are refused too). */
 const METADATA_NAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);

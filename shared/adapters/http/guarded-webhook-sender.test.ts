@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { generate } from "selfsigned";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GuardedWebhookSender, type LookupAll } from "./guarded-webhook-sender";
@@ -202,7 +203,7 @@ describe("GuardedWebhookSender over TLS", () => {
     });
     const names: (string | false | null)[] = [];
     const tls = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
-      names.push((req.socket as import("node:tls").TLSSocket).servername);
+      names.push((req.socket as TLSSocket).servername);
       req.resume();
       req.on("end", () => res.writeHead(200).end());
     });

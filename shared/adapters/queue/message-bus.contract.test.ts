@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { waitForPort } from "../../../local/children";
 import type { LoadedFunction } from "../../../local/functions-host";
 import { freePort } from "../../../local/launch";
@@ -23,11 +23,11 @@ const quiet = new Logger("error", () => undefined);
 interface Harness {
   bus: MessageBus;
   /** Takes (and removes) what is visible now, waiting up to `waitMs` for at least `atLeast` messages. */
-  receive(queue: QueueName, atLeast: number, waitMs: number): Promise<unknown[]>;
+  receive: (queue: QueueName, atLeast: number, waitMs: number) => Promise<unknown[]>;
   /** Lets a handler fail on every delivery; resolves with the message body once the broker gave it up. */
-  failUntilGivenUp(queue: QueueName, timeoutMs: number): Promise<unknown>;
+  failUntilGivenUp: (queue: QueueName, timeoutMs: number) => Promise<unknown>;
   /** Like `receive`, with the trace context each message gives the function it triggers. */
-  receiveTraced(queue: QueueName, atLeast: number, waitMs: number): Promise<{ body: unknown; traceparent?: string }[]>;
+  receiveTraced: (queue: QueueName, atLeast: number, waitMs: number) => Promise<{ body: unknown; traceparent?: string }[]>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -62,7 +62,7 @@ function messageBusContract(harness: () => Harness): void {
     const sent = Date.now();
     await bus.send("valuations", [{ body: { portfolioId: "pf_delayed" }, delaySeconds: 4 }, { body: { portfolioId: "pf_now" } }]);
     expect(await receive("valuations", 1, 10_000)).toEqual([{ portfolioId: "pf_now" }]);
-    await sleep(Math.max(0, sent + 2_500 - Date.now()));
+    await sleep(Math.max(0, sent + 2_500 - Date.now())); // waits to show that the delayed message is not visible before its time
     expect(await receive("valuations", 0, 0)).toEqual([]);
     const later = await receive("valuations", 1, 15_000);
     expect(later).toEqual([{ portfolioId: "pf_delayed" }]);
@@ -124,12 +124,18 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
     harness = {
       bus: StorageQueueMessageBus.fromConnectionString(connection),
       async receive(queue, atLeast, waitMs) {
-        const deadline = Date.now() + waitMs;
         const taken = await takeVisible(queue);
-        while (taken.length < atLeast && Date.now() < deadline) {
-          await sleep(100);
-          taken.push(...(await takeVisible(queue)));
-        }
+        if (taken.length >= atLeast) return taken;
+        // What arrived by the deadline, enough or not: the callers assert on it.
+        await vi
+          .waitFor(
+            async () => {
+              taken.push(...(await takeVisible(queue)));
+              expect(taken.length).toBeGreaterThanOrEqual(atLeast);
+            },
+            { timeout: waitMs, interval: 100 },
+          )
+          .catch(() => undefined);
         return taken;
       },
       // The local runtime's queue host, which unwraps the trace context and hands it to the function as the Functions host does.
@@ -164,16 +170,16 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
         await host.start();
         try {
           const poison = service.getQueueClient(`${queue}-poison`);
-          const deadline = Date.now() + timeoutMs;
-          for (;;) {
-            const { peekedMessageItems } = await poison.peekMessages();
-            if (peekedMessageItems[0] !== undefined) {
-              expect(attempts).toBe(5);
-              return decodeMessage(peekedMessageItems[0].messageText);
-            }
-            if (Date.now() > deadline) throw new Error(`not in ${queue}-poison after ${attempts} attempts`);
-            await sleep(200);
-          }
+          const given = await vi.waitFor(
+            async () => {
+              const [first] = (await poison.peekMessages()).peekedMessageItems;
+              assert.isDefined(first, `not in ${queue}-poison after ${attempts} attempts`);
+              return first;
+            },
+            { timeout: timeoutMs, interval: 200 },
+          );
+          expect(attempts).toBe(5);
+          return decodeMessage(given.messageText);
         } finally {
           await host.stop();
         }

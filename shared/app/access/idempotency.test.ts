@@ -81,6 +81,7 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
     const key = freshKey();
     let finish: (value: { status: number; body: unknown }) => void = () => {};
     const running = idem.run("s", key, "body", () => new Promise((resolve) => (finish = resolve)));
+    // Real time for the heartbeat's timer to run between the fake clock's steps (it renews on a timer, not on a condition to poll).
     await sleep(30);
     // Twelve minutes pass (more than two leases); the heartbeat renews the lease along the way.
     for (let i = 0; i < 12; i++) {

@@ -47,8 +47,8 @@ function typeOf(schema: z.ZodType): ColumnType | { object: Record<string, z.ZodT
 }
 
 /** The columns of a zod object schema, nested objects flattened with dots. */
-export function columnsOfSchema(schema: z.ZodObject, prefix = "", into: Columns = { columns: [], columnTypes: {} }): Columns {
-  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+export function columnsOfSchema(schema: z.ZodObject<Record<string, z.ZodType>>, prefix = "", into: Columns = { columns: [], columnTypes: {} }): Columns {
+  for (const [key, field] of Object.entries(schema.shape)) {
     const type = typeOf(field);
     const path = `${prefix}${key}`;
     if (typeof type === "object") {

@@ -56,5 +56,5 @@ export function originOf(inboxName: string, metadata: Record<string, string>, un
 /** The definition part of a stored feed, re-parsed so defaults the schema gained since are filled. */
 export function definitionOf(f: StoredFeed): FeedDefinition {
   const { name, provider, dataType, format, filePattern, options, mapping, validation, status } = f;
-  return feedCreateSchema.parse({ name, provider, dataType, format, filePattern, options, mapping, validation, status }) as FeedDefinition;
+  return feedCreateSchema.parse({ name, provider, dataType, format, filePattern, options, mapping, validation, status });
 }

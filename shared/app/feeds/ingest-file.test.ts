@@ -196,7 +196,8 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
   const stalledAttempt = async (w: ReturnType<typeof world>, name: string): Promise<void> => {
     w.stalls.reads += 1;
     void w.ingest.execute(name);
-    await new Promise((r) => setTimeout(r, 20));
+    // The attempt is recorded before the file is read: once its read has begun, it is there.
+    await expect.poll(() => w.stalls.reads, { timeout: 5_000, interval: 5 }).toBe(0);
   };
 
   it("one attempt that never finished: the next ingests the file, once, and the attempt is forgotten", async () => {
@@ -286,7 +287,7 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
   it("five rows in batches of two: three calls, one job whose counts sum them, one refresh_job.completed", async () => {
     const events: EventEnvelope[] = [];
     const stored = app.core.outbox();
-    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } } as Outbox;
+    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } };
     const importer = new ImportRecords({
       portfolios: app.investments.portfolioRepository(),
       securities: app.investments.securityRepository(),

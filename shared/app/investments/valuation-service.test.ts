@@ -51,7 +51,7 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
 
     const portfolio = (await portfolios.get("pf_V"))!;
     const older = service.valueOn(portfolio, "2026-03-02", null);
-    await new Promise((r) => setTimeout(r, 200)); // the older one has read its inputs (price 10) and waits
+    await expect.poll(() => first, { timeout: 5_000, interval: 10 }).toBe(false); // the older one has read its inputs (price 10) and waits
     now += 60_000;
     await prices.save([price(20, new Date(now).toISOString())]);
     await service.valueOn(portfolio, "2026-03-02", null);

@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
+
+/** Whether a process is still there (signal 0 checks without signalling). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite)
+ * have exited: after a `kill -9` of the runtime, before starting it again on the same folder.
+ */
+export async function childrenGone(dataDir: string): Promise<void> {
+  const pids = ["cosmos", "azurite"].flatMap((name) => {
+    const file = join(dataDir, `${name}.pid`);
+    return existsSync(file) ? [{ name, pid: Number(readFileSync(file, "utf8").trim()) }] : [];
+  });
+  await expect
+    .poll(() => pids.filter(({ pid }) => running(pid)).map(({ name, pid }) => `${name} (pid ${pid})`), {
+      message: "the children still running after the runtime was killed",
+      timeout: 30_000,
+      interval: 100,
+    })
+    .toEqual([]);
+}
