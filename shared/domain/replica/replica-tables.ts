@@ -1,0 +1,52 @@
+/** The replica's own bookkeeping (schema `replica`, which BI logins cannot read), and every table. */
+import { analyticsTables } from "./analytics-tables";
+import { col, ID, optional, text, type TableDefinition } from "./table-types";
+
+/** The holdings columns a staged chunk row carries (every holdings column). */
+const holdingColumns = (analyticsTables.find((t) => t.name === "holdings")?.columns ?? []).filter(
+  (c) => c.name !== "portfolio_id" && c.name !== "date",
+);
+
+/** Bookkeeping the projection needs; BI logins cannot read this schema. */
+export const replicaTables: readonly TableDefinition[] = [
+  {
+    schema: "replica",
+    name: "documents",
+    description: "The version (change-feed _lsn) last applied of each projected document",
+    primaryKey: ["doc_key"],
+    columns: [
+      col("doc_key", text(64), "SHA-256 of container, partition key and id"),
+      col("container", text(50), "Source container"),
+      col("version", { kind: "integer" }, "The document's _lsn when applied"),
+      col("source_ts", { kind: "integer" }, "The document's _ts when applied"),
+      col("projected_at", { kind: "timestamp" }, "When it was applied (UTC)"),
+    ],
+  },
+  {
+    schema: "replica",
+    name: "holding_chunks",
+    description: "Holdings of valuation chunks, staged under their run until the run's header arrives",
+    primaryKey: ["portfolio_id", "date", "run_id", "chunk", "ord"],
+    columns: [
+      col("portfolio_id", ID, "The portfolio"),
+      col("date", { kind: "date" }, "Valuation date"),
+      col("run_id", text(64), "The valuation run the chunk belongs to"),
+      optional(
+        "run_version",
+        text(100),
+        "The run's computation version (orders runs of one portfolio-date; null before chunks carried it)",
+      ),
+      col("chunk", { kind: "integer" }, "Chunk number"),
+      col("ord", { kind: "integer" }, "Position within the chunk"),
+      ...holdingColumns,
+    ],
+  },
+];
+
+export const allTables: readonly TableDefinition[] = [...analyticsTables, ...replicaTables];
+
+export function tableDefinition(schema: TableDefinition["schema"], name: string): TableDefinition {
+  const table = allTables.find((t) => t.schema === schema && t.name === name);
+  if (table === undefined) throw new Error(`no replica table ${schema}.${name}`);
+  return table;
+}
