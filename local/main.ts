@@ -17,6 +17,8 @@ import { QueueHost } from "./queue-host";
 import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-bus";
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
+import { ChangeFeedHost } from "./change-feed-host";
+import { disableReplicaOffPlan, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -72,6 +74,9 @@ async function main(): Promise<void> {
     warn,
   );
   children.push(azuriteChild);
+  disableReplicaOffPlan(config);
+  const replicaChild = await startReplicaServer(config, dataDir, warn);
+  if (replicaChild !== undefined) children.push(replicaChild);
 
   let stopping: Promise<void> | undefined;
   let httpHost: HttpHost | undefined;
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
   let queueHost: QueueHost | undefined;
   let blobHost: BlobHost | undefined;
   let sftpServer: SftpServer | undefined;
+  let changeFeedHost: ChangeFeedHost | undefined;
   const { services } = await import("../shared/composition");
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
@@ -88,6 +94,7 @@ async function main(): Promise<void> {
       await timerHost?.stop();
       await queueHost?.stop();
       await blobHost?.stop();
+      await changeFeedHost?.stop();
       // Closing the channel makes the Cosmos child write its final snapshot before it exits.
       await Promise.all(children.map((c) => c.stop()));
       say("stopped");
@@ -108,6 +115,7 @@ async function main(): Promise<void> {
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
     await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
+    await replicaReady(replicaChild, services().cosmos().database);
 
     const functions = loadFunctions(root);
     httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
@@ -124,12 +132,15 @@ async function main(): Promise<void> {
     const host = blobHost;
     sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say, committed: (container) => host.notify(container) });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
+    changeFeedHost = new ChangeFeedHost(functions, (name) => services().cosmosClient().database(name), say);
+    changeFeedHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;
     say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);
     say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
     say(`  data:     ${dataDir} (${restored} documents restored)`);
     say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)`);
+    if (runsReplica(config)) say(`  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)`);
     say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
     say("  Ctrl-C stops everything");
     process.send?.({ type: "ready", baseUrl, sftpPort: sftpListening });

@@ -78,6 +78,7 @@ import { SftpDestination } from "./adapters/sftp/sftp-destination";
 import { CosmosExportRuns } from "./adapters/cosmos/cosmos-export-runs";
 import { CosmosExportTargetLocks } from "./adapters/cosmos/cosmos-export-target-locks";
 import { OutboundHostGuard } from "./adapters/http/outbound-host-guard";
+import { ReplicaComposition } from "./composition/replica";
 
 function lazy<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -410,6 +411,8 @@ export class Composition {
     if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.credential(), emulatorAccount(c.STORAGE_CONNECTION_STRING));
     return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS }, this.outboundHosts());
   };
+  /** The read-only SQL replica (shared/composition/replica.ts). */
+  readonly replica = lazy(() => new ReplicaComposition(this));
   readonly runExport = lazy(
     () =>
       new RunExport({

@@ -49,12 +49,12 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
 }
 
 /**
- * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite)
+ * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite, the replica's server)
  * have exited: after a `kill -9` of the runtime, before starting it again on the same folder.
  */
 export async function childrenGone(dataDir: string): Promise<void> {
   const deadline = Date.now() + 30_000;
-  for (const name of ["cosmos", "azurite"]) {
+  for (const name of ["cosmos", "azurite", "replica"]) {
     const file = join(dataDir, `${name}.pid`);
     if (!existsSync(file)) continue;
     const pid = Number(readFileSync(file, "utf8").trim());

@@ -1,0 +1,51 @@
+/**
+ * The local runtime's part of the SQL replica: on the Enterprise plan, the PostgreSQL child process
+ * (local/replica-server.ts); on another plan, what Bicep does in Azure: the replica's change-feed
+ * functions disabled (`AzureWebJobs.<name>.Disabled`) and no server at all.
+ */
+import type { Database } from "@azure/cosmos";
+import { join } from "node:path";
+import { ConfigError, type Config } from "../shared/config";
+import { replicaFunctionName, replicaSourceNames } from "../shared/domain/replica/projection";
+import { killStale, nextMessage, startChild, type Child } from "./children";
+
+/** Whether this runtime runs the replica's server (the Enterprise plan, on PostgreSQL). */
+export const runsReplica = (config: Config): boolean =>
+  config.ORGANISATION_PLAN === "enterprise" && config.REPLICA_ENGINE === "postgres";
+
+/** Off the Enterprise plan the replica's functions are disabled, as the Bicep deployment does it. */
+export function disableReplicaOffPlan(config: Config): void {
+  if (config.ORGANISATION_PLAN === "enterprise") return;
+  for (const source of replicaSourceNames) process.env[`AzureWebJobs.${replicaFunctionName(source)}.Disabled`] = "true";
+}
+
+/** Starts the replica's PostgreSQL child (after stopping one a crashed run left), or nothing off the plan. */
+export async function startReplicaServer(
+  config: Config,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<Child | undefined> {
+  if (!runsReplica(config)) return undefined;
+  if (config.REPLICA_ADMIN_PASSWORD === undefined)
+    throw new ConfigError(
+      "Invalid configuration:\n  REPLICA_ADMIN_PASSWORD: is required to run the replica's PostgreSQL server (ORGANISATION_PLAN=enterprise)",
+    );
+  const script = join(__dirname, "replica-server.js");
+  await killStale(dataDir, "replica", script);
+  return startChild(dataDir, "replica", script, [String(config.REPLICA_PORT), join(dataDir, "replica")], log);
+}
+
+/**
+ * Waits for the server. A new cluster is an empty replica: the replica triggers' checkpoints (from an
+ * earlier cluster, deleted since) are dropped, so their change feeds start from the beginning again.
+ */
+export async function replicaReady(child: Child | undefined, database: Database): Promise<void> {
+  if (child === undefined) return;
+  const { created } = (await nextMessage(child.process, "ready", 120_000)) as { created?: boolean };
+  if (created !== true) return;
+  const leases = database.container("leases");
+  const { resources } = await leases.items
+    .query<{ id: string }>({ query: "SELECT c.id FROM c WHERE STARTSWITH(c.id, 'replica-')" })
+    .fetchAll();
+  for (const { id } of resources) await leases.item(id, id).delete();
+}
