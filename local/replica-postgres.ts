@@ -192,8 +192,8 @@ export async function stopOrphan(dataDir: string): Promise<boolean> {
   }
   if (!command.includes("postgres") || !command.includes(dataDir)) return false;
   for (const [signal, waitMs] of [
-    ["SIGINT", 15_000],
-    ["SIGQUIT", 5_000],
+    ["SIGINT", 60_000],
+    ["SIGQUIT", 10_000],
     ["SIGKILL", 5_000],
   ] as const) {
     process.kill(pid, signal);
@@ -234,7 +234,8 @@ export function startServer(
     ...(account !== undefined ? { uid: account.uid, gid: account.gid } : {}),
   });
   const keep = (chunk: Buffer): void => {
-    for (const line of chunk.toString().split("\n")) if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(line)) log(line.trim());
+    // "starting up" is what our own readiness probe is told while the server starts: not news.
+    for (const line of chunk.toString().split("\n")) if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(line) && !/the database system is starting up/.test(line)) log(line.trim());
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);

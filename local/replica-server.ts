@@ -92,7 +92,8 @@ async function main(): Promise<void> {
   prepareBinaries(binaries);
   const account = serverAccount();
   ensureReachable(dataDir, account);
-  if (await stopOrphan(dataDir)) say("a PostgreSQL server left running by a previous run was stopped");
+  const began = Date.now();
+  if (await stopOrphan(dataDir)) say(`a PostgreSQL server left running by a previous run was stopped (${Date.now() - began} ms)`);
   const created = initCluster(binaries, dataDir, user, password, account);
 
   let output = "";
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     started.kill("SIGINT");
-    setTimeout(() => started.kill("SIGQUIT"), 20_000).unref();
+    setTimeout(() => started.kill("SIGQUIT"), 50_000).unref();
   };
   process.on("disconnect", stop);
   process.on("SIGTERM", () => {});

@@ -5,7 +5,7 @@
 import { Client, types as pgTypes } from "pg";
 import { expect } from "vitest";
 import { call } from "./http";
-import { listAll, type HoldingsView } from "./investment-fixtures";
+import type { HoldingsView } from "./investment-fixtures";
 
 export interface ReplicaDetails {
   host: string;
@@ -18,8 +18,11 @@ export interface ReplicaDetails {
   documents: { stored: number; projected: number } | null;
 }
 
-export async function replicaSettings(token: string): Promise<ReplicaDetails> {
-  const reply = await call("GET", "/api/v1/settings/replica", { token });
+/** The runtime to call: this file's (useOwnRuntime, the default) or one the test started itself. */
+const at = (base: string | undefined): { base?: string } => (base === undefined ? {} : { base });
+
+export async function replicaSettings(token: string, base?: string): Promise<ReplicaDetails> {
+  const reply = await call("GET", "/api/v1/settings/replica", { token, ...at(base) });
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
 }
@@ -27,8 +30,9 @@ export async function replicaSettings(token: string): Promise<ReplicaDetails> {
 export async function newLogin(
   token: string,
   name = "BI test",
+  base?: string,
 ): Promise<{ id: string; username: string; password: string }> {
-  const reply = await call("POST", "/api/v1/settings/replica/logins", { token, body: { name } });
+  const reply = await call("POST", "/api/v1/settings/replica/logins", { token, body: { name }, ...at(base) });
   expect(reply.status, reply.text).toBe(201);
   return reply.body.data;
 }
@@ -63,6 +67,23 @@ export async function biClient(
 }
 
 type Row = Record<string, unknown>;
+
+/** Every item of a list, following `pagination.nextCursor`. */
+async function listAll(token: string, path: string, base: string | undefined): Promise<Row[]> {
+  const items: Row[] = [];
+  const sep = path.includes("?") ? "&" : "?";
+  for (let cursor: string | undefined = undefined; ;) {
+    const reply = await call(
+      "GET",
+      `${path}${sep}pageSize=200${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+      { token, ...at(base) },
+    );
+    expect(reply.status, reply.text).toBe(200);
+    items.push(...(reply.body.data as Row[]));
+    cursor = reply.body.pagination?.nextCursor ?? undefined;
+    if (cursor === undefined || cursor === null) return items;
+  }
+}
 const sortKey = (row: Row, key: readonly string[]): string => JSON.stringify(key.map((k) => row[k]));
 const sorted = (rows: Row[], key: readonly string[]): Row[] =>
   [...rows].sort((a, b) => (sortKey(a, key) < sortKey(b, key) ? -1 : 1));
@@ -93,20 +114,22 @@ export async function replicaAndApi(
   token: string,
   client: Client,
   accepted: Accepted,
+  base?: string,
 ): Promise<[string, Row[], Row[]][]> {
-  const portfolios = await listAll(token, "/api/v1/portfolios");
-  const securities = await listAll(token, "/api/v1/securities");
+  const portfolios = await listAll(token, "/api/v1/portfolios", base);
+  const securities = await listAll(token, "/api/v1/securities", base);
   const prices = (
-    await Promise.all(securities.map((s: Row) => listAll(token, `/api/v1/securities/${String(s.id)}/prices`)))
+    await Promise.all(securities.map((s: Row) => listAll(token, `/api/v1/securities/${String(s.id)}/prices`, base)))
   ).flat();
-  const transactions = await listAll(token, "/api/v1/transactions");
-  const exceptions = await listAll(token, "/api/v1/exceptions");
-  const jobs = await listAll(token, "/api/v1/jobs");
+  const transactions = await listAll(token, "/api/v1/transactions", base);
+  const exceptions = await listAll(token, "/api/v1/exceptions", base);
+  const jobs = await listAll(token, "/api/v1/jobs", base);
   const valuations = await tableRows(client, "valuations", ["portfolio_id", "date"]);
   const views: HoldingsView[] = [];
   for (const v of valuations) {
     const reply = await call("GET", `/api/v1/portfolios/${String(v.portfolio_id)}/holdings?date=${String(v.date)}`, {
       token,
+      ...at(base),
     });
     expect(reply.status, reply.text).toBe(200);
     views.push(reply.body.data);

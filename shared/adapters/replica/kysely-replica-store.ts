@@ -133,25 +133,33 @@ export class KyselyReplicaStore implements ReplicaStore {
     for (const part of chunksOf(runs, 3)) await copyStagedRuns(db, part).execute();
   }
 
+  /** Row counts and what was applied, read from one snapshot of the database (they agree with each other). */
   async contents(): Promise<ReplicaContents> {
     await this.deps.ensureSchema();
     const db = await this.deps.db();
-    const tables: ReplicaContents["tables"] = [];
-    for (const table of analyticsTables) {
-      const [count] = (await countRows(db, table).execute()) as { rows: unknown }[];
-      tables.push({ name: table.name, rows: Number(count?.rows ?? 0) });
-    }
-    const sources = Object.fromEntries(
-      replicaSourceNames.map((s) => [s, { documents: 0, newestTs: null }]),
-    ) as ReplicaContents["sources"];
-    let lastProjectedAt: string | null = null;
-    for (const row of (await appliedPerSource(db).execute()) as Record<string, unknown>[]) {
-      const source = String(row.container) as ReplicaSource;
-      if (!(source in sources)) continue;
-      sources[source] = { documents: Number(row.documents ?? 0), newestTs: numberOf(row.newest_ts) };
-      const last = timestampText(row.last_projected_at);
-      if (last !== null && (lastProjectedAt === null || last > lastProjectedAt)) lastProjectedAt = last;
-    }
-    return { tables, sources, lastProjectedAt };
+    // Azure SQL Database allows snapshot isolation (on by default there); PostgreSQL's is repeatable read.
+    const snapshot = this.deps.engine === "sqlserver" ? "snapshot" : "repeatable read";
+    return db
+      .transaction()
+      .setIsolationLevel(snapshot)
+      .execute(async (trx) => {
+        const tables: ReplicaContents["tables"] = [];
+        for (const table of analyticsTables) {
+          const [count] = (await countRows(trx, table).execute()) as { rows: unknown }[];
+          tables.push({ name: table.name, rows: Number(count?.rows ?? 0) });
+        }
+        const sources = Object.fromEntries(
+          replicaSourceNames.map((s) => [s, { documents: 0, newestTs: null }]),
+        ) as ReplicaContents["sources"];
+        let lastProjectedAt: string | null = null;
+        for (const row of (await appliedPerSource(trx).execute()) as Record<string, unknown>[]) {
+          const source = String(row.container) as ReplicaSource;
+          if (!(source in sources)) continue;
+          sources[source] = { documents: Number(row.documents ?? 0), newestTs: numberOf(row.newest_ts) };
+          const last = timestampText(row.last_projected_at);
+          if (last !== null && (lastProjectedAt === null || last > lastProjectedAt)) lastProjectedAt = last;
+        }
+        return { tables, sources, lastProjectedAt };
+      });
   }
 }
