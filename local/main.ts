@@ -18,7 +18,7 @@ import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-b
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
 import { ChangeFeedHost } from "./change-feed-host";
-import { disableReplicaOffPlan, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
+import { checkReplicaSettings, disableReplicaOffPlan, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   await requireFree(ports.queue, "STORAGE_CONNECTION_STRING QueueEndpoint");
   if (httpPort !== 0) await requireFree(httpPort, "PORT");
   if (sftpPort !== 0) await requireFree(sftpPort, "SFTP_PORT");
+  checkReplicaSettings(config);
 
   const children: Child[] = [];
   const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
@@ -75,8 +76,8 @@ async function main(): Promise<void> {
   );
   children.push(azuriteChild);
   disableReplicaOffPlan(config);
-  const replicaChild = await startReplicaServer(config, dataDir, warn);
-  if (replicaChild !== undefined) children.push(replicaChild);
+  const replica = await startReplicaServer(config, dataDir, warn);
+  if (replica !== undefined) children.push(replica.child);
 
   let stopping: Promise<void> | undefined;
   let httpHost: HttpHost | undefined;
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
     await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
-    await replicaReady(replicaChild, services().cosmos().database);
+    await replicaReady(replica, services().cosmos().database);
 
     const functions = loadFunctions(root);
     httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });

@@ -235,7 +235,9 @@ export function startServer(
   });
   const keep = (chunk: Buffer): void => {
     // "starting up" is what our own readiness probe is told while the server starts: not news.
-    for (const line of chunk.toString().split("\n")) if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(line) && !/the database system is starting up/.test(line)) log(line.trim());
+    for (const line of chunk.toString().split("\n"))
+      if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(line) && !/the database system is starting up/.test(line))
+        log(line.trim());
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
@@ -244,7 +246,7 @@ export function startServer(
 
 /** Why a server that exited at start did: its own words, or the usual cause in plain words. */
 export function startFailure(output: string, port: number): Error {
-  if (/could not bind|Address already in use/i.test(output))
+  if (/could not bind|Address already in use|could not create (any TCP\/IP sockets|listen socket)/i.test(output))
     return new Error(`port ${port} (REPLICA_PORT) is in use by another program; stop it or change REPLICA_PORT`);
   if (/lock file .* already exists/i.test(output))
     return new Error(

@@ -19,29 +19,44 @@ export function disableReplicaOffPlan(config: Config): void {
   for (const source of replicaSourceNames) process.env[`AzureWebJobs.${replicaFunctionName(source)}.Disabled`] = "true";
 }
 
+/** What the replica needs, checked with the other settings before anything starts. */
+export function checkReplicaSettings(config: Config): void {
+  if (runsReplica(config) && config.REPLICA_ADMIN_PASSWORD === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  REPLICA_ADMIN_PASSWORD: is required to run the replica's PostgreSQL server (ORGANISATION_PLAN=enterprise)",
+    );
+  }
+}
+
+/** The replica's server as a child of the runtime, and its ready message (listened for from the start). */
+export interface ReplicaServer {
+  child: Child;
+  ready: Promise<{ created?: boolean }>;
+}
+
 /** Starts the replica's PostgreSQL child (after stopping one a crashed run left), or nothing off the plan. */
 export async function startReplicaServer(
   config: Config,
   dataDir: string,
   log: (line: string) => void,
-): Promise<Child | undefined> {
+): Promise<ReplicaServer | undefined> {
   if (!runsReplica(config)) return undefined;
-  if (config.REPLICA_ADMIN_PASSWORD === undefined)
-    throw new ConfigError(
-      "Invalid configuration:\n  REPLICA_ADMIN_PASSWORD: is required to run the replica's PostgreSQL server (ORGANISATION_PLAN=enterprise)",
-    );
   const script = join(__dirname, "replica-server.js");
   await killStale(dataDir, "replica", script);
-  return startChild(dataDir, "replica", script, [String(config.REPLICA_PORT), join(dataDir, "replica")], log);
+  const child = startChild(dataDir, "replica", script, [String(config.REPLICA_PORT), join(dataDir, "replica")], log);
+  // Listened for now: a child that fails at once must not leave the runtime waiting for its message.
+  const ready = nextMessage(child.process, "ready", 120_000) as Promise<{ created?: boolean }>;
+  ready.catch(() => {});
+  return { child, ready };
 }
 
 /**
  * Waits for the server. A new cluster is an empty replica: the replica triggers' checkpoints (from an
  * earlier cluster, deleted since) are dropped, so their change feeds start from the beginning again.
  */
-export async function replicaReady(child: Child | undefined, database: Database): Promise<void> {
-  if (child === undefined) return;
-  const { created } = (await nextMessage(child.process, "ready", 120_000)) as { created?: boolean };
+export async function replicaReady(server: ReplicaServer | undefined, database: Database): Promise<void> {
+  if (server === undefined) return;
+  const { created } = await server.ready;
   if (created !== true) return;
   const leases = database.container("leases");
   const { resources } = await leases.items

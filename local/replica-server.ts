@@ -11,6 +11,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "pg";
+import { isPortFree } from "./children";
 import { projectRoot } from "./launch";
 import {
   ensureReachable,
@@ -93,7 +94,9 @@ async function main(): Promise<void> {
   const account = serverAccount();
   ensureReachable(dataDir, account);
   const began = Date.now();
-  if (await stopOrphan(dataDir)) say(`a PostgreSQL server left running by a previous run was stopped (${Date.now() - began} ms)`);
+  if (await stopOrphan(dataDir))
+    say(`a PostgreSQL server left running by a previous run was stopped (${Date.now() - began} ms)`);
+  if (!(await isPortFree(port, "127.0.0.1"))) throw startFailure("Address already in use", port);
   const created = initCluster(binaries, dataDir, user, password, account);
 
   let output = "";
@@ -103,7 +106,10 @@ async function main(): Promise<void> {
   started.stdout?.on("data", collect);
   started.stderr?.on("data", collect);
   let stopping = false;
+  let serving = false;
   started.once("exit", (code, signal) => {
+    // Before it serves, the start-up check says why it stopped (and exits); after, this is news.
+    if (!serving && !stopping) return;
     if (!stopping) say(`the replica's PostgreSQL server exited (${signal ?? code ?? ""})`);
     process.exit(stopping ? 0 : 1);
   });
@@ -121,6 +127,7 @@ async function main(): Promise<void> {
 
   await ready(started, () => output, port, user, password);
   await ensureDatabase(port, user, password, database);
+  serving = true;
   process.send?.({ type: "ready", created });
   if (!process.connected) stop();
 }
@@ -131,7 +138,7 @@ main().catch((error: unknown) => {
   );
   // Never leave a server behind that no one will stop.
   if (server !== undefined && server.exitCode === null && server.signalCode === null) {
-    server.once("exit", () => process.exit(1));
+    server.on("exit", () => process.exit(1));
     server.kill("SIGINT");
     setTimeout(() => process.exit(1), 20_000).unref();
   } else process.exit(1);
