@@ -1,7 +1,8 @@
 import { app } from "@azure/functions";
-import { projectChangesOf, replicaTrigger } from "../shared/triggers/replica-trigger";
+import { projectChangesOf, replicaTrigger, replicaTriggersEnabled } from "../shared/triggers/replica-trigger";
 
 /** Projects changes of the `jobs` container into the SQL replica (change-feed trigger). */
 export const replicaJobs = projectChangesOf("jobs");
 
-app.cosmosDB("replica-jobs", replicaTrigger("replica-jobs", "jobs", replicaJobs));
+// Only on the Enterprise plan: no replica, no trigger (see replicaTriggersEnabled).
+if (replicaTriggersEnabled()) app.cosmosDB("replica-jobs", replicaTrigger("replica-jobs", "jobs", replicaJobs));

@@ -18,7 +18,7 @@ import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-b
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
 import { ChangeFeedHost } from "./change-feed-host";
-import { checkReplicaSettings, disableReplicaOffPlan, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
+import { checkReplicaSettings, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -75,7 +75,6 @@ async function main(): Promise<void> {
     warn,
   );
   children.push(azuriteChild);
-  disableReplicaOffPlan(config);
   const replica = await startReplicaServer(config, dataDir, warn);
   if (replica !== undefined) children.push(replica.child);
 

@@ -1,23 +1,16 @@
 /**
  * The local runtime's part of the SQL replica: on the Enterprise plan, the PostgreSQL child process
- * (local/replica-server.ts); on another plan, what Bicep does in Azure: the replica's change-feed
- * functions disabled (`AzureWebJobs.<name>.Disabled`) and no server at all.
+ * (local/replica-server.ts); on another plan, as in Azure, no server (and the replica's change-feed
+ * functions do not register).
  */
 import type { Database } from "@azure/cosmos";
 import { join } from "node:path";
 import { ConfigError, type Config } from "../shared/config";
-import { replicaFunctionName, replicaSourceNames } from "../shared/domain/replica/projection";
 import { killStale, nextMessage, startChild, type Child } from "./children";
 
 /** Whether this runtime runs the replica's server (the Enterprise plan, on PostgreSQL). */
 export const runsReplica = (config: Config): boolean =>
   config.ORGANISATION_PLAN === "enterprise" && config.REPLICA_ENGINE === "postgres";
-
-/** Off the Enterprise plan the replica's functions are disabled, as the Bicep deployment does it. */
-export function disableReplicaOffPlan(config: Config): void {
-  if (config.ORGANISATION_PLAN === "enterprise") return;
-  for (const source of replicaSourceNames) process.env[`AzureWebJobs.${replicaFunctionName(source)}.Disabled`] = "true";
-}
 
 /** What the replica needs, checked with the other settings before anything starts. */
 export function checkReplicaSettings(config: Config): void {

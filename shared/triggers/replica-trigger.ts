@@ -5,15 +5,22 @@
  */
 import type { CosmosDBv4LatestVersionFunctionOptions, InvocationContext } from "@azure/functions";
 import { services } from "../composition";
+import { getConfig } from "../config";
 import type { ReplicaSource } from "../domain/replica/projection";
+
+/**
+ * Whether the replica's triggers exist in this app: only on the Enterprise plan. Registration itself
+ * is conditional (the Functions host indexes what the worker registers), because the usual switch,
+ * an `AzureWebJobs.<name>.Disabled` app setting, cannot name these functions: App Service setting
+ * names take letters, digits, periods and underscores, and every function name here has a hyphen.
+ */
+export const replicaTriggersEnabled = (): boolean => getConfig().ORGANISATION_PLAN === "enterprise";
 
 /** The handler of one source container's trigger: the batch into the replica (a throw has it delivered again). */
 export function projectChangesOf(
   source: ReplicaSource,
 ): (documents: unknown[], context: InvocationContext) => Promise<void> {
   return async (documents) => {
-    // Disabled on other plans (AzureWebJobs.<name>.Disabled); a stray invocation does nothing.
-    if (services().config.ORGANISATION_PLAN !== "enterprise") return;
     await services().replica().projectChanges().execute({ source, documents });
   };
 }

@@ -20,10 +20,6 @@ export const replicaSources = {
 export type ReplicaSource = keyof typeof replicaSources;
 export const replicaSourceNames = Object.keys(replicaSources) as ReplicaSource[];
 
-/** The change-feed function of a source container: `replica-<container in kebab-case>` (Bicep disables them by these names). */
-export const replicaFunctionName = (source: ReplicaSource): string =>
-  `replica-${source.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-
 /**
  * The document types that carry a version (every projected type but valuation chunks, which are
  * written once and staged under their run): the settings answer counts these to show progress.
