@@ -20,24 +20,27 @@ export const MAX_PARAMETERS = 2000;
 /** SQL Server's limit on rows in one INSERT … VALUES. */
 export const MAX_INSERT_ROWS = 1000;
 
-/** The column type of each engine: the same precision and length, so a value fits both or neither. */
-export function columnSql(engine: ReplicaEngine, type: ColumnType): RawBuilder<unknown> {
+/** The column type of each engine, as SQL text: the same precision and length, so a value fits both or neither. */
+export function columnTypeText(engine: ReplicaEngine, type: ColumnType): string {
   switch (type.kind) {
     case "text":
-      return sql.raw(engine === "sqlserver" ? `nvarchar(${type.length})` : `varchar(${type.length})`);
+      return engine === "sqlserver" ? `nvarchar(${type.length})` : `varchar(${type.length})`;
     case "long-text":
-      return sql.raw(engine === "sqlserver" ? "nvarchar(max)" : "text");
+      return engine === "sqlserver" ? "nvarchar(max)" : "text";
     case "decimal":
-      return sql.raw(`decimal(${type.precision}, ${type.scale})`);
+      return `decimal(${type.precision}, ${type.scale})`;
     case "date":
-      return sql.raw("date");
+      return "date";
     case "timestamp":
       // SQL Server has no time zone type that BI tools read well: datetime2 holding UTC.
-      return sql.raw(engine === "sqlserver" ? "datetime2(3)" : "timestamptz");
+      return engine === "sqlserver" ? "datetime2(3)" : "timestamptz";
     case "integer":
-      return sql.raw("bigint");
+      return "bigint";
   }
 }
+
+export const columnSql = (engine: ReplicaEngine, type: ColumnType): RawBuilder<unknown> =>
+  sql.raw(columnTypeText(engine, type));
 
 /**
  * A value as the driver sends it: ISO 8601 timestamps lose their `Z` for SQL Server, whose datetime2
