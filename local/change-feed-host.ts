@@ -9,6 +9,7 @@
 import {
   ChangeFeedStartFrom,
   StatusCodes,
+  type ChangeFeedIteratorResponse,
   type ChangeFeedPullModelIterator,
   type Container,
   type Database,
@@ -122,14 +123,24 @@ export class ChangeFeedHost {
     const pollMs = this.pollMs ?? (typeof trigger.feedPollDelay === "number" ? trigger.feedPollDelay : 5000);
     const maxItemCount = typeof trigger.maxItemsPerInvocation === "number" ? trigger.maxItemsPerInvocation : 100;
     let iterator: ChangeFeedPullModelIterator<unknown> | undefined;
+    let next: Promise<ChangeFeedIteratorResponse<unknown[]>> | undefined;
+    // The checkpoints, written in order while the next batch is delivered: one lost to a crash only
+    // means a batch delivered again.
+    let checkpoint: Promise<void> = Promise.resolve();
     while (this.running) {
       try {
+        if (iterator === undefined) await checkpoint;
         iterator ??= await this.open(container, leases, leaseId, trigger.startFromBeginning === true, maxItemCount);
-        const page = await iterator.readNext();
+        const page = await (next ?? iterator.readNext());
+        next = undefined;
         if (page.statusCode === StatusCodes.NotModified || page.result.length === 0) {
           await this.idle(pollMs);
           continue;
         }
+        // The next page is read while this one is delivered (each page carries its own continuation,
+        // and checkpoints stay in order): a backlog drains at the pace of the slower of the two.
+        next = iterator.readNext();
+        next.catch(() => undefined);
         if (!(await this.deliver(fn, page.result))) break; // stopping: the batch comes again at the next start
         const lease: LeaseDoc = {
           id: leaseId,
@@ -137,14 +148,22 @@ export class ChangeFeedHost {
           function: fn.name,
           updatedAt: new Date().toISOString(),
         };
-        await leases.items.upsert(lease);
+        checkpoint = checkpoint.then(() =>
+          leases.items.upsert(lease).then(
+            () => undefined,
+            (error: unknown) =>
+              this.warn(fn, "change feed checkpoint not written (the batch comes again after a restart)", error),
+          ),
+        );
       } catch (error) {
         // The stand-in restarting, a lease write failing: read again from the last stored checkpoint.
         this.warn(fn, "change feed read failed", error);
         iterator = undefined;
+        next = undefined;
         if (this.running) await this.idle(1000);
       }
     }
+    await checkpoint;
   }
 
   private async open(

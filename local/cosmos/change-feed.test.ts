@@ -114,4 +114,42 @@ describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () 
       rmSync(crashed, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it("ends a page at about 4 MB of documents, whatever the item count asked for, as Cosmos DB does", async () => {
+    const pageDir = mkdtempSync(join(tmpdir(), "ids-feed-pages-"));
+    const server = await startDurableStandIn({ port: 0, dir: pageDir });
+    const pageClient = new CosmosClient({
+      endpoint: `http://127.0.0.1:${server.port}`,
+      key: KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    try {
+      const { database } = await pageClient.databases.createIfNotExists({ id: "unit" });
+      const { container } = await database.containers.createIfNotExists({
+        id: "big",
+        partitionKey: { paths: ["/pk"] },
+      });
+      const filler = "x".repeat(1024 * 1024);
+      for (let n = 0; n < 6; n++) await container.items.create({ id: `big-${n}`, pk: "p", filler });
+      const iterator = container.items.getChangeFeedIterator<Item>({
+        changeFeedStartFrom: ChangeFeedStartFrom.Beginning(),
+        maxItemCount: 100,
+      });
+      const pages: string[][] = [];
+      for (;;) {
+        const page = await iterator.readNext();
+        if (page.statusCode === StatusCodes.NotModified) break;
+        pages.push(page.result.map((i) => i.id));
+      }
+      // Six documents of 1 MB: three fit under 4 MB, the rest come on the next page; each once, in order.
+      expect(pages).toEqual([
+        ["big-0", "big-1", "big-2"],
+        ["big-3", "big-4", "big-5"],
+      ]);
+    } finally {
+      pageClient.dispose();
+      await server.close();
+      rmSync(pageDir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

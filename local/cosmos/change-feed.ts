@@ -90,12 +90,18 @@ function compact(state: FeedState): void {
   state.sorted = true;
 }
 
-/** The latest version of each document changed after `after`, in `_lsn` order, at most `max`. */
+/** Cosmos DB ends a feed page at about 4 MB of documents, whatever the item count asked for. */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The latest version of each document changed after `after`, in `_lsn` order: at most `max`, and no
+ * more than MAX_PAGE_BYTES of them (at least one), each as its JSON text.
+ */
 export function readFeed(
   documents: StandInDocuments,
   after: number,
   max: number,
-): { items: Doc[]; continuation: number } {
+): { items: string[]; continuation: number } {
   const state = stateOf(documents);
   if (!state.sorted) compact(state);
   const log = state.log;
@@ -106,14 +112,18 @@ export function readFeed(
     if ((log[mid]?.lsn ?? 0) <= after) lo = mid + 1;
     else hi = mid;
   }
-  const items: Doc[] = [];
+  const items: string[] = [];
+  let bytes = 0;
   let continuation = after;
   for (let i = lo; i < log.length && items.length < max; i++) {
     const entry = log[i];
     if (entry === undefined || state.lsnOf.get(entry.rid) !== entry.lsn) continue;
     const doc = documents._data.get(entry.rid)?.read();
     if (doc === undefined) continue;
-    items.push({ ...doc, _lsn: entry.lsn });
+    const text = JSON.stringify({ ...doc, _lsn: entry.lsn });
+    if (items.length > 0 && bytes + text.length > MAX_PAGE_BYTES) break;
+    items.push(text);
+    bytes += text.length;
     continuation = entry.lsn;
   }
   // Nothing new: the continuation stays where the reader is (or moves to the end when it asked for "now").
@@ -161,7 +171,7 @@ export function changeFeedHandler(
       res.writeHead(304, { etag, "x-ms-item-count": "0" }).end();
       return;
     }
-    const body = JSON.stringify({ _rid: definition._rid, Documents: items, _count: items.length });
+    const body = `{"_rid":${JSON.stringify(definition._rid)},"Documents":[${items.join(",")}],"_count":${items.length}}`;
     res.writeHead(200, { "content-type": "application/json", etag, "x-ms-item-count": String(items.length) }).end(body);
   };
 }

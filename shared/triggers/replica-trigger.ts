@@ -41,7 +41,7 @@ export function replicaTrigger(
     // A replica turned on later (or a deployment that starts with data) projects every stored document once.
     startFromBeginning: true,
     feedPollDelay: 1000,
-    maxItemsPerInvocation: 1000,
+    maxItemsPerInvocation: 5000,
     // A failed batch (the database unreachable, a lost race) is retried, never skipped: the next
     // batch waits behind it, so nothing is lost and the order holds.
     retry: { strategy: "exponentialBackoff", maxRetryCount: -1, minimumInterval: 1000, maximumInterval: 60_000 },

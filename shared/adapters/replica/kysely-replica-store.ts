@@ -16,8 +16,10 @@ import {
   deleteHoldings,
   dropStagedRuns,
   insertRows,
+  mergeSources,
   mergeVersions,
   stagedRuns,
+  type SourceRow,
   type VersionRow,
 } from "./replica-statements";
 
@@ -58,42 +60,58 @@ export class KyselyReplicaStore implements ReplicaStore {
     const versioned = [...newest.values()];
     return retryingTransient(() =>
       db.transaction().execute(async (trx) => {
-        const now = this.deps.clock.now().toISOString();
         const rows: VersionRow[] = versioned.map((p) => ({
-          doc_key: p.version?.docKey ?? "",
-          container: p.source,
+          doc_key: Buffer.from(p.version?.docKey ?? "", "hex"),
           version: p.version?.lsn ?? 0,
-          source_ts: p.version?.ts ?? 0,
-          projected_at: now,
         }));
         const actions = new Map<string, string>();
-        for (const part of chunksOf(rows, 5)) {
-          for (const r of (await mergeVersions(trx, this.deps.engine, part).execute()) as {
-            doc_key: string;
+        for (const part of chunksOf(rows, 2, this.deps.engine)) {
+          const changed = (await mergeVersions(trx, this.deps.engine, part).execute()) as {
+            doc_key: Buffer;
             action: string;
-          }[])
-            actions.set(r.doc_key, r.action);
+          }[];
+          for (const r of changed) actions.set(Buffer.from(r.doc_key).toString("hex"), r.action.toUpperCase());
         }
         const accepted = versioned.filter((p) => actions.has(p.version?.docKey ?? ""));
         // A first version has no rows to replace: only a document seen before needs its old rows deleted.
-        const replaced = accepted.filter((p) => actions.get(p.version?.docKey ?? "")?.toUpperCase() !== "INSERT");
+        const first = (p: DocumentProjection): boolean => actions.get(p.version?.docKey ?? "") === "INSERT";
         await this.writeGroups(
           trx,
-          [...unversioned, ...replaced].flatMap((p) => p.groups),
+          [...unversioned, ...accepted.filter((p) => !first(p))].flatMap((p) => p.groups),
           "replace",
         );
         await this.writeGroups(
           trx,
-          accepted.filter((p) => !replaced.includes(p)).flatMap((p) => p.groups),
+          accepted.filter(first).flatMap((p) => p.groups),
           "insert",
         );
         await this.materialize(
           trx,
           accepted.flatMap((p) => (p.holdingsRun === undefined ? [] : [p.holdingsRun])),
         );
+        await this.count(trx, accepted, first);
         return { applied: accepted.length + unversioned.length, unchanged: versioned.length - accepted.length };
       }),
     );
+  }
+
+  /** Each source container's progress: documents seen for the first time, the newest `_ts` applied. */
+  private async count(
+    db: ReplicaDb,
+    accepted: readonly DocumentProjection[],
+    first: (p: DocumentProjection) => boolean,
+  ): Promise<void> {
+    const now = this.deps.clock.now().toISOString();
+    const bySource = new Map<string, SourceRow>();
+    for (const p of accepted) {
+      const row = bySource.get(p.source) ?? { container: p.source, documents: 0, newest_ts: 0, last_projected_at: now };
+      bySource.set(p.source, {
+        ...row,
+        documents: row.documents + (first(p) ? 1 : 0),
+        newest_ts: Math.max(row.newest_ts, p.version?.ts ?? 0),
+      });
+    }
+    if (bySource.size > 0) await mergeSources(db, this.deps.engine, [...bySource.values()]).execute();
   }
 
   /** Per table, the groups' old rows deleted (when replacing) and their rows inserted, in batches within the parameter limit. */
@@ -103,11 +121,11 @@ export class KyselyReplicaStore implements ReplicaStore {
     for (const [table, tableGroups] of byTable) {
       if (mode === "replace") {
         const keys = tableGroups.map((g) => g.key);
-        for (const part of chunksOf(keys, Object.keys(keys[0] ?? {}).length))
+        for (const part of chunksOf(keys, Object.keys(keys[0] ?? {}).length, this.deps.engine))
           await deleteGroups(db, this.deps.engine, table, part).execute();
       }
       const rows = tableGroups.flatMap((g) => g.rows);
-      for (const part of chunksOf(rows, table.columns.length))
+      for (const part of chunksOf(rows, table.columns.length, this.deps.engine))
         await insertRows(db, this.deps.engine, table, part).execute();
     }
   }
@@ -120,7 +138,7 @@ export class KyselyReplicaStore implements ReplicaStore {
     if (runs.length === 0) return;
     const current = new Map(runs.map((r) => [`${r.portfolioId}|${r.date}`, r]));
     const superseded: Omit<HoldingsRun, "version">[] = [];
-    for (const part of chunksOf(runs, 2)) {
+    for (const part of chunksOf(runs, 2, this.deps.engine)) {
       for (const s of (await stagedRuns(db, part).execute()) as Record<string, ColumnValue | Date>[]) {
         const run = current.get(`${String(s.portfolio_id)}|${dateText(s.date)}`);
         const stagedVersion = typeof s.run_version === "string" ? s.run_version : "";
@@ -128,9 +146,9 @@ export class KyselyReplicaStore implements ReplicaStore {
           superseded.push({ portfolioId: run.portfolioId, date: run.date, runId: String(s.run_id) });
       }
     }
-    for (const part of chunksOf(superseded, 3)) await dropStagedRuns(db, part).execute();
-    for (const part of chunksOf(runs, 2)) await deleteHoldings(db, this.deps.engine, part).execute();
-    for (const part of chunksOf(runs, 3)) await copyStagedRuns(db, part).execute();
+    for (const part of chunksOf(superseded, 3, this.deps.engine)) await dropStagedRuns(db, part).execute();
+    for (const part of chunksOf(runs, 2, this.deps.engine)) await deleteHoldings(db, this.deps.engine, part).execute();
+    for (const part of chunksOf(runs, 3, this.deps.engine)) await copyStagedRuns(db, part).execute();
   }
 
   /** Row counts and what was applied, read from one snapshot of the database (they agree with each other). */

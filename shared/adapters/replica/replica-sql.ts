@@ -8,17 +8,22 @@ import type { ColumnType } from "../../domain/replica/table-types";
 
 export type ReplicaEngine = "postgres" | "sqlserver";
 
+/** A value a statement sends: the projection's, or the bookkeeping's binary keys. */
+export type SqlValue = ColumnValue | Buffer;
+
 /** The replica's tables to Kysely: `schema.table` → column → value (the definitions carry the types). */
-export type ReplicaDatabase = Record<string, Record<string, ColumnValue>>;
+export type ReplicaDatabase = Record<string, Record<string, SqlValue>>;
 export type ReplicaDb = Kysely<ReplicaDatabase>;
 
 /**
- * SQL Server's limit is 2,100 parameters a statement; statements stay under 2,000 on both engines so
- * that a batch is split the same way wherever it runs.
+ * What one statement may carry: SQL Server takes at most 2,100 parameters (kept under 2,000) and 1,000
+ * rows in one INSERT … VALUES; PostgreSQL takes 65,535 parameters, so its batches are larger (fewer
+ * round trips for a backfill).
  */
-export const MAX_PARAMETERS = 2000;
-/** SQL Server's limit on rows in one INSERT … VALUES. */
-export const MAX_INSERT_ROWS = 1000;
+export const statementLimits: Record<ReplicaEngine, { parameters: number; rows: number }> = {
+  sqlserver: { parameters: 2000, rows: 1000 },
+  postgres: { parameters: 20_000, rows: 5000 },
+};
 
 /** The column type of each engine, as SQL text: the same precision and length, so a value fits both or neither. */
 export function columnTypeText(engine: ReplicaEngine, type: ColumnType): string {
@@ -27,6 +32,8 @@ export function columnTypeText(engine: ReplicaEngine, type: ColumnType): string 
       return engine === "sqlserver" ? `nvarchar(${type.length})` : `varchar(${type.length})`;
     case "long-text":
       return engine === "sqlserver" ? "nvarchar(max)" : "text";
+    case "binary":
+      return engine === "sqlserver" ? `binary(${type.length})` : "bytea";
     case "decimal":
       return `decimal(${type.precision}, ${type.scale})`;
     case "date":
@@ -47,7 +54,7 @@ export const columnSql = (engine: ReplicaEngine, type: ColumnType): RawBuilder<u
  * takes `YYYY-MM-DDThh:mm:ss.fff` (already UTC); everything else is sent as the projection made it
  * (numbers as decimal text, converted by the column's type on both engines).
  */
-export function parameterValue(engine: ReplicaEngine, type: ColumnType, value: ColumnValue): ColumnValue {
+export function parameterValue(engine: ReplicaEngine, type: ColumnType, value: SqlValue): SqlValue {
   if (engine === "sqlserver" && type.kind === "timestamp" && typeof value === "string" && value.endsWith("Z"))
     return value.slice(0, -1);
   return value;

@@ -1,38 +1,45 @@
 /**
  * Every statement the projection runs, written once with Kysely; the engine only picks the dialect
- * (and MERGE's returning clause). Each takes at most MAX_PARAMETERS parameters: callers split batches
- * with `chunksOf`. `sqlserver-statements.test.ts` snapshots their T-SQL.
+ * (and MERGE's returning clause). Callers split batches with `chunksOf` so that each stays within the
+ * engine's statement limits (SQL Server's 2,100 parameters). `sqlserver-statements.test.ts` snapshots their T-SQL.
  */
 import { sql } from "kysely";
-import type { ColumnValue, Row } from "../../domain/replica/column-values";
+import type { Row } from "../../domain/replica/column-values";
 import type { HoldingsRun } from "../../domain/replica/projection";
 import { tableDefinition } from "../../domain/replica/replica-tables";
 import { qualified, type TableDefinition } from "../../domain/replica/table-types";
 import {
   columnSql,
-  MAX_INSERT_ROWS,
-  MAX_PARAMETERS,
   parameterValue,
+  statementLimits,
   type ReplicaDb,
   type ReplicaEngine,
+  type SqlValue,
 } from "./replica-sql";
 
 const documents = tableDefinition("replica", "documents");
+const sources = tableDefinition("replica", "sources");
 const staged = tableDefinition("replica", "holding_chunks");
 const holdings = tableDefinition("analytics", "holdings");
 
-/** One row of `replica.documents`: the version of a document, when applied. */
+/** One row of `replica.documents`: the version of a document applied. */
 export interface VersionRow {
-  doc_key: string;
-  container: string;
+  doc_key: Buffer;
   version: number;
-  source_ts: number;
-  projected_at: string;
 }
 
-/** Splits `items` so that none of the parts needs more than MAX_PARAMETERS parameters (and MAX_INSERT_ROWS rows). */
-export function chunksOf<T>(items: readonly T[], parametersEach: number): T[][] {
-  const size = Math.max(1, Math.min(MAX_INSERT_ROWS, Math.floor(MAX_PARAMETERS / Math.max(1, parametersEach))));
+/** One row of `replica.sources`, as a batch adds to it: documents seen for the first time, its newest `_ts`. */
+export interface SourceRow {
+  container: string;
+  documents: number;
+  newest_ts: number;
+  last_projected_at: string;
+}
+
+/** Splits `items` so that no part needs more parameters (or rows) than one statement of the engine takes. */
+export function chunksOf<T>(items: readonly T[], parametersEach: number, engine: ReplicaEngine = "sqlserver"): T[][] {
+  const limits = statementLimits[engine];
+  const size = Math.max(1, Math.min(limits.rows, Math.floor(limits.parameters / Math.max(1, parametersEach))));
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -44,7 +51,7 @@ function typeOf(table: TableDefinition, column: string): TableDefinition["column
   return definition.type;
 }
 
-const sent = (engine: ReplicaEngine, table: TableDefinition, row: Row): Row =>
+const sent = (engine: ReplicaEngine, table: TableDefinition, row: Row): Record<string, SqlValue> =>
   Object.fromEntries(
     Object.entries(row).map(([column, value]) => [column, parameterValue(engine, typeOf(table, column), value)]),
   );
@@ -53,13 +60,18 @@ const sent = (engine: ReplicaEngine, table: TableDefinition, row: Row): Row =>
  * `(VALUES (…), (…)) AS s(columns)`, each value cast to its column's type (in a VALUES list the engines
  * cannot infer parameter types from the target table).
  */
-function valuesOf(engine: ReplicaEngine, table: TableDefinition, rows: readonly Row[], alias: string) {
+function valuesOf(
+  engine: ReplicaEngine,
+  table: TableDefinition,
+  rows: readonly Record<string, SqlValue>[],
+  alias: string,
+) {
   const columns = table.columns.map((c) => c.name);
   const tuples = rows.map(
     (row) =>
       sql`(${sql.join(columns.map((c) => sql`cast(${parameterValue(engine, typeOf(table, c), row[c] ?? null)} as ${columnSql(engine, typeOf(table, c))})`))})`,
   );
-  return sql<Row>`(values ${sql.join(tuples)})`.as<string>(
+  return sql<Record<string, SqlValue>>`(values ${sql.join(tuples)})`.as<string>(
     sql`${sql.ref(alias)}(${sql.join(columns.map((c) => sql.ref(c)))})`,
   );
 }
@@ -69,21 +81,38 @@ function valuesOf(engine: ReplicaEngine, table: TableDefinition, rows: readonly 
  * was), and returns exactly those documents, with `INSERT` for a first version (no rows to replace).
  */
 export function mergeVersions(db: ReplicaDb, engine: ReplicaEngine, rows: readonly VersionRow[]) {
-  const values = rows.map((r): Row => ({ ...r }));
+  const values = rows.map((r): Record<string, SqlValue> => ({ ...r }));
   const merge = db
     .mergeInto(`${qualified(documents)} as t`)
     .using(valuesOf(engine, documents, values, "s"), "s.doc_key", "t.doc_key")
     .whenMatchedAnd("t.version", "<", (eb) => eb.ref("s.version"))
-    .thenUpdateSet((eb) => ({
-      version: eb.ref("s.version"),
-      source_ts: eb.ref("s.source_ts"),
-      projected_at: eb.ref("s.projected_at"),
-    }))
+    .thenUpdateSet((eb) => ({ version: eb.ref("s.version") }))
     .whenNotMatched()
-    .thenInsertValues((eb) => Object.fromEntries(documents.columns.map((c) => [c.name, eb.ref(`s.${c.name}`)])));
+    .thenInsertValues((eb) => ({ doc_key: eb.ref("s.doc_key"), version: eb.ref("s.version") }));
   return engine === "postgres"
     ? merge.returning((eb) => [eb.ref("t.doc_key").as("doc_key"), sql<string>`merge_action()`.as("action")])
     : merge.output((eb) => [eb.ref("inserted.doc_key").as("doc_key"), sql<string>`$action`.as("action")]);
+}
+
+/** What a batch applied, added to its source containers' counts (one row each). */
+export function mergeSources(db: ReplicaDb, engine: ReplicaEngine, rows: readonly SourceRow[]) {
+  const values = rows.map((r): Record<string, SqlValue> => ({ ...r }));
+  return db
+    .mergeInto(`${qualified(sources)} as t`)
+    .using(valuesOf(engine, sources, values, "s"), "s.container", "t.container")
+    .whenMatched()
+    .thenUpdateSet((eb) => ({
+      documents: eb(eb.ref("t.documents"), "+", eb.ref("s.documents")),
+      newest_ts: eb
+        .case()
+        .when(eb.ref("s.newest_ts"), ">", eb.ref("t.newest_ts"))
+        .then(eb.ref("s.newest_ts"))
+        .else(eb.ref("t.newest_ts"))
+        .end(),
+      last_projected_at: eb.ref("s.last_projected_at"),
+    }))
+    .whenNotMatched()
+    .thenInsertValues((eb) => Object.fromEntries(sources.columns.map((c) => [c.name, eb.ref(`s.${c.name}`)])));
 }
 
 /** The rows whose key columns have any of these values (a group each), deleted. */
@@ -137,12 +166,4 @@ export const countRows = (db: ReplicaDb, table: TableDefinition) =>
 
 /** Per source container: documents applied, the newest `_ts` applied, the last time anything was applied. */
 export const appliedPerSource = (db: ReplicaDb) =>
-  db
-    .selectFrom(qualified(documents))
-    .select((eb) => [
-      "container",
-      eb.fn.countAll<number | string>().as("documents"),
-      eb.fn.max<ColumnValue>("source_ts").as("newest_ts"),
-      eb.fn.max<ColumnValue>("projected_at").as("last_projected_at"),
-    ])
-    .groupBy("container");
+  db.selectFrom(qualified(sources)).select(["container", "documents", "newest_ts", "last_projected_at"]);

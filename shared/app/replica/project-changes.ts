@@ -9,6 +9,8 @@ export interface ProjectChangesDeps {
     error(message: string, fields?: Record<string, unknown>): void;
     debug(message: string, fields?: Record<string, unknown>): void;
   };
+  /** Rows one transaction writes at most: a batch of big documents (valuations' holdings) is applied in parts, in order. */
+  maxRowsPerTransaction?: number;
 }
 
 export interface ProjectChangesInput {
@@ -17,10 +19,13 @@ export interface ProjectChangesInput {
   documents: readonly unknown[];
 }
 
+const rowsOf = (p: DocumentProjection): number => p.groups.reduce((sum, g) => sum + g.rows.length, 0) + 1;
+
 /**
- * One change-feed batch into the replica: each document projected, the batch applied in one
- * transaction. A throw leaves the batch to be delivered again (the version guard makes that safe); a
- * document that cannot be read is logged and left out, so it never blocks the feed behind it.
+ * One change-feed batch into the replica: each document projected and the batch applied in feed
+ * order, in transactions of bounded size. A throw leaves the batch to be delivered again (the version
+ * guard makes the parts already applied no-ops); a document that cannot be read is logged and left
+ * out, so it never blocks the feed behind it.
  */
 export class ProjectChanges {
   constructor(private readonly deps: ProjectChangesDeps) {}
@@ -29,12 +34,22 @@ export class ProjectChanges {
     source,
     documents,
   }: ProjectChangesInput): Promise<{ applied: number; unchanged: number; skipped: number }> {
-    const projections: DocumentProjection[] = [];
-    let skipped = 0;
+    const limit = this.deps.maxRowsPerTransaction ?? 20_000;
+    const totals = { applied: 0, unchanged: 0, skipped: 0 };
+    let part: DocumentProjection[] = [];
+    let rows = 0;
+    const flush = async (): Promise<void> => {
+      if (part.length === 0) return;
+      const { applied, unchanged } = await this.deps.store.apply(part);
+      totals.applied += applied;
+      totals.unchanged += unchanged;
+      part = [];
+      rows = 0;
+    };
     for (const document of documents) {
       const result = project(source, document);
       if ("skipped" in result) {
-        skipped++;
+        totals.skipped++;
         const id = typeof document === "object" && document !== null ? (document as { id?: unknown }).id : undefined;
         if (result.skipped === "unreadable")
           this.deps.log.error("replica: a stored document cannot be projected and is left out", {
@@ -49,10 +64,12 @@ export class ProjectChanges {
           source,
           warnings: result.warnings.slice(0, 20),
         });
-      projections.push(result);
+      if (rows > 0 && rows + rowsOf(result) > limit) await flush();
+      part.push(result);
+      rows += rowsOf(result);
     }
-    const { applied, unchanged } = await this.deps.store.apply(projections);
-    this.deps.log.debug("replica: batch applied", { source, received: documents.length, applied, unchanged, skipped });
-    return { applied, unchanged, skipped };
+    await flush();
+    this.deps.log.debug("replica: batch applied", { source, received: documents.length, ...totals });
+    return totals;
   }
 }

@@ -58,6 +58,8 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
       if (fitted.rounded) warn(`${column.name} ${value} rounded to ${type.scale} places`);
       return fitted.text;
     }
+    case "binary":
+      throw new UnprojectableValue(`${column.name} is bookkeeping, not a document's field`);
     case "integer":
       if (typeof value !== "number" || !Number.isSafeInteger(value))
         throw new UnprojectableValue(`${column.name} is not a whole number`);

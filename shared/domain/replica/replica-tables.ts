@@ -15,11 +15,20 @@ export const replicaTables: readonly TableDefinition[] = [
     description: "The version (change-feed _lsn) last applied of each projected document",
     primaryKey: ["doc_key"],
     columns: [
-      col("doc_key", text(64), "SHA-256 of container, partition key and id"),
-      col("container", text(50), "Source container"),
+      col("doc_key", { kind: "binary", length: 32 }, "SHA-256 of container, partition key and id"),
       col("version", { kind: "integer" }, "The document's _lsn when applied"),
-      col("source_ts", { kind: "integer" }, "The document's _ts when applied"),
-      col("projected_at", { kind: "timestamp" }, "When it was applied (UTC)"),
+    ],
+  },
+  {
+    schema: "replica",
+    name: "sources",
+    description: "Per source container: documents applied, the newest _ts applied, when the last change was applied",
+    primaryKey: ["container"],
+    columns: [
+      col("container", text(50), "Source container"),
+      col("documents", { kind: "integer" }, "Documents applied (each counted once, at its first version)"),
+      col("newest_ts", { kind: "integer" }, "The newest _ts among the changes applied"),
+      col("last_projected_at", { kind: "timestamp" }, "When a change was last applied (UTC)"),
     ],
   },
   {

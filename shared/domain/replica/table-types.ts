@@ -7,6 +7,7 @@
 export type ColumnType =
   | { kind: "text"; length: number }
   | { kind: "long-text" }
+  | { kind: "binary"; length: number }
   | DecimalType
   | { kind: "date" }
   | { kind: "timestamp" }
