@@ -33,14 +33,14 @@ module.exports = {
       comment: "Use cases reach the world through ports only: no adapter, reader, writer, SDK or HTTP type.",
       severity: "error",
       from: { path: layer("app") },
-      to: { path: ["^shared/(adapters|formats|http)/", "^shared/composition", "^(functions|local|bench|test)/", "^node_modules/@azure/"] },
+      to: { path: ["^shared/(adapters|formats|http|triggers)/", "^shared/composition", "^(functions|local|bench|test)/", "^node_modules/@azure/"] },
     },
     {
       name: "adapters-implement-ports",
       comment: "Adapters (and the file readers and writers) know ports and the domain, never a use case.",
       severity: "error",
       from: { path: "^shared/(adapters|formats)/" },
-      to: { path: ["^shared/(app|http)/", "^shared/composition", "^(functions|local|bench|test)/"] },
+      to: { path: ["^shared/(app|http|triggers)/", "^shared/composition", "^(functions|local|bench|test)/"] },
     },
     {
       name: "shipped-code-stays-shipped",

@@ -2,6 +2,7 @@ import { benchApiRead } from "./api-read";
 import { benchExport } from "./export";
 import { benchImport } from "./import-prices";
 import { benchIngestCsv } from "./ingest-csv";
+import { benchSftpDropMemory } from "./sftp-drop-memory";
 import { benchStandInQuery } from "./stand-in-query";
 import { benchValuation } from "./valuation";
 import { benchWebhookDispatch } from "./webhook-dispatch";
@@ -9,14 +10,14 @@ import { startBenchRuntime } from "./harness";
 import { benchReplica } from "./replica";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|stand-in|webhooks|replica
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica
  * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   const wants = (name: string): boolean => only === undefined || only === name;
   const results: boolean[] = [];
-  if (wants("read") || wants("import") || wants("valuation") || wants("ingest") || wants("export")) {
+  if (wants("read") || wants("import") || wants("valuation") || wants("ingest") || wants("export") || wants("sftp-memory")) {
     const runtime = await startBenchRuntime();
     try {
       if (wants("read")) results.push(await benchApiRead(runtime));
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
       if (wants("valuation")) await benchValuation(runtime);
       if (wants("ingest")) results.push(await benchIngestCsv(runtime));
       if (wants("export")) results.push(await benchExport(runtime));
+      if (wants("sftp-memory")) results.push(await benchSftpDropMemory(runtime));
     } finally {
       await runtime.stop();
     }

@@ -22,7 +22,7 @@ export const apiClientsCreate = endpoint({
   ],
   errors: [413],
   async handle({ body }) {
-    const client = await services().apiClients().create(body);
+    const client = await services().access.createApiClient().execute(body);
     return {
       status: 201,
       body: { data: client },

@@ -15,7 +15,7 @@ export const apiClientsGet = endpoint({
   responses: [{ status: 200, description: "The API client", schema: z.object({ data: apiClientSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().apiClients().get(params.clientId) } };
+    return { status: 200, body: { data: await services().access.getApiClient().execute(params.clientId) } };
   },
 });
 

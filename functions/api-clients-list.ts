@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { apiClientSchema } from "../shared/domain/api-client";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -17,8 +17,9 @@ export const apiClientsList = endpoint({
     { status: 200, description: "A page of API clients", schema: z.object({ data: z.array(apiClientSchema), pagination: paginationSchema }) },
   ],
   async handle({ query }) {
-    const { items, pagination } = await services().apiClients().list(query.page, query.pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const { page, pageSize } = query;
+    const result = await services().access.listApiClients().execute({ page, pageSize });
+    return { status: 200, body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) } };
   },
 });
 

@@ -15,7 +15,7 @@ export const apiClientsRotateSecret = endpoint({
   responses: [{ status: 200, description: "The client with its new secret", schema: z.object({ data: apiClientWithSecretSchema }) }],
   errors: [404],
   async handle({ params }) {
-    const client = await services().apiClients().rotateSecret(params.clientId);
+    const client = await services().access.rotateApiClientSecret().execute(params.clientId);
     return { status: 200, body: { data: client }, headers: { "Cache-Control": "no-store" } };
   },
 });

@@ -33,7 +33,7 @@ export const authToken = endpoint({
   responses: [{ status: 200, description: "The access token", schema: tokenResponse }],
   async handle({ request }) {
     const tokenRequest = await readTokenRequest(request);
-    const token = await services().issueToken().execute(tokenRequest);
+    const token = await services().access.issueToken().execute(tokenRequest);
     return { status: 200, body: token, headers: noStore };
   },
 });

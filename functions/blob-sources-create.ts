@@ -15,7 +15,7 @@ export const blobSourcesCreate = endpoint({
   responses: [{ status: 201, description: "Created, with its nextRunAt", schema: z.object({ data: blobSourceSchema }), headers: { Location: "URL of the new blob source" } }],
   errors: [413, 422],
   async handle({ body }) {
-    const source = await services().blobSources().create(body);
+    const source = await services().blobSources.createBlobSource().execute(body);
     return { status: 201, body: { data: source }, headers: { Location: `/api/v1/settings/blob-sources/${source.id}` } };
   },
 });

@@ -14,7 +14,7 @@ export const blobSourcesDelete = endpoint({
   responses: [{ status: 204, description: "Deleted" }],
   errors: [404],
   async handle({ params }) {
-    await services().blobSources().delete(params.id);
+    await services().blobSources.deleteBlobSource().execute(params.id);
     return { status: 204 };
   },
 });

@@ -15,7 +15,7 @@ export const blobSourcesGet = endpoint({
   responses: [{ status: 200, description: "The blob source", schema: z.object({ data: blobSourceSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().blobSources().get(params.id) } };
+    return { status: 200, body: { data: await services().blobSources.getBlobSource().execute(params.id) } };
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { blobSourceSchema } from "../shared/domain/blob-source";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -15,8 +15,8 @@ export const blobSourcesList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of blob sources", schema: z.object({ data: z.array(blobSourceSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().blobSources().list(query.page, query.pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().blobSources.listBlobSources().execute({ page: query.page, pageSize: query.pageSize });
+    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
   },
 });
 

@@ -16,7 +16,7 @@ export const blobSourcesPatch = endpoint({
   responses: [{ status: 200, description: "The updated blob source", schema: z.object({ data: blobSourceSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().blobSources().update(params.id, body) } };
+    return { status: 200, body: { data: await services().blobSources.updateBlobSource().execute({ id: params.id, patch: body }) } };
   },
 });
 

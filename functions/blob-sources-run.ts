@@ -1,23 +1,17 @@
-import { z } from "zod";
+import { blobSourceMessageSchema } from "../shared/app/blob-sources/blob-source-runs";
 import { services } from "../shared/composition";
-import { blobSourceIdParams } from "../shared/domain/blob-source";
-import { blobSourceRunSchema } from "../shared/domain/blob-source-run";
-import { endpoint } from "../shared/http/endpoint";
-import { registerEndpoint } from "../shared/http/registry";
+import { registerQueueFunction } from "../shared/triggers/queue-function";
 
-export const blobSourcesRun = endpoint({
-  name: "blob-sources-run",
-  method: "POST",
-  route: "api/v1/settings/blob-sources/{id}/run",
-  summary: "Run a blob source now (also when disabled): the run is queued and answered as running; follow it with GET {id}/runs",
-  tag: "System settings",
-  scope: "api.admin",
-  params: blobSourceIdParams,
-  responses: [{ status: 202, description: "The run, started", schema: z.object({ data: blobSourceRunSchema }) }],
-  errors: [404],
-  async handle({ params }) {
-    return { status: 202, body: { data: await services().blobSources().runNow(params.id) } };
+/**
+ * Performs a blob source run from the `blob-sources` queue: copies the customer container's new blob
+ * versions into `inbound`, where ingestion takes them. A run that fails is recorded `failed` (the
+ * next run continues from what was recorded); an error recording it makes the queue try again.
+ */
+export const blobSourcesRun = registerQueueFunction("blob-sources-run", {
+  queueName: "blob-sources",
+  schema: blobSourceMessageSchema,
+  handle: async (message, log) => {
+    const run = await services().blobSources.runBlobSource().execute(message);
+    if (run !== undefined) log.info("blob source run", { blobSourceId: run.blobSourceId, runId: run.id, status: run.status, copied: run.copied, skipped: run.skipped });
   },
 });
-
-registerEndpoint(blobSourcesRun);

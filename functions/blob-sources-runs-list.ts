@@ -19,7 +19,7 @@ export const blobSourcesRunsList = endpoint({
   errors: [404],
   async handle({ params, query }) {
     const request = pageRequestOf(query);
-    const result = await services().blobSources().runs(params.id, request);
+    const result = await services().blobSources.listBlobSourceRuns().execute({ id: params.id, request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -1,11 +1,12 @@
-import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { getConfig } from "../shared/config";
 import { services } from "../shared/composition";
+import { getConfig } from "../shared/config";
+import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Starts the blob sources whose nextRunAt has come: each due time claimed once, its run queued on `blob-sources`. */
-export async function blobSourcesSchedule(_timer: Timer, context: InvocationContext): Promise<void> {
-  const runs = await services().scheduleBlobSources().run();
-  if (runs.length > 0) context.log(JSON.stringify({ message: "blob source runs queued", runs: runs.map((r) => ({ blobSourceId: r.blobSourceId, runId: r.id, scheduledFor: r.scheduledFor })) }));
-}
-
-app.timer("blob-sources-schedule", { schedule: getConfig().BLOB_SOURCES_SCHEDULE, handler: blobSourcesSchedule, runOnStartup: false });
+export const blobSourcesSchedule = registerTimerFunction("blob-sources-schedule", {
+  schedule: getConfig().BLOB_SOURCES_SCHEDULE,
+  handle: async (log) => {
+    const runs = await services().blobSources.scheduleBlobSources().execute();
+    if (runs.length > 0) log.info("blob source runs queued", { runs: runs.map((r) => ({ blobSourceId: r.blobSourceId, runId: r.id, scheduledFor: r.scheduledFor })) });
+  },
+});

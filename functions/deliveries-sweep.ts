@@ -1,11 +1,12 @@
-import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { getConfig } from "../shared/config";
 import { services } from "../shared/composition";
+import { getConfig } from "../shared/config";
+import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Re-enqueues pending webhook deliveries whose message was lost or whose attempt was cut short. */
-export async function deliveriesSweep(_timer: Timer, context: InvocationContext): Promise<void> {
-  const count = await services().sweepDeliveries().run();
-  if (count > 0) context.warn(JSON.stringify({ message: "overdue webhook deliveries re-enqueued", count }));
-}
-
-app.timer("deliveries-sweep", { schedule: getConfig().DELIVERIES_SWEEP_SCHEDULE, handler: deliveriesSweep, runOnStartup: false });
+export const deliveriesSweep = registerTimerFunction("deliveries-sweep", {
+  schedule: getConfig().DELIVERIES_SWEEP_SCHEDULE,
+  handle: async (log) => {
+    const count = await services().webhooks.sweepDeliveries().execute();
+    if (count > 0) log.warn("overdue webhook deliveries re-enqueued", { count });
+  },
+});

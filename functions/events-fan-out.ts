@@ -1,7 +1,7 @@
-import { app, type InvocationContext } from "@azure/functions";
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { eventEnvelopeSchema, type EventEnvelope } from "../shared/domain/events";
+import { registerQueueFunction } from "../shared/triggers/queue-function";
 
 /**
  * An `events` message: one envelope, or several in an array. A publisher that batches envelopes
@@ -11,20 +11,16 @@ import { eventEnvelopeSchema, type EventEnvelope } from "../shared/domain/events
 const messageSchema = z.union([eventEnvelopeSchema, z.array(z.unknown()).min(1).max(1000)]);
 
 /** Events from the outbox → a delivery per subscribed webhook, each first attempt made at once. */
-export async function eventsFanOut(message: unknown, context: InvocationContext): Promise<void> {
-  const parsed = messageSchema.safeParse(message);
-  if (!parsed.success) {
-    // Retrying cannot make a malformed message valid: say so and let it go.
-    context.error(JSON.stringify({ message: "events message is not an event envelope; dropped", issues: parsed.error.issues.slice(0, 5) }));
-    return;
-  }
-  const events: EventEnvelope[] = [];
-  for (const item of Array.isArray(parsed.data) ? parsed.data : [parsed.data]) {
-    const event = eventEnvelopeSchema.safeParse(item);
-    if (event.success) events.push(event.data);
-    else context.error(JSON.stringify({ message: "an entry of an events message is not an event envelope; dropped", issues: event.error.issues.slice(0, 5) }));
-  }
-  await services().fanOutEvents().run(events);
-}
-
-app.serviceBusQueue("events-fan-out", { queueName: "events", connection: "SERVICEBUS", handler: eventsFanOut });
+export const eventsFanOut = registerQueueFunction("events-fan-out", {
+  queueName: "events",
+  schema: messageSchema,
+  handle: async (message, log) => {
+    const events: EventEnvelope[] = [];
+    for (const item of Array.isArray(message) ? message : [message]) {
+      const event = eventEnvelopeSchema.safeParse(item);
+      if (event.success) events.push(event.data);
+      else log.error("an entry of an events message is not an event envelope; dropped", { issues: event.error.issues.slice(0, 5).map((i) => i.message) });
+    }
+    await services().webhooks.fanOutEvents().execute(events);
+  },
+});

@@ -17,7 +17,8 @@ export const exceptionsList = endpoint({
   async handle({ query }) {
     const { type, status, severity, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services().dataQualityExceptions().list({ ...(type ? { type } : {}), ...(status ? { status } : {}), ...(severity ? { severity } : {}) }, request);
+    const filter = { ...(type ? { type } : {}), ...(status ? { status } : {}), ...(severity ? { severity } : {}) };
+    const result = await services().investments.listDataQualityExceptions().execute({ filter, page: request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -17,7 +17,7 @@ export const exceptionsPatch = endpoint({
   responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataQualityExceptionSchema }) }],
   errors: [404, 409, 413],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().dataQualityExceptions().resolve(params.exceptionId) } };
+    return { status: 200, body: { data: await services().investments.resolveDataQualityException().execute(params.exceptionId) } };
   },
 });
 

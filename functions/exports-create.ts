@@ -15,7 +15,7 @@ export const exportsCreate = endpoint({
   responses: [{ status: 201, description: "Created", schema: z.object({ data: exportSchema }), headers: { Location: "URL of the new export" } }],
   errors: [413, 422],
   async handle({ body }) {
-    const created = await services().exports().create(body);
+    const created = await services().exports.createExport().execute(body);
     return { status: 201, body: { data: created }, headers: { Location: `/api/v1/settings/exports/${created.id}` } };
   },
 });

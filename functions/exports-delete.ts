@@ -14,7 +14,7 @@ export const exportsDelete = endpoint({
   responses: [{ status: 204, description: "Deleted" }],
   errors: [404],
   async handle({ params }) {
-    await services().exports().delete(params.id);
+    await services().exports.deleteExport().execute(params.id);
     return { status: 204 };
   },
 });

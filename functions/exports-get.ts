@@ -15,7 +15,7 @@ export const exportsGet = endpoint({
   responses: [{ status: 200, description: "The export", schema: z.object({ data: exportSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().exports().get(params.id) } };
+    return { status: 200, body: { data: await services().exports.getExport().execute(params.id) } };
   },
 });
 

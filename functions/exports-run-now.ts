@@ -16,7 +16,7 @@ export const exportsRunNow = endpoint({
   responses: [{ status: 202, description: "The run, accepted", schema: z.object({ data: exportRunSchema }) }],
   errors: [404, 409],
   async handle({ params }) {
-    return { status: 202, body: { data: await services().exports().runNow(params.id) } };
+    return { status: 202, body: { data: await services().exports.runExportNow().execute(params.id) } };
   },
 });
 

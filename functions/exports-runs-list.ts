@@ -2,7 +2,7 @@ import { z } from "zod";
 import { services } from "../shared/composition";
 import { exportIdParams } from "../shared/domain/export";
 import { exportRunSchema } from "../shared/domain/export-run";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -18,8 +18,8 @@ export const exportsRunsList = endpoint({
   responses: [{ status: 200, description: "A page of runs", schema: z.object({ data: z.array(exportRunSchema), pagination: paginationSchema }) }],
   errors: [404],
   async handle({ params, query }) {
-    const { items, pagination } = await services().exports().listRuns(params.id, query.page, query.pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().exports.listExportRuns().execute({ id: params.id, request: { page: query.page, pageSize: query.pageSize } });
+    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
   },
 });
 

@@ -1,11 +1,12 @@
-import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { getConfig } from "../shared/config";
 import { services } from "../shared/composition";
+import { getConfig } from "../shared/config";
+import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Claims the export runs that are due (each scheduled time once) and re-sends runs whose attempt died. */
-export async function exportsSchedule(_timer: Timer, context: InvocationContext): Promise<void> {
-  const result = await services().scheduleExports().tick();
-  if (result.claimed > 0) context.log(JSON.stringify({ message: "export runs claimed", ...result }));
-}
-
-app.timer("exports-schedule", { schedule: getConfig().EXPORTS_SCHEDULE, handler: exportsSchedule, runOnStartup: false });
+export const exportsSchedule = registerTimerFunction("exports-schedule", {
+  schedule: getConfig().EXPORTS_SCHEDULE,
+  handle: async (log) => {
+    const result = await services().exports.scheduleExports().execute();
+    if (result.claimed > 0) log.info("export runs claimed", { ...result });
+  },
+});

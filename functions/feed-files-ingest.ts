@@ -1,11 +1,19 @@
 import { app, type InvocationContext } from "@azure/functions";
+import { blobTriggerReferenceSchema, registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+import { INBOUND } from "../shared/app/feeds/ingest-file-parts";
 import { services } from "../shared/composition";
+import { invocationLog } from "../shared/triggers/invocation-log";
 
-/** A file landed in `inbound/<feedId>/<fileName>` (SFTP or a blob upload): ingest it with its feed's definition. */
-export async function feedFilesIngest(_blob: unknown, context: InvocationContext): Promise<void> {
-  const name = String(context.triggerMetadata?.["name"] ?? "");
-  const outcome = await services().ingestFile().run(name);
-  context.log(JSON.stringify({ message: "inbound file", name, ...outcome }));
+// The trigger hands the function a reference to the blob, never its bytes (sdkBinding below).
+registerBlobTriggerReferences();
+
+/** A file landed in `inbound/<feedId>/<fileName>` (SFTP or a blob upload): ingest it with its feed's definition, streaming it from the store. */
+export async function feedFilesIngest(blob: unknown, context: InvocationContext): Promise<void> {
+  const { containerName, blobName } = blobTriggerReferenceSchema.parse(blob);
+  if (containerName !== INBOUND) throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
+  const outcome = await services().feeds.ingestFile().execute(blobName);
+  invocationLog(context).info("inbound file", { name: blobName, ...outcome });
 }
 
-app.storageBlob("feed-files-ingest", { path: "inbound/{name}", connection: "AzureWebJobsStorage", handler: feedFilesIngest });
+// Flex Consumption runs blob triggers from Event Grid only (the subscription: infra/README.md).
+app.storageBlob("feed-files-ingest", { path: `${INBOUND}/{name}`, connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, handler: feedFilesIngest });

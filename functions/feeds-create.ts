@@ -22,7 +22,7 @@ export const feedsCreate = endpoint({
   ],
   errors: [413, 422],
   async handle({ body }) {
-    const feed = await services().feeds().create(body);
+    const feed = await services().feeds.createFeed().execute(body);
     return { status: 201, body: { data: feed }, headers: { Location: `/api/v1/settings/feeds/${feed.id}`, "Cache-Control": "no-store" } };
   },
 });

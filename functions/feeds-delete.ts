@@ -14,7 +14,7 @@ export const feedsDelete = endpoint({
   responses: [{ status: 204, description: "Deleted" }],
   errors: [404],
   async handle({ params }) {
-    await services().feeds().delete(params.id);
+    await services().feeds.deleteFeed().execute(params.id);
     return { status: 204 };
   },
 });

@@ -15,7 +15,7 @@ export const feedsGet = endpoint({
   responses: [{ status: 200, description: "The feed", schema: z.object({ data: feedSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().feeds().get(params.id) } };
+    return { status: 200, body: { data: await services().feeds.getFeed().execute(params.id) } };
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { feedSchema } from "../shared/domain/feed";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -15,8 +15,8 @@ export const feedsList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of feeds", schema: z.object({ data: z.array(feedSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().feeds().list(query.page, query.pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().feeds.listFeeds().execute(query);
+    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
   },
 });
 

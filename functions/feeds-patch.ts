@@ -16,7 +16,7 @@ export const feedsPatch = endpoint({
   responses: [{ status: 200, description: "The updated feed", schema: z.object({ data: feedSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().feeds().update(params.id, body) } };
+    return { status: 200, body: { data: await services().feeds.updateFeed().execute({ id: params.id, patch: body }) } };
   },
 });
 

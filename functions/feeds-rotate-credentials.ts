@@ -15,7 +15,7 @@ export const feedsRotateCredentials = endpoint({
   responses: [{ status: 200, description: "The feed with its new SFTP password", schema: z.object({ data: feedWithPasswordSchema }) }],
   errors: [404],
   async handle({ params }) {
-    const feed = await services().feeds().rotateCredentials(params.id);
+    const feed = await services().feeds.rotateFeedCredentials().execute(params.id);
     return { status: 200, body: { data: feed }, headers: { "Cache-Control": "no-store" } };
   },
 });

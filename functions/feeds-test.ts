@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { feedIdParams } from "../shared/domain/feed";
-import { DRY_RUN_MAX_BYTES } from "../shared/app/feeds";
+import { DRY_RUN_MAX_BYTES } from "../shared/app/feeds/dry-run-feed";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -46,7 +46,7 @@ export const feedsTest = endpoint({
   responses: [{ status: 200, description: "What the file would give", schema: z.object({ data: dryRunSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, query, bytes }) {
-    return { status: 200, body: { data: await services().feeds().dryRun(params.id, query.fileName, bytes ?? Buffer.alloc(0)) } };
+    return { status: 200, body: { data: await services().feeds.dryRunFeed().execute({ id: params.id, fileName: query.fileName, file: bytes ?? Buffer.alloc(0) }) } };
   },
 });
 

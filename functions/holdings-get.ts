@@ -51,7 +51,7 @@ export const holdingsGet = endpoint({
   responses: [{ status: 200, description: "The holdings", schema: z.object({ data: holdingsSchema }) }],
   errors: [404],
   async handle({ params, query }) {
-    return { status: 200, body: { data: await services().holdings().get(params.portfolioId, query.date, query.lookThrough) } };
+    return { status: 200, body: { data: await services().investments.getHoldings().execute({ portfolioId: params.portfolioId, date: query.date, lookThrough: query.lookThrough }) } };
   },
 });
 

@@ -34,9 +34,9 @@ export const importPost = endpoint({
   errors: [409, 413],
   async handle({ params, body, rawBody, principal, request, requestId }) {
     const svc = services();
-    const result = await svc.idempotency().run(`${principal?.clientId ?? ""}|import|${params.dataType}`, request.headers.get("idempotency-key"), rawBody ?? "", async () => ({
+    const result = await svc.access.idempotency().run(`${principal?.clientId ?? ""}|import|${params.dataType}`, request.headers.get("idempotency-key"), rawBody ?? "", async () => ({
       status: 200,
-      body: { data: await svc.imports().execute(params.dataType, body) },
+      body: { data: await svc.investments.importRecords().execute({ dataType: params.dataType, body }) },
     }));
     const responseBody = result.status >= 400 ? withRequestId(result.body, requestId) : result.body;
     const headers: Record<string, string> = result.replayed ? { "Idempotent-Replayed": "true" } : {};

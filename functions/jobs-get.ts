@@ -16,7 +16,7 @@ export const jobsGet = endpoint({
   responses: [{ status: 200, description: "The job", schema: z.object({ data: jobSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().jobQueries().get(params.jobId) } };
+    return { status: 200, body: { data: await services().investments.getJob().execute(params.jobId) } };
   },
 });
 

@@ -18,7 +18,8 @@ export const jobsList = endpoint({
   async handle({ query }) {
     const { status, dataType, source, feedId, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services().jobQueries().list({ ...(status ? { status } : {}), ...(dataType ? { dataType } : {}), ...(source ? { source } : {}), ...(feedId ? { feedId } : {}) }, request);
+    const filter = { ...(status ? { status } : {}), ...(dataType ? { dataType } : {}), ...(source ? { source } : {}), ...(feedId ? { feedId } : {}) };
+    const result = await services().investments.listJobs().execute({ filter, page: request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -1,11 +1,12 @@
-import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { getConfig } from "../shared/config";
 import { services } from "../shared/composition";
+import { getConfig } from "../shared/config";
+import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Marks imports whose process ended mid-way (running, lease expired) as failed, with what they stored. */
-export async function jobsReap(_timer: Timer, context: InvocationContext): Promise<void> {
-  const reaped = await services().reapJobs().run();
-  if (reaped.length > 0) context.warn(JSON.stringify({ message: "abandoned import jobs marked failed", jobIds: reaped }));
-}
-
-app.timer("jobs-reap", { schedule: getConfig().JOBS_REAP_SCHEDULE, handler: jobsReap, runOnStartup: false });
+export const jobsReap = registerTimerFunction("jobs-reap", {
+  schedule: getConfig().JOBS_REAP_SCHEDULE,
+  handle: async (log) => {
+    const reaped = await services().investments.reapAbandonedJobs().execute();
+    if (reaped.length > 0) log.warn("abandoned import jobs marked failed", { jobIds: reaped });
+  },
+});

@@ -22,7 +22,7 @@ export const portfoliosCreate = endpoint({
   ],
   errors: [409, 413],
   async handle({ body }) {
-    const portfolio = await services().portfolios().create(body);
+    const portfolio = await services().investments.createPortfolio().execute(body);
     return { status: 201, body: { data: portfolio }, headers: { Location: `/api/v1/portfolios/${portfolio.id}` } };
   },
 });

@@ -16,7 +16,7 @@ export const portfoliosGet = endpoint({
   responses: [{ status: 200, description: "The portfolio", schema: z.object({ data: portfolioSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().portfolios().get(params.portfolioId) } };
+    return { status: 200, body: { data: await services().investments.getPortfolio().execute(params.portfolioId) } };
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { currencyCode } from "../shared/domain/currency";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { portfolioSchema, portfolioStatusSchema } from "../shared/domain/portfolio";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -27,8 +27,8 @@ export const portfoliosList = endpoint({
   ],
   async handle({ query }) {
     const { page, pageSize, ...filter } = query;
-    const { items, pagination } = await services().portfolios().list(filter, page, pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().investments.listPortfolios().execute({ filter, page: { page, pageSize } });
+    return { status: 200, body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) } };
   },
 });
 

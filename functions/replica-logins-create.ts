@@ -23,7 +23,7 @@ export const replicaLoginsCreate = endpoint({
   ],
   errors: [422, 503],
   async handle({ body }) {
-    const login = await services().replica().createLogin().execute(body);
+    const login = await services().replica.createReplicaLogin().execute(body);
     return {
       status: 201,
       body: { data: login },

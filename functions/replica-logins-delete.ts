@@ -14,7 +14,7 @@ export const replicaLoginsDelete = endpoint({
   responses: [{ status: 204, description: "Deleted" }],
   errors: [404, 503],
   async handle({ params }) {
-    await services().replica().deleteLogin().execute({ id: params.id });
+    await services().replica.deleteReplicaLogin().execute({ id: params.id });
     return { status: 204 };
   },
 });

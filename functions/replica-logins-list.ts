@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { replicaLoginSchema } from "../shared/domain/replica/replica-settings";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -21,11 +21,11 @@ export const replicaLoginsList = endpoint({
     },
   ],
   async handle({ query }) {
-    const { items, pagination } = await services()
-      .replica()
-      .listLogins()
-      .execute({ page: query.page, pageSize: query.pageSize });
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().replica.listReplicaLogins().execute(query);
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

@@ -21,7 +21,7 @@ export const replicaLoginsRotatePassword = endpoint({
   ],
   errors: [404, 503],
   async handle({ params }) {
-    const login = await services().replica().rotateLoginPassword().execute({ id: params.id });
+    const login = await services().replica.rotateReplicaLoginPassword().execute({ id: params.id });
     return { status: 200, body: { data: login }, headers: { "Cache-Control": "no-store" } };
   },
 });

@@ -1,9 +1,4 @@
-import { app } from "@azure/functions";
-import { projectChangesOf, replicaTrigger, replicaTriggersEnabled } from "../shared/triggers/replica-trigger";
+import { registerReplicaFunction } from "../shared/triggers/replica-trigger";
 
-/** Projects changes of the `portfolios` container into the SQL replica (change-feed trigger). */
-export const replicaPortfolios = projectChangesOf("portfolios");
-
-// Only on the Enterprise plan: no replica, no trigger (see replicaTriggersEnabled).
-if (replicaTriggersEnabled())
-  app.cosmosDB("replica-portfolios", replicaTrigger("replica-portfolios", "portfolios", replicaPortfolios));
+/** Projects changes of the `portfolios` container into the SQL replica (change-feed trigger; Enterprise plan only). */
+export const replicaPortfolios = registerReplicaFunction("replica-portfolios", "portfolios");

@@ -14,7 +14,7 @@ export const replicaSettingsGet = endpoint({
   scope: "api.admin",
   responses: [{ status: 200, description: "The replica", schema: z.object({ data: replicaSettingsSchema }) }],
   async handle() {
-    return { status: 200, body: { data: await services().replica().getSettings().execute() } };
+    return { status: 200, body: { data: await services().replica.getReplicaSettings().execute() } };
   },
 });
 

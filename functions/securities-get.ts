@@ -15,7 +15,7 @@ export const securitiesGet = endpoint({
   responses: [{ status: 200, description: "The security", schema: z.object({ data: securitySchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().securityQueries().get(params.securityId) } };
+    return { status: 200, body: { data: await services().investments.getSecurity().execute(params.securityId) } };
   },
 });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { services } from "../shared/composition";
 import { currencyCode } from "../shared/domain/currency";
 import { isinSchema } from "../shared/domain/isin";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { assetClassSchema, securitySchema } from "../shared/domain/security";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -24,8 +24,8 @@ export const securitiesList = endpoint({
   responses: [{ status: 200, description: "A page of securities, ordered by id", schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }) }],
   async handle({ query }) {
     const { page, pageSize, ...filter } = query;
-    const { items, pagination } = await services().securityQueries().list(filter, page, pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().investments.listSecurities().execute({ filter, page: { page, pageSize } });
+    return { status: 200, body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) } };
   },
 });
 

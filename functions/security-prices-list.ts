@@ -23,7 +23,8 @@ export const securityPricesList = endpoint({
     const { from, to, type, ...paging } = query;
     checkRange(from, to);
     const request = pageRequestOf(paging);
-    const page = await services().securityQueries().prices(params.securityId, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) }, request);
+    const filter = { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) };
+    const page = await services().investments.listSecurityPrices().execute({ security: params.securityId, filter, page: request });
     return { status: 200, body: { data: page.items, pagination: cursorPaginationOf(request, page) } };
   },
 });

@@ -28,7 +28,7 @@ export const transactionsList = endpoint({
     checkRange(filter.from, filter.to);
     const request = pageRequestOf({ page, pageSize, cursor });
     const defined = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
-    const result = await services().transactionQueries().list(defined, request);
+    const result = await services().investments.listTransactions().execute({ filter: defined, page: request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -22,7 +22,7 @@ export const webhooksCreate = endpoint({
   ],
   errors: [413, 422],
   async handle({ body }) {
-    const webhook = await services().webhooks().create(body);
+    const webhook = await services().webhooks.createWebhook().execute(body);
     return { status: 201, body: { data: webhook }, headers: { Location: `/api/v1/settings/webhooks/${webhook.id}`, "Cache-Control": "no-store" } };
   },
 });

@@ -14,7 +14,7 @@ export const webhooksDelete = endpoint({
   responses: [{ status: 204, description: "Deleted" }],
   errors: [404],
   async handle({ params }) {
-    await services().webhooks().delete(params.id);
+    await services().webhooks.deleteWebhook().execute(params.id);
     return { status: 204 };
   },
 });

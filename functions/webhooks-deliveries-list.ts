@@ -20,9 +20,8 @@ export const webhooksDeliveriesList = endpoint({
   async handle({ params, query }) {
     const { status, event, ...paging } = query;
     const request = pageRequestOf(paging);
-    const result = await services()
-      .deliveryLog()
-      .list(params.id, { ...(status ? { status } : {}), ...(event ? { event } : {}) }, request);
+    const filter = { ...(status ? { status } : {}), ...(event ? { event } : {}) };
+    const result = await services().webhooks.listWebhookDeliveries().execute({ webhookId: params.id, filter, request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },
 });

@@ -16,7 +16,7 @@ export const webhooksDeliveriesRetry = endpoint({
   responses: [{ status: 202, description: "The delivery, pending again and queued", schema: z.object({ data: deliverySchema }) }],
   errors: [404, 409],
   async handle({ params }) {
-    return { status: 202, body: { data: await services().deliveryLog().retry(params.id, params.deliveryId) } };
+    return { status: 202, body: { data: await services().webhooks.retryWebhookDelivery().execute({ webhookId: params.id, deliveryId: params.deliveryId }) } };
   },
 });
 

@@ -15,7 +15,7 @@ export const webhooksGet = endpoint({
   responses: [{ status: 200, description: "The webhook", schema: z.object({ data: webhookSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().webhooks().get(params.id) } };
+    return { status: 200, body: { data: await services().webhooks.getWebhook().execute(params.id) } };
   },
 });
 

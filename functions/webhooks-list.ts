@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { pageQuery, paginationSchema } from "../shared/domain/pagination";
+import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { webhookSchema } from "../shared/domain/webhook";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -15,8 +15,8 @@ export const webhooksList = endpoint({
   query: pageQuery,
   responses: [{ status: 200, description: "A page of webhooks", schema: z.object({ data: z.array(webhookSchema), pagination: paginationSchema }) }],
   async handle({ query }) {
-    const { items, pagination } = await services().webhooks().list(query.page, query.pageSize);
-    return { status: 200, body: { data: items, pagination } };
+    const result = await services().webhooks.listWebhooks().execute(query);
+    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
   },
 });
 

@@ -16,7 +16,7 @@ export const webhooksPatch = endpoint({
   responses: [{ status: 200, description: "The updated webhook", schema: z.object({ data: webhookSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().webhooks().update(params.id, body) } };
+    return { status: 200, body: { data: await services().webhooks.updateWebhook().execute({ id: params.id, patch: body }) } };
   },
 });
 

@@ -15,7 +15,7 @@ export const webhooksRotateSecret = endpoint({
   responses: [{ status: 200, description: "The webhook with its new secret", schema: z.object({ data: webhookWithSecretSchema }) }],
   errors: [404],
   async handle({ params }) {
-    const webhook = await services().webhooks().rotateSecret(params.id);
+    const webhook = await services().webhooks.rotateWebhookSecret().execute(params.id);
     return { status: 200, body: { data: webhook }, headers: { "Cache-Control": "no-store" } };
   },
 });

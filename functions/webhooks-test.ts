@@ -16,7 +16,7 @@ export const webhooksTest = endpoint({
   responses: [{ status: 200, description: "The test delivery after its first attempt", schema: z.object({ data: deliverySchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().deliveryLog().test(params.id) } };
+    return { status: 200, body: { data: await services().webhooks.testWebhook().execute(params.id) } };
   },
 });
 

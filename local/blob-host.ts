@@ -1,16 +1,46 @@
-import { BlobServiceClient, RestError, type ContainerClient } from "@azure/storage-blob";
+import { ResourceFactoryResolver } from "@azure/functions-extensions-base";
+import type { Logger } from "../shared/logging";
+import { BlobServiceClient, RestError, type BlockBlobClient, type ContainerClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface BlobHostOptions {
   pollMs: number;
-  /** After this many failed runs for one blob version, a message goes to `webjobs-blobtrigger-poison`. */
+  /** Runs one blob version gets (each counted as it starts); when they are spent without success, a message goes to `webjobs-blobtrigger-poison`. */
   maxAttempts: number;
 }
 
 const defaults: BlobHostOptions = { pollMs: 2000, maxAttempts: 5 };
 const RECEIPTS = "azure-webjobs-hosts";
 const POISON = "webjobs-blobtrigger-poison";
+/** The model binding source of blobs, as the Storage Blobs extension names it. */
+const BLOB_SOURCE = "AzureStorageBlobs";
+
+/**
+ * Refuses what Azure would not run as the local host runs it: a blob trigger must name `source:
+ * "EventGrid"` (Flex Consumption runs no other; one naming none polls the container, which Flex
+ * Consumption never does, so the two hosts would disagree) and take a reference (`sdkBinding: true`:
+ * the host never reads the blob into the worker), resolved by a registered `AzureStorageBlobs` factory.
+ */
+export function checkBlobTrigger(fn: LoadedFunction): void {
+  const source = fn.trigger["source"];
+  if (source !== "EventGrid") {
+    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${String(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
+  }
+  const properties = fn.trigger["properties"] as { supportsDeferredBinding?: unknown } | undefined;
+  if (properties?.supportsDeferredBinding !== "true") {
+    throw new Error(`function '${fn.name}': its blob trigger must use sdkBinding: true (a reference to the blob, not its content held in memory)`);
+  }
+  if (!ResourceFactoryResolver.getInstance().hasResourceFactory(BLOB_SOURCE)) {
+    throw new Error(`function '${fn.name}': no resource factory for '${BLOB_SOURCE}' is registered to turn the trigger's binding data into its argument`);
+  }
+}
+
+/** What the Functions host sends a worker for a blob with sdkBinding: the blob named, not read. */
+function modelBindingData(connection: unknown, containerName: string, blobName: string): { version: string; source: string; contentType: string; content: Buffer } {
+  const content = JSON.stringify({ Connection: String(connection ?? ""), ContainerName: containerName, BlobName: blobName });
+  return { version: "1.0", source: BLOB_SOURCE, contentType: "application/json", content: Buffer.from(content) };
+}
 
 /** `container/prefix{name}.csv` → the container and a matcher that yields the named parts. */
 export function compileBlobPath(path: string): { container: string; match(blobName: string): Record<string, string> | undefined } {
@@ -23,7 +53,8 @@ export function compileBlobPath(path: string): { container: string; match(blobNa
     names.push(name);
     return "(.+?)";
   });
-  const regex = new RegExp(`^${source}$`);
+  // `s`: a name part may hold any character, line separators too (U+2028 is a line end to `.`).
+  const regex = new RegExp(`^${source}$`, "s");
   return {
     container,
     match(blobName) {
@@ -36,9 +67,14 @@ export function compileBlobPath(path: string): { container: string; match(blobNa
 
 /**
  * Runs blob-triggered functions: scans the watched containers, runs each new or changed blob once per
- * version, and keeps receipts in `azure-webjobs-hosts` (as the Functions host does) so a restart does
- * not run a blob again. A scan runs every `pollMs`, and at once when `notify` says a blob was written
- * (the local SFTP server does on each upload), as Azure's event-based trigger would.
+ * version, and keeps receipts in `azure-webjobs-hosts` so a restart does not run a blob again. A scan
+ * runs every `pollMs`, and at once when `notify` says a blob was written (the local SFTP server does on
+ * each upload), as Azure's Event Grid trigger would. Each run is counted before the function starts,
+ * as Azure counts a delivery (the dequeue count of the host's blob-trigger queue message): a blob
+ * whose run takes the whole process down (out of memory, kill -9) is tried `maxAttempts` times in all,
+ * then reported on `webjobs-blobtrigger-poison` and left alone. The function is handed the binding
+ * data Azure sends for `sdkBinding` (a reference), resolved through the registered resource factory:
+ * the host never reads the blob.
  */
 export class BlobHost {
   private running = false;
@@ -54,7 +90,7 @@ export class BlobHost {
   constructor(
     private readonly functions: LoadedFunction[],
     connectionString: string,
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
     options: Partial<BlobHostOptions> = {},
   ) {
     this.options = { ...defaults, ...options };
@@ -63,10 +99,12 @@ export class BlobHost {
   }
 
   async start(): Promise<void> {
+    const triggered = this.functions.filter((f) => f.trigger.type === "blobTrigger");
+    for (const fn of triggered) checkBlobTrigger(fn);
     this.running = true;
     await this.blobs.getContainerClient(RECEIPTS).createIfNotExists();
     await this.queues.getQueueClient(POISON).createIfNotExists();
-    for (const fn of this.functions.filter((f) => f.trigger.type === "blobTrigger")) {
+    for (const fn of triggered) {
       const path = compileBlobPath(String(fn.trigger.path));
       const container = this.blobs.getContainerClient(path.container);
       await container.createIfNotExists();
@@ -102,27 +140,38 @@ export class BlobHost {
       } catch (error) {
         if (!(error instanceof RestError && error.statusCode === 404)) throw error;
       }
+      if (attempts >= this.options.maxAttempts) {
+        // Every attempt was counted and none finished: the last ones died with the process.
+        await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, "the runs of this blob never finished");
+        continue;
+      }
+      attempts++;
+      await receipt.upload("", 0, { metadata: { etag, status: "running", attempts: String(attempts) } });
       const client = container.getBlobClient(blob.name);
-      const context = invocationContext(fn.name, this.log, {
+      const context = invocationContext(fn.name, this.log.sink, {
         ...parts,
         blobTrigger: `${container.containerName}/${blob.name}`,
         uri: client.url,
         properties: { etag, length: blob.properties.contentLength },
       });
-      let status = "done";
       try {
-        const content = await client.downloadToBuffer();
-        await fn.handler(content, context);
+        const argument = ResourceFactoryResolver.getInstance().createClient(BLOB_SOURCE, modelBindingData(fn.trigger["connection"], container.containerName, blob.name));
+        await fn.handler(argument, context);
       } catch (error) {
-        attempts++;
-        status = attempts >= this.options.maxAttempts ? "poison" : "failed";
-        this.log(JSON.stringify({ level: "error", message: "blob function failed", function: fn.name, blob: blob.name, attempts, error: String(error) }));
-        if (status === "poison") {
-          await this.queues.getQueueClient(POISON).sendMessage(Buffer.from(JSON.stringify({ FunctionId: fn.name, BlobType: "BlockBlob", ContainerName: container.containerName, BlobName: blob.name, ETag: etag })).toString("base64"));
-        }
+        this.log.error("blob function failed", { function: fn.name, blob: blob.name, attempts, error: String(error) });
+        if (attempts >= this.options.maxAttempts) await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, String(error));
+        else await receipt.upload("", 0, { metadata: { etag, status: "failed", attempts: String(attempts) } });
+        continue;
       }
-      await receipt.upload("", 0, { metadata: { etag, status, attempts: String(attempts) } });
+      await receipt.upload("", 0, { metadata: { etag, status: "done", attempts: String(attempts) } });
     }
+  }
+
+  /** Gives up on a blob version: a message on the poison queue, as Azure sends, and a receipt that keeps it from running again. */
+  private async poison(fn: LoadedFunction, containerName: string, blobName: string, etag: string, receipt: BlockBlobClient, attempts: number, reason: string): Promise<void> {
+    this.log.error("blob function gave up: poison", { function: fn.name, blob: blobName, attempts, reason });
+    await this.queues.getQueueClient(POISON).sendMessage(Buffer.from(JSON.stringify({ FunctionId: fn.name, BlobType: "BlockBlob", ContainerName: containerName, BlobName: blobName, ETag: etag })).toString("base64"));
+    await receipt.upload("", 0, { metadata: { etag, status: "poison", attempts: String(attempts) } });
   }
 
   private async poll(fn: LoadedFunction, container: ContainerClient, match: (name: string) => Record<string, string> | undefined): Promise<void> {
@@ -132,7 +181,7 @@ export class BlobHost {
       try {
         await this.scan(fn, container, match);
       } catch (error) {
-        if (this.running) this.log(JSON.stringify({ level: "warn", message: "blob scan failed", container: name, error: String(error) }));
+        if (this.running) this.log.warn("blob scan failed", { container: name, error: String(error) });
       }
       if (!this.running || this.notified.has(name)) continue;
       await new Promise<void>((resolve) => {

@@ -14,6 +14,7 @@ import {
   type Container,
   type Database,
 } from "@azure/cosmos";
+import type { Logger } from "../shared/logging";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 interface LeaseDoc {
@@ -71,7 +72,7 @@ export class ChangeFeedHost {
   constructor(
     private readonly functions: LoadedFunction[],
     private readonly database: (name: string) => Database,
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
     /** Overrides each trigger's `feedPollDelay` (ms between reads of a drained feed). */
     private readonly pollMs?: number,
   ) {}
@@ -102,14 +103,7 @@ export class ChangeFeedHost {
   }
 
   private warn(fn: LoadedFunction, message: string, error?: unknown): void {
-    this.log(
-      JSON.stringify({
-        level: "warn",
-        message,
-        function: fn.name,
-        ...(error !== undefined ? { error: text(error) } : {}),
-      }),
-    );
+    this.log.warn(message, { function: fn.name, ...(error !== undefined ? { error: text(error) } : {}) });
   }
 
   private async follow(fn: LoadedFunction): Promise<void> {
@@ -193,21 +187,17 @@ export class ChangeFeedHost {
   private async deliver(fn: LoadedFunction, documents: unknown[]): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await fn.handler(documents, invocationContext(fn.name, this.log));
+        await fn.handler(documents, invocationContext(fn.name, this.log.sink));
         return true;
       } catch (error) {
         const delay = retryDelay(fn.retryOptions, attempt);
         if (delay === undefined) {
           // As in Azure: without (or past) a retry policy the batch is given up and the feed moves on.
-          this.log(
-            JSON.stringify({
-              level: "error",
-              message: "change-feed function failed; batch skipped",
-              function: fn.name,
-              documents: documents.length,
-              error: String(error),
-            }),
-          );
+          this.log.error("change-feed function failed; batch skipped", {
+            function: fn.name,
+            documents: documents.length,
+            error: text(error),
+          });
           return true;
         }
         this.warn(fn, `change-feed function failed; retrying in ${delay} ms`, error);

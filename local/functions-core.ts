@@ -24,7 +24,12 @@ export function registerFunction(metadata: { name: string; bindings: Record<stri
   return { dispose: () => {} };
 }
 
-export function setProgrammingModel(): void {}
+/** The programming model `@azure/functions` hands the worker: how it turns a host's invocation request into a handler's arguments. */
+export let programmingModel: unknown;
+
+export function setProgrammingModel(model: unknown): void {
+  programmingModel = model;
+}
 
 export function registerHook(): { dispose(): void } {
   return { dispose: () => {} };

@@ -2,6 +2,7 @@ import Module from "node:module";
 import { InvocationContext, type TriggerMetadata } from "@azure/functions";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { LogSink } from "../shared/logging";
 import { registrations, type CoreBinding, type CoreRegistration } from "./functions-core";
 
 let installed = false;
@@ -41,11 +42,11 @@ export function loadFunctions(appRoot: string): LoadedFunction[] {
 }
 
 /** The context of one invocation, its log lines going to the local runtime's output. */
-export function invocationContext(functionName: string, log: (line: string) => void, triggerMetadata?: TriggerMetadata): InvocationContext {
+export function invocationContext(functionName: string, sink: LogSink, triggerMetadata?: TriggerMetadata): InvocationContext {
   return new InvocationContext({
     functionName,
     invocationId: crypto.randomUUID(),
-    logHandler: (_level, ...args) => log(args.map(String).join(" ")),
+    logHandler: (level, ...args) => sink(level === "error" || level === "critical" ? "error" : level === "warning" ? "warn" : level === "debug" || level === "trace" ? "debug" : "info", args.map(String).join(" ")),
     ...(triggerMetadata !== undefined ? { triggerMetadata } : {}),
   });
 }

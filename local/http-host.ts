@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { errorFields, type Logger } from "../shared/logging";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { HttpRequest, type HttpResponseInit } from "@azure/functions";
@@ -19,7 +20,7 @@ export interface HttpHostOptions {
   port: number;
   host: string;
   routePrefix: string;
-  log: (line: string) => void;
+  log: Logger;
 }
 
 /** Serves the HTTP-triggered functions over node's http server, as the Functions host would. */
@@ -46,7 +47,7 @@ export class HttpHost {
   async start(): Promise<number> {
     const server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        this.options.log(`local host failure: ${error instanceof Error ? error.stack : String(error)}`);
+        this.options.log.error("local host failure", errorFields(error));
         if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "An unexpected error occurred", requestId: "local-host" } }));
       });
@@ -106,7 +107,7 @@ export class HttpHost {
       params: matched.params,
       ...(body.length > 0 && method !== "GET" && method !== "HEAD" ? { body: { bytes: body } } : {}),
     });
-    const context = invocationContext(matched.route.fn.name, this.options.log);
+    const context = invocationContext(matched.route.fn.name, this.options.log.sink);
     const result = (await matched.route.fn.handler(request, context)) as HttpResponseInit | undefined;
     writeResponse(res, result ?? { status: 204 }, method);
   }

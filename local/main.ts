@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../shared/config";
+import { Logger } from "../shared/logging";
 import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
 import { freePort, projectRoot } from "./launch";
 import { loadFunctions } from "./functions-host";
@@ -114,25 +115,39 @@ async function main(): Promise<void> {
     await waitForPort(ports.blob, "127.0.0.1", 15_000);
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
-    await provision(services().cosmosClient(), config.COSMOS_DATABASE, storage);
-    await replicaReady(replica, services().cosmos().database);
+    await provision(services().core.cosmosClient(), config.COSMOS_DATABASE, storage);
+    await replicaReady(replica, services().core.cosmos().database);
 
     const functions = loadFunctions(root);
-    httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: say });
+    const log = new Logger(config.LOG_LEVEL).with({ component: "local-runtime" });
+    httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: log.with({ host: "http" }) });
     const port = await httpHost.start();
-    timerHost = new TimerHost(functions, say);
+    timerHost = new TimerHost(functions, log.with({ host: "timer" }));
     timerHost.start();
-    queueHost = new QueueHost(functions, storage, say);
+    queueHost = new QueueHost(functions, storage, log.with({ host: "queue" }));
     await queueHost.start();
-    const bus = services().messageBus();
+    const bus = services().core.messageBus();
     const queues = queueHost;
     if (bus instanceof StorageQueueMessageBus) bus.onSent((queue) => queues.notify(queue));
-    blobHost = new BlobHost(functions, storage, say);
+    blobHost = new BlobHost(functions, storage, log.with({ host: "blob" }));
     await blobHost.start();
     const host = blobHost;
-    sftpServer = new SftpServer({ hostKeyPath: join(dataDir, "sftp", "host_key"), feeds: () => services().feedRepository(), storageConnectionString: storage, log: say, committed: (container) => host.notify(container) });
+    sftpServer = new SftpServer({
+      hostKeyPath: join(dataDir, "sftp", "host_key"),
+      feeds: () => services().feeds.feedRepository(),
+      storageConnectionString: storage,
+      log: log.with({ host: "sftp" }),
+      limits: {
+        uploadsPerLogin: config.SFTP_MAX_UPLOADS_PER_LOGIN,
+        uploads: config.SFTP_MAX_UPLOADS,
+        authTries: config.SFTP_MAX_AUTH_TRIES,
+        authBackoffSeconds: config.SFTP_AUTH_BACKOFF_SECONDS,
+        authBackoffMaxSeconds: config.SFTP_AUTH_BACKOFF_MAX_SECONDS,
+      },
+      committed: (container) => host.notify(container),
+    });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
-    changeFeedHost = new ChangeFeedHost(functions, (name) => services().cosmosClient().database(name), say);
+    changeFeedHost = new ChangeFeedHost(functions, (name) => services().core.cosmosClient().database(name), log.with({ host: "change-feed" }));
     changeFeedHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@ import { ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
 import { queueNames } from "../shared/ports/message-bus";
 
 export const QUEUES = queueNames;
-export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine", "exports"] as const;
+export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine"] as const;
 
 /** Creates what Bicep creates in Azure: the Cosmos database and containers, the queues and blob containers. */
 export async function provision(cosmos: CosmosClient, databaseId: string, storageConnectionString: string): Promise<void> {

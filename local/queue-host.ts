@@ -1,4 +1,5 @@
 import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from "@azure/storage-queue";
+import type { Logger } from "../shared/logging";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 export interface QueueHostOptions {
@@ -56,7 +57,7 @@ export class QueueHost {
   constructor(
     private readonly functions: LoadedFunction[],
     connectionString: string,
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
     options: Partial<QueueHostOptions> = {},
   ) {
     this.options = { ...queueHostDefaults, ...options };
@@ -122,7 +123,7 @@ export class QueueHost {
           inFlight.add(run);
         }
       } catch (error) {
-        if (this.running) this.log(JSON.stringify({ level: "warn", message: "queue poll failed", queue: queue.name, error: String(error) }));
+        if (this.running) this.log.warn("queue poll failed", { queue: queue.name, error: String(error) });
       }
       if (received === 0 && this.running) await this.idle(queue.name);
     }
@@ -131,7 +132,7 @@ export class QueueHost {
 
   /** Runs one message's handler; never throws (a failure leaves the message to reappear, or poisons it). */
   private async handle(fn: LoadedFunction, queue: QueueClient, message: DequeuedMessageItem): Promise<void> {
-    const context = invocationContext(fn.name, this.log, {
+    const context = invocationContext(fn.name, this.log.sink, {
       id: message.messageId,
       dequeueCount: message.dequeueCount,
       insertionTime: message.insertedOn.toISOString(),
@@ -152,13 +153,13 @@ export class QueueHost {
         await queue.deleteMessage(message.messageId, popReceipt);
         return;
       }
-      this.log(JSON.stringify({ level: "error", message: "queue function failed", function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: String(failure) }));
+      this.log.error("queue function failed", { function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: String(failure) });
       if (message.dequeueCount >= this.options.maxDequeueCount) {
         await this.service.getQueueClient(`${queue.name}-poison`).sendMessage(message.messageText);
         await queue.deleteMessage(message.messageId, popReceipt);
       }
     } catch (error) {
-      this.log(JSON.stringify({ level: "warn", message: "queue message settlement failed", queue: queue.name, messageId: message.messageId, error: String(error) }));
+      this.log.warn("queue message settlement failed", { queue: queue.name, messageId: message.messageId, error: String(error) });
     }
   }
 
@@ -181,7 +182,7 @@ export class QueueHost {
           const renewed = await queue.updateMessage(message.messageId, popReceipt, undefined, this.options.visibilityTimeout);
           if (renewed.popReceipt !== undefined) popReceipt = renewed.popReceipt;
         } catch (error) {
-          this.log(JSON.stringify({ level: "warn", message: "queue message renewal failed", queue: queue.name, messageId: message.messageId, error: String(error) }));
+          this.log.warn("queue message renewal failed", { queue: queue.name, messageId: message.messageId, error: String(error) });
         }
       });
     }, (this.options.visibilityTimeout * 1000) / 2);

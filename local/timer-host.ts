@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import type { Logger } from "../shared/logging";
 import { invocationContext, type LoadedFunction } from "./functions-host";
 
 /** Runs timer-triggered functions on their NCRONTAB schedules (six fields, seconds first). */
@@ -8,7 +9,7 @@ export class TimerHost {
 
   constructor(
     private readonly functions: LoadedFunction[],
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
   ) {}
 
   start(): void {
@@ -22,12 +23,12 @@ export class TimerHost {
 
   /** Runs one timer function now (tests and the local CLI use it). */
   invoke(fn: LoadedFunction, isPastDue: boolean): Promise<void> {
-    const context = invocationContext(fn.name, this.log);
+    const context = invocationContext(fn.name, this.log.sink);
     const run = Promise.resolve()
       .then(() => fn.handler({ isPastDue, scheduleStatus: {} }, context))
       .then(
         () => undefined,
-        (error: unknown) => this.log(JSON.stringify({ level: "error", message: "timer function failed", function: fn.name, error: String(error) })),
+        (error: unknown) => this.log.error("timer function failed", { function: fn.name, error: String(error) }),
       );
     this.running.add(run);
     void run.finally(() => this.running.delete(run));

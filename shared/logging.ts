@@ -5,13 +5,24 @@ const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 /** Where log lines go: the invocation context in a function, stdout elsewhere. */
 export type LogSink = (level: LogLevel, line: string) => void;
 
+/** The lines of an invocation go to its context, which the Functions host sends to Application Insights. */
+export const contextSink =
+  (context: { error(line: string): void; warn(line: string): void; info(line: string): void; debug(line: string): void }): LogSink =>
+  (level, line) => {
+    if (level === "error") context.error(line);
+    else if (level === "warn") context.warn(line);
+    else if (level === "debug") context.debug(line);
+    else context.info(line);
+  };
+
 export const stdoutSink: LogSink = (level, line) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 
 /** A structured (JSON line) logger carrying fixed fields such as the request id. */
 export class Logger {
   constructor(
     private readonly minLevel: LogLevel,
-    private readonly sink: LogSink = stdoutSink,
+    /** Where the lines go; the local hosts hand it to the invocations they run. */
+    readonly sink: LogSink = stdoutSink,
     private readonly fields: Record<string, unknown> = {},
   ) {}
 

@@ -1,7 +1,8 @@
 import { CosmosClient } from "@azure/cosmos";
 import { CredentialUnavailableError } from "@azure/identity";
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from "@azure/storage-blob";
-import { BlobCustomerContainers } from "../shared/adapters/blob/customer-container";
+import type { ContainerLocation } from "../shared/domain/blob-source-container-url";
+import { BlobCustomerContainers } from "../shared/adapters/blob/blob-customer-containers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
@@ -293,15 +294,15 @@ describe("System settings › blob sources", () => {
     const inbound = blobs.getContainerClient("inbound");
     const noIdentity = () => ({ getToken: async () => { throw new CredentialUnavailableError("ManagedIdentityCredential: no identity endpoint"); } });
     const refused = new BlobCustomerContainers(inbound, noIdentity, new StorageSharedKeyCredential("devstoreaccount1", wrongKey));
-    const drain = async (containers: BlobCustomerContainers, location: { url: string; container: string; emulator: boolean }) => {
+    const drain = async (containers: BlobCustomerContainers, location: ContainerLocation) => {
       for await (const _ of containers.list(location, undefined)) void _;
     };
-    const local = { url: `${emulator}/${customer.containerName}`, container: customer.containerName, emulator: true };
+    const local = { url: `${emulator}/${customer.containerName}`, account: "devstoreaccount1", container: customer.containerName, emulator: true };
     const error = await drain(refused, local).then(() => undefined, (e: Error) => e);
     expect(error?.name).toBe("CustomerContainerError");
     expect(error?.message).toMatch(/refused the service \(403 \w+\): grant the service's managed identity the Storage Blob Data Reader role/);
     expect(error?.message).not.toContain(wrongKey);
-    const azure = { url: "https://custacct01.blob.core.windows.net/drop", container: "drop", emulator: false };
+    const azure = { url: "https://custacct01.blob.core.windows.net/drop", account: "custacct01", container: "drop", emulator: false };
     await expect(drain(refused, azure)).rejects.toThrow(/managed identity could not get a token for the container https:\/\/custacct01\.blob\.core\.windows\.net\/drop$/);
   });
 
@@ -386,12 +387,12 @@ describe("System settings › blob sources", () => {
       LOG_LEVEL: "error",
     };
     const instance = (): Composition => new Composition(parseConfig(env), { now: () => new Date(dueAt + 5_000) });
-    const [one, two] = await Promise.all([instance().scheduleBlobSources().run(), instance().scheduleBlobSources().run()]);
+    const [one, two] = await Promise.all([instance().blobSources.scheduleBlobSources().execute(), instance().blobSources.scheduleBlobSources().execute()]);
     const claimed = [...one, ...two].filter((r) => r.blobSourceId === due.id);
     expect(claimed).toHaveLength(1);
     expect([...one, ...two].filter((r) => r.blobSourceId === off.id)).toEqual([]);
     // Not due any more: a third firing claims nothing for it.
-    expect((await instance().scheduleBlobSources().run()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
+    expect((await instance().blobSources.scheduleBlobSources().execute()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
 
     const run = await eventually(async () => (await runsOf(due.id)).find((r) => r.status !== "running"), 20_000, "the scheduled run");
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: new Date(dueAt).toISOString(), status: "succeeded", copied: 1 });
@@ -454,7 +455,7 @@ describe("System settings › blob sources", () => {
       WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
       LOG_LEVEL: "error",
     };
-    await new Composition(parseConfig(env)).scheduleBlobSources().run();
+    await new Composition(parseConfig(env)).blobSources.scheduleBlobSources().execute();
     const finished = await eventually(async () => {
       const all = await runsOf(src.id);
       return all.length === 3 && all.every((r) => r.status !== "running") ? all : undefined;

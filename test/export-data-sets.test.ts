@@ -1,7 +1,8 @@
 import { buffer } from "node:stream/consumers";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { DataSetRequest, ExportFilters } from "../shared/app/export/contract";
+import type { DataSetRequest } from "../shared/ports/exports";
+import type { ExportFilters } from "../shared/domain/export-data";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { adminToken, call, cosmosEndpoint, uniqueCode } from "./http";
@@ -26,7 +27,7 @@ describe("export data sets (the local runtime's Cosmos DB) agree with the API's 
 
   const rows = async (dataType: DataSetRequest["dataType"], filters: ExportFilters = {}, window?: DataSetRequest["window"]): Promise<Record<string, unknown>[]> => {
     const out: Record<string, unknown>[] = [];
-    for await (const r of services.exportDataSets().open({ dataType, filters, ...(window ? { window } : {}) }).records) out.push(r);
+    for await (const r of services.exports.exportDataSets().open({ dataType, filters, ...(window ? { window } : {}) }).records) out.push(r);
     return out;
   };
   const get = async (path: string) => {
@@ -148,8 +149,8 @@ describe("export data sets (the local runtime's Cosmos DB) agree with the API's 
   });
 
   it("the CSV of a data set reads back as the GET answer (flattened, arrays as JSON text)", async () => {
-    const dataSet = services.exportDataSets().open({ dataType: "transactions", filters: { portfolioIds: [p1.id] } });
-    const csv = await buffer(services.writeExport("csv", { exportId: "ex_test", dataType: "transactions", generatedAt: new Date().toISOString() }, dataSet).stream);
+    const dataSet = services.exports.exportDataSets().open({ dataType: "transactions", filters: { portfolioIds: [p1.id] } });
+    const csv = await buffer(services.exports.writeExport("csv", { exportId: "ex_test", dataType: "transactions", generatedAt: new Date().toISOString() }, dataSet).stream);
     const [header, ...lines] = parse(csv) as string[][];
     expect(header).toEqual(dataSet.columns);
     const expected = await listAll(token, `/api/v1/transactions?portfolioId=${p1.id}`);

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "csv-parse/sync";
 import * as XLSX from "xlsx";
 import { describe, expect, it } from "vitest";
-import type { DataSet, ExportFormat, ExportHeader } from "../shared/app/export/contract";
+import type { DataSet, ExportHeader } from "../shared/ports/exports";
+import type { ExportFormat } from "../shared/domain/export-data";
 import { writeExport } from "../shared/formats/export/write-export";
 
 const header: ExportHeader = { exportId: "ex_0123456789abcdef", dataType: "transactions", generatedAt: "2026-11-24T22:00:00.000Z" };
@@ -138,7 +139,7 @@ describe("XLSX export", () => {
   it("freezes the header row", async () => {
     const { bytes } = await write("xlsx", dataSet());
     const zip = XLSX.CFB.read(bytes, { type: "buffer" });
-    const entry = zip.FileIndex.find((f) => f.name === "sheet1.xml");
+    const entry = zip.FileIndex.find((f: { name: string }) => f.name === "sheet1.xml");
     const xml = Buffer.from(entry!.content as Uint8Array).toString("utf8");
     expect(xml).toMatch(/<pane[^>]*ySplit="1"[^>]*state="frozen"/);
   });

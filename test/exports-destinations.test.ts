@@ -7,7 +7,7 @@ import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { DefaultAzureCredential } from "@azure/identity";
 import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { UploadAttempt } from "../shared/app/export/contract";
+import type { UploadAttempt } from "../shared/ports/exports";
 import { BlobDestination, emulatorAccount } from "../shared/adapters/blob/blob-destination";
 import { OutboundHostGuard } from "../shared/adapters/http/outbound-host-guard";
 import { SftpDestination, type SftpDestinationOptions } from "../shared/adapters/sftp/sftp-destination";

@@ -112,8 +112,8 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     const p = [await createPortfolio(token, { clientId, baseCurrency: "EUR" }), await createPortfolio(token, { clientId, baseCurrency: "USD" })];
     await imported(token, "prices", {
       prices: [
-        { isin: records[0].isin, date: "2024-01-03", price: 10.5, currency: "EUR", type: "close", source: "exp" },
-        { isin: records[1].isin, date: "2024-01-03", price: 30, currency: "USD", type: "close", source: "exp" },
+        { isin: records[0]!.isin, date: "2024-01-03", price: 10.5, currency: "EUR", type: "close", source: "exp" },
+        { isin: records[1]!.isin, date: "2024-01-03", price: 30, currency: "USD", type: "close", source: "exp" },
       ],
     });
     await imported(token, "fx-rates", { fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-01-03", rate: 1.1, source: "exp" }] });
@@ -235,13 +235,13 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     await dueAt(transactions.id, "2024-01-04T08:00:00.000Z");
 
     // The runtime's own timer ticks every second as well: three schedulers race for each scheduled time.
-    const ticks = await Promise.all([services.scheduleExports().tick(), services.scheduleExports().tick()]);
+    const ticks = await Promise.all([services.exports.scheduleExports().execute(), services.exports.scheduleExports().execute()]);
     expect(ticks.reduce((n, t) => n + t.claimed, 0)).toBeLessThanOrEqual(2);
 
     const [run, ...others] = await until(holdings.id, finished);
     expect(others).toEqual([]);
     expect(run).toMatchObject({ trigger: "schedule", scheduledFor: due, status: "succeeded", fileName: "holdings-20260309-0900.csv", rows: expected.get("holdings")!.length, attempts: 1 });
-    await services.scheduleExports().tick();
+    await services.exports.scheduleExports().execute();
     expect(await runs(holdings.id)).toHaveLength(1);
     expect(await readdir(join(target.root, "scheduled"))).toEqual(["holdings-20260309-0900.csv"]);
     const next = (await call("GET", `${BASE}/${holdings.id}`, { token })).body.data.nextRunAt as string;
@@ -308,5 +308,46 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     expect(await readdir(join(target.root, "revived"))).toEqual(["portfolios.csv"]);
     const [header, ...lines] = parse(await sftpFile("revived", "portfolios.csv")) as string[][];
     expect(lines.map((l) => l[header!.indexOf("id")])).toEqual(expected.get("portfolios")!.map((p) => p.id));
+  }, 60_000);
+
+  it("a run whose message was lost (claimed, never taken) is sent again once its claim's lease ends, and runs once", async () => {
+    const exp = await create({ dataType: "portfolios", format: "csv", destination: sftp("/unsent"), fileName: "portfolios.csv", filters: { clientId } });
+    // What a crash between the claim and its message leaves: the run claimed, no attempt, the claim's lease (6 s here) over.
+    const scheduledFor = "2026-11-21T07:00:00.000Z";
+    const id = exportRunId(exp.id, scheduledFor, "schedule");
+    const claimedAt = new Date(Date.now() - 60_000);
+    const leaseUntil = new Date(claimedAt.getTime() + 6_000).toISOString();
+    await cosmos()
+      .container("runs")
+      .items.create({ id, exportId: exp.id, trigger: "schedule", scheduledFor, status: "running", fileName: "portfolios.csv", rows: 0, bytes: 0, startedAt: claimedAt.toISOString(), attempts: 0, leaseUntil, ownerId: exp.id, type: "export-run", sortKey: `${scheduledFor}|${id}` });
+
+    const [run, ...others] = await until(exp.id, finished);
+    expect(others).toEqual([]);
+    expect(run).toMatchObject({ id, scheduledFor, status: "succeeded", attempts: 1, rows: 2 });
+    expect(await readdir(join(target.root, "unsent"))).toEqual(["portfolios.csv"]);
+  }, 60_000);
+
+  it("one export that cannot be scheduled does not hold up the others: the tick claims the rest, which run, and the broken one stays due", async () => {
+    // A definition saved before a rule: a file name template no run can render.
+    const broken = await create({ dataType: "securities", format: "csv", destination: sftp("/isolated"), fileName: "broken.csv", schedule: { frequency: "daily", time: "07:00" } });
+    const fine = await create({ dataType: "securities", format: "csv", destination: sftp("/isolated"), fileName: "fine.csv", schedule: { frequency: "daily", time: "07:00" } });
+    const item = cosmos().container("settings").item(broken.id, "export");
+    const { resource } = await item.read();
+    await item.replace({ ...resource, fileName: "{nope}.csv" });
+    // Due a minute ago: the runtime's own timer (every second) races this test's tick for them; neither may stop at the broken one.
+    const due = new Date(Date.now() - 60_000).toISOString();
+    for (const { id } of [broken, fine]) await dueAt(id, due);
+
+    const tick = await services.exports.scheduleExports().execute();
+    expect(tick.claimed).toBeLessThanOrEqual(1);
+    const [run, ...others] = await until(fine.id, finished);
+    expect(others).toEqual([]);
+    expect(run).toMatchObject({ trigger: "schedule", scheduledFor: due, status: "succeeded", fileName: "fine.csv", rows: expected.get("securities")!.length });
+    expect(await readdir(join(target.root, "isolated"))).toEqual(["fine.csv"]);
+    const next = (await call("GET", `${BASE}/${fine.id}`, { token })).body.data.nextRunAt as string;
+    expect(next > new Date().toISOString() && next.endsWith("T07:00:00.000Z")).toBe(true);
+    expect(await runs(broken.id)).toEqual([]);
+    expect((await call("GET", `${BASE}/${broken.id}`, { token })).body.data.nextRunAt).toBe(due);
+    expect((await call("DELETE", `${BASE}/${broken.id}`, { token })).status).toBe(204);
   }, 60_000);
 });

@@ -16,7 +16,7 @@ import { Server as SshServer, utils as sshUtils, type Attributes } from "ssh2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AzureSftpLogins, grantUserNameOf, localUserNameOf, parseStorageAccountId } from "../shared/adapters/arm/azure-sftp-logins";
 import { publicKeyMatches } from "../local/sftp/public-key";
-import { LocalSftpLogins } from "../shared/adapters/local-sftp-logins";
+import { LocalSftpLogins } from "../shared/adapters/sftp/local-sftp-logins";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { AppError } from "../shared/domain/errors";
@@ -198,12 +198,12 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
 
   it("SFTP_LOGINS selects the adapter; azure needs the storage account's resource id", () => {
     const env = { COSMOS_ENDPOINT: "https://cosmos.example", JWT_SIGNING_KEY: Buffer.alloc(32, 1).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 2).toString("base64") };
-    expect(new Composition(parseConfig(env)).sftpLogins()).toBeInstanceOf(LocalSftpLogins);
+    expect(new Composition(parseConfig(env)).feeds.sftpLogins()).toBeInstanceOf(LocalSftpLogins);
     expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: is required when SFTP_LOGINS=azure/);
     expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: "stidsfiles" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: must be a storage account's resource id/);
     const azure = new Composition(
       parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: ACCOUNT_ID, SFTP_HOST: ENDPOINT.host, SFTP_PORT: "22", STORAGE_BLOB_ENDPOINT: "https://stidsfiles.blob.core.windows.net/" }),
-    ).sftpLogins();
+    ).feeds.sftpLogins();
     expect(azure).toBeInstanceOf(AzureSftpLogins);
     expect(azure.endpoint).toEqual(ENDPOINT);
   });

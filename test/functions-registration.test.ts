@@ -85,8 +85,8 @@ describe("function registration (what Azure and the local runtime both read)", (
       "POST api/v1/settings/blob-sources/{id}/run",
     ]);
     for (const e of sources) expect(e.scope, e.name).toBe("api.admin");
-    const copy = functions.find((f) => f.name === "blob-sources-copy");
-    expect(copy?.trigger).toMatchObject({ queueName: "blob-sources", connection: "SERVICEBUS" });
+    const run = functions.find((f) => f.name === "blob-sources-run");
+    expect(run?.trigger).toMatchObject({ queueName: "blob-sources", connection: "SERVICEBUS" });
   });
 
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
@@ -134,10 +134,35 @@ describe("function registration (what Azure and the local runtime both read)", (
     }
   });
 
+  it("the file drop's trigger is an Event Grid blob trigger that hands the function a reference to the blob (sdkBinding), never its bytes", async () => {
+    const ingest = functions.find((f) => f.name === "feed-files-ingest");
+    expect(ingest?.trigger).toMatchObject({ type: "blobTrigger", path: "inbound/{name}", connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, properties: { supportsDeferredBinding: "true" } });
+    // Every blob trigger is one the local blob host runs as Azure does (Event Grid, a reference).
+    const blobHost = load("./local/blob-host.js") as typeof import("../local/blob-host");
+    for (const fn of functions.filter((f) => f.trigger.type === "blobTrigger")) expect(() => blobHost.checkBlobTrigger(fn), fn.name).not.toThrow();
+
+    // What the Functions host sends the worker for such a trigger (model binding data, as the Storage
+    // Blobs extension writes it), turned into the handler's argument by @azure/functions itself.
+    const model = (load("./local/functions-core.js") as typeof import("../local/functions-core")).programmingModel as {
+      getInvocationModel(ctx: unknown): { getArguments(): Promise<{ inputs: unknown[] }> };
+    };
+    const registration = raw.find((r) => r.name === "feed-files-ingest");
+    const trigger = ingest?.trigger as unknown as { name: string };
+    const content = JSON.stringify({ Connection: "AzureWebJobsStorage", ContainerName: "inbound", BlobName: "fd_0123/positions-1.csv" });
+    const invocation = model.getInvocationModel({
+      invocationId: "i-1",
+      metadata: { name: "feed-files-ingest", bindings: registration?.bindings },
+      request: { inputData: [{ name: trigger.name, data: { modelBindingData: { version: "1.0", source: "AzureStorageBlobs", contentType: "application/json", content: Buffer.from(content) } } }], triggerMetadata: {} },
+      log: () => undefined,
+    });
+    const { inputs } = await invocation.getArguments();
+    expect(inputs).toEqual([{ connection: "AzureWebJobsStorage", containerName: "inbound", blobName: "fd_0123/positions-1.csv" }]);
+  });
+
   it("every other function is a timer on its configured schedule", () => {
     const others = functions.filter((f) => f.trigger.type !== "httpTrigger" && f.trigger.type !== "cosmosDBTrigger");
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
-      ["blob-sources-copy", "serviceBusTrigger", undefined],
+      ["blob-sources-run", "serviceBusTrigger", undefined],
       ["blob-sources-schedule", "timerTrigger", schedules.blobSources],
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],

@@ -441,7 +441,7 @@ describe("infra/*.bicep", () => {
     const functionsDir = join(repoRoot, "functions");
     const triggered = readdirSync(functionsDir)
       .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-      .flatMap((f) => [...readFileSync(join(functionsDir, f), "utf8").matchAll(/app\.serviceBusQueue\([^)]*queueName:\s*"([\w-]+)"/g)].map((m) => m[1]));
+      .flatMap((f) => [...readFileSync(join(functionsDir, f), "utf8").matchAll(/registerQueueFunction\("[\w-]+",\s*\{\s*queueName:\s*"([\w-]+)"/g)].map((m) => m[1]));
     expect(triggered.length).toBeGreaterThan(0);
     for (const queue of triggered) expect(declared, `queue of a trigger: ${queue}`).toContain(queue);
     expect(serviceBus).toMatch(/maxDeliveryCount:\s*maxDeliveryCount/);

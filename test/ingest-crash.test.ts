@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import SftpClient from "ssh2-sftp-client";

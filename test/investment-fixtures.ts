@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { CosmosOutbox } from "../shared/adapters/cosmos/cosmos-outbox";
 import type { EventEnvelope } from "../shared/domain/events";
 import { isinCheckDigit } from "../shared/domain/isin";
-import type { HoldingsView } from "../shared/app/holdings";
+import type { HoldingsView } from "../shared/app/investments/get-holdings";
 import { call, cosmosEndpoint, uniqueCode, type Reply } from "./http";
 
 /** The account key of the local Cosmos stand-in (local.settings.example.json). */
@@ -141,7 +141,7 @@ export async function createSecurities<T extends SecurityRecord[]>(token: string
 }
 
 export type { Holding } from "../shared/domain/valuation";
-export type { HoldingsView } from "../shared/app/holdings";
+export type { HoldingsView } from "../shared/app/investments/get-holdings";
 
 export async function holdingsOf(token: string, portfolioId: string, query = ""): Promise<HoldingsView> {
   const reply = await call("GET", `/api/v1/portfolios/${portfolioId}/holdings${query === "" ? "" : `?${query}`}`, { token });

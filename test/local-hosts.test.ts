@@ -1,3 +1,4 @@
+import { Logger } from "../shared/logging";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { randomUUID } from "node:crypto";
@@ -6,6 +7,10 @@ import { BlobHost, compileBlobPath } from "../local/blob-host";
 import type { LoadedFunction } from "../local/functions-host";
 import { readFileSync } from "node:fs";
 import { decodeMessage, QueueHost, queueHostDefaults } from "../local/queue-host";
+import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+
+/** The hosts' own log lines are not what these tests look at. */
+const quiet = new Logger("error", () => undefined);
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -42,7 +47,7 @@ describe("local queue host (on Azurite)", () => {
     const host = new QueueHost(
       [fn("on-queue", { type: "queueTrigger", queueName }, (item) => void seen.push(item)), fn("on-bus", { type: "serviceBusTrigger", queueName: busName }, (item) => void seen.push(item))],
       connection(),
-      () => {},
+      quiet,
       { pollMs: 50 },
     );
     hosts.push(host);
@@ -58,7 +63,7 @@ describe("local queue host (on Azurite)", () => {
   it("retries a failing message and moves it to <queue>-poison after the last attempt", async () => {
     const queueName = `p-${randomUUID().slice(0, 8)}`;
     let attempts = 0;
-    const host = new QueueHost([fn("fails", { type: "queueTrigger", queueName }, () => { attempts++; throw new Error("boom"); })], connection(), () => {}, { pollMs: 50, visibilityTimeout: 1, maxDequeueCount: 3 });
+    const host = new QueueHost([fn("fails", { type: "queueTrigger", queueName }, () => { attempts++; throw new Error("boom"); })], connection(), quiet, { pollMs: 50, visibilityTimeout: 1, maxDequeueCount: 3 });
     hosts.push(host);
     await host.start();
     const service = QueueServiceClient.fromConnectionString(connection());
@@ -102,7 +107,7 @@ describe("local queue host: concurrency and renewal", () => {
         running--;
       })],
       connection(),
-      () => {},
+      quiet,
       { pollMs: 50, maxConcurrentCalls: 10 },
     );
     hosts.push(host);
@@ -119,7 +124,7 @@ describe("local queue host: concurrency and renewal", () => {
     const queueName = `n-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
     // Polls once at start, then not for a minute: only notify() can make it receive in time.
-    const host = new QueueHost([fn("on-notify", { type: "serviceBusTrigger", queueName }, (item) => void seen.push(item))], connection(), () => {}, { pollMs: 60_000 });
+    const host = new QueueHost([fn("on-notify", { type: "serviceBusTrigger", queueName }, (item) => void seen.push(item))], connection(), quiet, { pollMs: 60_000 });
     hosts.push(host);
     await host.start();
     await new Promise((r) => setTimeout(r, 500)); // its first poll found the queue empty
@@ -140,8 +145,8 @@ describe("local queue host: concurrency and renewal", () => {
     });
     // Renewed every second; a slow machine has a second of slack before the message would reappear.
     const options = { pollMs: 50, visibilityTimeout: 2 };
-    const first = new QueueHost([slow], connection(), () => {}, options);
-    const second = new QueueHost([slow], connection(), () => {}, options);
+    const first = new QueueHost([slow], connection(), quiet, options);
+    const second = new QueueHost([slow], connection(), quiet, options);
     hosts.push(first, second);
     await first.start();
     await second.start();
@@ -157,6 +162,9 @@ describe("local queue host: concurrency and renewal", () => {
 
 describe("local blob host (on Azurite)", () => {
   const connection = (): string => inject("storageConnectionString");
+  registerBlobTriggerReferences();
+  /** As functions/feed-files-ingest.ts registers its trigger: Event Grid, a reference to the blob. */
+  const blobTrigger = { type: "blobTrigger", connection: "AzureWebJobsStorage", source: "EventGrid", properties: { supportsDeferredBinding: "true" } };
 
   it("matches blob paths with named parts", () => {
     const path = compileBlobPath("inbound/{feed}/{name}.csv");
@@ -167,13 +175,15 @@ describe("local blob host (on Azurite)", () => {
 
   it("runs each new or changed blob once, also across a restart of the host", async () => {
     const containerName = `blobs-${randomUUID().slice(0, 8)}`;
-    const seen: { content: string; name: unknown }[] = [];
-    const definition = fn("on-blob", { type: "blobTrigger", path: `${containerName}/{name}.json` }, (content, context) => {
-      seen.push({ content: (content as Buffer).toString("utf8"), name: context.triggerMetadata?.name });
-    });
-    const first = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
-    await first.start();
     const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
+    const seen: { content: string; name: unknown }[] = [];
+    const definition = fn("on-blob", { ...blobTrigger, path: `${containerName}/{name}.json` }, async (blob, context) => {
+      // The function is handed a reference: it reads the blob itself.
+      const { blobName } = blob as { blobName: string };
+      seen.push({ content: (await container.getBlobClient(blobName).downloadToBuffer()).toString("utf8"), name: context.triggerMetadata?.name });
+    });
+    const first = new BlobHost([definition], connection(), quiet, { pollMs: 50 });
+    await first.start();
     await container.getBlockBlobClient("a.json").upload('{"v":1}', 7);
     await container.getBlockBlobClient("ignored.txt").upload("x", 1);
     await until(() => seen.length === 1);
@@ -184,7 +194,7 @@ describe("local blob host (on Azurite)", () => {
     expect(seen[1]).toEqual({ content: '{"v":2}', name: "a" });
     await first.stop();
 
-    const second = new BlobHost([definition], connection(), () => {}, { pollMs: 50 });
+    const second = new BlobHost([definition], connection(), quiet, { pollMs: 50 });
     await second.start();
     await new Promise((r) => setTimeout(r, 400));
     await second.stop();
@@ -194,7 +204,7 @@ describe("local blob host (on Azurite)", () => {
   it("gives up on a blob after the last attempt and reports it on the poison queue", async () => {
     const containerName = `bad-${randomUUID().slice(0, 8)}`;
     let attempts = 0;
-    const host = new BlobHost([fn("bad-blob", { type: "blobTrigger", path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), () => {}, { pollMs: 50, maxAttempts: 2 });
+    const host = new BlobHost([fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => { attempts++; throw new Error("unreadable"); })], connection(), quiet, { pollMs: 50, maxAttempts: 2 });
     await host.start();
     await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).getBlockBlobClient("broken.csv").upload("x", 1);
     await until(() => attempts === 2);

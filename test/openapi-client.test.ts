@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import createClient from "openapi-fetch";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +32,7 @@ describe("a typed client generated from the OpenAPI document (openapi-typescript
   beforeAll(async () => {
     mkdirSync(cache, { recursive: true });
     dir = mkdtempSync(join(cache, "openapi-client-"));
-    const document = (await call("GET", "/api/v1/openapi.json")).body as Record<string, unknown>;
+    const document = (await call("GET", "/api/v1/openapi.json")).body as OpenAPI3;
     writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(document)));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -79,7 +79,9 @@ describe("the local replica's PostgreSQL server (child process of the runtime)",
   const leftovers: ChildProcess[] = [];
   afterAll(async () => {
     for (const child of leftovers) if (child.connected) child.disconnect();
-    await Promise.all(leftovers.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : Promise.resolve())));
+    await Promise.all(
+      leftovers.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : Promise.resolve())),
+    );
     data.remove();
   });
 

@@ -1,7 +1,7 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import type { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { adminToken, call, eventually, storageConnectionString, useOwnRuntime } from "./http";
+import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
 import { createPortfolio, createSecurities, imported, securityRecord, whenValued } from "./investment-fixtures";
 import {
   biClient,
@@ -123,14 +123,15 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
       .getContainerClient("inbound")
       .getBlockBlobClient(`${feedId}/prices-1.csv`)
       .upload(file, file.length);
-    await eventually(
-      async () =>
-        ((await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token })).body.data as { status: string }[]).find(
-          (j) => j.status === "completed",
-        ),
-      30_000,
-      "the file's job",
-    );
+    await expect
+      .poll(
+        async () =>
+          ((await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token })).body.data as { status: string }[]).some(
+            (j) => j.status === "completed",
+          ),
+        { timeout: 30_000, interval: 100, message: "the file's job completes" },
+      )
+      .toBe(true);
     await positions(a.id, "2024-03-01", [
       { securityId: s1, quantity: 10, costBasis: 1000.5, currency: "EUR" },
       { securityId: s2, quantity: 5.5 },

@@ -35,7 +35,8 @@ describe("SFTP drop (local runtime)", () => {
   beforeAll(async () => {
     data = tempDir("ids-sftp-");
     const port = String(await freePort());
-    runtime = await startRuntime(await runtimeEnv(data.path, { SFTP_PORT: port, LOCAL_SFTP_PORT: port }));
+    // A short login backoff: the tests below fail logins on purpose, all from 127.0.0.1 (sftp-hostile.test.ts tests the backoff).
+    runtime = await startRuntime(await runtimeEnv(data.path, { SFTP_PORT: port, LOCAL_SFTP_PORT: port, SFTP_AUTH_BACKOFF_SECONDS: "0.05", SFTP_AUTH_BACKOFF_MAX_SECONDS: "0.2" }));
     token = await adminToken(runtime.baseUrl);
   }, 60_000);
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { adminToken, call, cosmosEndpoint, eventually, storageConnectionString, useOwnRuntime } from "./http";
 import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
-import { newWebhookSecret, WebhookReceiver } from "./webhook-receiver";
+import { newWebhookSecret, WebhookReceiver, type Answer } from "./webhook-receiver";
 
 // Retries every second or so (±10% jitter), seven attempts in all; the outbox relay, the reaper and
 // the deliveries sweep run every second, so the whole file stays within about a minute.
@@ -190,7 +190,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const r = await receiver();
     const elsewhere = await receiver();
     await webhook(r, ["transaction.settled"]);
-    r.answer = (envelope, received) => {
+    r.answer = (envelope, received): Answer => {
       if (envelope.event !== "transaction.settled") return { status: 200 };
       const n = received.filter((x) => x.envelope.id === envelope.id).length;
       if (n === 1) return { status: 307, headers: { Location: elsewhere.url } };

@@ -50,7 +50,9 @@ resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
       maxDeliveryCount: maxDeliveryCount
       deadLetteringOnMessageExpiration: true
       defaultMessageTimeToLive: 'P14D'
-      lockDuration: 'PT1M'
+      // The Functions host renews a lock while its function runs (host.json maxAutoLockRenewalDuration);
+      // a short one brings a crashed instance's messages back sooner.
+      lockDuration: 'PT30S'
       maxSizeInMegabytes: 1024
       requiresDuplicateDetection: false
       requiresSession: false

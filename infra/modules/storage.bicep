@@ -1,5 +1,5 @@
 // One StorageV2 account with a hierarchical namespace and SFTP: the customer file drop
-// (inbound, archive, quarantine), scheduled exports, the Functions host storage and the
+// (inbound, archive, quarantine), the Functions host storage and the
 // Flex Consumption deployment package. Shared keys are off: everything uses Microsoft Entra ID,
 // except SFTP, which authenticates its own local users (SSH keys).
 
@@ -34,13 +34,12 @@ param sftpUserName string = ''
 @description('OpenSSH public key of the SFTP local user, for example "ssh-ed25519 AAAA...". Required when sftpUserName is set.')
 param sftpUserPublicKey string = ''
 
-// inbound: SFTP drop and uploads; archive: files imported; quarantine: files rejected;
-// exports: scheduled exports written to blob.
+// inbound: SFTP drop and uploads; archive: files imported; quarantine: files rejected. (Scheduled
+// exports go to the customer's own SFTP server or container, never to this account.)
 var dataContainerNames = [
   'inbound'
   'archive'
   'quarantine'
-  'exports'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {

@@ -2,10 +2,6 @@
  * The read-only SQL replica's wiring: the engine's connection pool (PostgreSQL locally, Azure SQL
  * Database with the managed identity in Azure), the store, the logins and the use cases.
  */
-import type { TokenCredential } from "@azure/identity";
-import type { Config } from "../config";
-import type { Clock } from "../ports/clock";
-import type { CosmosDatabase } from "../adapters/cosmos/cosmos-client";
 import { CosmosReplicaSourceStats } from "../adapters/cosmos/cosmos-replica-source-stats";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { KyselyReplicaStore } from "../adapters/replica/kysely-replica-store";
@@ -21,45 +17,24 @@ import { ProjectChanges } from "../app/replica/project-changes";
 import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
-import { Logger } from "../logging";
+import type { CoreServices } from "./core";
+import { lazy, onceUntilSuccess } from "./lazy";
 
-/** What the replica takes from the composition root. */
-export interface ReplicaRoot {
-  config: Config;
-  clock: Clock;
-  credential: () => TokenCredential;
-  cosmos: () => CosmosDatabase;
-}
+/** The SQL replica (Enterprise plan): projection of the change feed, the settings answer, the logins. */
+export class ReplicaServices {
+  constructor(private readonly core: CoreServices) {}
 
-function lazy<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
-}
+  private readonly log = lazy(() => this.core.logger("replica"));
 
-/** Runs `task` until it succeeds once; concurrent callers share the attempt, a failure is tried again next time. */
-function once(task: () => Promise<void>): () => Promise<void> {
-  let attempt: Promise<void> | undefined;
-  return () =>
-    (attempt ??= task().catch((error: unknown) => {
-      attempt = undefined;
-      throw error;
-    }));
-}
-
-export class ReplicaComposition {
-  constructor(private readonly root: ReplicaRoot) {}
-
-  private readonly log = lazy(() => new Logger(this.root.config.LOG_LEVEL).with({ component: "replica" }));
-
-  /** The engine's pool, opened on first use. */
-  readonly db = lazy<ReplicaDb>(() => {
-    const c = this.root.config;
+  /** The engine's pool: nothing connects until the first statement. */
+  readonly replicaDb = lazy<ReplicaDb>(() => {
+    const c = this.core.config;
     if (c.REPLICA_ENGINE === "sqlserver")
       return sqlServerReplica({
         server: c.REPLICA_HOST,
         port: c.REPLICA_PORT,
         database: c.REPLICA_DATABASE,
-        credential: this.root.credential(),
+        credential: this.core.credential(),
       });
     if (c.REPLICA_ADMIN_PASSWORD === undefined) throw new Error("REPLICA_ENGINE=postgres needs REPLICA_ADMIN_PASSWORD");
     return postgresReplica({
@@ -72,21 +47,23 @@ export class ReplicaComposition {
   });
   /** The schema, the reader role and its grants: made once per instance, before the first write or read. */
   readonly ensureSchema = lazy(() =>
-    once(() => migrateReplicaSchema(this.db(), this.root.config.REPLICA_ENGINE, this.root.config.REPLICA_DATABASE)),
+    onceUntilSuccess(() =>
+      migrateReplicaSchema(this.replicaDb(), this.core.config.REPLICA_ENGINE, this.core.config.REPLICA_DATABASE),
+    ),
   );
-  readonly store = lazy(
+  readonly replicaStore = lazy(
     () =>
       new KyselyReplicaStore({
-        engine: this.root.config.REPLICA_ENGINE,
-        db: () => Promise.resolve(this.db()),
+        engine: this.core.config.REPLICA_ENGINE,
+        db: () => Promise.resolve(this.replicaDb()),
         ensureSchema: () => this.ensureSchema()(),
-        clock: this.root.clock,
+        clock: this.core.clock,
       }),
   );
 
-  readonly projectChanges = lazy(() => new ProjectChanges({ store: this.store(), log: this.log() }));
-  readonly getSettings = lazy(() => {
-    const c = this.root.config;
+  readonly projectChanges = lazy(() => new ProjectChanges({ store: this.replicaStore(), log: this.log() }));
+  readonly getReplicaSettings = lazy(() => {
+    const c = this.core.config;
     return new GetReplicaSettings({
       plan: c.ORGANISATION_PLAN,
       connection: {
@@ -95,29 +72,29 @@ export class ReplicaComposition {
         port: c.REPLICA_PORT,
         database: c.REPLICA_DATABASE,
       },
-      store: this.store(),
-      sources: new CosmosReplicaSourceStats(this.root.cosmos()),
-      clock: this.root.clock,
+      store: this.replicaStore(),
+      sources: new CosmosReplicaSourceStats(this.core.cosmos()),
+      clock: this.core.clock,
       log: this.log(),
     });
   });
 
   private readonly loginDeps = lazy<ReplicaLoginDeps>(() => ({
-    plan: this.root.config.ORGANISATION_PLAN,
+    plan: this.core.config.ORGANISATION_PLAN,
     logins: new SqlReplicaLogins(
-      this.root.config.REPLICA_ENGINE,
-      () => Promise.resolve(this.db()),
+      this.core.config.REPLICA_ENGINE,
+      () => Promise.resolve(this.replicaDb()),
       () => this.ensureSchema()(),
     ),
     repository: new CosmosSettingsRepository<ReplicaLogin>(
-      this.root.cosmos().container("settings"),
+      this.core.cosmos().container("settings"),
       "replica-login",
       "Replica login",
     ),
-    clock: this.root.clock,
+    clock: this.core.clock,
   }));
-  readonly createLogin = lazy(() => new CreateReplicaLogin(this.loginDeps()));
-  readonly listLogins = lazy(() => new ListReplicaLogins(this.loginDeps()));
-  readonly rotateLoginPassword = lazy(() => new RotateReplicaLoginPassword(this.loginDeps()));
-  readonly deleteLogin = lazy(() => new DeleteReplicaLogin(this.loginDeps()));
+  readonly createReplicaLogin = lazy(() => new CreateReplicaLogin(this.loginDeps()));
+  readonly listReplicaLogins = lazy(() => new ListReplicaLogins(this.loginDeps()));
+  readonly rotateReplicaLoginPassword = lazy(() => new RotateReplicaLoginPassword(this.loginDeps()));
+  readonly deleteReplicaLogin = lazy(() => new DeleteReplicaLogin(this.loginDeps()));
 }

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Page } from "./pagination";
 
 export const exportRunSchema = z
   .object({
@@ -26,8 +25,6 @@ export interface StoredExportRun extends ExportRun {
   leaseUntil: string;
 }
 
-export const MAX_EXPORT_ATTEMPTS = 3;
-
 /**
  * A run's id, derived from what it runs: one id per (export, scheduled time, trigger), so two timers
  * claiming the same scheduled time write the same document and only one of them succeeds.
@@ -39,17 +36,4 @@ export function exportRunId(exportId: string, scheduledFor: string, trigger: Exp
 export function toPublicRun(stored: StoredExportRun): ExportRun {
   const { leaseUntil: _lease, ...run } = stored;
   return run;
-}
-
-/** The runs of exports in the `runs` container (one partition per export). */
-export interface ExportRunRepository {
-  /** Creates the run unless one with its id exists: true when this call created it (the claim). */
-  claim(run: StoredExportRun): Promise<boolean>;
-  get(exportId: string, runId: string): Promise<StoredExportRun | undefined>;
-  /** Conditional read-modify-write (see SettingsRepository.update); undefined when it does not exist. */
-  update(exportId: string, runId: string, change: (current: StoredExportRun) => StoredExportRun | undefined): Promise<StoredExportRun | undefined>;
-  /** Newest first (by scheduled time). */
-  list(exportId: string, page: number, pageSize: number): Promise<Page<StoredExportRun>>;
-  /** Runs still `running` whose lease ended before `now`, across exports. */
-  expired(now: string, limit: number): Promise<StoredExportRun[]>;
 }

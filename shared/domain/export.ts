@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { exportDataTypes, exportFormats } from "../app/export/contract";
+import { exportDataTypes, exportFormats } from "./export-data";
 import { exportDestinationPatchSchema, exportDestinationSchema, publicExportDestinationSchema, type StoredExportDestination, toPublicDestination } from "./export-destination";
 import { fileNameProblem } from "./export-file-name";
 import { exportPeriods, exportScheduleSchema, type ExportSchedule } from "./export-schedule";

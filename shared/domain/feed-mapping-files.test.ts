@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readCsv } from "../formats/csv-reader";
 import { readJson } from "../formats/json-reader";
-import type { RecordReader } from "../formats/source-record";
+import type { RecordReader } from "../formats/record-reader";
 import { feedCreateSchema, type FeedDefinition } from "./feed";
 import { compileMapping } from "./feed-mapping";
 import { dryRunSummary, RowValidation } from "./feed-validation";

@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
-import { fixGroupPath } from "../formats/fix-reader-groups";
-import type { SourceRecord } from "../formats/source-record";
+import { fixGroupPath } from "./fix-groups";
+import type { SourceRecord } from "./source-record";
 import type { FeedDefinition, MappingRule } from "./feed";
 import { recordFields, type FieldKind } from "./feed-fields";
 import { parseSourcePath, resolvePath, STRUCTURE, type PathSegment } from "./feed-source-path";

@@ -43,11 +43,6 @@ export const paginationSchema = z
 
 export type Pagination = z.infer<typeof paginationSchema>;
 
-export interface Page<T> {
-  items: T[];
-  totalItems: number;
-}
-
 export function paginationOf(page: number, pageSize: number, totalItems: number): Pagination {
   return { page, pageSize, totalItems, totalPages: Math.ceil(totalItems / pageSize) };
 }

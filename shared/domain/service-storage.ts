@@ -13,6 +13,7 @@ export interface ServiceStorage {
 }
 
 /** The containers of the service's storage: its data containers (infra/modules/storage.bicep, local/provision.ts) and the Flex Consumption deployment package. */
+// `exports` was created by earlier deployments and is still the service's own.
 export const SERVICE_CONTAINERS: readonly string[] = ["inbound", "archive", "quarantine", "exports", "app-package"];
 /** The Functions host's own containers (`azure-webjobs-hosts`, `azure-webjobs-secrets`; `scm-releases` on Consumption plans). */
 const HOST_CONTAINER_PREFIXES = ["azure-webjobs-", "scm-"];

@@ -3,9 +3,6 @@ import { z } from "zod";
 
 const PREFIX = "whsec_";
 
-/** The key bytes of a `whsec_` secret (Standard Webhooks: the base64 after the prefix). */
-export const secretKeyBytes = (secret: string): Buffer => Buffer.from(secret.slice(PREFIX.length), "base64");
-
 /** `whsec_` + canonical base64 of 24 to 64 bytes. */
 export const webhookSecretSchema = z.string().refine(
   (s) => {

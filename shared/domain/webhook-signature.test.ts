@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { generateWebhookSecret, webhookSecretSchema } from "./webhook-secret";
@@ -25,6 +26,15 @@ describe("signWebhook (Standard Webhooks)", () => {
     expect(headers["webhook-signature"]?.split(" ")).toHaveLength(2);
     expect(() => new Webhook(current).verify(body, headers)).not.toThrow();
     expect(() => new Webhook(previous).verify(body, headers)).not.toThrow();
+  });
+
+  it("signs the whole seconds the timestamp header carries, keyed by the base64 after whsec_", () => {
+    // A time just before a second ends: a signature over rounded (not floored) seconds would not match the header.
+    const at = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 999));
+    const key = Buffer.alloc(32, 7);
+    const headers = signWebhook("msg_3", at, body, [`whsec_${key.toString("base64")}`]);
+    expect(headers["webhook-timestamp"]).toBe(String(Date.UTC(2026, 0, 1) / 1000));
+    expect(headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(`msg_3.${headers["webhook-timestamp"]}.${body}`).digest("base64")}`);
   });
 
   it("matches the Standard Webhooks reference vector", () => {

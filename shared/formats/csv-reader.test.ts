@@ -5,7 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { MAX_CSV_COLUMNS, readCsv, type CsvOptions } from "./csv-reader";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/csv");
 

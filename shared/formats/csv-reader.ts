@@ -1,7 +1,8 @@
 import { pipeline, type Readable } from "node:stream";
 import { CsvError, parse } from "csv-parse";
 import iconv from "iconv-lite";
-import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
+import type { RecordReader } from "./record-reader";
 
 export type CsvDelimiter = "," | "|" | ";" | "\t";
 export type TextEncoding = "utf-8" | "windows-1252" | "iso-8859-1";

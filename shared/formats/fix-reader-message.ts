@@ -1,6 +1,6 @@
 // Finding and checking FIX messages in a byte buffer: where one starts and ends, its fields, its checksum and BodyLength.
-import { FIX_DATA_FIELDS } from "./fix-reader-groups";
-import { FileFormatError } from "./source-record";
+import { FIX_DATA_FIELDS } from "../domain/fix-groups";
+import { FileFormatError } from "../domain/source-record";
 
 /** A message longer than this (or this much text without one) is refused rather than buffered. */
 export const MAX_FIX_MESSAGE_BYTES = 1 << 20;

@@ -6,7 +6,7 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { MAX_FIX_GROUP_ENTRIES, readFix, type FixOptions } from "./fix-reader";
 import { MAX_FIX_FIELDS } from "./fix-reader-message";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/fix");
 

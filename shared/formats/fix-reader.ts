@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { FIX_ADMIN_MSG_TYPES, FIX_GROUPS } from "./fix-reader-groups";
+import { FIX_ADMIN_MSG_TYPES, FIX_GROUPS } from "../domain/fix-groups";
 import { MAX_FIX_MESSAGE_BYTES, nextMessage, type Field } from "./fix-reader-message";
 
 /**
@@ -9,7 +9,8 @@ import { MAX_FIX_MESSAGE_BYTES, nextMessage, type Field } from "./fix-reader-mes
  * handful of positions and parties.
  */
 export const MAX_FIX_GROUP_ENTRIES = 1000;
-import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
+import type { RecordReader } from "./record-reader";
 
 /** What a feed says about its FIX files (validated by the feed schema before it gets here). */
 export interface FixOptions {

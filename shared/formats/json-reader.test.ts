@@ -5,7 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, MAX_JSON_RECORD_BYTES, MAX_JSON_RECORD_OBJECTS, readJson, type JsonOptions } from "./json-reader";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 
 const navFile = join(__dirname, "../../test/fixtures/feeds/json/fund-admin-nav.json");
 

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { JSONParser, TokenType } from "@streamparser/json";
-import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
+import type { RecordReader } from "./record-reader";
 
 /** What a feed says about its JSON files (validated by the feed schema before it gets here). */
 export interface JsonOptions {

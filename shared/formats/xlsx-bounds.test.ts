@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { sharedStringRows, sharedStrings, workbook } from "../../test/hostile-workbooks";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import { readXlsx, type XlsxOptions } from "./xlsx-reader";
 import { DEFAULT_ZIP_BOUNDS } from "./zip-bounds";
 

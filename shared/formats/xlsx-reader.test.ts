@@ -7,7 +7,7 @@ import { runInNewContext } from "node:vm";
 import { crc32, deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import * as XLSX from "xlsx";
-import { FileFormatError } from "./source-record";
+import { FileFormatError } from "../domain/source-record";
 import { readXlsx, type XlsxOptions } from "./xlsx-reader";
 import { DEFAULT_ZIP_BOUNDS } from "./zip-bounds";
 

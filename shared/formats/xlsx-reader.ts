@@ -2,7 +2,8 @@ import ExcelJS from "exceljs";
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { crc32 } from "node:zlib";
-import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
+import type { RecordReader } from "./record-reader";
 import { DEFAULT_ZIP_BOUNDS, spoolCheckedZip, type CheckedZip, type ZipBounds, type ZipRecord } from "./zip-bounds";
 
 /** What a feed says about its XLSX files (validated by the feed schema before it gets here). */

@@ -1,4 +1,4 @@
-import { FileFormatError } from "./source-record";
+import { FileFormatError } from "../domain/source-record";
 
 /** What one XML part of a zip may hold, checked on its inflated bytes before any parser sees them. */
 export interface XmlPartLimits {

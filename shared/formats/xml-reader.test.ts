@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import { readXml, type XmlOptions } from "./xml-reader";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/xml");

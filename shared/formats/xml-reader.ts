@@ -1,7 +1,8 @@
 import type { Readable } from "node:stream";
 import iconv from "iconv-lite";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { FileFormatError, type RecordReader, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
+import type { RecordReader } from "./record-reader";
 
 export type XmlEncoding = "utf-8" | "windows-1252" | "iso-8859-1";
 

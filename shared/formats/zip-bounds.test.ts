@@ -6,7 +6,7 @@ import { crc32, deflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
 import * as XLSX from "xlsx";
-import { FileFormatError, type SourceRecord } from "./source-record";
+import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import { readXlsx } from "./xlsx-reader";
 
 const fixtures = join(__dirname, "../../test/fixtures/feeds/xlsx");
@@ -29,7 +29,7 @@ async function refusal(bytes: Buffer): Promise<FileFormatError> {
 /** The parts of the SheetJS fixture, by name, uncompressed. */
 function partsOf(file: string): { name: string; data: Buffer }[] {
   const container = XLSX.CFB.read(readFileSync(join(fixtures, file)), { type: "buffer" });
-  return container.FullPaths.flatMap((path, i) => {
+  return container.FullPaths.flatMap((path: string, i: number) => {
     const entry = container.FileIndex[i];
     if (entry === undefined || entry.type !== 2 || entry.content === undefined || path.includes("\u0001")) return [];
     return [{ name: path.replace(/^Root Entry\//, ""), data: Buffer.from(entry.content as Uint8Array) }];

@@ -6,7 +6,7 @@ import { Transform, type Readable } from "node:stream";
 import { crc32 } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
-import { FileFormatError } from "./source-record";
+import { FileFormatError } from "../domain/source-record";
 import { XmlPartScan } from "./xml-part-scan";
 import { checkLocalHeaders, type ZipRecord } from "./zip-local-headers";
 

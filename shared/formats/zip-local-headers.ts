@@ -2,7 +2,7 @@
 // that the records tile the file (plain, zip64, with or without data descriptors) with nothing between.
 import type { FileHandle } from "node:fs/promises";
 import type yauzl from "yauzl";
-import { FileFormatError } from "./source-record";
+import { FileFormatError } from "../domain/source-record";
 
 /** One entry as the central directory describes it, and where its local record and data lie in the file. */
 export interface ZipRecord {

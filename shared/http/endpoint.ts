@@ -1,7 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
 import type { z } from "zod";
 import type { Scope } from "../domain/api-client";
-import type { Principal } from "../app/principal";
+import type { Principal } from "../domain/principal";
 import type { Logger } from "../logging";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -1,5 +1,5 @@
 import type { HttpRequest } from "@azure/functions";
-import { OAuthError, type TokenRequest } from "../app/issue-token";
+import { OAuthError, type TokenRequest } from "../app/access/issue-token";
 import { AppError } from "../domain/errors";
 import type { EndpointResult } from "./endpoint";
 import { errorResult } from "./error-response";

@@ -1,12 +1,12 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { z } from "zod";
-import type { Principal } from "../app/principal";
-import { requireScope } from "../app/authenticate";
-import type { RateLimitDecision } from "../app/rate-limiter";
+import type { Principal } from "../domain/principal";
+import { requireScope } from "../app/access/authenticator";
+import type { RateLimitDecision } from "../app/access/rate-limiter";
 import { services } from "../composition";
 import { AppError } from "../domain/errors";
 import { issuesToDetails } from "../domain/validation";
-import { Logger, type LogSink } from "../logging";
+import { contextSink, Logger } from "../logging";
 import type { AnyEndpoint, EndpointResult } from "./endpoint";
 import { errorResult } from "./error-response";
 import { requestIdOf, sourceAddress } from "./request-info";
@@ -15,15 +15,6 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 
 /** Shapes an error for this endpoint's clients; the token endpoint overrides it with RFC 6749's shape. */
 export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => EndpointResult;
-
-const contextSink =
-  (context: InvocationContext): LogSink =>
-  (level, line) => {
-    if (level === "error") context.error(line);
-    else if (level === "warn") context.warn(line);
-    else if (level === "debug") context.debug(line);
-    else context.info(line);
-  };
 
 /**
  * The pipeline every HTTP function runs: request id, authentication, rate limit, scope, input
@@ -42,12 +33,12 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       let authError: unknown;
       if (endpoint.scope !== null) {
         try {
-          principal = await svc.authenticator().authenticate(request.headers.get("authorization"));
+          principal = await svc.access.authenticator().authenticate(request.headers.get("authorization"));
         } catch (error) {
           authError = error;
         }
       }
-      rate = await svc
+      rate = await svc.access
         .rateLimiter()
         .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
       if (rate.exceeded) {

@@ -1,5 +1,5 @@
 import type { StoredApiClient } from "../domain/api-client";
-import type { Page } from "../domain/pagination";
+import type { CursorPage, PageRequest } from "../domain/page-request";
 
 /** Stored API clients (System Settings). */
 export interface ApiClientRepository {
@@ -14,5 +14,5 @@ export interface ApiClientRepository {
    * Undefined when the client does not exist; CONFLICT (retryable) if the races never end.
    */
   update(clientId: string, change: (current: StoredApiClient) => StoredApiClient): Promise<StoredApiClient | undefined>;
-  list(page: number, pageSize: number): Promise<Page<StoredApiClient>>;
+  list(request: PageRequest): Promise<CursorPage<StoredApiClient>>;
 }

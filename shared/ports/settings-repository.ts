@@ -1,4 +1,4 @@
-import type { Page } from "../domain/pagination";
+import type { CursorPage, PageRequest } from "../domain/page-request";
 
 /** Stored System Settings resources of one kind (webhooks, feeds): few, read by id, changed conditionally. */
 export interface SettingsRepository<T extends { id: string }> {
@@ -12,7 +12,8 @@ export interface SettingsRepository<T extends { id: string }> {
   update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
   /** False when it did not exist. */
   delete(id: string): Promise<boolean>;
-  list(page: number, pageSize: number): Promise<Page<T>>;
+  /** By id, a page number or a cursor at a time, as every list. */
+  list(request: PageRequest): Promise<CursorPage<T>>;
   /** Every item of the kind (a cache fill; there are tens, not millions). */
   all(): Promise<T[]>;
 }

@@ -3,7 +3,7 @@
  * In Azure the Functions host reads the feed (identity-based connection `COSMOS`, checkpoints in the
  * `leases` container); locally the local runtime's change-feed host reads the stand-in's.
  */
-import type { CosmosDBv4LatestVersionFunctionOptions, InvocationContext } from "@azure/functions";
+import { app, type CosmosDBv4LatestVersionFunctionOptions, type InvocationContext } from "@azure/functions";
 import { services } from "../composition";
 import { getConfig } from "../config";
 import type { ReplicaSource } from "../domain/replica/projection";
@@ -21,7 +21,7 @@ export function projectChangesOf(
   source: ReplicaSource,
 ): (documents: unknown[], context: InvocationContext) => Promise<void> {
   return async (documents) => {
-    await services().replica().projectChanges().execute({ source, documents });
+    await services().replica.projectChanges().execute({ source, documents });
   };
 }
 
@@ -47,4 +47,17 @@ export function replicaTrigger(
     retry: { strategy: "exponentialBackoff", maxRetryCount: -1, minimumInterval: 1000, maximumInterval: 60_000 },
     handler,
   };
+}
+
+/**
+ * Registers the change-feed function of one source container (Enterprise plan only: no replica, no
+ * trigger) and returns its handler.
+ */
+export function registerReplicaFunction(
+  name: string,
+  source: ReplicaSource,
+): (documents: unknown[], context: InvocationContext) => Promise<void> {
+  const handler = projectChangesOf(source);
+  if (replicaTriggersEnabled()) app.cosmosDB(name, replicaTrigger(name, source, handler));
+  return handler;
 }

@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { TokenCredential } from "@azure/core-auth";
 import { ContainerClient, StorageSharedKeyCredential } from "@azure/storage-blob";
-import type { ExportDestination, UploadAttempt } from "../../app/export/contract";
+import type { ExportDestination, UploadAttempt } from "../../ports/exports";
 import { renderedNameProblem } from "../../domain/export-file-name";
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -3,6 +3,7 @@ import { BulkOperationType, type Container, type JSONObject, type OperationInput
 import { AppError } from "../../domain/errors";
 import { containerDefinitions } from "./containers";
 import { isTransient, stripSystem, storeBusy } from "./cosmos-errors";
+import { AGAIN, retry, THROTTLING } from "./retry";
 
 export interface DocRef {
   id: string;
@@ -12,12 +13,6 @@ export interface DocRef {
 /** The SDK sends at most 100 operations per partition key range in one bulk call. */
 const BULK_CALL = 100;
 const PARALLEL_CALLS = 8;
-/**
- * Rounds of our own retries, backing off from 25 ms to 1.6 s: items.bulk retries neither an operation
- * answered 429/408/503 nor a batch request throttled as a whole (seen against a throttling proxy).
- */
-const BULK_RETRIES = 7;
-
 export interface BulkResult {
   statusCode: number;
   resourceBody?: JSONObject;
@@ -49,33 +44,41 @@ function withPartitionKey(container: Container, op: OperationInput): OperationIn
 async function bulkCall(container: Container, operations: OperationInput[]): Promise<BulkResult[]> {
   const results: BulkResult[] = new Array(operations.length);
   let pending = operations.map((op, index) => ({ op, index }));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    let response: Awaited<ReturnType<Container["items"]["bulk"]>>;
-    try {
-      response = await container.items.bulk(pending.map((p) => p.op), { continueOnError: true });
-    } catch (error) {
-      // The guarded container turned a throttled batch request into a retryable SERVICE_UNAVAILABLE.
-      if (!(error instanceof AppError && error.retryable) || attempt >= BULK_RETRIES) throw error;
-      await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-      continue;
-    }
-    const retry: typeof pending = [];
-    response.forEach((r, i) => {
-      const item = pending[i];
-      if (item === undefined) return;
-      if (isTransient(r.statusCode) && attempt < BULK_RETRIES) {
-        retry.push(item);
-        return;
+  if (pending.length === 0) return results;
+  let refusal: unknown;
+  // items.bulk retries neither an operation answered 429/408/503 nor a batch request throttled as a
+  // whole (seen against a throttling proxy): those are retried here, the rest kept as answered.
+  return retry(
+    THROTTLING,
+    async () => {
+      let response: Awaited<ReturnType<Container["items"]["bulk"]>>;
+      try {
+        response = await container.items.bulk(
+          pending.map((p) => p.op),
+          { continueOnError: true },
+        );
+      } catch (error) {
+        // The guarded container turned a throttled batch request into a retryable SERVICE_UNAVAILABLE.
+        if (!(error instanceof AppError && error.retryable)) throw error;
+        refusal = error;
+        return AGAIN;
       }
-      results[item.index] = { statusCode: r.statusCode, ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}), ...(r.eTag !== undefined ? { eTag: r.eTag } : {}) };
-    });
-    pending = retry;
-    if (retry.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-  }
-  // Still throttled after every retry: the caller answers 503 with Retry-After, not a bare failure.
-  const busy = results.find((r) => isTransient(r.statusCode));
-  if (busy !== undefined) throw storeBusy(new Error(`bulk operation in ${container.id} still answered ${busy.statusCode} after retries`));
-  return results;
+      refusal = undefined;
+      const throttled: typeof pending = [];
+      response.forEach((r, i) => {
+        const item = pending[i];
+        if (item === undefined) return;
+        if (isTransient(r.statusCode)) throttled.push(item);
+        else results[item.index] = { statusCode: r.statusCode, ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}), ...(r.eTag !== undefined ? { eTag: r.eTag } : {}) };
+      });
+      pending = throttled;
+      return throttled.length > 0 ? AGAIN : results;
+    },
+    // Still throttled after every retry: the caller answers 503 with Retry-After, not a bare failure.
+    () => {
+      throw refusal instanceof AppError ? refusal : storeBusy(new Error(`bulk operations in ${container.id} still throttled after retries (${pending.length} left)`));
+    },
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Container, ItemDefinition } from "@azure/cosmos";
-import { AppError } from "../../domain/errors";
 import { isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
 /** A stored document with its version. */
 export type Versioned<D> = D & { _etag?: string };
@@ -16,8 +16,6 @@ export async function readDocument<D extends ItemDefinition>(container: Containe
   }
 }
 
-const ATTEMPTS = 30;
-
 /**
  * Read-modify-write conditional on the version read (IfMatch): after a lost race the document is
  * read again and `change` re-applied, so a concurrent change is never overwritten. `change` returns
@@ -30,20 +28,22 @@ export async function updateDocument<D extends ItemDefinition>(
   read: () => Promise<Versioned<D> | undefined>,
   change: (current: Versioned<D>) => D | undefined,
 ): Promise<D | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await read();
-    if (current === undefined) return undefined;
-    const next = change(current);
-    if (next === undefined) return current;
-    try {
-      await container.item(ref.id, ref.partitionKey).replace(next, { accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
-      return next;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      if (!isPreconditionFailed(error)) throw error;
-      if (attempt >= ATTEMPTS) throw new AppError("CONFLICT", `${ref.what} is being changed by other requests at the same time; retry`, { retryable: true });
-      // Jitter, so the writers that lost this round do not collide again in lockstep.
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * Math.min(attempt, 5)));
-    }
-  }
+  return retry<D | undefined>(
+    CONFLICTS,
+    async () => {
+      const current = await read();
+      if (current === undefined) return undefined;
+      const next = change(current);
+      if (next === undefined) return current;
+      try {
+        await container.item(ref.id, ref.partitionKey).replace(next, { accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
+        return next;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        if (isPreconditionFailed(error)) return AGAIN;
+        throw error;
+      }
+    },
+    () => stillContended(ref.what),
+  );
 }

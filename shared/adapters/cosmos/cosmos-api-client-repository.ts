@@ -1,7 +1,7 @@
 import type { Container } from "@azure/cosmos";
 import type { StoredApiClient } from "../../domain/api-client";
 import { AppError } from "../../domain/errors";
-import type { Page } from "../../domain/pagination";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { ApiClientRepository } from "../../ports/api-client-repository";
 import { updateDocument, readDocument } from "./conditional-update";
 import { isConflict, stripSystem } from "./cosmos-errors";
@@ -53,8 +53,8 @@ export class CosmosApiClientRepository implements ApiClientRepository {
     await this.container.items.upsert(toDoc(client));
   }
 
-  async list(page: number, pageSize: number): Promise<Page<StoredApiClient>> {
-    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND }, { page, pageSize });
-    return { items: result.items.map(toStored), totalItems: result.totalItems };
+  async list(request: PageRequest): Promise<CursorPage<StoredApiClient>> {
+    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND }, request);
+    return { ...result, items: result.items.map(toStored) };
   }
 }

@@ -41,7 +41,7 @@ describe("Cosmos failures at the adapter boundary (a proxy answering 429/503 in 
   it("a throttled query and a 503 from the store are SERVICE_UNAVAILABLE too", async () => {
     const portfolios = new CosmosPortfolioRepository(db.container("portfolios"));
     proxy.fault((r) => (r.method === "POST" && r.path.endsWith("/colls/portfolios/docs") && r.headers["x-ms-documentdb-isquery"] !== undefined ? { status: 429, retryAfterMs: 100 } : undefined));
-    const throttled = await caught(portfolios.list({}, 1, 10));
+    const throttled = await caught(portfolios.list({}, { page: 1, pageSize: 10 }));
     expect((throttled as AppError).code).toBe("SERVICE_UNAVAILABLE");
     expect((throttled as AppError).headers["Retry-After"]).toBe("1");
 

@@ -1,6 +1,6 @@
 import type { Container, SqlParameter } from "@azure/cosmos";
-import type { DateWindow } from "../../app/export/contract";
-import type { FxRateRecord, FxRateReader } from "../../app/export/data-set-ports";
+import type { DateWindow } from "../../domain/export-data";
+import type { FxRateRecord, FxRateReader } from "../../ports/export-data-sets";
 
 interface FxDoc extends FxRateRecord {
   pair: string;

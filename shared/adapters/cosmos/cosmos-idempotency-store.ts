@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Container } from "@azure/cosmos";
 import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from "../../ports/idempotency-store";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { AGAIN, CONFLICTS, retry } from "./retry";
 
 interface IdempotencyDoc {
   id: string;
@@ -27,8 +28,6 @@ const DAY_MS = 86_400_000;
  * live request renews its lease well before then (see Idempotency), however long it runs.
  */
 export const LEASE_MS = 5 * 60_000;
-/** Conditional writes that lost to a heartbeat of the same owner are tried again. */
-const WRITE_ATTEMPTS = 5;
 
 /**
  * Idempotency records in the `counters` container (partition /key). Each write sets the record's time
@@ -99,29 +98,38 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
 
   async release(scope: string, key: string, owner: string): Promise<void> {
     const id = docKey(scope, key);
-    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-      const existing = await this.read(id);
-      if (existing === undefined || existing.owner !== owner) return;
-      try {
-        await this.container.item(id, id).delete({ accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
-        return;
-      } catch (error) {
-        if (isNotFound(error)) return;
-        if (!isPreconditionFailed(error)) throw error;
-      }
-    }
+    // Losing every race means the owner keeps writing it; the record then expires with its lease.
+    await retry(
+      CONFLICTS,
+      async () => {
+        const existing = await this.read(id);
+        if (existing === undefined || existing.owner !== owner) return;
+        try {
+          await this.container.item(id, id).delete({ accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+          return;
+        } catch (error) {
+          if (isNotFound(error)) return;
+          if (isPreconditionFailed(error)) return AGAIN;
+          throw error;
+        }
+      },
+      () => undefined,
+    );
   }
 
   /** Writes `change(current)` only while `owner` holds the key, conditional on the version read. */
   private async asOwner(id: string, owner: string, change: (current: IdempotencyDoc) => IdempotencyDoc | undefined): Promise<boolean> {
-    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-      const existing = await this.read(id);
-      if (existing === undefined || existing.owner !== owner) return false;
-      const next = change(existing);
-      if (next === undefined) return false;
-      if (await this.replaceIf(existing, next)) return true;
-    }
-    return false;
+    return retry(
+      CONFLICTS,
+      async () => {
+        const existing = await this.read(id);
+        if (existing === undefined || existing.owner !== owner) return false;
+        const next = change(existing);
+        if (next === undefined) return false;
+        return (await this.replaceIf(existing, next)) ? true : AGAIN;
+      },
+      () => false,
+    );
   }
 
   private async replaceIf(existing: IdempotencyDoc, next: IdempotencyDoc): Promise<boolean> {

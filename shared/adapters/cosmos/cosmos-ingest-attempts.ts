@@ -1,6 +1,7 @@
 import type { Container } from "@azure/cosmos";
 import type { IngestAttempts } from "../../ports/ingest-attempts";
 import { isConflict, isNotFound } from "./cosmos-errors";
+import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
 /** The unfinished attempts of one file version. */
 interface AttemptDoc {
@@ -27,26 +28,30 @@ export class CosmosIngestAttempts implements IngestAttempts {
   async begin(version: string, now: Date): Promise<number> {
     const key = `ingest-attempt|${version}`;
     const item = this.container.item(key, key);
-    for (let race = 0; race < 5; race += 1) {
-      try {
-        const { resource } = await item.patch<AttemptDoc>([
-          { op: "incr", path: "/attempts", value: 1 },
-          { op: "set", path: "/lastAt", value: now.toISOString() },
-        ]);
-        if (resource !== undefined) return resource.attempts;
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-      const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), ttl: KEEP_SECONDS };
-      try {
-        await this.container.items.create(doc);
-        return 1;
-      } catch (error) {
-        // Another attempt created it first: count on it.
-        if (!isConflict(error)) throw error;
-      }
-    }
-    throw new Error(`ingestion attempt record ${key} kept changing under contention`);
+    return retry<number>(
+      CONFLICTS,
+      async () => {
+        try {
+          const { resource } = await item.patch<AttemptDoc>([
+            { op: "incr", path: "/attempts", value: 1 },
+            { op: "set", path: "/lastAt", value: now.toISOString() },
+          ]);
+          if (resource !== undefined) return resource.attempts;
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), ttl: KEEP_SECONDS };
+        try {
+          await this.container.items.create(doc);
+          return 1;
+        } catch (error) {
+          // Another attempt created it first: count on it.
+          if (isConflict(error)) return AGAIN;
+          throw error;
+        }
+      },
+      () => stillContended(`the ingestion attempt record ${key}`),
+    );
   }
 
   async end(version: string): Promise<void> {

@@ -7,6 +7,7 @@ import { bulkRead, bulkWithRetry } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
 import { readDocument, updateDocument, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
 interface PortfolioDoc extends Portfolio {
   docType: "portfolio";
@@ -108,19 +109,24 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
    * version; `always` writes it even when unchanged (a new version, see markValuationPending).
    */
   private async setPending(id: string, pending: () => Promise<boolean>, always = false): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const doc = await this.read(id);
-      if (doc === undefined) return;
-      const next = await pending();
-      if (!always && (doc.valuationPending === true) === next) return;
-      const { _etag, ...rest } = doc;
-      try {
-        await this.container.item(id, id).replace({ ...rest, valuationPending: next }, { accessCondition: { type: "IfMatch", condition: _etag ?? "" } });
-        return;
-      } catch (error) {
-        if (!isPreconditionFailed(error) || attempt >= 30) throw error;
-      }
-    }
+    await retry(
+      CONFLICTS,
+      async () => {
+        const doc = await this.read(id);
+        if (doc === undefined) return;
+        const next = await pending();
+        if (!always && (doc.valuationPending === true) === next) return;
+        const { _etag, ...rest } = doc;
+        try {
+          await this.container.item(id, id).replace({ ...rest, valuationPending: next }, { accessCondition: { type: "IfMatch", condition: _etag ?? "" } });
+          return;
+        } catch (error) {
+          if (isPreconditionFailed(error)) return AGAIN;
+          throw error;
+        }
+      },
+      () => stillContended(`portfolio ${id}`),
+    );
   }
 
   async list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>> {

@@ -5,6 +5,7 @@ import type { Holding } from "../../domain/valuation";
 import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 import { clearStale, dropWriting, markStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
@@ -156,24 +157,28 @@ export class CosmosPositionRepository implements PositionRepository {
     const doc: ValuationDoc = { ...header, portfolioId, date, id: valuationId(date), docType: "valuation", runId, chunks: chunks.length };
     const dropChunks = (run: string, count: number): Promise<void> =>
       bulkDelete(this.container, Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId })));
-    for (let attempt = 0; ; attempt++) {
-      const previous = await this.header(portfolioId, date);
-      // A computation that started later is already stored: ours is older and must not replace it.
-      if (previous !== undefined && (previous.version ?? "") >= valuation.version) {
-        await dropChunks(runId, chunks.length);
-        return false;
-      }
-      try {
-        // The header is written only over the version we compared with (or where there was none).
-        if (previous === undefined) await this.container.items.create(doc);
-        else await this.container.item(valuationId(date), portfolioId).replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
-      } catch (error) {
-        if ((isConflict(error) || isPreconditionFailed(error)) && attempt < 9) continue;
-        throw error;
-      }
-      if (previous !== undefined) await dropChunks(previous.runId, previous.chunks);
-      return true;
-    }
+    return retry(
+      CONFLICTS,
+      async () => {
+        const previous = await this.header(portfolioId, date);
+        // A computation that started later is already stored: ours is older and must not replace it.
+        if (previous !== undefined && (previous.version ?? "") >= valuation.version) {
+          await dropChunks(runId, chunks.length);
+          return false;
+        }
+        try {
+          // The header is written only over the version we compared with (or where there was none).
+          if (previous === undefined) await this.container.items.create(doc);
+          else await this.container.item(valuationId(date), portfolioId).replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
+        } catch (error) {
+          if (isConflict(error) || isPreconditionFailed(error)) return AGAIN;
+          throw error;
+        }
+        if (previous !== undefined) await dropChunks(previous.runId, previous.chunks);
+        return true;
+      },
+      () => stillContended(`the valuation of portfolio ${portfolioId} on ${date}`),
+    );
   }
 
   async valuation(portfolioId: string, date: string, orEarlier: boolean, attempt = 0): Promise<StoredValuation | undefined> {

@@ -6,6 +6,7 @@ import type { PricePoint } from "../../domain/valuation";
 import type { PriceFilter, PriceRepository, WriteCounts } from "../../ports/investment-repositories";
 import { bulkRead, bulkWithRetry } from "./bulk";
 import { pagedQuery } from "./paged-query";
+import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
 interface PriceDoc extends Price {
   id: string;
@@ -164,11 +165,11 @@ export class CosmosPriceRepository implements PriceRepository {
       else list.push(doc);
     }
     let pending = [...bySecurity.keys()];
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= 10) throw new Error(`latest prices of ${pending.length} securities kept changing under contention`);
+    if (pending.length === 0) return;
+    await retry(CONFLICTS, async (attempt) => {
       // First attempt: the versions the caller read just before, if it passed them; a stale one only costs a retry.
       const current =
-        attempt === 0 && known !== undefined
+        attempt === 1 && known !== undefined
           ? new Map(pending.flatMap((id) => {
               const points = known.get(id);
               const doc = points === undefined ? undefined : this.versions.get(points);
@@ -200,14 +201,15 @@ export class CosmosPriceRepository implements PriceRepository {
         );
       }
       const results = await bulkWithRetry(this.container, operations);
-      const retry: string[] = [];
+      const lost: string[] = [];
       results.forEach((r, i) => {
         const securityId = touched[i];
         if (securityId === undefined) return;
-        if (r.statusCode === 409 || r.statusCode === 412) retry.push(securityId);
+        if (r.statusCode === 409 || r.statusCode === 412) lost.push(securityId);
         else if (r.statusCode < 200 || r.statusCode > 299) throw new Error(`latest prices write failed with ${r.statusCode}`);
       });
-      pending = retry;
-    }
+      pending = lost;
+      return lost.length > 0 ? AGAIN : undefined;
+    }, () => stillContended(`the latest prices of ${pending.length} securities`));
   }
 }

@@ -1,6 +1,6 @@
 import type { Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
-import type { Page } from "../../domain/pagination";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { SettingsRepository } from "../../ports/settings-repository";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, stripSystem } from "./cosmos-errors";
@@ -54,9 +54,9 @@ export class CosmosSettingsRepository<T extends { id: string }> implements Setti
     }
   }
 
-  async list(page: number, pageSize: number): Promise<Page<T>> {
-    const result = await pagedQuery<Doc<T>>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: this.kind }], sortField: "id", partitionKey: this.kind }, { page, pageSize });
-    return { items: result.items.map((doc) => this.toStored(doc)), totalItems: result.totalItems };
+  async list(request: PageRequest): Promise<CursorPage<T>> {
+    const result = await pagedQuery<Doc<T>>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: this.kind }], sortField: "id", partitionKey: this.kind }, request);
+    return { ...result, items: result.items.map((doc) => this.toStored(doc)) };
   }
 
   async all(): Promise<T[]> {

@@ -200,7 +200,7 @@ describe("GuardedWebhookSender over TLS", () => {
     const pems = await generate([{ name: "commonName", value: "hooks.customer.test" }], {
       extensions: [{ name: "subjectAltName", altNames: [{ type: 2, value: "hooks.customer.test" }] }],
     });
-    const names: (string | false)[] = [];
+    const names: (string | false | null)[] = [];
     const tls = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
       names.push((req.socket as import("node:tls").TLSSocket).servername);
       req.resume();

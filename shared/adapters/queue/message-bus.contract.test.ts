@@ -1,3 +1,4 @@
+import { Logger } from "../../logging";
 import { ServiceBusClient } from "@azure/service-bus";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { fork, type ChildProcess } from "node:child_process";
@@ -12,6 +13,9 @@ import { decodeMessage, QueueHost } from "../../../local/queue-host";
 import type { MessageBus, QueueName } from "../../ports/message-bus";
 import { ServiceBusMessageBus } from "./service-bus-bus";
 import { StorageQueueMessageBus } from "./storage-queue-bus";
+
+/** The hosts' own log lines are not what these tests look at. */
+const quiet = new Logger("error", () => undefined);
 
 /** What each adapter's test needs beside the bus: a receiver that reads like the queue trigger does. */
 interface Harness {
@@ -119,7 +123,7 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
             throw new Error("handler failure");
           },
         };
-        const host = new QueueHost([failing], connection, () => {}, { pollMs: 50, visibilityTimeout: 1 });
+        const host = new QueueHost([failing], connection, quiet, { pollMs: 50, visibilityTimeout: 1 });
         await host.start();
         try {
           const poison = service.getQueueClient(`${queue}-poison`);

@@ -1,4 +1,5 @@
 import { AppError } from "../../domain/errors";
+import { AGAIN, retry, type RetryBudget } from "../cosmos/retry";
 
 /** Codes of failures that a second try of the same transaction may not meet (a race with another writer). */
 const TRANSIENT_POSTGRES = new Set(["40001", "40P01", "23505"]);
@@ -13,19 +14,30 @@ function isTransient(error: unknown): boolean {
   );
 }
 
+/** A transaction that lost a race is tried again soon, a few times. */
+const LOST_RACES: RetryBudget = { attempts: 5, delayMs: (attempt) => 20 * attempt * attempt };
+
 /**
  * Runs a transaction again when it lost a race (a deadlock, a serialization failure, two writers
  * inserting the same new key): the version guard makes the repeat do the right thing.
  */
-export async function retryingTransient<T>(transaction: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await transaction();
-    } catch (error) {
-      if (attempt >= attempts || !isTransient(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt * attempt));
-    }
-  }
+export async function retryingTransient<T>(transaction: () => Promise<T>): Promise<T> {
+  let lost: unknown;
+  return retry<T>(
+    LOST_RACES,
+    async () => {
+      try {
+        return await transaction();
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        lost = error;
+        return AGAIN;
+      }
+    },
+    () => {
+      throw lost;
+    },
+  );
 }
 
 /** A replica database that cannot be reached or refuses the service: 503, nothing of the driver's message leaks. */

@@ -6,6 +6,7 @@
 import { sql } from "kysely";
 import { allTables } from "../../domain/replica/replica-tables";
 import { qualified } from "../../domain/replica/table-types";
+import { AGAIN, retry } from "../cosmos/retry";
 import { columnSql, type ReplicaDb, type ReplicaEngine } from "./replica-sql";
 
 export const READER_ROLE = "replica_reader";
@@ -78,13 +79,20 @@ export async function migrationStatements(db: ReplicaDb, engine: ReplicaEngine):
 
 /** Runs the migration and the grants. Two instances migrating at once: the loser's repeat finds it done. */
 export async function migrateReplicaSchema(db: ReplicaDb, engine: ReplicaEngine, database: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      for (const statement of await migrationStatements(db, engine)) await sql.raw(statement.sql).execute(db);
-      for (const grant of readerGrants(engine, database)) await sql.raw(grant).execute(db);
-      return;
-    } catch (error) {
-      if (attempt >= 3) throw error;
-    }
-  }
+  let failure: unknown;
+  await retry<void>(
+    { attempts: 3, delayMs: () => 0 },
+    async () => {
+      try {
+        for (const statement of await migrationStatements(db, engine)) await sql.raw(statement.sql).execute(db);
+        for (const grant of readerGrants(engine, database)) await sql.raw(grant).execute(db);
+      } catch (error) {
+        failure = error;
+        return AGAIN;
+      }
+    },
+    () => {
+      throw failure;
+    },
+  );
 }

@@ -1,7 +1,7 @@
 /**
- * The README's reference of the replica's tables, rendered from the table definitions (and the
+ * docs/replica.md's reference of the replica's tables, rendered from the table definitions (and the
  * engines' column types), so that the documentation cannot drift from the schema. `npm run
- * docs:replica` writes it into README.md; a test fails when the two differ.
+ * docs:replica` writes it into docs/replica.md; a test fails when the two differ.
  */
 import { analyticsTables } from "../../domain/replica/analytics-tables";
 import type { ColumnDefinition } from "../../domain/replica/table-types";
@@ -22,7 +22,7 @@ export function tableReference(): string {
   const out: string[] = [];
   for (const table of analyticsTables) {
     out.push(
-      `#### \`analytics.${table.name}\``,
+      `### \`analytics.${table.name}\``,
       "",
       `${table.description}. Key: ${table.primaryKey.map((k) => `\`${k}\``).join(", ")}.`,
       "",
@@ -37,10 +37,10 @@ export function tableReference(): string {
   return out.join("\n");
 }
 
-/** README.md with its reference section replaced by the current one. */
-export function withTableReference(readme: string): string {
-  const begin = readme.indexOf(TABLES_BEGIN);
-  const end = readme.indexOf(TABLES_END);
-  if (begin < 0 || end < begin) throw new Error("README.md has no replica table reference markers");
-  return `${readme.slice(0, begin + TABLES_BEGIN.length)}\n\n${tableReference()}\n${readme.slice(end)}`;
+/** The page with its reference section replaced by the current one. */
+export function withTableReference(page: string): string {
+  const begin = page.indexOf(TABLES_BEGIN);
+  const end = page.indexOf(TABLES_END);
+  if (begin < 0 || end < begin) throw new Error("docs/replica.md has no replica table reference markers");
+  return `${page.slice(0, begin + TABLES_BEGIN.length)}\n\n${tableReference()}\n${page.slice(end)}`;
 }

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import SftpClient from "ssh2-sftp-client";
-import type { ExportDestination, UploadAttempt } from "../../app/export/contract";
+import type { ExportDestination, UploadAttempt } from "../../ports/exports";
 import { renderedNameProblem } from "../../domain/export-file-name";
 import { openSftp, SftpDestinationError, type HostAddresses, type SftpLogin } from "./sftp-connection";
 

@@ -1,5 +1,6 @@
 import { replicaSourceNames } from "../../domain/replica/projection";
 import { requireEnterprise, type OrganisationPlan, type ReplicaSettings } from "../../domain/replica/replica-settings";
+import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
 import type { ReplicaSourceStats } from "../../ports/replica-source-stats";
 import type { ReplicaContents, ReplicaStore } from "../../ports/replica-store";
@@ -17,7 +18,7 @@ export interface GetReplicaSettingsDeps {
   store: ReplicaStore;
   sources: ReplicaSourceStats;
   clock: Clock;
-  log: { warn(message: string, fields?: Record<string, unknown>): void };
+  log: Logger;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { paginationOf, type Pagination } from "../../domain/pagination";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { requireEnterprise, type ReplicaLogin } from "../../domain/replica/replica-settings";
 import type { ReplicaLoginDeps } from "./replica-login-deps";
 
@@ -6,9 +6,8 @@ import type { ReplicaLoginDeps } from "./replica-login-deps";
 export class ListReplicaLogins {
   constructor(private readonly deps: ReplicaLoginDeps) {}
 
-  async execute(input: { page: number; pageSize: number }): Promise<{ items: ReplicaLogin[]; pagination: Pagination }> {
+  async execute(request: PageRequest): Promise<CursorPage<ReplicaLogin>> {
     requireEnterprise(this.deps.plan);
-    const result = await this.deps.repository.list(input.page, input.pageSize);
-    return { items: result.items, pagination: paginationOf(input.page, input.pageSize, result.totalItems) };
+    return this.deps.repository.list(request);
   }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Logger } from "../../logging";
 import type { DocumentProjection } from "../../domain/replica/projection";
 import type { ReplicaStore } from "../../ports/replica-store";
 import { ProjectChanges } from "./project-changes";
@@ -35,7 +36,12 @@ describe("ProjectChanges", () => {
     const errors: unknown[] = [];
     const use = new ProjectChanges({
       store,
-      log: { warn: () => {}, debug: () => {}, error: (m, f) => errors.push([m, f]) },
+      log: new Logger("debug", (level, line) => {
+        if (level === "error") {
+          const { message, source, id, reason } = JSON.parse(line) as Record<string, unknown>;
+          errors.push([message, { source, id, reason }]);
+        }
+      }),
       maxRowsPerTransaction: 2500,
     });
     const header = {

@@ -1,14 +1,11 @@
 import { project } from "../../domain/replica/project-document";
 import type { DocumentProjection, ReplicaSource } from "../../domain/replica/projection";
+import type { Logger } from "../../logging";
 import type { ReplicaStore } from "../../ports/replica-store";
 
 export interface ProjectChangesDeps {
   store: ReplicaStore;
-  log: {
-    warn(message: string, fields?: Record<string, unknown>): void;
-    error(message: string, fields?: Record<string, unknown>): void;
-    debug(message: string, fields?: Record<string, unknown>): void;
-  };
+  log: Logger;
   /** Rows one transaction writes at most: a batch of big documents (valuations' holdings) is applied in parts, in order. */
   maxRowsPerTransaction?: number;
 }

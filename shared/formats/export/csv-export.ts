@@ -6,7 +6,7 @@
  */
 import { Readable } from "node:stream";
 import { stringify, type Options } from "csv-stringify/sync";
-import type { DataSet, ExportFile } from "../../app/export/contract";
+import type { DataSet, ExportFile } from "../../ports/exports";
 import { cellReader, flatCell } from "./cells";
 
 /** Records stringified at once: chunks of about 256 KB, few enough writes for an SFTP upload, small enough to stay bounded. */

@@ -4,7 +4,7 @@
  * because it is known only once the last record is written; JSON readers do not care about order.
  */
 import { Readable } from "node:stream";
-import type { DataSet, ExportFile, ExportHeader } from "../../app/export/contract";
+import type { DataSet, ExportFile, ExportHeader } from "../../ports/exports";
 
 /** Characters gathered before a chunk is handed on. */
 const CHUNK_CHARS = 256 * 1024;

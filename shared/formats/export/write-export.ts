@@ -1,5 +1,5 @@
 /** The export writers behind one function: a data set streamed as a CSV, XLSX or JSON file. */
-import type { WriteExport } from "../../app/export/contract";
+import type { WriteExport } from "../../ports/exports";
 import { writeCsv } from "./csv-export";
 import { writeJson } from "./json-export";
 import { writeXlsx } from "./xlsx-export";

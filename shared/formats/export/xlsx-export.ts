@@ -7,7 +7,8 @@
  */
 import { PassThrough, type Writable } from "node:stream";
 import ExcelJS from "exceljs";
-import type { ColumnType, DataSet, ExportFile, ExportHeader } from "../../app/export/contract";
+import type { DataSet, ExportFile, ExportHeader } from "../../ports/exports";
+import type { ColumnType } from "../../domain/export-data";
 import { cellReader, flatCell } from "./cells";
 
 /** Excel's last row is 1,048,576; one is the header. */

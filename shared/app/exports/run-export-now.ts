@@ -1,0 +1,22 @@
+import { AppError } from "../../domain/errors";
+import type { StoredExport } from "../../domain/export";
+import { toPublicRun, type ExportRun, type StoredExportRun } from "../../domain/export-run";
+import type { ScheduledRuns } from "../scheduled-runs/scheduled-runs";
+import { requireExport, type ExportsDeps } from "./export-definition";
+import { newExportRun } from "./export-runs";
+
+export interface RunExportNowDeps extends ExportsDeps {
+  scheduledRuns: ScheduledRuns<StoredExport, StoredExportRun>;
+}
+
+/** A manual run: scheduled for now (the naming tokens use it), performed by the `exports` queue. */
+export class RunExportNow {
+  constructor(private readonly deps: RunExportNowDeps) {}
+
+  async execute(id: string): Promise<ExportRun> {
+    const exp = await requireExport(this.deps.repository, id);
+    const run = await this.deps.scheduledRuns.start((claim) => newExportRun(exp, claim.startedAt, "manual", claim));
+    if (run === undefined) throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, { retryable: true });
+    return toPublicRun(run);
+  }
+}

@@ -1,0 +1,76 @@
+import { notFound } from "../../domain/errors";
+import type { Portfolio } from "../../domain/portfolio";
+import { lookThrough, type FundValuation, type Holding } from "../../domain/valuation/index";
+import type { StoredValuation } from "../../ports/investment-repositories";
+import type { InvestmentDeps } from "./investment-deps";
+import { pairsFor } from "./valuation-service";
+
+export interface HoldingsView {
+  portfolioId: string;
+  date: string | null;
+  baseCurrency: string;
+  lookThrough: boolean;
+  totalValue: number;
+  holdings: Holding[];
+}
+
+const MAX_FUND_DEPTH = 10;
+
+export interface HoldingsRequest {
+  portfolioId: string;
+  /** Default: the portfolio's latest valuation date. */
+  date?: string | undefined;
+  /** Expand fund holdings pro rata. */
+  lookThrough: boolean;
+}
+
+/** Holdings of a portfolio on a date (the latest valuation on or before it), optionally looked through. */
+export class GetHoldings {
+  constructor(private readonly deps: Pick<InvestmentDeps, "portfolios" | "positions" | "securities" | "fxRates">) {}
+
+  async execute({ portfolioId, date, lookThrough: expand }: HoldingsRequest): Promise<HoldingsView> {
+    const portfolio = await this.deps.portfolios.get(portfolioId);
+    if (portfolio === undefined) throw notFound(`Portfolio '${portfolioId}'`);
+    const on = date ?? portfolio.latestValuationDate;
+    const valuation = on === null ? undefined : await this.deps.positions.valuation(portfolio.id, on, true);
+    if (valuation === undefined) {
+      return { portfolioId: portfolio.id, date: null, baseCurrency: portfolio.baseCurrency, lookThrough: expand, totalValue: 0, holdings: [] };
+    }
+    const holdings = expand ? await this.expand(portfolio, valuation) : valuation.holdings;
+    return { portfolioId: portfolio.id, date: valuation.date, baseCurrency: valuation.baseCurrency, lookThrough: expand, totalValue: valuation.totalValue, holdings };
+  }
+
+  /** Loads every fund reachable from the holdings (breadth first, bounded), then expands in memory. */
+  private async expand(portfolio: Portfolio, valuation: StoredValuation): Promise<Holding[]> {
+    const fundOf = new Map<string, string>();
+    const funds = new Map<string, FundValuation>();
+    const currencies = new Set<string>();
+    let frontier = valuation.holdings;
+    for (let depth = 0; depth < MAX_FUND_DEPTH && frontier.length > 0; depth++) {
+      const unseen = [...new Set(frontier.map((h) => h.securityId))].filter((id) => !fundOf.has(id));
+      const securities = await this.deps.securities.getMany(unseen);
+      const next: Holding[] = [];
+      for (const security of securities.values()) {
+        const fundId = security.lookThroughPortfolioId;
+        if (fundId === null) continue;
+        fundOf.set(security.id, fundId);
+        if (funds.has(fundId)) continue;
+        const fund = await this.deps.positions.valuation(fundId, valuation.date, true);
+        if (fund === undefined) continue;
+        funds.set(fundId, { portfolioId: fundId, baseCurrency: fund.baseCurrency, totalValue: fund.totalValue, holdings: fund.holdings });
+        currencies.add(fund.baseCurrency);
+        next.push(...fund.holdings);
+      }
+      frontier = next;
+    }
+    if (funds.size === 0) return valuation.holdings;
+    const fx = await this.deps.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency), valuation.date);
+    return lookThrough(valuation.holdings, {
+      baseCurrency: valuation.baseCurrency,
+      date: valuation.date,
+      fundOf: (securityId) => fundOf.get(securityId),
+      fundValuation: (id) => funds.get(id),
+      fx,
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import { eventIdOf, type EventEnvelope } from "../../../domain/events";
+import { deriveAmounts, transactionMove, type Transaction } from "../../../domain/transaction";
+import type { Clock } from "../../../ports/clock";
+import type { TransactionRepository, WriteCounts } from "../../../ports/investment-repositories";
+import { sameTransaction } from "./same-transaction";
+import { commitInBatches, type PreparedImport } from "./import-types";
+import type { ReferenceResolver } from "./reference-resolver";
+import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
+
+export interface TransactionImportDeps {
+  transactions: TransactionRepository;
+  references: ReferenceResolver;
+  clock: Clock;
+}
+
+/** A transaction's id derives from its portfolio and external id, so a re-import finds it again. */
+export const transactionIdOf = (portfolioId: string, externalId: string): string =>
+  `txn_${createHash("sha256").update(`${portfolioId}\u0000${externalId}`).digest("hex").slice(0, 32)}`;
+
+export function settledEvent(t: Transaction): EventEnvelope {
+  return {
+    id: eventIdOf("transaction.settled", t.id),
+    event: "transaction.settled",
+    timestamp: t.statusHistory.findLast((h) => h.status === "settled")?.at ?? t.updatedAt,
+    data: {
+      transactionId: t.id,
+      portfolioId: t.portfolioId,
+      securityId: t.securityId,
+      settlementDate: t.settlementDate,
+      quantity: t.quantity,
+      netAmount: t.netAmount,
+      currency: t.currency,
+    },
+  };
+}
+
+/** Transactions: upserted by external id, moved along pending → settled | failed | cancelled only. */
+export async function prepareTransactions(body: unknown, problems: Problems, deps: TransactionImportDeps): Promise<PreparedImport> {
+  const records = parseRecords("transactions", body, problems);
+  await deps.references.loadPortfolios(records);
+  await deps.references.loadSecurities(records.map((r) => (r !== undefined && (r.securityId !== undefined || r.isin !== undefined) ? r : undefined)));
+  const resolved = records.map((r, i) => {
+    if (r === undefined) return undefined;
+    const portfolio = deps.references.portfolio(r, `transactions[${i}]`, problems, { allowComposite: false });
+    const security = r.securityId === undefined && r.isin === undefined ? null : deps.references.security(r, `transactions[${i}]`, problems);
+    if (portfolio === undefined || security === undefined) return undefined;
+    return { record: r, portfolioId: portfolio.id, securityId: security?.id ?? null, id: transactionIdOf(portfolio.id, r.externalId) };
+  });
+  flagDuplicates(resolved, (r) => r.id, (i) => `transactions[${i}].externalId`, problems);
+  const existing = await deps.transactions.getMany(resolved.flatMap((r) => (r === undefined ? [] : [{ portfolioId: r.portfolioId, id: r.id }])));
+  const now = deps.clock.now().toISOString();
+  const next: { transaction: Transaction; before: Transaction | undefined }[] = [];
+  resolved.forEach((r, i) => {
+    if (r === undefined) return;
+    const before = existing.get(r.id);
+    const { record } = r;
+    const move = before === undefined ? "legal" : transactionMove(before.status, record.status);
+    if (move === "illegal" && before !== undefined) {
+      problems.add(`transactions[${i}].status`, `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`);
+      return;
+    }
+    // The schema already rejected a record whose netAmount cannot be derived.
+    const amounts = deriveAmounts(record);
+    if (amounts === undefined) {
+      problems.add(`transactions[${i}].netAmount`, "netAmount is required, or quantity and price to derive it");
+      return;
+    }
+    const history = before?.statusHistory ?? [];
+    const transaction: Transaction = {
+      id: r.id,
+      externalId: record.externalId,
+      portfolioId: r.portfolioId,
+      securityId: r.securityId,
+      type: record.type,
+      status: record.status,
+      tradeDate: record.tradeDate,
+      settlementDate: record.settlementDate ?? null,
+      quantity: record.quantity ?? null,
+      price: record.price ?? null,
+      grossAmount: amounts.grossAmount,
+      fees: record.fees ?? null,
+      netAmount: amounts.netAmount,
+      currency: record.currency,
+      source: record.source ?? null,
+      statusHistory: move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
+      createdAt: before?.createdAt ?? now,
+      updatedAt: now,
+    };
+    next.push({ transaction, before });
+  });
+  problems.throwIfAny();
+  return {
+    received: records.length,
+    async commit(_jobId, progress) {
+      // Every settled transaction of the payload, as stored after this import: the event id makes it
+      // one announcement, and a retry after a crash between the two writes still announces it.
+      const settled: Transaction[] = [];
+      const counts = await commitInBatches(next, progress, async (batch) => {
+        const batchCounts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+        const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
+        for (const { transaction, before } of batch) {
+          const unchanged = before !== undefined && sameTransaction(before, transaction);
+          if (before === undefined) batchCounts.created++;
+          else if (unchanged) batchCounts.unchanged++;
+          else batchCounts.updated++;
+          if (!unchanged) changes.push({ next: transaction, previous: before });
+          const stored = unchanged ? before : transaction;
+          if (stored.status === "settled") settled.push(stored);
+        }
+        await deps.transactions.save(changes);
+        return batchCounts;
+      });
+      return { counts, events: settled.map(settledEvent), dataQuality: [] };
+    },
+  };
+}

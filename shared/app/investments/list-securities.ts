@@ -1,0 +1,13 @@
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import type { Security } from "../../domain/security";
+import type { SecurityFilter } from "../../ports/investment-repositories";
+import type { InvestmentDeps } from "./investment-deps";
+
+/** A page of securities by number or by cursor: every security can be walked, however many. */
+export class ListSecurities {
+  constructor(private readonly deps: Pick<InvestmentDeps, "securities">) {}
+
+  execute({ filter, page }: { filter: SecurityFilter; page: PageRequest }): Promise<CursorPage<Security>> {
+    return this.deps.securities.list(filter, page);
+  }
+}

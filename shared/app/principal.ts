@@ -1,8 +1,0 @@
-import type { Scope, Tier } from "../domain/api-client";
-
-/** The caller of an API request, established from its access token. */
-export interface Principal {
-  clientId: string;
-  scopes: readonly Scope[];
-  tier: Tier;
-}

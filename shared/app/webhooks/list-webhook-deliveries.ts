@@ -1,0 +1,22 @@
+import { publicDelivery, type Delivery, type DeliveryEventName, type DeliveryStatus } from "../../domain/delivery";
+import type { CursorPage, PageRequest } from "../../domain/page-request";
+import { webhookTarget, type DeliveryLogDeps } from "./delivery-log";
+
+export type ListWebhookDeliveriesDeps = Pick<DeliveryLogDeps, "deliveries" | "directory">;
+
+export interface ListWebhookDeliveriesInput {
+  webhookId: string;
+  filter: { status?: DeliveryStatus; event?: DeliveryEventName };
+  request: PageRequest;
+}
+
+/** A webhook's deliveries, newest first, by page number or cursor. */
+export class ListWebhookDeliveries {
+  constructor(private readonly deps: ListWebhookDeliveriesDeps) {}
+
+  async execute({ webhookId, filter, request }: ListWebhookDeliveriesInput): Promise<CursorPage<Delivery>> {
+    await webhookTarget(this.deps.directory, webhookId);
+    const page = await this.deps.deliveries.list(webhookId, filter, request);
+    return { ...page, items: page.items.map(publicDelivery) };
+  }
+}
