@@ -7,9 +7,10 @@ import { benchStandInQuery } from "./stand-in-query";
 import { benchValuation } from "./valuation";
 import { benchWebhookDispatch } from "./webhook-dispatch";
 import { startBenchRuntime } from "./harness";
+import { benchReplica } from "./replica";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|sftp-memory|stand-in|webhooks
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica
  * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
   if (wants("stand-in")) results.push(await benchStandInQuery());
   // Its own runtime: fast outbox relay and sweep schedules, private-network webhooks.
   if (wants("webhooks")) results.push(await benchWebhookDispatch());
+  // Its own runtimes: the replica's lag under a sustained import, and its first backfill.
+  if (wants("replica")) results.push(await benchReplica());
   console.log(`\n${results.every(Boolean) ? "all targets met" : "some targets NOT met"}`);
   process.exitCode = results.every(Boolean) ? 0 : 1;
 }

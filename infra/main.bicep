@@ -111,6 +111,44 @@ param logRetentionInDays int = 30
 @description('Make Application Insights accept only Microsoft Entra authenticated telemetry.')
 param appInsightsDisableLocalAuth bool = false
 
+@description('The organisation\'s plan (app setting ORGANISATION_PLAN). On the Enterprise plan a read-only SQL replica (Azure SQL Database) is deployed for BI tools; on the others there is none and its routes answer 403.')
+@allowed([
+  'standard'
+  'premium'
+  'enterprise'
+])
+param plan string = 'standard'
+
+@description('Enterprise plan: sign-in name (user principal name or group name) of the SQL server\'s Microsoft Entra administrator; azd\'s preprovision hook sets the deploying identity.')
+param sqlEntraAdminLogin string = ''
+
+@description('Enterprise plan: object id of that Entra administrator.')
+param sqlEntraAdminObjectId string = ''
+
+@description('Enterprise plan: whether the Entra administrator is a user, a group or an application.')
+@allowed([
+  'User'
+  'Group'
+  'Application'
+])
+param sqlEntraAdminPrincipalType string = 'User'
+
+@description('Enterprise plan: the SQL administrator login of the replica\'s server (SQL authentication stays on for BI users\' SQL logins).')
+param sqlAdministratorLogin string = 'replicaadmin'
+
+@secure()
+@description('Enterprise plan: password of the SQL administrator login; azd\'s preprovision hook generates it. Stored as Key Vault secret sql-administrator-password.')
+param sqlAdministratorPassword string = ''
+
+@description('Enterprise plan: firewall rules for the addresses BI tools connect from, [{ name, startIpAddress, endIpAddress }].')
+param sqlFirewallRules array = []
+
+@description('Enterprise plan: optional DNS alias of the replica\'s server; BI users are given <alias>.database.windows.net.')
+param replicaDnsAlias string = ''
+
+@description('Enterprise plan: SKU of the replica database (serverless General Purpose by default).')
+param replicaSkuName string = 'GP_S_Gen5_1'
+
 // Globally unique names: the same inputs give the same names, so a redeployment updates in place.
 var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
 var baseName = toLower('${namePrefix}-${environmentName}')
@@ -133,7 +171,10 @@ var names = {
   keyVault: take('kv${compactPrefix}${token}', 24)
   plan: 'plan-${baseName}-${token}'
   functionApp: 'func-${baseName}-${token}'
+  sqlServer: 'sql-${baseName}-${token}'
 }
+var replicaEnabled = plan == 'enterprise'
+
 var deploymentContainerName = 'app-package'
 
 module identity 'modules/identity.bicep' = {
@@ -199,6 +240,26 @@ module keyVault 'modules/keyvault.bicep' = {
     jwtSigningKey: jwtSigningKey
     bootstrapClientSecret: bootstrapClientSecret
     webhookSecretKey: webhookSecretKey
+    sqlAdministratorPassword: replicaEnabled ? sqlAdministratorPassword : ''
+  }
+}
+
+// The read-only SQL replica, on the Enterprise plan only.
+module sql 'modules/sql.bicep' = if (replicaEnabled) {
+  name: 'sql'
+  params: {
+    serverName: names.sqlServer
+    databaseName: 'analytics'
+    location: location
+    tags: allTags
+    entraAdminLogin: sqlEntraAdminLogin
+    entraAdminObjectId: sqlEntraAdminObjectId
+    entraAdminPrincipalType: sqlEntraAdminPrincipalType
+    administratorLogin: sqlAdministratorLogin
+    administratorPassword: sqlAdministratorPassword
+    firewallRules: sqlFirewallRules
+    dnsAlias: replicaDnsAlias
+    skuName: replicaSkuName
   }
 }
 
@@ -248,6 +309,10 @@ module functionApp 'modules/functionapp.bicep' = {
     rateLimitPremiumPerMinute: rateLimitPremiumPerMinute
     rateLimitPremiumPerDay: rateLimitPremiumPerDay
     outboxRelaySchedule: outboxRelaySchedule
+    organisationPlan: plan
+    replicaServerFqdn: replicaEnabled ? sql.outputs.serverFqdn : ''
+    replicaPublicHost: replicaEnabled ? sql.outputs.publicHost : ''
+    replicaDatabaseName: 'analytics'
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }
@@ -290,6 +355,24 @@ output blobEventsTopicName string = storage.outputs.blobEventsTopicName
 
 @description('Client id of the function app\'s user-assigned identity.')
 output identityClientId string = identity.outputs.clientId
+
+@description('Whether the read-only SQL replica is deployed (the Enterprise plan); the postprovision hook reads it.')
+output replicaEnabled bool = replicaEnabled
+
+@description('Name of the replica\'s logical server (empty off the Enterprise plan).')
+output sqlServerName string = replicaEnabled ? sql.outputs.serverName : ''
+
+@description('Fully qualified name of the replica\'s server (empty off the Enterprise plan).')
+output sqlServerFqdn string = replicaEnabled ? sql.outputs.serverFqdn : ''
+
+@description('The host BI users are given for the replica (the server\'s name or its DNS alias), port 1433.')
+output replicaHost string = replicaEnabled ? sql.outputs.publicHost : ''
+
+@description('Name of the replica database.')
+output replicaDatabaseName string = 'analytics'
+
+@description('Name of the function app\'s user-assigned identity (its database user in the replica).')
+output managedIdentityName string = identity.outputs.name
 
 @description('Object (principal) id of the function app\'s identity: customers grant it Storage Blob Data Reader on a blob source\'s container (infra/customer/blob-source-reader.bicep).')
 output managedIdentityPrincipalId string = identity.outputs.principalId

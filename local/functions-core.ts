@@ -13,12 +13,14 @@ export interface CoreRegistration {
   name: string;
   bindings: Record<string, CoreBinding>;
   handler: (...args: unknown[]) => unknown;
+  /** The function's retry policy (`retry` of its options), as the Functions host receives it. */
+  retryOptions?: unknown;
 }
 
 export const registrations: CoreRegistration[] = [];
 
-export function registerFunction(metadata: { name: string; bindings: Record<string, CoreBinding> }, handler: (...args: unknown[]) => unknown): { dispose(): void } {
-  registrations.push({ name: metadata.name, bindings: metadata.bindings, handler });
+export function registerFunction(metadata: { name: string; bindings: Record<string, CoreBinding>; retryOptions?: unknown }, handler: (...args: unknown[]) => unknown): { dispose(): void } {
+  registrations.push({ name: metadata.name, bindings: metadata.bindings, handler, ...(metadata.retryOptions !== undefined ? { retryOptions: metadata.retryOptions } : {}) });
   return { dispose: () => {} };
 }
 

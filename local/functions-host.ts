@@ -11,6 +11,7 @@ export interface LoadedFunction {
   name: string;
   trigger: CoreBinding;
   handler: CoreRegistration["handler"];
+  retryOptions?: unknown;
 }
 
 /** Loads the app through package.json `main` (its entry point registers every function), as the Functions host does. */
@@ -24,7 +25,7 @@ export function loadFunctions(appRoot: string): LoadedFunction[] {
   return enabled.map((r) => {
     const trigger = Object.values(r.bindings).find((b) => b.direction === "in" && b.type.endsWith("Trigger"));
     if (trigger === undefined) throw new Error(`function ${r.name} has no trigger`);
-    return { name: r.name, trigger, handler: r.handler };
+    return { name: r.name, trigger, handler: r.handler, ...(r.retryOptions !== undefined ? { retryOptions: r.retryOptions } : {}) };
   });
 }
 

@@ -28,11 +28,12 @@ export function freePort(): Promise<number> {
 
 /** The settings that place a runtime and its components on free ports, with its own data folder. */
 export async function localComponentEnv(dataDir: string): Promise<Record<string, string>> {
-  const [http, cosmos, blob, queue] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [http, cosmos, blob, queue, replica] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   return {
     PORT: String(http),
     LOCAL_DATA_DIR: dataDir,
     LOCAL_SFTP_PORT: "0", // the SFTP drop on a free port; feeds still show SFTP_PORT
+    REPLICA_PORT: String(replica),
     COSMOS_ENDPOINT: `http://127.0.0.1:${cosmos}`,
     STORAGE_CONNECTION_STRING: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;`,
   };

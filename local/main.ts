@@ -19,6 +19,8 @@ import { QueueHost } from "./queue-host";
 import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-bus";
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
+import { ChangeFeedHost } from "./change-feed-host";
+import { checkReplicaSettings, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
   await requireFree(ports.queue, "STORAGE_CONNECTION_STRING QueueEndpoint");
   if (httpPort !== 0) await requireFree(httpPort, "PORT");
   if (sftpPort !== 0) await requireFree(sftpPort, "SFTP_PORT");
+  checkReplicaSettings(config);
 
   const children: Child[] = [];
   const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
@@ -74,6 +77,8 @@ async function main(): Promise<void> {
     warn,
   );
   children.push(azuriteChild);
+  const replica = await startReplicaServer(config, dataDir, warn);
+  if (replica !== undefined) children.push(replica.child);
 
   let stopping: Promise<void> | undefined;
   let httpHost: HttpHost | undefined;
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
   let queueHost: QueueHost | undefined;
   let blobHost: BlobHost | undefined;
   let sftpServer: SftpServer | undefined;
+  let changeFeedHost: ChangeFeedHost | undefined;
   const { services } = await import("../shared/composition");
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
@@ -90,6 +96,7 @@ async function main(): Promise<void> {
       await timerHost?.stop();
       await queueHost?.stop();
       await blobHost?.stop();
+      await changeFeedHost?.stop();
       // Closing the channel makes the Cosmos child write its final snapshot before it exits.
       await Promise.all(children.map((c) => c.stop()));
       say("stopped");
@@ -110,6 +117,7 @@ async function main(): Promise<void> {
     await waitForPort(ports.queue, "127.0.0.1", 15_000);
 
     await provision(services().core.cosmosClient(), config.COSMOS_DATABASE, storage);
+    await replicaReady(replica, services().core.cosmos().database);
 
     const functions = loadFunctions(root);
     const log = new Logger(config.LOG_LEVEL).with({ component: "local-runtime" });
@@ -140,12 +148,15 @@ async function main(): Promise<void> {
       committed: (container) => host.notify(container),
     });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
+    changeFeedHost = new ChangeFeedHost(functions, (name) => services().core.cosmosClient().database(name), log.with({ host: "change-feed" }));
+    changeFeedHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;
     say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);
     say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
     say(`  data:     ${dataDir} (${restored} documents restored)`);
     say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)`);
+    if (runsReplica(config)) say(`  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)`);
     say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
     say("  Ctrl-C stops everything");
     process.send?.({ type: "ready", baseUrl, sftpPort: sftpListening });

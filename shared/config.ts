@@ -139,6 +139,22 @@ export const configSchema = z
       .string()
       .regex(/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Storage\/storageAccounts\/[a-z0-9]{3,24}$/i, "must be a storage account's resource id")
       .optional(),
+    /** The organisation's plan: the read-only SQL replica is an Enterprise feature (API.md). Bicep sets it; the local runtime runs the replica. */
+    ORGANISATION_PLAN: z.enum(["standard", "premium", "enterprise"]).default("enterprise"),
+    /** The replica's engine: `postgres` (the local runtime's server) or `sqlserver` (Azure SQL Database, managed identity). */
+    REPLICA_ENGINE: z.enum(["postgres", "sqlserver"]).default("postgres"),
+    /** Where the service reaches the replica: the local server, or the logical server's name (`<server>.database.windows.net`). */
+    REPLICA_HOST: z.string().min(1).default("127.0.0.1"),
+    /** The host BI users are given (the server's DNS alias, when there is one); REPLICA_HOST when unset. */
+    REPLICA_PUBLIC_HOST: z.string().min(1).optional(),
+    /** The replica's port: 1433 for Azure SQL Database; the local PostgreSQL server listens on it (5433 by default). */
+    REPLICA_PORT: z.coerce.number().int().min(1).max(65535).default(5433),
+    /** The replica database BI users connect to. */
+    REPLICA_DATABASE: z.string().min(1).default("analytics"),
+    /** PostgreSQL only: the local server's owner, which writes the projection and manages logins. */
+    REPLICA_ADMIN_USER: z.string().regex(/^[a-z][a-z0-9_]{2,62}$/, "lowercase letters, digits and _").default("replica_admin"),
+    /** PostgreSQL only: that owner's password (set when the local server's data folder is first made); the local runtime requires it on the Enterprise plan. */
+    REPLICA_ADMIN_PASSWORD: z.string().min(12).optional(),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {

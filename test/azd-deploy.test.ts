@@ -18,7 +18,7 @@ interface Cli {
   azdValues(): Record<string, string>;
 }
 
-function fakeClis(answers: { vaultSecrets?: Record<string, string>; blobsKey?: string } = {}): Cli {
+function fakeClis(answers: { vaultSecrets?: Record<string, string>; blobsKey?: string; signedIn?: { type: "user" | "servicePrincipal"; name: string; id: string }; sqlcmd?: "ok" | "fails" } = {}): Cli {
   const dir = mkdtempSync(join(tmpdir(), "ids-azd-"));
   const log = join(dir, "calls.jsonl");
   const values = join(dir, "azd-values.json");
@@ -53,8 +53,18 @@ if (args.slice(0, 3).join(" ") === "keyvault secret show") {
 } else if (args.slice(0, 3).join(" ") === "functionapp keys list") {
   ${answers.blobsKey === undefined ? 'process.stdout.write("\\n");' : `process.stdout.write(${JSON.stringify(answers.blobsKey)} + "\\n");`}
 } else if (args.slice(0, 4).join(" ") === "eventgrid system-topic event-subscription create") {
+} else if (args.slice(0, 2).join(" ") === "account show" && at("--query") === "user.type") {
+  process.stdout.write(${JSON.stringify(answers.signedIn?.type ?? "user")} + "\\n");
+} else if (args.slice(0, 2).join(" ") === "account show" && at("--query") === "user.name") {
+  process.stdout.write(${JSON.stringify(answers.signedIn?.name ?? "")} + "\\n");
+} else if (args.slice(0, 3).join(" ") === "ad signed-in-user show") {
+  process.stdout.write((at("--query") === "id" ? ${JSON.stringify(answers.signedIn?.id ?? "")} : ${JSON.stringify(answers.signedIn?.name ?? "")}) + "\\n");
+} else if (args.slice(0, 3).join(" ") === "ad sp show") {
+  process.stdout.write(${JSON.stringify(answers.signedIn?.id ?? "")} + "\\n");
+} else if (args.slice(0, 3).join(" ") === "sql server firewall-rule") {
 } else process.exit(2);`,
   );
+  if (answers.sqlcmd !== undefined) recorder("sqlcmd", answers.sqlcmd === "fails" ? "process.stderr.write('Login failed'); process.exit(1);" : "");
   return {
     dir,
     env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ""}` },
@@ -84,7 +94,7 @@ describe("azd: azure.yaml and its hooks", () => {
     };
     expect(project.infra).toEqual({ provider: "bicep", path: "infra", module: "main" });
     expect(project.services).toEqual({ api: { project: ".", language: "ts", host: "function", dist: ".deploy", remoteBuild: false } });
-    expect(Object.keys(project.hooks).sort()).toEqual(["postdeploy", "preprovision"]);
+    expect(Object.keys(project.hooks).sort()).toEqual(["postdeploy", "postprovision", "preprovision"]);
     for (const h of Object.values(project.hooks)) expect(readFileSync(join(root, h.posix.run), "utf8")).toMatch(/^#!\/bin\/sh/);
     // The package script azd runs writes the folder azure.yaml deploys.
     const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
@@ -125,6 +135,104 @@ describe("azd: azure.yaml and its hooks", () => {
       expect(run.stderr).toContain("1-10 lowercase letters and digits");
     }
     expect(cli.azdValues()).toEqual({});
+  });
+
+  it("preprovision on the Enterprise plan: the replica server's SQL administrator password (Azure SQL's policy) and the deploying user as its Entra administrator", () => {
+    cli = fakeClis({
+      signedIn: { type: "user", name: "ada@contoso.example", id: "11111111-2222-3333-4444-555555555555" },
+    });
+    const run = hook("preprovision", { ...cli.env, AZURE_ENV_NAME: "prod", ORGANISATION_PLAN: "enterprise" });
+    expect(run.status, run.stderr).toBe(0);
+    const values = cli.azdValues();
+    expect(values.SQL_ADMINISTRATOR_PASSWORD).toMatch(/^Rp1-[A-Za-z0-9_-]{32}$/);
+    expect(values).toMatchObject({
+      SQL_ENTRA_ADMIN_LOGIN: "ada@contoso.example",
+      SQL_ENTRA_ADMIN_OBJECT_ID: "11111111-2222-3333-4444-555555555555",
+      SQL_ENTRA_ADMIN_TYPE: "User",
+    });
+    expect(run.stdout).not.toContain(values.SQL_ADMINISTRATOR_PASSWORD);
+
+    // Signed in as a service principal (a pipeline): it is the administrator, as an application.
+    cli = fakeClis({
+      signedIn: { type: "servicePrincipal", name: "app-id-123", id: "99999999-8888-7777-6666-555555555555" },
+    });
+    const pipeline = hook("preprovision", { ...cli.env, AZURE_ENV_NAME: "prod", ORGANISATION_PLAN: "enterprise" });
+    expect(pipeline.status, pipeline.stderr).toBe(0);
+    expect(cli.azdValues()).toMatchObject({
+      SQL_ENTRA_ADMIN_LOGIN: "app-id-123",
+      SQL_ENTRA_ADMIN_OBJECT_ID: "99999999-8888-7777-6666-555555555555",
+      SQL_ENTRA_ADMIN_TYPE: "Application",
+    });
+  });
+
+  it("postprovision off the Enterprise plan does nothing", () => {
+    cli = fakeClis({ sqlcmd: "ok" });
+    const run = hook("postprovision", { ...cli.env, replicaEnabled: "false", ORGANISATION_PLAN: "standard" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("no SQL replica on this plan");
+    expect(cli.calls()).toEqual([]);
+  });
+
+  it("postprovision makes the function app's identity a user of the replica database through a temporary firewall rule, removed even when sqlcmd fails", () => {
+    const env = {
+      AZURE_RESOURCE_GROUP: "rg-ids",
+      replicaEnabled: "true",
+      sqlServerName: "sql-invdata-prod-abc",
+      sqlServerFqdn: "sql-invdata-prod-abc.database.windows.net",
+      replicaDatabaseName: "analytics",
+      managedIdentityName: "id-invdata-prod-abc",
+      managedIdentityPrincipalId: "00000000-aaaa-bbbb-cccc-000000000001",
+      SQL_CLIENT_IP: "203.0.113.7",
+    };
+    cli = fakeClis({ sqlcmd: "ok" });
+    const run = hook("postprovision", { ...cli.env, ...env });
+    expect(run.status, run.stderr).toBe(0);
+    const calls = cli.calls();
+    expect(calls.map((c) => c.slice(0, 5).join(" "))).toEqual([
+      "az sql server firewall-rule create",
+      "sqlcmd --server tcp:sql-invdata-prod-abc.database.windows.net,1433 --database-name analytics",
+      "az sql server firewall-rule delete",
+    ]);
+    const create = calls[0] ?? [];
+    expect(create[create.indexOf("--start-ip-address") + 1]).toBe("203.0.113.7");
+    const sqlcmd = calls[1] ?? [];
+    expect(sqlcmd[sqlcmd.indexOf("--authentication-method") + 1]).toBe("ActiveDirectoryAzCli");
+    const query = sqlcmd[sqlcmd.indexOf("--query") + 1] ?? "";
+    expect(query).toContain(
+      "CREATE USER [id-invdata-prod-abc] FROM EXTERNAL PROVIDER WITH OBJECT_ID = '00000000-aaaa-bbbb-cccc-000000000001'",
+    );
+    expect(query).toContain(
+      "GRANT CREATE SCHEMA, CREATE TABLE, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [id-invdata-prod-abc]",
+    );
+
+    rmSync(cli.dir, { recursive: true, force: true });
+    cli = fakeClis({ sqlcmd: "fails" });
+    const failed = hook("postprovision", { ...cli.env, ...env });
+    expect(failed.status).not.toBe(0);
+    expect(
+      cli
+        .calls()
+        .map((c) => c.slice(0, 5).join(" "))
+        .at(-1),
+    ).toBe("az sql server firewall-rule delete");
+  });
+
+  it("postprovision says what to install when sqlcmd is missing", () => {
+    cli = fakeClis();
+    const env = {
+      ...cli.env,
+      PATH: `${cli.dir}:/usr/bin:/bin`,
+      AZURE_RESOURCE_GROUP: "rg",
+      replicaEnabled: "true",
+      sqlServerName: "s",
+      sqlServerFqdn: "s.example",
+      replicaDatabaseName: "analytics",
+      managedIdentityName: "id",
+      managedIdentityPrincipalId: "x",
+    };
+    const run = hook("postprovision", env);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("install go-sqlcmd");
   });
 
   it("postdeploy subscribes feed-files-ingest to BlobCreated events under inbound/ with the host's blobs extension key", () => {

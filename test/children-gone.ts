@@ -13,11 +13,11 @@ function running(pid: number): boolean {
 }
 
 /**
- * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite)
+ * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite, the replica's server)
  * have exited: after a `kill -9` of the runtime, before starting it again on the same folder.
  */
 export async function childrenGone(dataDir: string): Promise<void> {
-  const pids = ["cosmos", "azurite"].flatMap((name) => {
+  const pids = ["cosmos", "azurite", "replica"].flatMap((name) => {
     const file = join(dataDir, `${name}.pid`);
     return existsSync(file) ? [{ name, pid: Number(readFileSync(file, "utf8").trim()) }] : [];
   });

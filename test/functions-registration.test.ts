@@ -119,6 +119,27 @@ describe("function registration (what Azure and the local runtime both read)", (
     expect([run?.trigger.queueName, run?.trigger.connection]).toEqual(["exports", "SERVICEBUS"]);
   });
 
+  it("the SQL replica reads each source container's change feed: one trigger each, identity-based COSMOS connection, checkpoints in leases, from the beginning, failures retried forever", () => {
+    const feeds = functions.filter((f) => f.trigger.type === "cosmosDBTrigger");
+    expect(feeds.map((f) => [f.name, f.trigger.containerName]).sort()).toEqual(
+      [
+        ["replica-portfolios", "portfolios"],
+        ["replica-securities", "securities"],
+        ["replica-prices", "prices"],
+        ["replica-fx-rates", "fxRates"],
+        ["replica-positions", "positions"],
+        ["replica-transactions", "transactions"],
+        ["replica-jobs", "jobs"],
+        ["replica-exceptions", "exceptions"],
+      ].sort(),
+    );
+    for (const fn of feeds) {
+      expect(fn.trigger, fn.name).toMatchObject({ connection: "COSMOS", databaseName: "%COSMOS_DATABASE%", leaseContainerName: "leases", leaseContainerPrefix: `${fn.name}:`, startFromBeginning: true });
+      expect(fn.trigger.createLeaseContainerIfNotExists, fn.name).not.toBe(true);
+      expect(fn.retryOptions, fn.name).toMatchObject({ strategy: "exponentialBackoff", maxRetryCount: -1 });
+    }
+  });
+
   it("the file drop's trigger is an Event Grid blob trigger that hands the function a reference to the blob (sdkBinding), never its bytes", async () => {
     const ingest = functions.find((f) => f.name === "feed-files-ingest");
     expect(ingest?.trigger).toMatchObject({ type: "blobTrigger", path: "inbound/{name}", connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, properties: { supportsDeferredBinding: "true" } });
@@ -145,7 +166,7 @@ describe("function registration (what Azure and the local runtime both read)", (
   });
 
   it("every other function is a timer on its configured schedule", () => {
-    const others = functions.filter((f) => f.trigger.type !== "httpTrigger");
+    const others = functions.filter((f) => f.trigger.type !== "httpTrigger" && f.trigger.type !== "cosmosDBTrigger");
     expect(others.map((f) => [f.name, f.trigger.type, f.trigger.schedule])).toEqual([
       ["blob-sources-run", "serviceBusTrigger", undefined],
       ["blob-sources-schedule", "timerTrigger", schedules.blobSources],

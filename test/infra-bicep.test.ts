@@ -154,7 +154,8 @@ interface ModuleInfo {
 function modulesOf(file: string): ModuleInfo[] {
   return declarations(file, "module_declaration").map((m) => {
     const path = literal(m.namedChildren.find((c) => c.type === "string")) ?? "";
-    const body = m.namedChildren.find((c) => c.type === "object");
+    // `module x '…' = if (condition) { … }`: the body is inside the if.
+    const body = m.namedChildren.find((c) => c.type === "object") ?? m.namedChildren.find((c) => c.type === "if_statement")?.namedChildren.find((c) => c.type === "object");
     return {
       symbol: declaredName(m),
       target: resolve(dirname(file), path),
@@ -239,7 +240,7 @@ describe("infra/*.bicep", () => {
         }
       }
     }
-    expect(problems).toEqual([]);
+    expect(problems, problems.join("\n")).toEqual([]);
   });
 
   it("documents every parameter and keeps secrets out of outputs", () => {
@@ -264,6 +265,7 @@ describe("infra/*.bicep", () => {
     expect(mainParams.filter((p) => p.secure).map((p) => p.name).sort()).toEqual([
       "bootstrapClientSecret",
       "jwtSigningKey",
+      "sqlAdministratorPassword",
       "webhookSecretKey",
     ]);
   });
@@ -393,8 +395,43 @@ describe("infra/*.bicep", () => {
         "deliveries /webhookId",
         "counters /key",
         "runs /ownerId",
+        "leases /id",
       ].sort(),
     );
+  });
+
+  it("deploys the read-only SQL replica on the Enterprise plan only: a logical server (Entra administrator from parameters, SQL logins kept on, TLS 1.2, firewall rules from a parameter) and its analytics database; the app reaches it and the change feed as its identity", () => {
+    const main = stripComments(source(join(infraDir, "main.bicep")));
+    expect(main).toMatch(/param plan string = 'standard'/);
+    expect(main).toMatch(/var replicaEnabled = plan == 'enterprise'/);
+    expect(main).toMatch(/module sql 'modules\/sql\.bicep' = if \(replicaEnabled\)/);
+    expect(main).toMatch(/entraAdminObjectId: sqlEntraAdminObjectId/);
+    expect(main).toMatch(/firewallRules: sqlFirewallRules/);
+    expect(main).toMatch(/databaseName: 'analytics'/);
+    const sql = stripComments(source(join(infraDir, "modules", "sql.bicep")));
+    expect(sql).toMatch(/azureADOnlyAuthentication:\s*false/);
+    expect(sql).toMatch(/minimalTlsVersion:\s*'1\.2'/);
+    expect(sql).toMatch(/administratorType:\s*'ActiveDirectory'/);
+    expect(sql).toMatch(/sid:\s*entraAdminObjectId/);
+    expect(sql).toMatch(/for rule in firewallRules/);
+    expect(sql).toMatch(/Microsoft\.Sql\/servers\/databases@/);
+    // The SQL administrator password is a secure parameter, kept in Key Vault, never an output.
+    expect(paramsOf(join(infraDir, "modules", "sql.bicep")).find((p) => p.name === "administratorPassword")?.secure).toBe(true);
+    const settings = appSettings();
+    expect(literal(settings.get("REPLICA_ENGINE"))).toBe("sqlserver");
+    expect(literal(settings.get("REPLICA_PORT"))).toBe("1433");
+    expect(settings.get("ORGANISATION_PLAN")?.text).toBe("organisationPlan");
+    expect(literal(settings.get("COSMOS__credential"))).toBe("managedidentity");
+    expect(settings.get("COSMOS__clientId")?.text).toBe("identityClientId");
+    // The triggers name the connection whose settings these are, and the leases container Bicep makes.
+    const trigger = readFileSync(join(repoRoot, "shared", "triggers", "replica-trigger.ts"), "utf8");
+    expect(trigger).toMatch(/connection: "COSMOS"/);
+    expect(trigger).toMatch(/leaseContainerName: "leases"/);
+    expect(stripComments(source(join(infraDir, "modules", "cosmos.bicep")))).toMatch(/name: 'leases'\s*partitionKey: '\/id'/);
+    // The hook that makes the app's identity a database user reads these outputs.
+    for (const output of ["replicaEnabled", "sqlServerName", "sqlServerFqdn", "replicaDatabaseName", "managedIdentityName", "managedIdentityPrincipalId"]) {
+      expect(main).toMatch(new RegExp(`output ${output} `));
+    }
   });
 
   it("creates a Service Bus queue for every queue of the message bus and every queue trigger, dead-lettering after maxDeliveryCount", () => {
@@ -444,6 +481,16 @@ describe("infra/*.bicep", () => {
       "AzureWebJobsStorage__accountName",
       "AzureWebJobsStorage__credential",
       "AzureWebJobsStorage__clientId",
+      // The replica's change-feed triggers (connection: "COSMOS") and its engine.
+      "COSMOS__accountEndpoint",
+      "COSMOS__credential",
+      "COSMOS__clientId",
+      "ORGANISATION_PLAN",
+      "REPLICA_ENGINE",
+      "REPLICA_HOST",
+      "REPLICA_PUBLIC_HOST",
+      "REPLICA_PORT",
+      "REPLICA_DATABASE",
     ];
     expect([...settings.keys()]).toEqual(expect.arrayContaining(required));
     expect(settings.has("COSMOS_KEY")).toBe(false);

@@ -84,6 +84,12 @@ var containers = [
     partitionKey: '/key'
     perItemTtl: true
   }
+  // Checkpoints of the replica's change-feed triggers (the Functions host's leases, partitioned by id).
+  {
+    name: 'leases'
+    partitionKey: '/id'
+    perItemTtl: false
+  }
 ]
 
 var perItemTtlOn = {

@@ -88,6 +88,18 @@ param rateLimitPremiumPerDay int
 @description('NCRONTAB schedule of the outbox relay, which re-publishes events that never reached the events queue.')
 param outboxRelaySchedule string = '*/30 * * * * *'
 
+@description('The organisation\'s plan (ORGANISATION_PLAN): the replica\'s change-feed functions register on the Enterprise plan only.')
+param organisationPlan string
+
+@description('Fully qualified name of the replica\'s SQL server (empty when there is none).')
+param replicaServerFqdn string = ''
+
+@description('The host BI users are given for the replica (empty when there is none).')
+param replicaPublicHost string = ''
+
+@description('Name of the replica database.')
+param replicaDatabaseName string = 'analytics'
+
 @description('Most instances the app may scale out to.')
 @minValue(40)
 @maxValue(1000)
@@ -200,6 +212,18 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     SFTP_HOST: sftpHost
     SFTP_PORT: '22'
     WEBHOOK_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${webhookSecretKeySecretUri})'
+    ORGANISATION_PLAN: organisationPlan
+    // Connection "COSMOS" of the replica's change-feed triggers (connection: "COSMOS"), identity-based;
+    // their checkpoints go to the `leases` container.
+    COSMOS__accountEndpoint: cosmosEndpoint
+    COSMOS__credential: 'managedidentity'
+    COSMOS__clientId: identityClientId
+    // The replica: Azure SQL Database over TDS, signed in as this identity (an empty host: no replica).
+    REPLICA_ENGINE: 'sqlserver'
+    REPLICA_HOST: replicaServerFqdn
+    REPLICA_PUBLIC_HOST: replicaPublicHost
+    REPLICA_PORT: '1433'
+    REPLICA_DATABASE: replicaDatabaseName
   }
 }
 

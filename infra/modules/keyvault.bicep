@@ -1,4 +1,4 @@
-// Key Vault (Azure RBAC, soft delete, purge protection) holding the service's three secrets.
+// Key Vault (Azure RBAC, soft delete, purge protection) holding the service's secrets.
 // The function app reads them through Key Vault references in its app settings.
 
 @description('Name of the key vault (3-24 letters, digits and hyphens, globally unique).')
@@ -23,6 +23,10 @@ param bootstrapClientSecret string
 @secure()
 @description('Value of the webhook-secret-key secret (base64 of 32 bytes: the AES-256-GCM key sealing webhook secrets).')
 param webhookSecretKey string
+
+@secure()
+@description('Value of the sql-administrator-password secret (the replica\'s SQL administrator; empty when there is no replica, and then no secret).')
+param sqlAdministratorPassword string = ''
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
@@ -73,6 +77,16 @@ resource webhookSecretKeySecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' =
   properties: {
     value: webhookSecretKey
     contentType: 'base64'
+  }
+}
+
+// The replica server's SQL administrator password, for an administrator who needs it (break-glass).
+resource sqlAdministratorPasswordSecret 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(sqlAdministratorPassword)) {
+  parent: vault
+  name: 'sql-administrator-password'
+  properties: {
+    value: sqlAdministratorPassword
+    contentType: 'text/plain'
   }
 }
 

@@ -11,6 +11,7 @@ import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
 import { installPartitionIndex } from "./partition-index";
 import { expireDocuments } from "./ttl-expiry";
+import { changeFeedHandler, installChangeFeed, lsnOf } from "./change-feed";
 import { journalling, type RequestHandler } from "./request-journal";
 import { captureAccounts, standInClasses, type StandInAccount } from "./stand-in-internals";
 
@@ -35,6 +36,7 @@ function prepare(): () => StandInAccount {
     const { accountModule, Documents } = standInClasses();
     assertQueryEnginePatched();
     installPartitionIndex(Documents);
+    installChangeFeed(Documents);
     currentAccount = captureAccounts(accountModule);
   }
   return currentAccount;
@@ -57,7 +59,12 @@ export async function startDurableStandIn(options: { port: number; dir: string; 
   if (standIn === undefined) throw new Error("the Cosmos stand-in registered no request handler");
   const store = new JournalStore(options.dir);
   server.removeAllListeners("request");
-  server.on("request", journalling(standIn, store));
+  // Each write's change-feed position and _ts are journalled with it; change-feed reads are answered here.
+  const versionOf = (db: string, coll: string, doc: Record<string, unknown>): { lsn?: number; ts?: number } => {
+    const lsn = lsnOf(account().database(db).collection(coll).documents, doc._rid);
+    return { ...(lsn !== undefined ? { lsn } : {}), ...(typeof doc._ts === "number" ? { ts: doc._ts } : {}) };
+  };
+  server.on("request", changeFeedHandler(account, journalling(standIn, store, versionOf)));
   server.keepAliveTimeout = 65_000;
   // The stand-in builds its account when it starts listening. The restore runs synchronously in that
   // same event, so no request is served from a half-restored state.

@@ -2,7 +2,8 @@
  * The journal store's lines: what each entry means to the stand-in's memory (apply), and the whole
  * state as entries (a snapshot).
  */
-import { checkDocuments, type Doc, type StandInAccount } from "./stand-in-internals";
+import { lsnOf, withRecordedVersion } from "./change-feed";
+import { checkDocuments, type Doc, type StandInAccount, type StandInDocuments } from "./stand-in-internals";
 
 /** One line of a journal or snapshot. */
 export type JournalEntry =
@@ -10,7 +11,8 @@ export type JournalEntry =
   | { op: "coll"; db: string; coll: string; def: Doc; ridCount?: number }
   | { op: "dropdb"; db: string }
   | { op: "dropcoll"; db: string; coll: string }
-  | { op: "put"; db: string; coll: string; doc: Doc }
+  // `lsn` and `ts`: the change-feed position and `_ts` the write had (absent in data from before them).
+  | { op: "put"; db: string; coll: string; doc: Doc; lsn?: number; ts?: number }
   | { op: "del"; db: string; coll: string; id: string; pk: unknown };
 
 const SYSTEM = ["_rid", "_self", "_etag", "_ts", "_attachments", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"];
@@ -47,12 +49,8 @@ export function apply(account: StandInAccount, entry: JournalEntry): void {
     case "put": {
       const coll = account.database(entry.db).collection(entry.coll);
       if (coll.read() === undefined) return;
-      const rid = entry.doc._rid;
-      // A snapshot's documents keep their system properties and go straight into the store: a
-      // million upserts would each make a new _rid and etag (half a minute); this takes seconds, and
-      // etags stay valid across a restart. Journal entries (no _rid) are upserts as they were made.
-      if (typeof rid === "string" && !coll.documents._data.has(rid)) coll.documents._set(entry.doc);
-      else coll.documents.upsert(strip(entry.doc));
+      const put = entry;
+      withRecordedVersion({ lsn: put.lsn, ts: put.ts }, () => putDocument(coll.documents, put.doc));
       return;
     }
     case "del": {
@@ -64,6 +62,17 @@ export function apply(account: StandInAccount, entry: JournalEntry): void {
       }
     }
   }
+}
+
+/**
+ * A snapshot's documents keep their system properties and go straight into the store: a million
+ * upserts would each make a new _rid and etag (half a minute); this takes seconds, and etags stay
+ * valid across a restart. Journal entries (no _rid) are upserts as they were made.
+ */
+function putDocument(documents: StandInDocuments, doc: Doc): void {
+  const rid = doc._rid;
+  if (typeof rid === "string" && !documents._data.has(rid)) documents._set(doc);
+  else documents.upsert(strip(doc));
 }
 
 /** The whole state as entries: each database, its containers, their documents with system properties. */
@@ -82,7 +91,8 @@ export function* snapshotEntries(account: StandInAccount): Generator<JournalEntr
       yield { op: "coll", db, coll, def: strip(def), ridCount: documents._ridCount };
       for (const docItem of documents._data.values()) {
         const doc = docItem.read();
-        if (doc !== undefined) yield { op: "put", db, coll, doc };
+        const lsn = lsnOf(documents, doc?._rid);
+        if (doc !== undefined) yield { op: "put", db, coll, doc, ...(lsn !== undefined ? { lsn } : {}) };
       }
     }
   }

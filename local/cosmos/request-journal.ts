@@ -10,6 +10,9 @@ import { inPartition, NO_DOCUMENTS, partitionFromHeader } from "./partition-inde
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** The change-feed position and `_ts` of a document as just stored (journalled with it, restored with it). */
+export type VersionOf = (db: string, coll: string, doc: Record<string, unknown>) => { lsn?: number; ts?: number };
+
 const DOCS = /^\/dbs\/([^/?]+)(?:\/colls\/([^/?]+)(?:\/docs(?:\/([^/?]+))?)?)?\/?(?:\?.*)?$/;
 
 function partitionValue(header: string | string[] | undefined): unknown {
@@ -23,7 +26,7 @@ function partitionValue(header: string | string[] | undefined): unknown {
 }
 
 /** The journal entries for one acknowledged request (none for reads and queries). */
-function journalEntries(req: IncomingMessage, requestBody: Buffer, status: number, responseBody: string): JournalEntry[] {
+function journalEntries(req: IncomingMessage, requestBody: Buffer, status: number, responseBody: string, versionOf: VersionOf): JournalEntry[] {
   const match = DOCS.exec(req.url ?? "");
   if (match === null || status < 200 || status > 299) return [];
   const db = decodeURIComponent(match[1] ?? "");
@@ -47,12 +50,12 @@ function journalEntries(req: IncomingMessage, requestBody: Buffer, status: numbe
       const op = ops[i];
       if (op === undefined || result.statusCode === undefined || result.statusCode > 299) return;
       if (op.operationType === "Delete" && op.id !== undefined) entries.push({ op: "del", db, coll, id: op.id, pk: partitionValue(op.partitionKey) });
-      else if (op.operationType !== "Read" && result.resourceBody !== undefined) entries.push({ op: "put", db, coll, doc: strip(result.resourceBody) });
+      else if (op.operationType !== "Read" && result.resourceBody !== undefined) entries.push({ op: "put", db, coll, doc: strip(result.resourceBody), ...versionOf(db, coll, result.resourceBody) });
     });
     return entries;
   }
   const doc = JSON.parse(responseBody) as Record<string, unknown>;
-  return typeof doc.id === "string" ? [{ op: "put", db, coll, doc: strip(doc) }] : [];
+  return typeof doc.id === "string" ? [{ op: "put", db, coll, doc: strip(doc), ...versionOf(db, coll, doc) }] : [];
 }
 
 /** Database and container creations are journalled from their responses too. */
@@ -83,7 +86,7 @@ function isWrite(req: IncomingMessage): boolean {
  * The stand-in's request handler with writes journalled into `store`, and queries that name a partition
  * scoped to it.
  */
-export function journalling(standIn: RequestHandler, store: JournalStore): RequestHandler {
+export function journalling(standIn: RequestHandler, store: JournalStore, versionOf: VersionOf = () => ({})): RequestHandler {
   return (req, res) => {
     if (!isWrite(req)) {
       const partition = isQueryPlan(req) ? NO_DOCUMENTS : isQuery(req) ? partitionFromHeader(req.headers["x-ms-documentdb-partitionkey"]) : undefined;
@@ -100,9 +103,9 @@ export function journalling(standIn: RequestHandler, store: JournalStore): Reque
       res.end = ((chunk?: unknown) => {
         const text = typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) ? chunk.toString() : "";
         if (res.statusCode >= 200 && res.statusCode <= 299 && text !== "") {
-          store.append([...creationEntries(req, res.statusCode, text), ...journalEntries(req, body, res.statusCode, text)]);
+          store.append([...creationEntries(req, res.statusCode, text), ...journalEntries(req, body, res.statusCode, text, versionOf)]);
         } else if (req.method === "DELETE" && res.statusCode === 204) {
-          store.append(journalEntries(req, body, 200, "{}"));
+          store.append(journalEntries(req, body, 200, "{}", versionOf));
         }
         return end(chunk);
       }) as typeof res.end;

@@ -11,13 +11,14 @@ const config = parseConfig({
     "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1;",
   JWT_SIGNING_KEY: Buffer.alloc(32, 1).toString("base64"),
   WEBHOOK_SECRET_KEY: Buffer.alloc(32, 2).toString("base64"),
+  REPLICA_ADMIN_PASSWORD: "local-replica-password",
 });
 
 describe("the composition root", () => {
   it("builds every adapter and use case of every feature from config", () => {
     const composition = new Composition(config);
     const features = Object.entries(composition).filter(([name]) => name !== "config" && name !== "clock");
-    expect(features.map(([name]) => name).sort()).toEqual(["access", "blobSources", "console", "core", "exports", "feeds", "investments", "webhooks"]);
+    expect(features.map(([name]) => name).sort()).toEqual(["access", "blobSources", "console", "core", "exports", "feeds", "investments", "replica", "webhooks"]);
     let built = 0;
     for (const [feature, services] of features) {
       for (const [name, build] of Object.entries(services as Record<string, unknown>)) {

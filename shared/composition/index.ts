@@ -7,6 +7,7 @@ import { CoreServices } from "./core";
 import { ExportServices } from "./exports";
 import { FeedServices } from "./feeds";
 import { InvestmentServices } from "./investments";
+import { ReplicaServices } from "./replica";
 import { WebhookServices } from "./webhooks";
 
 export { lazy, onceUntilSuccess } from "./lazy";
@@ -24,6 +25,7 @@ export class Composition {
   readonly blobSources: BlobSourceServices;
   readonly exports: ExportServices;
   readonly console: ConsoleServices;
+  readonly replica: ReplicaServices;
 
   constructor(
     readonly config: Config,
@@ -37,6 +39,7 @@ export class Composition {
     this.blobSources = new BlobSourceServices(this.core, this.feeds);
     this.exports = new ExportServices(this.core, this.investments);
     this.console = new ConsoleServices(this.core);
+    this.replica = new ReplicaServices(this.core);
   }
 }
 

@@ -19,6 +19,8 @@ export const containerDefinitions = [
   { id: "counters", partitionKey: "/key", defaultTtl: -1 },
   // Runs of exports and blob sources, the claims of scheduled times and the blob versions seen: one partition per owner.
   { id: "runs", partitionKey: "/ownerId" },
+  // Change-feed checkpoints of the SQL replica's triggers (the Functions host's lease documents in Azure).
+  { id: "leases", partitionKey: "/id" },
 ] as const;
 
 export type ContainerName = (typeof containerDefinitions)[number]["id"];

@@ -30,6 +30,11 @@ interface ChunkDoc {
   portfolioId: string;
   docType: "valuation-chunk";
   holdings: Holding[];
+  /**
+   * The computation's version, as on its header: the SQL replica stages chunks until their header
+   * arrives and keeps a newer computation's chunks when an older header comes first.
+   */
+  version: string;
 }
 
 const CHUNK_SIZE = 1000;
@@ -145,7 +150,7 @@ export class CosmosPositionRepository implements PositionRepository {
     const { portfolioId, date, holdings, ...header } = valuation;
     const chunks: ChunkDoc[] = [];
     for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
-      chunks.push({ id: chunkId(date, runId, i), portfolioId, docType: "valuation-chunk", holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE) });
+      chunks.push({ id: chunkId(date, runId, i), portfolioId, docType: "valuation-chunk", holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE), version: valuation.version });
     }
     // Chunks first, then the header that points at them: a reader never sees a half-written valuation.
     await bulkUpsert(this.container, chunks as unknown as JSONObject[]);

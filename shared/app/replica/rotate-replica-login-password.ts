@@ -1,0 +1,19 @@
+import { replicaPassword, requireEnterprise } from "../../domain/replica/replica-settings";
+import { storedLogin, type ReplicaLoginDeps, type ReplicaLoginWithPassword } from "./replica-login-deps";
+
+/** A new password for a login (in this answer only); the old one stops working. */
+export class RotateReplicaLoginPassword {
+  constructor(private readonly deps: ReplicaLoginDeps) {}
+
+  async execute(input: { id: string }): Promise<ReplicaLoginWithPassword> {
+    requireEnterprise(this.deps.plan);
+    const login = await storedLogin(this.deps.repository, input.id);
+    const password = replicaPassword();
+    await this.deps.logins.setPassword(login.username, password);
+    const updated = await this.deps.repository.update(login.id, (current) => ({
+      ...current,
+      updatedAt: this.deps.clock.now().toISOString(),
+    }));
+    return { ...(updated ?? login), password };
+  }
+}

@@ -1,0 +1,274 @@
+import { describe, expect, it } from "vitest";
+import { decimalText } from "./column-values";
+import { project } from "./project-document";
+import type { DocumentProjection, Skipped } from "./projection";
+import { numberKinds } from "./table-types";
+
+const projected = (result: DocumentProjection | Skipped): DocumentProjection => {
+  if ("skipped" in result) throw new Error(`skipped: ${JSON.stringify(result)}`);
+  return result;
+};
+const rowsOf = (p: DocumentProjection, table: string) =>
+  p.groups.filter((g) => g.table.name === table).flatMap((g) => g.rows);
+
+const system = { _rid: "r", _etag: '"e"', _ts: 1_700_000_000, _lsn: 42 };
+
+describe("replica projection: one stored document → the rows it owns", () => {
+  it("a portfolio gives its row and every member row, keyed so that a dropped member goes too", () => {
+    const p = projected(
+      project("portfolios", {
+        ...system,
+        id: "p1",
+        docType: "portfolio",
+        name: "Growth",
+        code: "GRO",
+        clientId: "c1",
+        baseCurrency: "EUR",
+        type: "composite",
+        status: "active",
+        memberIds: ["a", "b"],
+        totalValue: 1234.56,
+        latestValuationDate: "2024-03-01",
+        createdAt: "2024-01-01T00:00:00.000Z",
+        updatedAt: "2024-03-01T10:00:00.123Z",
+        valuationVersion: "internal",
+      }),
+    );
+    expect(rowsOf(p, "portfolios")).toEqual([
+      {
+        id: "p1",
+        name: "Growth",
+        code: "GRO",
+        client_id: "c1",
+        base_currency: "EUR",
+        type: "composite",
+        status: "active",
+        total_value: "1234.56",
+        latest_valuation_date: "2024-03-01",
+        created_at: "2024-01-01T00:00:00.000Z",
+        updated_at: "2024-03-01T10:00:00.123Z",
+      },
+    ]);
+    const members = p.groups.find((g) => g.table.name === "portfolio_members");
+    expect(members?.key).toEqual({ portfolio_id: "p1" });
+    expect(members?.rows).toEqual([
+      { portfolio_id: "p1", member_id: "a" },
+      { portfolio_id: "p1", member_id: "b" },
+    ]);
+    expect(p.version).toEqual({ docKey: expect.stringMatching(/^[0-9a-f]{64}$/), lsn: 42, ts: 1_700_000_000 });
+  });
+
+  it("a position snapshot owns every row of its portfolio-date (a replaced snapshot's old rows are removed)", () => {
+    const p = projected(
+      project("positions", {
+        ...system,
+        id: "snap|2024-03-01",
+        docType: "snapshot",
+        portfolioId: "p1",
+        date: "2024-03-01",
+        positions: [{ securityId: "s1", quantity: 0.1, costBasis: null, currency: null }],
+        currencies: ["EUR"],
+        updatedAt: "2024-03-01T00:00:00.000Z",
+      }),
+    );
+    expect(p.groups).toHaveLength(1);
+    expect(p.groups[0]?.key).toEqual({ portfolio_id: "p1", date: "2024-03-01" });
+    expect(p.groups[0]?.rows).toEqual([
+      { portfolio_id: "p1", security_id: "s1", date: "2024-03-01", quantity: "0.1", cost_basis: null, currency: null },
+    ]);
+  });
+
+  it("a valuation header gives the valuation row and names its run; a chunk stages its holdings under that run, unversioned", () => {
+    const header = projected(
+      project("positions", {
+        ...system,
+        id: "val|2024-03-01",
+        docType: "valuation",
+        portfolioId: "p1",
+        date: "2024-03-01",
+        baseCurrency: "EUR",
+        totalValue: 10.5,
+        valuedAt: "2024-03-01T12:00:00.000Z",
+        version: "v",
+        runId: "run-1",
+        chunks: 1,
+      }),
+    );
+    expect(rowsOf(header, "valuations")).toEqual([
+      {
+        portfolio_id: "p1",
+        date: "2024-03-01",
+        base_currency: "EUR",
+        total_value: "10.5",
+        valued_at: "2024-03-01T12:00:00.000Z",
+      },
+    ]);
+    expect(header.holdingsRun).toEqual({ portfolioId: "p1", date: "2024-03-01", runId: "run-1", version: "v" });
+
+    const chunk = projected(
+      project("positions", {
+        ...system,
+        id: "val|2024-03-01|run-1|0",
+        docType: "valuation-chunk",
+        portfolioId: "p1",
+        version: "v",
+        holdings: [
+          {
+            securityId: "s1",
+            isin: null,
+            name: "S1",
+            assetClass: "equity",
+            quantity: 3,
+            price: 3.5,
+            priceDate: "2024-02-29",
+            priceType: "close",
+            priceCurrency: "EUR",
+            fxRate: 1,
+            fxMethod: "same",
+            marketValue: 10.5,
+            weight: 1,
+          },
+        ],
+      }),
+    );
+    expect(chunk.version).toBeUndefined();
+    expect(chunk.groups[0]?.table.name).toBe("holding_chunks");
+    expect(chunk.groups[0]?.key).toEqual({ portfolio_id: "p1", date: "2024-03-01", run_id: "run-1", chunk: 0 });
+    expect(chunk.groups[0]?.rows[0]).toMatchObject({
+      ord: 0,
+      run_version: "v",
+      security_id: "s1",
+      quantity: "3",
+      price: "3.5",
+      fx_rate: "1",
+      market_value: "10.5",
+      weight: "1",
+    });
+  });
+
+  it("jobs flatten their counts, exceptions their entity", () => {
+    const job = projected(
+      project("jobs", {
+        ...system,
+        id: "job_1",
+        docType: "job",
+        source: "api",
+        dataType: "prices",
+        feedId: null,
+        fileName: null,
+        status: "completed",
+        counts: { received: 3, accepted: 2, rejected: 1 },
+        errors: [],
+        startedAt: "2024-01-01T00:00:00.000Z",
+        completedAt: "2024-01-01T00:00:01.000Z",
+      }),
+    );
+    expect(rowsOf(job, "jobs")[0]).toMatchObject({
+      received: 3,
+      accepted: 2,
+      rejected: 1,
+      data_type: "prices",
+      feed_id: null,
+    });
+    const exception = projected(
+      project("exceptions", {
+        ...system,
+        id: "exc_1",
+        docType: "exception",
+        type: "MISSING_PRICE",
+        severity: "warning",
+        message: "m",
+        entity: { type: "security", id: "s1" },
+        jobId: null,
+        status: "resolved",
+        createdAt: "2024-01-01T00:00:00.000Z",
+        resolvedAt: "2024-01-02T00:00:00.000Z",
+      }),
+    );
+    expect(rowsOf(exception, "exceptions")[0]).toMatchObject({
+      entity_type: "security",
+      entity_id: "s1",
+      status: "resolved",
+      resolved_at: "2024-01-02T00:00:00.000Z",
+    });
+  });
+
+  it("leaves out what the replica does not show, and says why a document it cannot read is left out", () => {
+    expect(project("portfolios", { ...system, id: "code|GRO", docType: "portfolio-code", portfolioId: "p1" })).toEqual({
+      skipped: "not-projected",
+    });
+    expect(
+      project("prices", { ...system, id: "latest", docType: "price-latest", securityId: "s1", points: [] }),
+    ).toEqual({ skipped: "not-projected" });
+    expect(project("positions", { ...system, id: "stale|2024-01-01", docType: "stale" })).toEqual({
+      skipped: "not-projected",
+    });
+    expect(
+      project("prices", {
+        ...system,
+        id: "x",
+        docType: "price",
+        securityId: "s1",
+        date: "2024-01-01",
+        type: "close",
+        currency: "EUR",
+        source: "s",
+      }),
+    ).toEqual({
+      skipped: "unreadable",
+      reason: "price is missing",
+    });
+    const { _lsn: _omit, ...withoutLsn } = system;
+    expect(
+      project("securities", {
+        ...withoutLsn,
+        id: "s1",
+        docType: "security",
+        name: "n",
+        assetClass: "equity",
+        currency: "EUR",
+        status: "active",
+        createdAt: "2024-01-01T00:00:00Z",
+        updatedAt: "2024-01-01T00:00:00Z",
+      }),
+    ).toEqual({
+      skipped: "unreadable",
+      reason: "the change has no _lsn",
+    });
+  });
+
+  it("numbers become the exact decimal text of the API's number; beyond a column's range a nullable value is null, with a warning", () => {
+    expect(decimalText(0.1 + 0.2, numberKinds.money)).toEqual({ text: "0.3", rounded: true });
+    expect(decimalText(0.30000000000000004, numberKinds.quantity)).toEqual({
+      text: "0.30000000000000004",
+      rounded: false,
+    });
+    expect(decimalText(1e15, numberKinds.money)).toEqual({ text: "1000000000000000", rounded: false });
+    expect(decimalText(-1.5e-7, numberKinds.price)).toEqual({ text: "-0.00000015", rounded: false });
+    expect(decimalText(1e26, numberKinds.money)).toBeUndefined();
+    const p = projected(
+      project("positions", {
+        ...system,
+        id: "val|2024-01-01|r|0",
+        docType: "valuation-chunk",
+        portfolioId: "p1",
+        holdings: [
+          {
+            securityId: "s",
+            isin: null,
+            quantity: 1,
+            price: 1,
+            priceDate: null,
+            priceType: null,
+            priceCurrency: null,
+            fxRate: 1,
+            marketValue: 1e30,
+            weight: null,
+          },
+        ],
+      }),
+    );
+    expect(p.groups[0]?.rows[0]?.market_value).toBeNull();
+    expect(p.warnings).toEqual(["holding_chunks.market_value 1e+30 is beyond decimal(38, 12): written as null"]);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The replica's projection: what one stored document puts into the `analytics` tables. Pure (no I/O):
+ * the same function feeds Azure SQL Database in Azure and PostgreSQL locally.
+ */
+import { createHash } from "node:crypto";
+import type { Row } from "./column-values";
+import type { TableDefinition } from "./table-types";
+
+/** The containers whose change feeds the replica reads, with their partition key field. */
+export const replicaSources = {
+  portfolios: "id",
+  securities: "id",
+  prices: "securityId",
+  fxRates: "pair",
+  positions: "portfolioId",
+  transactions: "portfolioId",
+  jobs: "id",
+  exceptions: "id",
+} as const;
+export type ReplicaSource = keyof typeof replicaSources;
+export const replicaSourceNames = Object.keys(replicaSources) as ReplicaSource[];
+
+/**
+ * The document types that carry a version (every projected type but valuation chunks, which are
+ * written once and staged under their run): the settings answer counts these to show progress.
+ */
+export const versionedDocTypes: Record<ReplicaSource, readonly string[]> = {
+  portfolios: ["portfolio"],
+  securities: ["security"],
+  prices: ["price"],
+  fxRates: ["fx"],
+  positions: ["snapshot", "valuation"],
+  transactions: ["transaction"],
+  jobs: ["job"],
+  exceptions: ["exception"],
+};
+
+/** The rows of `table` whose `key` columns have these values are exactly `rows`. */
+export interface RowGroup {
+  table: TableDefinition;
+  key: Row;
+  rows: Row[];
+}
+
+/** What applying one document does to the replica. */
+export interface DocumentProjection {
+  source: ReplicaSource;
+  /** Identifies the document (a hash of container, partition key and id) and orders its versions. */
+  version?: { docKey: string; lsn: number; ts: number };
+  groups: RowGroup[];
+  /** A valuation header: the portfolio-date's holdings become the staged rows of this run. */
+  holdingsRun?: HoldingsRun;
+  /** Values adapted to fit their columns (rounded, shortened, beyond range). */
+  warnings: string[];
+}
+
+/** The run of a valuation header: its computation version orders it against other runs of the portfolio-date. */
+export interface HoldingsRun {
+  portfolioId: string;
+  date: string;
+  runId: string;
+  /** Compared as strings, as the store compares them ("" for headers stored before versions existed). */
+  version: string;
+}
+
+/** A change the projection skips: the document is not one the replica shows, or cannot be read. */
+export type Skipped = { skipped: "not-projected" } | { skipped: "unreadable"; reason: string };
+
+export function docKeyOf(source: ReplicaSource, partitionKey: unknown, id: string): string {
+  return createHash("sha256")
+    .update(`${source}\u0000${JSON.stringify(partitionKey ?? null)}\u0000${id}`)
+    .digest("hex");
+}
