@@ -124,6 +124,41 @@ async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ secon
   return { seconds };
 }
 
+/**
+ * BENCH_INGEST_PREFILL=N: N documents written straight into the service's store before the files, so
+ * that per-row cost can be compared with a store of 10,000 and of 1,000,000+ documents. They are what
+ * an ingested batch's reads could meet: one position snapshot in 10 (its own portfolio, 5 holdings of
+ * other securities, a date within the files' reach), the rest prices of other securities (500 each).
+ */
+async function prefill(runtime: BenchRuntime, documents: number): Promise<number> {
+  if (documents <= 0) return 0;
+  const started = performance.now();
+  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const database = cosmos.database(runtime.database);
+  const snapshots = Math.floor(documents / 10);
+  const securityId = (k: number): string => `sec_FILL${String(k).padStart(7, "0")}`;
+  const updatedAt = new Date().toISOString();
+  for (let i = 0; i < snapshots; i += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, snapshots - i) }, (_, k) => {
+      const n = i + k;
+      const securityIds = Array.from({ length: 5 }, (_, h) => securityId((n * 5 + h) % 100_000));
+      const date = dateAfter("2020-06-01", n % 1000);
+      return { id: `snap|${date}`, portfolioId: `pf_FILL${n}`, docType: "snapshot", date, securityIds, positions: securityIds.map((id) => ({ securityId: id, quantity: 10 })), updatedAt };
+    });
+    await bulkUpsert(database.container("positions"), docs);
+  }
+  for (let i = 0; i < documents - snapshots; i += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, documents - snapshots - i) }, (_, k) => {
+      const n = i + k;
+      const date = dateAfter("2019-01-01", n % 500);
+      return { id: `${date}|close|fill`, securityId: securityId(Math.floor(n / 500)), docType: "price", date, type: "close", source: "fill", price: 100, currency: "EUR", updatedAt };
+    });
+    await bulkUpsert(database.container("prices"), docs);
+  }
+  cosmos.dispose();
+  return (performance.now() - started) / 1000;
+}
+
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 /** Resident MB of one process, from /proc (0 once it is gone). */
@@ -193,6 +228,8 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
   const idle = await withPeaks(runtime.pid, () => Promise.resolve());
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-ingest-"));
   try {
+    const filled = Number(process.env.BENCH_INGEST_PREFILL ?? 0);
+    if (filled > 0) console.log(`\nstore pre-filled with ${filled.toLocaleString("en")} documents in ${(await prefill(runtime, filled)).toFixed(1)} s`);
     for (let s = 0; s < SECURITIES; s += 1000) {
       const securities = Array.from({ length: Math.min(1000, SECURITIES - s) }, (_, k) => ({ isin: isinFor(SECURITY_OFFSET + s + k), name: `Bench feed security ${s + k}`, assetClass: "equity", currency: "EUR" }));
       const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });

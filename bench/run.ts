@@ -10,11 +10,11 @@ import { startBenchRuntime } from "./harness";
 
 /**
  * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|sftp-memory|stand-in|webhooks
- * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
+ * runs one (or several, comma-separated, in this file's order); the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
-  const only = process.env.BENCH_ONLY;
-  const wants = (name: string): boolean => only === undefined || only === name;
+  const only = process.env.BENCH_ONLY?.split(",");
+  const wants = (name: string): boolean => only === undefined || only.includes(name);
   const results: boolean[] = [];
   if (wants("read") || wants("import") || wants("valuation") || wants("ingest") || wants("export") || wants("sftp-memory")) {
     const runtime = await startBenchRuntime();

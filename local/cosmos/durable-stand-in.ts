@@ -9,6 +9,7 @@ import { createHttpServer } from "@vercel/cosmosdb-server";
 import query from "@zeit/cosmosdb-query";
 import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
+import { installArrayContains } from "./array-contains";
 import { installPartitionIndex } from "./partition-index";
 import { expireDocuments } from "./ttl-expiry";
 import { journalling, type RequestHandler } from "./request-journal";
@@ -35,6 +36,8 @@ function prepare(): () => StandInAccount {
     const { accountModule, Documents } = standInClasses();
     assertQueryEnginePatched();
     installPartitionIndex(Documents);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    installArrayContains(require("@zeit/cosmosdb-query/lib/builtin-functions") as Record<string, unknown>);
     currentAccount = captureAccounts(accountModule);
   }
   return currentAccount;

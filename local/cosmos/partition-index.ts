@@ -6,6 +6,7 @@
  * `{ partitionKey }`) runs over that partition alone — which is also what Cosmos DB itself answers.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { startQuery } from "./array-contains";
 import type { Doc, StandInDocuments, StandInItem } from "./stand-in-internals";
 
 /** Documents in one container by partition: partition key → (rid → item), and rid → partition key. */
@@ -124,6 +125,7 @@ export function installPartitionIndex(Documents: new (...args: unknown[]) => obj
   };
 
   proto.query = function (this: StandInDocuments, params: unknown, options: unknown): unknown {
+    startQuery();
     const partition = requestPartition.getStore();
     if (partition === undefined) {
       queryScan.documents += this._data.size;
