@@ -1,6 +1,7 @@
 import { benchApiRead } from "./api-read";
 import { benchExport } from "./export";
 import { benchImport } from "./import-prices";
+import { benchImportTransactions } from "./import-transactions";
 import { benchIngestCsv } from "./ingest-csv";
 import { benchSftpDropMemory } from "./sftp-drop-memory";
 import { benchStandInQuery } from "./stand-in-query";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     try {
       if (wants("read")) results.push(await benchApiRead(runtime));
       if (wants("import")) results.push(await benchImport(runtime));
+      if (wants("import")) results.push(await benchImportTransactions(runtime));
       if (wants("valuation")) await benchValuation(runtime);
       if (wants("ingest")) results.push(await benchIngestCsv(runtime));
       if (wants("export")) results.push(await benchExport(runtime));
