@@ -110,7 +110,7 @@ export async function benchImportTransactions(runtime: BenchRuntime): Promise<bo
         sortKey: `${r.tradeDate}|${id}`,
       };
     });
-    await bulkUpsert(container, docs as unknown as JSONObject[]);
+    await bulkUpsert(container, docs);
   }
   const rawSeconds = (performance.now() - rawStarted) / 1000;
   const rawRate = records.length / rawSeconds;
