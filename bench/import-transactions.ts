@@ -1,4 +1,4 @@
-import { CosmosClient, type JSONObject } from "@azure/cosmos";
+import { CosmosClient } from "@azure/cosmos";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { deriveAmounts } from "../shared/domain/transaction";
 import { transactionIdOf } from "../shared/app/investments/import/import-transactions";
