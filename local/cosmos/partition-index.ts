@@ -112,7 +112,7 @@ export function namedById(documents: StandInDocuments, params: unknown, partitio
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return undefined;
   const key: unknown = JSON.parse(partition);
   const found = new Map<string, StandInItem>();
-  for (const id of ids as string[]) {
+  for (const id of ids) {
     const rid = documents._toRid("/id", id, key);
     const item = items.get(rid);
     if (item !== undefined) found.set(rid, item);
