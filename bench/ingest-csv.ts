@@ -185,17 +185,35 @@ function childrenOf(pid: number): number[] {
   return found;
 }
 
+/**
+ * CPU seconds a process has used (user + system, from /proc; 0 once it is gone). Unlike wall time it
+ * hardly moves with what else the machine runs, so per-row CPU compares runs on a busy machine.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
 interface Peaks {
   /** The runtime process: the functions and their hosts (HTTP, queue, timer, blob) and the SFTP server. */
   serviceMb: number;
   /** The runtime process with its children, the Cosmos stand-in (which holds the stored data) and Azurite. */
   allMb: number;
+  /** CPU seconds used meanwhile by the runtime process, and by its children. */
+  serviceCpu: number;
+  childrenCpu: number;
 }
 
 /** Peak RSS while `run` goes on, sampled every 50 ms: the service process, and with its children. */
 async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ result: T } & Peaks> {
   const children = childrenOf(pid);
-  const peaks: Peaks = { serviceMb: 0, allMb: 0 };
+  const peaks: Peaks = { serviceMb: 0, allMb: 0, serviceCpu: 0, childrenCpu: 0 };
+  const cpu = (): [number, number] => [cpuSeconds(pid), children.reduce((sum, child) => sum + cpuSeconds(child), 0)];
+  const [service0, children0] = cpu();
   const sample = (): void => {
     const service = rssMb(pid);
     peaks.serviceMb = Math.max(peaks.serviceMb, service);
@@ -206,7 +224,8 @@ async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ resul
   try {
     const result = await run();
     sample();
-    return { result, ...peaks };
+    const [service1, children1] = cpu();
+    return { result, ...peaks, serviceCpu: service1 - service0, childrenCpu: children1 - children0 };
   } finally {
     clearInterval(timer);
   }
@@ -286,6 +305,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     console.log(resultLine("parse-csv", parseRate, parseBaseRate, 0.4));
     console.log(`raw SDK bulk upserts into the stand-in:   ${rawRate.toFixed(0)} records/s (${raw.seconds.toFixed(1)} s)`);
     console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS service ${wet.serviceMb.toFixed(0)} MB`);
+    console.log(`CPU per 1,000 rows of the live file: service ${((wet.serviceCpu / rows) * 1000 * 1000).toFixed(0)} ms, Cosmos stand-in and Azurite ${((wet.childrenCpu / rows) * 1000 * 1000).toFixed(0)} ms`);
     console.log(`ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`);
     console.log(resultLine("ingest-csv", ingestRate, rawRate, 0.5));
     console.log(`RSS before these runs: service ${idle.serviceMb.toFixed(0)} MB, with the stand-in and Azurite ${idle.allMb.toFixed(0)} MB`);
