@@ -4,6 +4,7 @@ import { deriveAmounts } from "../shared/domain/transaction";
 import { transactionIdOf } from "../shared/app/investments/import/import-transactions";
 import { adminToken, resultLine, type BenchRuntime } from "./harness";
 import { dateAfter, isinFor, post } from "./fixtures";
+import { childrenOf, cpuSeconds } from "./ingest-csv";
 
 const PORTFOLIOS = 10;
 const PER_PORTFOLIO = 10_000; // 10 × 10,000 = 100,000 transactions
@@ -117,6 +118,12 @@ export async function benchImportTransactions(runtime: BenchRuntime): Promise<bo
   await database.delete();
   cosmos.dispose();
 
+  const children = childrenOf(runtime.pid);
+  const cpu = (): [number, number] => [
+    cpuSeconds(runtime.pid),
+    children.reduce((sum, child) => sum + cpuSeconds(child), 0),
+  ];
+  const [service0, children0] = cpu();
   const started = performance.now();
   const times: number[] = [];
   for (let i = 0; i < records.length; i += BATCH) {
@@ -128,6 +135,7 @@ export async function benchImportTransactions(runtime: BenchRuntime): Promise<bo
     times.push(reply.ms);
   }
   const seconds = (performance.now() - started) / 1000;
+  const [service1, children1] = cpu();
   const apiRate = records.length / seconds;
   // The same batch again: every transaction found unchanged, nothing rewritten.
   const again = await post(runtime.baseUrl, token, "/api/v1/import/transactions", {
@@ -139,6 +147,9 @@ export async function benchImportTransactions(runtime: BenchRuntime): Promise<bo
   console.log(`raw SDK bulk upserts into the stand-in:  ${rawRate.toFixed(0)} records/s (${rawSeconds.toFixed(2)} s)`);
   console.log(
     `API POST /api/v1/import/transactions:    ${apiRate.toFixed(0)} records/s (${seconds.toFixed(2)} s; per batch ${times.map((t) => (t / 1000).toFixed(2)).join(", ")} s)`,
+  );
+  console.log(
+    `CPU per 1,000 records imported: service ${(((service1 - service0) / records.length) * 1e6).toFixed(0)} ms, Cosmos stand-in and Azurite ${(((children1 - children0) / records.length) * 1e6).toFixed(0)} ms`,
   );
   console.log(
     `re-import of one unchanged batch:        ${(again.ms / 1000).toFixed(2)} s → ${JSON.stringify((again.body as { data?: unknown }).data)}`,

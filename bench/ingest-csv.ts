@@ -172,7 +172,7 @@ function rssMb(pid: number): number {
 }
 
 /** The processes whose parent is `pid` (the runtime's children: the Cosmos stand-in, Azurite). */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -189,7 +189,7 @@ function childrenOf(pid: number): number[] {
  * CPU seconds a process has used (user + system, from /proc; 0 once it is gone). Unlike wall time it
  * hardly moves with what else the machine runs, so per-row CPU compares runs on a busy machine.
  */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
