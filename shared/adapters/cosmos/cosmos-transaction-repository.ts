@@ -54,7 +54,8 @@ export class CosmosTransactionRepository implements TransactionRepository {
               { name: "@ids", value: ids },
             ],
           },
-          { partitionKey: portfolioId },
+          // One page per look-up (a page of the server's default size is 100 documents).
+          { partitionKey: portfolioId, maxItemCount: LOOKUP_IDS },
         )
         .fetchAll();
       for (const { _etag, ...doc } of resources) {
