@@ -124,6 +124,41 @@ async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ secon
   return { seconds };
 }
 
+/**
+ * BENCH_INGEST_PREFILL=N: N documents written straight into the service's store before the files, so
+ * that per-row cost can be compared with a store of 10,000 and of 1,000,000+ documents. They are what
+ * an ingested batch's reads could meet: one position snapshot in 10 (its own portfolio, 5 holdings of
+ * other securities, a date within the files' reach), the rest prices of other securities (500 each).
+ */
+async function prefill(runtime: BenchRuntime, documents: number): Promise<number> {
+  if (documents <= 0) return 0;
+  const started = performance.now();
+  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const database = cosmos.database(runtime.database);
+  const snapshots = Math.floor(documents / 10);
+  const securityId = (k: number): string => `sec_FILL${String(k).padStart(7, "0")}`;
+  const updatedAt = new Date().toISOString();
+  for (let i = 0; i < snapshots; i += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, snapshots - i) }, (_, k) => {
+      const n = i + k;
+      const securityIds = Array.from({ length: 5 }, (_, h) => securityId((n * 5 + h) % 100_000));
+      const date = dateAfter("2020-06-01", n % 1000);
+      return { id: `snap|${date}`, portfolioId: `pf_FILL${n}`, docType: "snapshot", date, securityIds, positions: securityIds.map((id) => ({ securityId: id, quantity: 10 })), updatedAt };
+    });
+    await bulkUpsert(database.container("positions"), docs);
+  }
+  for (let i = 0; i < documents - snapshots; i += BATCH) {
+    const docs = Array.from({ length: Math.min(BATCH, documents - snapshots - i) }, (_, k) => {
+      const n = i + k;
+      const date = dateAfter("2019-01-01", n % 500);
+      return { id: `${date}|close|fill`, securityId: securityId(Math.floor(n / 500)), docType: "price", date, type: "close", source: "fill", price: 100, currency: "EUR", updatedAt };
+    });
+    await bulkUpsert(database.container("prices"), docs);
+  }
+  cosmos.dispose();
+  return (performance.now() - started) / 1000;
+}
+
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 /** Resident MB of one process, from /proc (0 once it is gone). */
@@ -137,7 +172,7 @@ function rssMb(pid: number): number {
 }
 
 /** The processes whose parent is `pid` (the runtime's children: the Cosmos stand-in, Azurite). */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -150,17 +185,35 @@ function childrenOf(pid: number): number[] {
   return found;
 }
 
+/**
+ * CPU seconds a process has used (user + system, from /proc; 0 once it is gone). Unlike wall time it
+ * hardly moves with what else the machine runs, so per-row CPU compares runs on a busy machine.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
 interface Peaks {
   /** The runtime process: the functions and their hosts (HTTP, queue, timer, blob) and the SFTP server. */
   serviceMb: number;
   /** The runtime process with its children, the Cosmos stand-in (which holds the stored data) and Azurite. */
   allMb: number;
+  /** CPU seconds used meanwhile by the runtime process, and by its children. */
+  serviceCpu: number;
+  childrenCpu: number;
 }
 
 /** Peak RSS while `run` goes on, sampled every 50 ms: the service process, and with its children. */
 async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ result: T } & Peaks> {
   const children = childrenOf(pid);
-  const peaks: Peaks = { serviceMb: 0, allMb: 0 };
+  const peaks: Peaks = { serviceMb: 0, allMb: 0, serviceCpu: 0, childrenCpu: 0 };
+  const cpu = (): [number, number] => [cpuSeconds(pid), children.reduce((sum, child) => sum + cpuSeconds(child), 0)];
+  const [service0, children0] = cpu();
   const sample = (): void => {
     const service = rssMb(pid);
     peaks.serviceMb = Math.max(peaks.serviceMb, service);
@@ -171,7 +224,8 @@ async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ resul
   try {
     const result = await run();
     sample();
-    return { result, ...peaks };
+    const [service1, children1] = cpu();
+    return { result, ...peaks, serviceCpu: service1 - service0, childrenCpu: children1 - children0 };
   } finally {
     clearInterval(timer);
   }
@@ -193,6 +247,8 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
   const idle = await withPeaks(runtime.pid, () => Promise.resolve());
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-ingest-"));
   try {
+    const filled = Number(process.env.BENCH_INGEST_PREFILL ?? 0);
+    if (filled > 0) console.log(`\nstore pre-filled with ${filled.toLocaleString("en")} documents in ${(await prefill(runtime, filled)).toFixed(1)} s`);
     for (let s = 0; s < SECURITIES; s += 1000) {
       const securities = Array.from({ length: Math.min(1000, SECURITIES - s) }, (_, k) => ({ isin: isinFor(SECURITY_OFFSET + s + k), name: `Bench feed security ${s + k}`, assetClass: "equity", currency: "EUR" }));
       const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
@@ -249,6 +305,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     console.log(resultLine("parse-csv", parseRate, parseBaseRate, 0.4));
     console.log(`raw SDK bulk upserts into the stand-in:   ${rawRate.toFixed(0)} records/s (${raw.seconds.toFixed(1)} s)`);
     console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS service ${wet.serviceMb.toFixed(0)} MB`);
+    console.log(`CPU per 1,000 rows of the live file: service ${((wet.serviceCpu / rows) * 1000 * 1000).toFixed(0)} ms, Cosmos stand-in and Azurite ${((wet.childrenCpu / rows) * 1000 * 1000).toFixed(0)} ms`);
     console.log(`ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`);
     console.log(resultLine("ingest-csv", ingestRate, rawRate, 0.5));
     console.log(`RSS before these runs: service ${idle.serviceMb.toFixed(0)} MB, with the stand-in and Azurite ${idle.allMb.toFixed(0)} MB`);

@@ -1,6 +1,7 @@
 import { benchApiRead } from "./api-read";
 import { benchExport } from "./export";
 import { benchImport } from "./import-prices";
+import { benchImportTransactions } from "./import-transactions";
 import { benchIngestCsv } from "./ingest-csv";
 import { benchSftpDropMemory } from "./sftp-drop-memory";
 import { benchStandInQuery } from "./stand-in-query";
@@ -10,18 +11,19 @@ import { startBenchRuntime } from "./harness";
 import { benchReplica } from "./replica";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica
- * runs one; the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|import-transactions|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica
+ * runs one (or several, comma-separated, in this file's order); the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
-  const only = process.env.BENCH_ONLY;
-  const wants = (name: string): boolean => only === undefined || only === name;
+  const only = process.env.BENCH_ONLY?.split(",");
+  const wants = (name: string): boolean => only === undefined || only.includes(name);
   const results: boolean[] = [];
-  if (wants("read") || wants("import") || wants("valuation") || wants("ingest") || wants("export") || wants("sftp-memory")) {
+  if (wants("read") || wants("import") || wants("import-transactions") || wants("valuation") || wants("ingest") || wants("export") || wants("sftp-memory")) {
     const runtime = await startBenchRuntime();
     try {
       if (wants("read")) results.push(await benchApiRead(runtime));
       if (wants("import")) results.push(await benchImport(runtime));
+      if (wants("import") || wants("import-transactions")) results.push(await benchImportTransactions(runtime));
       if (wants("valuation")) await benchValuation(runtime);
       if (wants("ingest")) results.push(await benchIngestCsv(runtime));
       if (wants("export")) results.push(await benchExport(runtime));

@@ -9,6 +9,7 @@ import { createHttpServer } from "@vercel/cosmosdb-server";
 import query from "@zeit/cosmosdb-query";
 import { countDocuments } from "./journal-entries";
 import { JournalStore } from "./journal-store";
+import { installArrayContains } from "./array-contains";
 import { installPartitionIndex } from "./partition-index";
 import { expireDocuments } from "./ttl-expiry";
 import { changeFeedHandler, installChangeFeed, lsnOf } from "./change-feed";
@@ -37,6 +38,7 @@ function prepare(): () => StandInAccount {
     assertQueryEnginePatched();
     installPartitionIndex(Documents);
     installChangeFeed(Documents);
+    installArrayContains(require("@zeit/cosmosdb-query/lib/builtin-functions") as Record<string, unknown>);
     currentAccount = captureAccounts(accountModule);
   }
   return currentAccount;

@@ -33,9 +33,16 @@ describe("the durable stand-in scopes a query to the partition the request names
   const expected = new Map<string, Map<string, Price>>();
 
   const connect = async (): Promise<void> => {
-    client = new CosmosClient({ endpoint: `http://127.0.0.1:${standIn.port}`, key: KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    client = new CosmosClient({
+      endpoint: `http://127.0.0.1:${standIn.port}`,
+      key: KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: "unit" });
-    ({ container: prices } = await database.containers.createIfNotExists({ id: "prices", partitionKey: { paths: ["/securityId"] } }));
+    ({ container: prices } = await database.containers.createIfNotExists({
+      id: "prices",
+      partitionKey: { paths: ["/securityId"] },
+    }));
   };
   const remember = (p: Price): void => {
     const partition = expected.get(p.securityId) ?? new Map<string, Price>();
@@ -43,7 +50,11 @@ describe("the durable stand-in scopes a query to the partition the request names
   };
   const rows = async (securityId: string): Promise<Price[]> => {
     // No filter on the partition key in the query: only the named partition may answer it.
-    const { resources } = await prices.items.query<Price>("SELECT c.id, c.securityId, c.docType, c.date, c.price FROM c ORDER BY c.id", { partitionKey: securityId }).fetchAll();
+    const { resources } = await prices.items
+      .query<Price>("SELECT c.id, c.securityId, c.docType, c.date, c.price FROM c ORDER BY c.id", {
+        partitionKey: securityId,
+      })
+      .fetchAll();
     return resources;
   };
   const expectPartitions = async (): Promise<void> => {
@@ -78,15 +89,55 @@ describe("the durable stand-in scopes a query to the partition the request names
     expect(resources).toHaveLength(20);
   });
 
+  it("finds the documents a query names by id (ARRAY_CONTAINS(@ids, c.id)) by their ids, as Cosmos DB's index does", async () => {
+    const named = ["2024-01-03|close|test", "2024-01-07|close|test", "2024-01-31|close|test", "2024-01-12|close|test"];
+    const ask = (sql: string) =>
+      prices.items
+        .query<Price>(
+          {
+            query: sql,
+            parameters: [
+              { name: "@ids", value: named },
+              { name: "@t", value: "price" },
+            ],
+          },
+          { partitionKey: "B" },
+        )
+        .fetchAll();
+    const before = queryScan.documents;
+    const { resources } = await ask("SELECT * FROM c WHERE c.docType = @t AND ARRAY_CONTAINS(@ids, c.id)");
+    expect(queryScan.documents - before).toBe(3); // the three that exist in B, not its 20 documents
+    expect(resources.map((r) => r.id).sort()).toEqual(named.filter((id) => !id.startsWith("2024-01-31")).sort());
+    expect(resources.every((r) => r.securityId === "B")).toBe(true);
+    // Where the condition need not hold for every row (OR), the partition is scanned: same engine, right answer.
+    const either = await ask("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id) OR c.date = '2024-01-20'");
+    expect(either.resources).toHaveLength(4);
+  });
+
   it("serves TOP, ORDER BY, COUNT and continuation tokens as before", async () => {
     const top = await prices.items
-      .query<Price>({ query: "SELECT TOP 1 * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC", parameters: [{ name: "@s", value: "B" }, { name: "@d", value: "2024-01-07" }] }, { partitionKey: "B" })
+      .query<Price>(
+        {
+          query:
+            "SELECT TOP 1 * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
+          parameters: [
+            { name: "@s", value: "B" },
+            { name: "@d", value: "2024-01-07" },
+          ],
+        },
+        { partitionKey: "B" },
+      )
       .fetchAll();
     expect(top.resources.map((p) => p.date)).toEqual(["2024-01-07"]);
-    const count = await prices.items.query<number>("SELECT VALUE COUNT(1) FROM c WHERE c.securityId = 'C'", { partitionKey: "C" }).fetchAll();
+    const count = await prices.items
+      .query<number>("SELECT VALUE COUNT(1) FROM c WHERE c.securityId = 'C'", { partitionKey: "C" })
+      .fetchAll();
     expect(count.resources).toEqual([20]);
     const pages: string[][] = [];
-    const iterator = prices.items.query<Price>("SELECT * FROM c WHERE c.securityId = 'A' ORDER BY c.id", { partitionKey: "A", maxItemCount: 7 });
+    const iterator = prices.items.query<Price>("SELECT * FROM c WHERE c.securityId = 'A' ORDER BY c.id", {
+      partitionKey: "A",
+      maxItemCount: 7,
+    });
     while (iterator.hasMoreResults()) {
       const page = await iterator.fetchNext();
       if (page.resources.length > 0) pages.push(page.resources.map((p) => p.id));
@@ -111,7 +162,10 @@ describe("the durable stand-in scopes a query to the partition the request names
     bulk.forEach(remember);
     await prices.items.bulk([{ operationType: BulkOperationType.Delete, id: price("D", 2).id, partitionKey: "D" }]);
     expected.get("D")?.delete(price("D", 2).id);
-    await prices.items.bulk([{ operationType: BulkOperationType.Create, resourceBody: { ...price("C", 22) } }, { operationType: BulkOperationType.Delete, id: price("C", 1).id, partitionKey: "C" }]);
+    await prices.items.bulk([
+      { operationType: BulkOperationType.Create, resourceBody: { ...price("C", 22) } },
+      { operationType: BulkOperationType.Delete, id: price("C", 1).id, partitionKey: "C" },
+    ]);
     remember(price("C", 22));
     expected.get("C")?.delete(price("C", 1).id);
     // A replace may not move a document to another partition: refused, and the index is untouched.

@@ -6,7 +6,7 @@ import type { PositionSnapshot } from "../domain/position";
 import type { Price, PriceType } from "../domain/price";
 import type { Security } from "../domain/security";
 import type { Transaction, TransactionStatus, TransactionType } from "../domain/transaction";
-import type { FxTable, Holding, PricePoint } from "../domain/valuation";
+import type { FxTable, Holding, PricePoint, PriceReach } from "../domain/valuation";
 
 export interface WriteCounts {
   created: number;
@@ -114,8 +114,8 @@ export interface PositionRepository {
   getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>>;
   saveSnapshots(snapshots: readonly PositionSnapshot[]): Promise<void>;
   latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined>;
-  /** Snapshots on or after `from` that hold any of the securities. */
-  snapshotsHolding(securityIds: readonly string[], from: string): Promise<SnapshotRef[]>;
+  /** Snapshots that hold one of the securities, dated within its reach (at least those; possibly more). */
+  snapshotsHolding(reach: readonly PriceReach[]): Promise<SnapshotRef[]>;
   /** The dates of the snapshots of these portfolios on or after `from`. */
   snapshotDates(portfolioIds: readonly string[], from: string): Promise<string[]>;
   /** Snapshots on or after `from` with the currencies of their securities. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Container, JSONObject } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
-import type { Holding } from "../../domain/valuation";
+import type { Holding, PriceReach } from "../../domain/valuation";
 import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
@@ -38,6 +38,8 @@ interface ChunkDoc {
 }
 
 const CHUNK_SIZE = 1000;
+/** Securities per snapshotsHolding query: a 10,000-price batch names at most a few thousand. */
+const HOLDING_QUERY = 2000;
 const snapshotId = (date: string): string => `snap|${date}`;
 const valuationId = (date: string): string => `val|${date}`;
 const chunkId = (date: string, runId: string, index: number): string => `val|${date}|${runId}|${index}`;
@@ -103,17 +105,21 @@ export class CosmosPositionRepository implements PositionRepository {
     return doc === undefined ? undefined : toSnapshot(doc);
   }
 
-  async snapshotsHolding(securityIds: readonly string[], from: string): Promise<SnapshotRef[]> {
+  async snapshotsHolding(reach: readonly PriceReach[]): Promise<SnapshotRef[]> {
     const out = new Map<string, SnapshotRef>();
-    const unique = [...new Set(securityIds)];
-    for (let i = 0; i < unique.length; i += 500) {
+    // One query per HOLDING_QUERY securities (a file's batch of prices: usually one), over the widest
+    // reach among them: a superset of the snapshots each security's own reach names.
+    for (let i = 0; i < reach.length; i += HOLDING_QUERY) {
+      const slice = reach.slice(i, i + HOLDING_QUERY);
+      const from = slice.reduce((min, r) => (r.from < min ? r.from : min), slice[0]?.from ?? "");
+      const until = slice.every((r) => r.until !== undefined) ? slice.reduce((max, r) => ((r.until ?? "") > max ? (r.until ?? "") : max), "") : undefined;
       const { resources } = await this.container.items
         .query<SnapshotRef>({
-          query:
-            "SELECT c.portfolioId, c.date FROM c WHERE c.docType = 'snapshot' AND c.date >= @from AND EXISTS(SELECT VALUE s FROM s IN c.securityIds WHERE ARRAY_CONTAINS(@ids, s))",
+          query: `SELECT c.portfolioId, c.date FROM c WHERE c.docType = 'snapshot' AND c.date >= @from${until === undefined ? "" : " AND c.date < @until"} AND EXISTS(SELECT VALUE s FROM s IN c.securityIds WHERE ARRAY_CONTAINS(@ids, s))`,
           parameters: [
             { name: "@from", value: from },
-            { name: "@ids", value: unique.slice(i, i + 500) },
+            ...(until === undefined ? [] : [{ name: "@until", value: until }]),
+            { name: "@ids", value: slice.map((r) => r.securityId) },
           ],
         })
         .fetchAll();

@@ -3,7 +3,9 @@ import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Transaction } from "../../domain/transaction";
 import type { TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
-import { bulkRead, bulkWithRetry } from "./bulk";
+import { mapConcurrent } from "../../domain/concurrency";
+import { bulkWithRetry } from "./bulk";
+import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
 interface TransactionDoc extends Transaction {
@@ -11,6 +13,9 @@ interface TransactionDoc extends Transaction {
   /** `tradeDate|id`: one field that orders the list uniquely. */
   sortKey: string;
 }
+
+/** Ids per look-up query: keeps each query's text well under Cosmos DB's limit (ids are 36 characters). */
+const LOOKUP_IDS = 1000;
 
 const toTransaction = ({ docType: _d, sortKey: _s, ...t }: TransactionDoc): Transaction => t;
 
@@ -21,14 +26,44 @@ export class CosmosTransactionRepository implements TransactionRepository {
   /** The version each transaction handed out by getMany was read at. */
   private readonly versions = new WeakMap<Transaction, string>();
 
+  /**
+   * The stored transactions among `refs`: one query per portfolio (partition) and up to LOOKUP_IDS ids,
+   * `ARRAY_CONTAINS(@ids, c.id)` answered from the id index. An import of new transactions finds none,
+   * so it pays a few queries per batch rather than a point read per transaction (its own write's cost).
+   */
   async getMany(refs: readonly { portfolioId: string; id: string }[]): Promise<Map<string, Transaction>> {
-    const docs = await bulkRead<TransactionDoc & { _etag?: string }>(this.container, refs.map((r) => ({ id: r.id, partitionKey: r.portfolioId })), true);
-    const out = new Map<string, Transaction>();
-    for (const { _etag, ...doc } of docs.values()) {
-      const transaction = toTransaction(doc);
-      if (_etag !== undefined) this.versions.set(transaction, _etag);
-      out.set(doc.id, transaction);
+    const byPortfolio = new Map<string, Set<string>>();
+    for (const { portfolioId, id } of refs) {
+      const ids = byPortfolio.get(portfolioId);
+      if (ids === undefined) byPortfolio.set(portfolioId, new Set([id]));
+      else ids.add(id);
     }
+    const lookups: { portfolioId: string; ids: string[] }[] = [];
+    for (const [portfolioId, set] of byPortfolio) {
+      const ids = [...set];
+      for (let i = 0; i < ids.length; i += LOOKUP_IDS) lookups.push({ portfolioId, ids: ids.slice(i, i + LOOKUP_IDS) });
+    }
+    const out = new Map<string, Transaction>();
+    await mapConcurrent(lookups, 4, async ({ portfolioId, ids }) => {
+      const { resources } = await this.container.items
+        .query<TransactionDoc & { _etag?: string }>(
+          {
+            query: "SELECT * FROM c WHERE c.portfolioId = @p AND c.docType = 'transaction' AND ARRAY_CONTAINS(@ids, c.id)",
+            parameters: [
+              { name: "@p", value: portfolioId },
+              { name: "@ids", value: ids },
+            ],
+          },
+          // One page per look-up (a page of the server's default size is 100 documents).
+          { partitionKey: portfolioId, maxItemCount: LOOKUP_IDS },
+        )
+        .fetchAll();
+      for (const { _etag, ...doc } of resources) {
+        const transaction = toTransaction(stripSystem(doc));
+        if (_etag !== undefined) this.versions.set(transaction, _etag);
+        out.set(doc.id, transaction);
+      }
+    });
     return out;
   }
 

@@ -2,6 +2,7 @@ export { allocate, PreciseDecimal, roundMoney, roundTo, toDecimal, toNumber } fr
 export { latestOnOrBefore, resolveFx } from "./fx";
 export type { FxMethod, FxPoint, FxResolution, FxTable } from "./fx";
 export { selectPrice } from "./price-selection";
+export { priceReach, type PriceReach } from "./price-reach";
 export type { PricePoint, PriceType } from "./price-selection";
 export { priceJump } from "./price-jump";
 export { valuePortfolio } from "./valuation";

@@ -1,6 +1,6 @@
 import { priceId, type Price } from "../../../domain/price";
 import type { DataQualityCandidate } from "../../../domain/data-quality-exception";
-import { priceJump, type PricePoint } from "../../../domain/valuation/index";
+import { priceJump, priceReach, type PricePoint } from "../../../domain/valuation/index";
 import type { Clock } from "../../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../../ports/investment-repositories";
 import { commitInBatches, type PreparedImport } from "./import-types";
@@ -31,12 +31,11 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
     received: records.length,
     async commit(_jobId, progress, stale) {
       const latest = await deps.prices.latest(prices.map((p) => p.securityId));
-      // Every snapshot on or after the earliest price that holds one of its securities: marked before
-      // the prices are written (if none of them changes, the import takes back the markers it created).
-      if (prices.length > 0) {
-        const from = prices.reduce((min, p) => (p.date < min ? p.date : min), prices[0]?.date ?? "");
-        await stale.mark(await deps.positions.snapshotsHolding(prices.map((p) => p.securityId), from));
-      }
+      // The snapshots holding a security on a date one of its new prices can be chosen on (from the
+      // price's date until a newer stored price of its type takes over): marked before the prices are
+      // written (if none of them changes, the import takes back the markers it created). A backfill
+      // of history older than what is stored marks nothing it cannot change.
+      if (prices.length > 0) await stale.mark(await deps.positions.snapshotsHolding(priceReach(prices, latest)));
       const counts = await commitInBatches(prices, progress, (batch) => deps.prices.save(batch, latest));
       return { counts, events: [], dataQuality: findPriceJumps(prices, latest, deps.jumpThreshold) };
     },

@@ -12,7 +12,8 @@ import type { StaleMarks } from "./import-types";
  *    and job, so imports running at once never overwrite each other's), then the portfolios' pending
  *    flag. Positions mark exactly the snapshots that differ; prices and FX rates mark every snapshot
  *    their records can value (what they change is only known once the write has compared each record
- *    with the stored one). The consumer leaves a writing marker alone while its job runs on a live
+ *    with the stored one) — for prices, only on the dates a price can be chosen on (`priceReach`: not
+ *    past a newer stored price of its type, so a backfill of old history revalues nothing). The consumer leaves a writing marker alone while its job runs on a live
  *    lease (it would read half-written data); once the job has ended (failed) or its lease has passed
  *    (the process died), it is valued like any other. So a crash after this costs at most a harmless
  *    revaluation, and a retried import that finds its records already stored ("unchanged") cannot lose

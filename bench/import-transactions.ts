@@ -1,0 +1,160 @@
+import { CosmosClient } from "@azure/cosmos";
+import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
+import { deriveAmounts } from "../shared/domain/transaction";
+import { transactionIdOf } from "../shared/app/investments/import/import-transactions";
+import { adminToken, resultLine, type BenchRuntime } from "./harness";
+import { dateAfter, isinFor, post } from "./fixtures";
+import { childrenOf, cpuSeconds } from "./ingest-csv";
+
+const PORTFOLIOS = 10;
+const PER_PORTFOLIO = 10_000; // 10 × 10,000 = 100,000 transactions
+const SECURITIES = 100;
+const SECURITY_OFFSET = 800_000; // ISINs of their own, apart from the other benchmarks' securities
+const BATCH = 10_000;
+
+interface TransactionRecord {
+  externalId: string;
+  portfolioId: string;
+  isin: string;
+  type: "buy";
+  status: "pending";
+  tradeDate: string;
+  settlementDate: string;
+  quantity: number;
+  price: number;
+  fees: number;
+  currency: string;
+  source: string;
+}
+
+/** Pending buys (no events, as in the export benchmark's set-up), one portfolio per 10,000. */
+function transactionsOf(run: string, portfolioIds: readonly string[]): TransactionRecord[] {
+  return portfolioIds.flatMap((portfolioId, p) =>
+    Array.from({ length: PER_PORTFOLIO }, (_, k) => {
+      const i = p * PER_PORTFOLIO + k;
+      const tradeDate = dateAfter("2021-01-04", i % 1000);
+      return {
+        externalId: `TX-${run}-${i}`,
+        portfolioId,
+        isin: isinFor(SECURITY_OFFSET + (i % SECURITIES)),
+        type: "buy",
+        status: "pending",
+        tradeDate,
+        settlementDate: dateAfter(tradeDate, 2),
+        quantity: 1 + (i % 97),
+        price: Math.round((50 + (i % 500) / 10) * 100) / 100,
+        fees: 1.25,
+        currency: "EUR",
+        source: "bench",
+      } as const;
+    }),
+  );
+}
+
+/**
+ * 100,000 pending transactions through POST /api/v1/import/transactions in batches of 10,000, against
+ * bulk upserts of the same documents (as the service stores them: derived amounts, status history)
+ * straight into the Cosmos stand-in with the SDK. Target: API ≥ 0.5 × raw.
+ */
+export async function benchImportTransactions(runtime: BenchRuntime): Promise<boolean> {
+  const token = await adminToken(runtime.baseUrl);
+  const run = Date.now().toString(36);
+  const securities = Array.from({ length: SECURITIES }, (_, k) => ({
+    isin: isinFor(SECURITY_OFFSET + k),
+    name: `Bench transaction security ${k}`,
+    assetClass: "equity",
+    currency: "EUR",
+  }));
+  const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
+  if (created.status !== 200)
+    throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
+  const portfolioIds: string[] = [];
+  for (let p = 0; p < PORTFOLIOS; p++) {
+    const reply = await post(runtime.baseUrl, token, "/api/v1/portfolios", {
+      name: `Bench transactions ${p}`,
+      code: `BT-${run}-${p}`,
+      clientId: `bench-tx-${run}`,
+      baseCurrency: "EUR",
+    });
+    if (reply.status !== 201) throw new Error(`portfolio create failed: ${JSON.stringify(reply.body).slice(0, 500)}`);
+    portfolioIds.push((reply.body as { data: { id: string } }).data.id);
+  }
+  const records = transactionsOf(run, portfolioIds);
+
+  // Raw: the same documents (id, partition key and fields as the service stores them), SDK bulk upserts.
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
+  const { database } = await cosmos.databases.createIfNotExists({ id: "bench-raw-transactions" });
+  const { container } = await database.containers.createIfNotExists({
+    id: "transactions",
+    partitionKey: { paths: ["/portfolioId"] },
+  });
+  const now = new Date().toISOString();
+  const rawStarted = performance.now();
+  for (let i = 0; i < records.length; i += BATCH) {
+    const docs = records.slice(i, i + BATCH).map(({ isin, ...r }) => {
+      const id = transactionIdOf(r.portfolioId, r.externalId);
+      const amounts = deriveAmounts(r);
+      return {
+        ...r,
+        id,
+        securityId: `sec_${isin}`,
+        grossAmount: amounts?.grossAmount ?? null,
+        netAmount: amounts?.netAmount ?? null,
+        statusHistory: [{ status: r.status, at: now, source: r.source }],
+        createdAt: now,
+        updatedAt: now,
+        docType: "transaction",
+        sortKey: `${r.tradeDate}|${id}`,
+      };
+    });
+    await bulkUpsert(container, docs);
+  }
+  const rawSeconds = (performance.now() - rawStarted) / 1000;
+  const rawRate = records.length / rawSeconds;
+  await database.delete();
+  cosmos.dispose();
+
+  const children = childrenOf(runtime.pid);
+  const cpu = (): [number, number] => [
+    cpuSeconds(runtime.pid),
+    children.reduce((sum, child) => sum + cpuSeconds(child), 0),
+  ];
+  const [service0, children0] = cpu();
+  const started = performance.now();
+  const times: number[] = [];
+  for (let i = 0; i < records.length; i += BATCH) {
+    const reply = await post(runtime.baseUrl, token, "/api/v1/import/transactions", {
+      transactions: records.slice(i, i + BATCH),
+    });
+    if (reply.status !== 200)
+      throw new Error(`transactions import failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
+    times.push(reply.ms);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const [service1, children1] = cpu();
+  const apiRate = records.length / seconds;
+  // The same batch again: every transaction found unchanged, nothing rewritten.
+  const again = await post(runtime.baseUrl, token, "/api/v1/import/transactions", {
+    transactions: records.slice(0, BATCH),
+  });
+  const ratio = apiRate / rawRate;
+  const met = ratio >= 0.5;
+  console.log("\n== Import: 100,000 pending transactions (10 portfolios), batches of 10,000 ==");
+  console.log(`raw SDK bulk upserts into the stand-in:  ${rawRate.toFixed(0)} records/s (${rawSeconds.toFixed(2)} s)`);
+  console.log(
+    `API POST /api/v1/import/transactions:    ${apiRate.toFixed(0)} records/s (${seconds.toFixed(2)} s; per batch ${times.map((t) => (t / 1000).toFixed(2)).join(", ")} s)`,
+  );
+  console.log(
+    `CPU per 1,000 records imported: service ${(((service1 - service0) / records.length) * 1e6).toFixed(0)} ms, Cosmos stand-in and Azurite ${(((children1 - children0) / records.length) * 1e6).toFixed(0)} ms`,
+  );
+  console.log(
+    `re-import of one unchanged batch:        ${(again.ms / 1000).toFixed(2)} s → ${JSON.stringify((again.body as { data?: unknown }).data)}`,
+  );
+  console.log(`ratio API/raw: ${ratio.toFixed(3)} (target ≥ 0.5) → ${met ? "MET" : "NOT MET"}`);
+  console.log(resultLine("import-transactions", apiRate, rawRate, 0.5));
+  return met;
+}
