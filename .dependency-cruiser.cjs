@@ -33,7 +33,14 @@ module.exports = {
       comment: "Use cases reach the world through ports only: no adapter, reader, writer, SDK or HTTP type.",
       severity: "error",
       from: { path: layer("app") },
-      to: { path: ["^shared/(adapters|formats|http|triggers)/", "^shared/composition", "^(functions|local|bench|test)/", "^node_modules/@azure/"] },
+      to: {
+        path: [
+          "^shared/(adapters|formats|http|triggers)/",
+          "^shared/composition",
+          "^(functions|local|bench|test)/",
+          "^node_modules/@azure/",
+        ],
+      },
     },
     {
       name: "adapters-implement-ports",

@@ -15,7 +15,10 @@ export default tseslint.config(
       // Money data: a promise nobody awaits is a write nobody checks.
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       // An adapter may implement an async port method without awaiting anything.
       "@typescript-eslint/require-await": "off",
@@ -51,7 +54,15 @@ export default tseslint.config(
     // Plain JavaScript, and vitest.config.mts (which no tsconfig compiles): no type information.
     files: ["**/*.js", "**/*.mjs", "**/*.cjs", "vitest.config.mts"],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { require: "readonly", module: "writable", process: "readonly", console: "readonly", __dirname: "readonly" } },
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        module: "writable",
+        process: "readonly",
+        console: "readonly",
+        __dirname: "readonly",
+      },
+    },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {

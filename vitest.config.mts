@@ -5,7 +5,12 @@ export default defineConfig({
   resolve: {
     alias: {
       // Its ES module build exports `default` only: tests load the CommonJS build, as the compiled service does.
-      "@azure/functions-extensions-base": fileURLToPath(new URL("./node_modules/@azure/functions-extensions-base/dist/azure-functions-extensions-base.js", import.meta.url)),
+      "@azure/functions-extensions-base": fileURLToPath(
+        new URL(
+          "./node_modules/@azure/functions-extensions-base/dist/azure-functions-extensions-base.js",
+          import.meta.url,
+        ),
+      ),
     },
   },
   test: {

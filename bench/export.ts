@@ -31,25 +31,49 @@ interface Run {
   fileName?: string;
 }
 
-async function api(runtime: BenchRuntime, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: { data?: unknown; error?: unknown } }> {
+async function api(
+  runtime: BenchRuntime,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: { data?: unknown; error?: unknown } }> {
   const response = await fetch(`${runtime.baseUrl}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: (await response.json()) as { data?: unknown; error?: unknown } };
 }
 
 /** Creates the portfolios and securities, then imports `rows` pending buys (pending: no events to relay, so the runtime does only the import) through the REST import, 10,000 a request. */
-export async function importTransactions(runtime: BenchRuntime, token: string, rows: number): Promise<{ portfolioIds: string[]; seconds: number }> {
+export async function importTransactions(
+  runtime: BenchRuntime,
+  token: string,
+  rows: number,
+): Promise<{ portfolioIds: string[]; seconds: number }> {
   const started = performance.now();
-  const securities = Array.from({ length: SECURITIES }, (_, k) => ({ isin: isinFor(SECURITY_OFFSET + k), name: `Bench export security ${k}`, assetClass: "equity", currency: "EUR" }));
+  const securities = Array.from({ length: SECURITIES }, (_, k) => ({
+    isin: isinFor(SECURITY_OFFSET + k),
+    name: `Bench export security ${k}`,
+    assetClass: "equity",
+    currency: "EUR",
+  }));
   const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
-  if (created.status !== 200) throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
+  if (created.status !== 200)
+    throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
   const portfolioIds: string[] = [];
   const run = Date.now().toString(36);
   for (let p = 0; p < Math.ceil(rows / PER_PORTFOLIO); p++) {
-    const reply = await post(runtime.baseUrl, token, "/api/v1/portfolios", { name: `Bench export ${p}`, code: `BX-${run}-${String(p).padStart(4, "0")}`, clientId: `bench-export-${run}`, baseCurrency: "EUR" });
+    const reply = await post(runtime.baseUrl, token, "/api/v1/portfolios", {
+      name: `Bench export ${p}`,
+      code: `BX-${run}-${String(p).padStart(4, "0")}`,
+      clientId: `bench-export-${run}`,
+      baseCurrency: "EUR",
+    });
     if (reply.status !== 201) throw new Error(`portfolio create failed: ${JSON.stringify(reply.body).slice(0, 500)}`);
     portfolioIds.push((reply.body as { data: { id: string } }).data.id);
   }
@@ -76,7 +100,8 @@ export async function importTransactions(runtime: BenchRuntime, token: string, r
           };
         });
         const reply = await post(runtime.baseUrl, token, "/api/v1/import/transactions", { transactions });
-        if (reply.status !== 200) throw new Error(`transactions import failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
+        if (reply.status !== 200)
+          throw new Error(`transactions import failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
       }
     }),
   );
@@ -84,7 +109,13 @@ export async function importTransactions(runtime: BenchRuntime, token: string, r
 }
 
 /** Creates a (disabled: only run on demand) export to the SFTP target, runs it, and waits for the run to end. */
-async function exportOnce(runtime: BenchRuntime, token: string, target: SftpTarget, format: ExportFormat, portfolioIds?: string[]): Promise<{ run: Run; seconds: number }> {
+async function exportOnce(
+  runtime: BenchRuntime,
+  token: string,
+  target: SftpTarget,
+  format: ExportFormat,
+  portfolioIds?: string[],
+): Promise<{ run: Run; seconds: number }> {
   const created = await api(runtime, token, "POST", EXPORTS, {
     name: `bench transactions ${format} ${portfolioIds === undefined ? "all" : portfolioIds.length}`,
     dataType: "transactions",
@@ -95,10 +126,12 @@ async function exportOnce(runtime: BenchRuntime, token: string, target: SftpTarg
     filters: { period: "all", ...(portfolioIds === undefined ? {} : { portfolioIds }) },
     status: "disabled",
   });
-  if (created.status !== 201) throw new Error(`export create failed (${created.status}): ${JSON.stringify(created.body).slice(0, 500)}`);
+  if (created.status !== 201)
+    throw new Error(`export create failed (${created.status}): ${JSON.stringify(created.body).slice(0, 500)}`);
   const id = (created.body.data as { id: string }).id;
   const accepted = await api(runtime, token, "POST", `${EXPORTS}/${id}/run`);
-  if (accepted.status !== 202) throw new Error(`export run failed (${accepted.status}): ${JSON.stringify(accepted.body).slice(0, 500)}`);
+  if (accepted.status !== 202)
+    throw new Error(`export run failed (${accepted.status}): ${JSON.stringify(accepted.body).slice(0, 500)}`);
   const runId = (accepted.body.data as Run).id;
   const deadline = Date.now() + 60 * 60_000;
   for (;;) {
@@ -106,7 +139,8 @@ async function exportOnce(runtime: BenchRuntime, token: string, target: SftpTarg
     const runs = await api(runtime, token, "GET", `${EXPORTS}/${id}/runs`);
     const run = (runs.body.data as Run[] | undefined)?.find((r) => r.id === runId);
     if (run !== undefined && run.status !== "running") {
-      if (run.status !== "succeeded" || run.completedAt === undefined) throw new Error(`the ${format} export run failed: ${run.error ?? "no error given"}`);
+      if (run.status !== "succeeded" || run.completedAt === undefined)
+        throw new Error(`the ${format} export run failed: ${run.error ?? "no error given"}`);
       return { run, seconds: (Date.parse(run.completedAt) - Date.parse(run.startedAt)) / 1000 };
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for the ${format} export run`);
@@ -114,16 +148,28 @@ async function exportOnce(runtime: BenchRuntime, token: string, target: SftpTarg
 }
 
 /** The raw rate: the same transactions read with the SDK (query pages, partition by partition) and written by the same writer to a local file. */
-async function rawExport(container: Container, portfolioIds: string[], format: ExportFormat, file: string): Promise<{ rows: number; seconds: number }> {
+async function rawExport(
+  container: Container,
+  portfolioIds: string[],
+  format: ExportFormat,
+  file: string,
+): Promise<{ rows: number; seconds: number }> {
   const started = performance.now();
   async function* records(): AsyncGenerator<Record<string, unknown>> {
     for (const portfolioId of portfolioIds) {
-      const pages = container.items.query<Record<string, unknown>>("SELECT * FROM c WHERE c.docType = 'transaction'", { partitionKey: portfolioId, maxItemCount: 1000 });
+      const pages = container.items.query<Record<string, unknown>>("SELECT * FROM c WHERE c.docType = 'transaction'", {
+        partitionKey: portfolioId,
+        maxItemCount: 1000,
+      });
       while (pages.hasMoreResults()) yield* (await pages.fetchNext()).resources;
     }
   }
   const { columns, columnTypes } = dataSetColumns.transactions;
-  const written = writeExport(format, { exportId: "raw", dataType: "transactions", generatedAt: new Date().toISOString() }, { columns, columnTypes, records: records() });
+  const written = writeExport(
+    format,
+    { exportId: "raw", dataType: "transactions", generatedAt: new Date().toISOString() },
+    { columns, columnTypes, records: records() },
+  );
   const out = createWriteStream(file);
   await pipeline(written.stream, out);
   return { rows: written.rows(), seconds: (performance.now() - started) / 1000 };
@@ -145,20 +191,29 @@ export async function benchExport(runtime: BenchRuntime): Promise<boolean> {
   const token = await adminToken(runtime.baseUrl);
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-export-"));
   const target = await startSftpTarget({ users: [SFTP_USER], root: join(dir, "sftp") });
-  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   try {
     console.log(`\nexport: importing ${fmt(rows)} transactions (${Math.ceil(rows / PER_PORTFOLIO)} portfolios) …`);
     const idle = await withPeakRss(runtime.pid, () => Promise.resolve());
     const { portfolioIds, seconds: importSeconds } = await importTransactions(runtime, token, rows);
     const imported = await withPeakRss(runtime.pid, () => Promise.resolve());
-    console.log(`  imported in ${importSeconds.toFixed(1)} s (${fmt(perSecond(rows, importSeconds))} rows/s); service RSS ${idle.peakMb.toFixed(0)} MB before, ${imported.peakMb.toFixed(0)} MB after`);
+    console.log(
+      `  imported in ${importSeconds.toFixed(1)} s (${fmt(perSecond(rows, importSeconds))} rows/s); service RSS ${idle.peakMb.toFixed(0)} MB before, ${imported.peakMb.toFixed(0)} MB after`,
+    );
     const container = cosmos.database(runtime.database).container("transactions");
 
     const smallIds = portfolioIds.slice(0, Math.max(1, Math.floor(Math.min(SMALL_ROWS, rows) / PER_PORTFOLIO)));
     const small = await withPeakRss(runtime.pid, () => exportOnce(runtime, token, target, "csv", smallIds));
     const csv = await withPeakRss(runtime.pid, () => exportOnce(runtime, token, target, "csv"));
     const csvFile = statSync(join(target.root, "exports/bench", csv.result.run.fileName ?? ""));
-    if (csv.result.run.rows !== rows || csvFile.size !== csv.result.run.bytes) throw new Error(`the CSV run wrote ${csv.result.run.rows} rows, ${csv.result.run.bytes} bytes; the file has ${csvFile.size} bytes`);
+    if (csv.result.run.rows !== rows || csvFile.size !== csv.result.run.bytes)
+      throw new Error(
+        `the CSV run wrote ${csv.result.run.rows} rows, ${csv.result.run.bytes} bytes; the file has ${csvFile.size} bytes`,
+      );
     const rawCsv = await rawExport(container, portfolioIds, "csv", join(dir, "raw.csv"));
     const xlsx = await withPeakRss(runtime.pid, () => exportOnce(runtime, token, target, "xlsx"));
     const rawXlsx = await rawExport(container, portfolioIds, "xlsx", join(dir, "raw.xlsx"));
@@ -170,8 +225,12 @@ export async function benchExport(runtime: BenchRuntime): Promise<boolean> {
     const growth = ((csv.peakMb - small.peakMb) / small.peakMb) * 100;
     const rssMet = Math.max(small.peakMb, csv.peakMb, xlsx.peakMb) < 400 && growth < 20;
     const csvMet = csvRate / rawCsvRate >= 0.5;
-    console.log(`  CSV:  ${fmt(rows)} rows, ${(csvFile.size / 1024 / 1024).toFixed(1)} MB to SFTP in ${csv.result.seconds.toFixed(1)} s = ${fmt(csvRate)} rows/s; raw SDK read + the same writer to a local file ${rawCsv.seconds.toFixed(1)} s = ${fmt(rawCsvRate)} rows/s → ratio ${(csvRate / rawCsvRate).toFixed(2)} (target ≥ 0.5) ${csvMet ? "MET" : "NOT MET"}`);
-    console.log(`  XLSX: ${fmt(rows)} rows, ${((xlsx.result.run.bytes ?? 0) / 1024 / 1024).toFixed(1)} MB to SFTP in ${xlsx.result.seconds.toFixed(1)} s = ${fmt(xlsxRate)} rows/s; raw ${rawXlsx.seconds.toFixed(1)} s = ${fmt(rawXlsxRate)} rows/s → ratio ${(xlsxRate / rawXlsxRate).toFixed(2)} (reported)`);
+    console.log(
+      `  CSV:  ${fmt(rows)} rows, ${(csvFile.size / 1024 / 1024).toFixed(1)} MB to SFTP in ${csv.result.seconds.toFixed(1)} s = ${fmt(csvRate)} rows/s; raw SDK read + the same writer to a local file ${rawCsv.seconds.toFixed(1)} s = ${fmt(rawCsvRate)} rows/s → ratio ${(csvRate / rawCsvRate).toFixed(2)} (target ≥ 0.5) ${csvMet ? "MET" : "NOT MET"}`,
+    );
+    console.log(
+      `  XLSX: ${fmt(rows)} rows, ${((xlsx.result.run.bytes ?? 0) / 1024 / 1024).toFixed(1)} MB to SFTP in ${xlsx.result.seconds.toFixed(1)} s = ${fmt(xlsxRate)} rows/s; raw ${rawXlsx.seconds.toFixed(1)} s = ${fmt(rawXlsxRate)} rows/s → ratio ${(xlsxRate / rawXlsxRate).toFixed(2)} (reported)`,
+    );
     console.log(
       `  peak RSS of the service (the runtime process): ${fmt(small.result.run.rows ?? 0)}-row CSV ${small.peakMb.toFixed(0)} MB, ${fmt(rows)}-row CSV ${csv.peakMb.toFixed(0)} MB (growth ${growth.toFixed(1)}%), ${fmt(rows)}-row XLSX ${xlsx.peakMb.toFixed(0)} MB (target < 400 MB, growth < 20%) → ${rssMet ? "MET" : "NOT MET"}`,
     );
@@ -184,4 +243,3 @@ export async function benchExport(runtime: BenchRuntime): Promise<boolean> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

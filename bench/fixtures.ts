@@ -12,7 +12,12 @@ export function dateAfter(start: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-export async function post(baseUrl: string, token: string, path: string, body: unknown): Promise<{ status: number; body: unknown; ms: number }> {
+export async function post(
+  baseUrl: string,
+  token: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown; ms: number }> {
   const started = performance.now();
   const response = await fetch(`${baseUrl}${path}`, {
     method: "POST",

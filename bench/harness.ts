@@ -17,7 +17,10 @@ export interface BenchRuntime {
 }
 
 /** Starts the local runtime (as `npm start` does) on free ports with a throw-away data folder. */
-export async function startBenchRuntime(extraEnv: Record<string, string> = {}, execArgv: string[] = []): Promise<BenchRuntime> {
+export async function startBenchRuntime(
+  extraEnv: Record<string, string> = {},
+  execArgv: string[] = [],
+): Promise<BenchRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), "ids-bench-"));
   const env: Record<string, string> = {
     ...(await localComponentEnv(dataDir)),
@@ -32,9 +35,12 @@ export async function startBenchRuntime(extraEnv: Record<string, string> = {}, e
     ...(process.env.BENCH_CPU_PROF === undefined ? {} : { LOCAL_CHILD_CPU_PROF: process.env.BENCH_CPU_PROF }),
     ...extraEnv,
   };
-  const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
+  const profile =
+    process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
   const runtime = await launchRuntime(env, { execArgv: [...execArgv, ...profile], timeoutMs: 60_000 });
-  const settings = JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as { Values: Record<string, string> };
+  const settings = JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as {
+    Values: Record<string, string>;
+  };
   return {
     baseUrl: runtime.baseUrl,
     cosmosEndpoint: env.COSMOS_ENDPOINT ?? "",
@@ -60,7 +66,11 @@ export async function adminToken(baseUrl: string): Promise<string> {
 }
 
 /** Runs `op` in `concurrency` loops for `seconds`; returns operations per second and latency percentiles (ms). */
-export async function closedLoop(concurrency: number, seconds: number, op: () => Promise<unknown>): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
+export async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  op: () => Promise<unknown>,
+): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const deadline = performance.now() + seconds * 1000;

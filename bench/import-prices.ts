@@ -21,7 +21,14 @@ function pricesFor(dayOffset: number): PriceRecord[] {
   for (let d = 0; d < DATES; d++) {
     for (let s = 0; s < SECURITIES; s++) {
       // A gentle walk: no day-on-day move comes near the price-jump threshold.
-      out.push({ isin: isinFor(s), date: dateAfter("2023-01-02", dayOffset + d), price: Math.round((100 + s / 10 + d * 0.05) * 100) / 100, currency: "EUR", type: "close", source: "bench" });
+      out.push({
+        isin: isinFor(s),
+        date: dateAfter("2023-01-02", dayOffset + d),
+        price: Math.round((100 + s / 10 + d * 0.05) * 100) / 100,
+        currency: "EUR",
+        type: "close",
+        source: "bench",
+      });
     }
   }
   return out;
@@ -33,15 +40,33 @@ function pricesFor(dayOffset: number): PriceRecord[] {
  */
 export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
   const token = await adminToken(runtime.baseUrl);
-  const securities = Array.from({ length: SECURITIES }, (_, s) => ({ isin: isinFor(s), name: `Bench security ${s}`, assetClass: "equity", currency: "EUR" }));
+  const securities = Array.from({ length: SECURITIES }, (_, s) => ({
+    isin: isinFor(s),
+    name: `Bench security ${s}`,
+    assetClass: "equity",
+    currency: "EUR",
+  }));
   const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
   if (created.status !== 200) throw new Error(`securities import failed: ${JSON.stringify(created.body)}`);
 
   // Raw: the same documents (id, partition key and fields as the service stores them), SDK bulk upserts.
-  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await cosmos.databases.createIfNotExists({ id: "bench-raw" });
-  const { container } = await database.containers.createIfNotExists({ id: "prices", partitionKey: { paths: ["/securityId"] } });
-  const rawDocs = pricesFor(0).map((p) => ({ ...p, id: `${p.date}|${p.type}|${p.source}`, securityId: `sec_${p.isin}`, docType: "price", updatedAt: new Date().toISOString() }));
+  const { container } = await database.containers.createIfNotExists({
+    id: "prices",
+    partitionKey: { paths: ["/securityId"] },
+  });
+  const rawDocs = pricesFor(0).map((p) => ({
+    ...p,
+    id: `${p.date}|${p.type}|${p.source}`,
+    securityId: `sec_${p.isin}`,
+    docType: "price",
+    updatedAt: new Date().toISOString(),
+  }));
   const rawStarted = performance.now();
   // SDK bulk calls carry at most 100 operations per partition key range; 8 run at once, as in the service.
   for (let i = 0; i < rawDocs.length; i += BATCH) await bulkUpsert(container, rawDocs.slice(i, i + BATCH));
@@ -55,8 +80,11 @@ export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
     const started = performance.now();
     const times: number[] = [];
     for (let i = 0; i < records.length; i += BATCH) {
-      const reply = await post(runtime.baseUrl, token, "/api/v1/import/prices", { prices: records.slice(i, i + BATCH) });
-      if (reply.status !== 200) throw new Error(`import failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
+      const reply = await post(runtime.baseUrl, token, "/api/v1/import/prices", {
+        prices: records.slice(i, i + BATCH),
+      });
+      if (reply.status !== 200)
+        throw new Error(`import failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
       times.push(reply.ms);
     }
     return { seconds: (performance.now() - started) / 1000, times };
@@ -69,8 +97,12 @@ export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
   const met = ratio >= 0.5;
   console.log("\n== Import: 100,000 prices, batches of 10,000 ==");
   console.log(`raw SDK bulk upserts into the stand-in:  ${rawRate.toFixed(0)} records/s (${rawSeconds.toFixed(2)} s)`);
-  console.log(`API POST /api/v1/import/prices:          ${apiRate.toFixed(0)} records/s (${result.seconds.toFixed(2)} s; per batch ${result.times.map((t) => (t / 1000).toFixed(2)).join(", ")} s)`);
-  console.log(`re-import of one unchanged batch:        ${(again.ms / 1000).toFixed(2)} s → ${JSON.stringify((again.body as { data?: unknown }).data)}`);
+  console.log(
+    `API POST /api/v1/import/prices:          ${apiRate.toFixed(0)} records/s (${result.seconds.toFixed(2)} s; per batch ${result.times.map((t) => (t / 1000).toFixed(2)).join(", ")} s)`,
+  );
+  console.log(
+    `re-import of one unchanged batch:        ${(again.ms / 1000).toFixed(2)} s → ${JSON.stringify((again.body as { data?: unknown }).data)}`,
+  );
   console.log(`peak RSS of the service process during the import: ${peakMb.toFixed(0)} MB`);
   console.log(`ratio API/raw: ${ratio.toFixed(3)} (target ≥ 0.5) → ${met ? "MET" : "NOT MET"}`);
   console.log(resultLine("import-prices", apiRate, rawRate, 0.5));

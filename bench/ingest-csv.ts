@@ -18,7 +18,11 @@ const FEEDS = "/api/v1/settings/feeds";
 function row(i: number, firstDay = 0): { isin: string; date: string; price: number } {
   const s = i % SECURITIES;
   const d = firstDay + Math.floor(i / SECURITIES);
-  return { isin: isinFor(SECURITY_OFFSET + s), date: dateAfter("2020-01-01", d), price: Math.round((100 + s / 10 + d * 0.01) * 100) / 100 };
+  return {
+    isin: isinFor(SECURITY_OFFSET + s),
+    date: dateAfter("2020-01-01", d),
+    price: Math.round((100 + s / 10 + d * 0.01) * 100) / 100,
+  };
 }
 
 /** Writes an `rows`-row prices CSV, streamed with back-pressure (never built in memory). */
@@ -50,7 +54,8 @@ async function createFeed(runtime: BenchRuntime, token: string, status: "testing
     mapping: { isin: "ISIN", date: "Date", price: "Price", currency: "Currency", type: "Type", source: "Source" },
     status,
   });
-  if (reply.status !== 201) throw new Error(`feed create failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
+  if (reply.status !== 201)
+    throw new Error(`feed create failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
   const data = (reply.body as { data: { id: string; sftp: { username: string; password: string } } }).data;
   return { id: data.id, username: data.sftp.username, password: data.sftp.password };
 }
@@ -68,9 +73,22 @@ interface Job {
  * seconds from the upload's start (`seconds`), and from the upload's end, when the file is committed
  * to `inbound` and ingestion can begin, to the job's completion (`afterUploadSeconds`).
  */
-async function dropAndWait(runtime: BenchRuntime, token: string, feed: Feed, file: string, fileName: string): Promise<{ seconds: number; uploadSeconds: number; afterUploadSeconds: number; job: Job }> {
+async function dropAndWait(
+  runtime: BenchRuntime,
+  token: string,
+  feed: Feed,
+  file: string,
+  fileName: string,
+): Promise<{ seconds: number; uploadSeconds: number; afterUploadSeconds: number; job: Job }> {
   const sftp = new SftpClient();
-  await sftp.connect({ host: "127.0.0.1", port: runtime.sftpPort, username: feed.username, password: feed.password, retries: 0, readyTimeout: 10_000 });
+  await sftp.connect({
+    host: "127.0.0.1",
+    port: runtime.sftpPort,
+    username: feed.username,
+    password: feed.password,
+    retries: 0,
+    readyTimeout: 10_000,
+  });
   const started = performance.now();
   try {
     await sftp.put(createReadStream(file), `/${fileName}`);
@@ -81,14 +99,21 @@ async function dropAndWait(runtime: BenchRuntime, token: string, feed: Feed, fil
   const uploaded = Date.now();
   const deadline = Date.now() + 60 * 60_000;
   for (;;) {
-    const response = await fetch(`${runtime.baseUrl}/api/v1/jobs?feedId=${feed.id}&pageSize=100`, { headers: { Authorization: `Bearer ${token}` } });
+    const response = await fetch(`${runtime.baseUrl}/api/v1/jobs?feedId=${feed.id}&pageSize=100`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     const body = (await response.json()) as { data?: Job[] };
     const job = (body.data ?? []).find((j) => j.fileName === fileName && j.status !== "running");
     if (job !== undefined) {
       const seconds = (performance.now() - started) / 1000;
       // The job's own completion time when it has one (the poll adds up to 100 ms).
       const completed = typeof job.completedAt === "string" ? Date.parse(job.completedAt) : Date.now();
-      return { seconds, uploadSeconds, afterUploadSeconds: Math.min(seconds - uploadSeconds, (completed - uploaded) / 1000), job };
+      return {
+        seconds,
+        uploadSeconds,
+        afterUploadSeconds: Math.min(seconds - uploadSeconds, (completed - uploaded) / 1000),
+        job,
+      };
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${fileName}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -106,15 +131,33 @@ async function parseBaseline(file: string): Promise<{ rows: number; seconds: num
 
 /** Raw SDK bulk upserts of the same price documents into the stand-in, generated 10,000 at a time. */
 async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ seconds: number }> {
-  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const { database } = await cosmos.databases.createIfNotExists({ id: "bench-raw-ingest" });
-  const { container } = await database.containers.createIfNotExists({ id: "prices", partitionKey: { paths: ["/securityId"] } });
+  const { container } = await database.containers.createIfNotExists({
+    id: "prices",
+    partitionKey: { paths: ["/securityId"] },
+  });
   const started = performance.now();
   for (let i = 0; i < rows; i += BATCH) {
     const docs: JSONObject[] = [];
     for (let j = i; j < Math.min(rows, i + BATCH); j++) {
       const r = row(j);
-      docs.push({ isin: r.isin, date: r.date, price: r.price, currency: "EUR", type: "close", source: "bench-feed", id: `${r.date}|close|bench-feed`, securityId: `sec_${r.isin}`, docType: "price", updatedAt: new Date().toISOString() });
+      docs.push({
+        isin: r.isin,
+        date: r.date,
+        price: r.price,
+        currency: "EUR",
+        type: "close",
+        source: "bench-feed",
+        id: `${r.date}|close|bench-feed`,
+        securityId: `sec_${r.isin}`,
+        docType: "price",
+        updatedAt: new Date().toISOString(),
+      });
     }
     await bulkUpsert(container, docs);
   }
@@ -133,7 +176,11 @@ async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ secon
 async function prefill(runtime: BenchRuntime, documents: number): Promise<number> {
   if (documents <= 0) return 0;
   const started = performance.now();
-  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const database = cosmos.database(runtime.database);
   const snapshots = Math.floor(documents / 10);
   const securityId = (k: number): string => `sec_FILL${String(k).padStart(7, "0")}`;
@@ -143,7 +190,15 @@ async function prefill(runtime: BenchRuntime, documents: number): Promise<number
       const n = i + k;
       const securityIds = Array.from({ length: 5 }, (_, h) => securityId((n * 5 + h) % 100_000));
       const date = dateAfter("2020-06-01", n % 1000);
-      return { id: `snap|${date}`, portfolioId: `pf_FILL${n}`, docType: "snapshot", date, securityIds, positions: securityIds.map((id) => ({ securityId: id, quantity: 10 })), updatedAt };
+      return {
+        id: `snap|${date}`,
+        portfolioId: `pf_FILL${n}`,
+        docType: "snapshot",
+        date,
+        securityIds,
+        positions: securityIds.map((id) => ({ securityId: id, quantity: 10 })),
+        updatedAt,
+      };
     });
     await bulkUpsert(database.container("positions"), docs);
   }
@@ -151,7 +206,17 @@ async function prefill(runtime: BenchRuntime, documents: number): Promise<number
     const docs = Array.from({ length: Math.min(BATCH, documents - snapshots - i) }, (_, k) => {
       const n = i + k;
       const date = dateAfter("2019-01-01", n % 500);
-      return { id: `${date}|close|fill`, securityId: securityId(Math.floor(n / 500)), docType: "price", date, type: "close", source: "fill", price: 100, currency: "EUR", updatedAt };
+      return {
+        id: `${date}|close|fill`,
+        securityId: securityId(Math.floor(n / 500)),
+        docType: "price",
+        date,
+        type: "close",
+        source: "fill",
+        price: 100,
+        currency: "EUR",
+        updatedAt,
+      };
     });
     await bulkUpsert(database.container("prices"), docs);
   }
@@ -177,7 +242,8 @@ export function childrenOf(pid: number): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1] === String(pid)) found.push(Number(entry));
+      if (/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1] === String(pid))
+        found.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -191,7 +257,9 @@ export function childrenOf(pid: number): number[] {
  */
 export function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
   } catch {
     return 0;
@@ -217,7 +285,10 @@ async function withPeaks<T>(pid: number, run: () => Promise<T>): Promise<{ resul
   const sample = (): void => {
     const service = rssMb(pid);
     peaks.serviceMb = Math.max(peaks.serviceMb, service);
-    peaks.allMb = Math.max(peaks.allMb, children.reduce((sum, child) => sum + rssMb(child), service));
+    peaks.allMb = Math.max(
+      peaks.allMb,
+      children.reduce((sum, child) => sum + rssMb(child), service),
+    );
   };
   sample();
   const timer = setInterval(sample, 50);
@@ -248,23 +319,35 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), "ids-bench-ingest-"));
   try {
     const filled = Number(process.env.BENCH_INGEST_PREFILL ?? 0);
-    if (filled > 0) console.log(`\nstore pre-filled with ${filled.toLocaleString("en")} documents in ${(await prefill(runtime, filled)).toFixed(1)} s`);
+    if (filled > 0)
+      console.log(
+        `\nstore pre-filled with ${filled.toLocaleString("en")} documents in ${(await prefill(runtime, filled)).toFixed(1)} s`,
+      );
     for (let s = 0; s < SECURITIES; s += 1000) {
-      const securities = Array.from({ length: Math.min(1000, SECURITIES - s) }, (_, k) => ({ isin: isinFor(SECURITY_OFFSET + s + k), name: `Bench feed security ${s + k}`, assetClass: "equity", currency: "EUR" }));
+      const securities = Array.from({ length: Math.min(1000, SECURITIES - s) }, (_, k) => ({
+        isin: isinFor(SECURITY_OFFSET + s + k),
+        name: `Bench feed security ${s + k}`,
+        assetClass: "equity",
+        currency: "EUR",
+      }));
       const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
-      if (created.status !== 200) throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
+      if (created.status !== 200)
+        throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
     }
     const file = join(dir, "prices-n.csv");
     const genStarted = performance.now();
     const size = await writeCsv(file, rows);
-    console.log(`\n== Ingest: ${rows.toLocaleString("en")}-row prices CSV (${mb(size)} MB, ${SECURITIES} securities), written in ${((performance.now() - genStarted) / 1000).toFixed(1)} s ==`);
+    console.log(
+      `\n== Ingest: ${rows.toLocaleString("en")}-row prices CSV (${mb(size)} MB, ${SECURITIES} securities), written in ${((performance.now() - genStarted) / 1000).toFixed(1)} s ==`,
+    );
 
     // parse-csv: a testing feed (dry run: nothing written).
     const parseBase = await parseBaseline(file);
     if (parseBase.rows !== rows) throw new Error(`csv-parse read ${parseBase.rows} rows, expected ${rows}`);
     const testing = await createFeed(runtime, token, "testing");
     const dry = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, testing, file, "prices-testing.csv"));
-    if (dry.result.job.status !== "completed") throw new Error(`testing job: ${JSON.stringify(dry.result.job).slice(0, 1000)}`);
+    if (dry.result.job.status !== "completed")
+      throw new Error(`testing job: ${JSON.stringify(dry.result.job).slice(0, 1000)}`);
     const parseRate = rows / dry.result.afterUploadSeconds;
     const parseRateWithUpload = rows / dry.result.seconds;
     const parseBaseRate = rows / parseBase.seconds;
@@ -276,10 +359,15 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
       // Other dates than the N-row file's, so that file finds nothing already written.
       await writeCsv(smallFile, 100_000, Math.ceil(rows / SECURITIES) + 10);
       const smallFeed = await createFeed(runtime, token, "live");
-      const run = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, smallFeed, smallFile, "prices-small.csv"));
-      if (run.result.job.status !== "completed") throw new Error(`100k live job: ${JSON.stringify(run.result.job).slice(0, 1000)}`);
+      const run = await withPeaks(runtime.pid, () =>
+        dropAndWait(runtime, token, smallFeed, smallFile, "prices-small.csv"),
+      );
+      if (run.result.job.status !== "completed")
+        throw new Error(`100k live job: ${JSON.stringify(run.result.job).slice(0, 1000)}`);
       small = run;
-      console.log(`live feed, 100,000-row file:               ${(100_000 / run.result.seconds).toFixed(0)} rows/s (${run.result.seconds.toFixed(1)} s), peak RSS service ${run.serviceMb.toFixed(0)} MB (with the stand-in and Azurite ${run.allMb.toFixed(0)} MB)`);
+      console.log(
+        `live feed, 100,000-row file:               ${(100_000 / run.result.seconds).toFixed(0)} rows/s (${run.result.seconds.toFixed(1)} s), peak RSS service ${run.serviceMb.toFixed(0)} MB (with the stand-in and Azurite ${run.allMb.toFixed(0)} MB)`,
+      );
     }
 
     // ingest-csv: a second feed, live (another feed, so not a duplicate of the dry run's content).
@@ -287,7 +375,8 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     const rawRate = rows / raw.seconds;
     const live = await createFeed(runtime, token, "live");
     const wet = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, live, file, "prices-live.csv"));
-    if (wet.result.job.status !== "completed") throw new Error(`live job: ${JSON.stringify(wet.result.job).slice(0, 1000)}`);
+    if (wet.result.job.status !== "completed")
+      throw new Error(`live job: ${JSON.stringify(wet.result.job).slice(0, 1000)}`);
     const ingestRate = rows / wet.result.seconds;
     const peakSmall = small?.serviceMb ?? wet.serviceMb;
     const growth = ((wet.serviceMb - peakSmall) / peakSmall) * 100;
@@ -297,22 +386,38 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     const ingestRatio = ingestRate / rawRate;
     const maxPeak = Math.max(dry.serviceMb, wet.serviceMb);
     const rssMet = maxPeak < 400 && growth < 20;
-    console.log(`csv-parse alone (columns: true), in the bench process: ${parseBaseRate.toFixed(0)} rows/s (${parseBase.seconds.toFixed(2)} s)`);
+    console.log(
+      `csv-parse alone (columns: true), in the bench process: ${parseBaseRate.toFixed(0)} rows/s (${parseBase.seconds.toFixed(2)} s)`,
+    );
     console.log(
       `testing feed (parse, map, validate), upload end to job done: ${parseRate.toFixed(0)} rows/s (${dry.result.afterUploadSeconds.toFixed(2)} s); from upload start ${parseRateWithUpload.toFixed(0)} rows/s (${dry.result.seconds.toFixed(1)} s, upload ${dry.result.uploadSeconds.toFixed(1)} s); job counts ${JSON.stringify(dry.result.job.counts)}, peak RSS service ${dry.serviceMb.toFixed(0)} MB`,
     );
-    console.log(`ratio parse-csv: ${parseRatio.toFixed(3)} (target ≥ 0.4) → ${parseRatio >= 0.4 ? "MET" : "NOT MET"}; from upload start ${(parseRateWithUpload / parseBaseRate).toFixed(3)}`);
+    console.log(
+      `ratio parse-csv: ${parseRatio.toFixed(3)} (target ≥ 0.4) → ${parseRatio >= 0.4 ? "MET" : "NOT MET"}; from upload start ${(parseRateWithUpload / parseBaseRate).toFixed(3)}`,
+    );
     console.log(resultLine("parse-csv", parseRate, parseBaseRate, 0.4));
-    console.log(`raw SDK bulk upserts into the stand-in:   ${rawRate.toFixed(0)} records/s (${raw.seconds.toFixed(1)} s)`);
-    console.log(`live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS service ${wet.serviceMb.toFixed(0)} MB`);
-    console.log(`CPU per 1,000 rows of the live file: service ${((wet.serviceCpu / rows) * 1000 * 1000).toFixed(0)} ms, Cosmos stand-in and Azurite ${((wet.childrenCpu / rows) * 1000 * 1000).toFixed(0)} ms`);
-    console.log(`ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`);
+    console.log(
+      `raw SDK bulk upserts into the stand-in:   ${rawRate.toFixed(0)} records/s (${raw.seconds.toFixed(1)} s)`,
+    );
+    console.log(
+      `live feed over SFTP, end to end:          ${ingestRate.toFixed(0)} rows/s (${wet.result.seconds.toFixed(1)} s, upload ${wet.result.uploadSeconds.toFixed(1)} s), job counts ${JSON.stringify(wet.result.job.counts)}, peak RSS service ${wet.serviceMb.toFixed(0)} MB`,
+    );
+    console.log(
+      `CPU per 1,000 rows of the live file: service ${((wet.serviceCpu / rows) * 1000 * 1000).toFixed(0)} ms, Cosmos stand-in and Azurite ${((wet.childrenCpu / rows) * 1000 * 1000).toFixed(0)} ms`,
+    );
+    console.log(
+      `ratio ingest-csv: ${ingestRatio.toFixed(3)} (target ≥ 0.5) → ${ingestRatio >= 0.5 ? "MET" : "NOT MET"}`,
+    );
     console.log(resultLine("ingest-csv", ingestRate, rawRate, 0.5));
-    console.log(`RSS before these runs: service ${idle.serviceMb.toFixed(0)} MB, with the stand-in and Azurite ${idle.allMb.toFixed(0)} MB`);
+    console.log(
+      `RSS before these runs: service ${idle.serviceMb.toFixed(0)} MB, with the stand-in and Azurite ${idle.allMb.toFixed(0)} MB`,
+    );
     console.log(
       `peak RSS of the service (the runtime process running the functions; the stand-in and Azurite are child processes): 100,000-row file ${peakSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.serviceMb.toFixed(0)} MB, growth ${growth.toFixed(1)}% (target < 400 MB, < 20%) → ${rssMet ? "MET" : "NOT MET"}`,
     );
-    console.log(`peak RSS with the stand-in (holding the stored data) and Azurite: 100,000-row file ${allSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.allMb.toFixed(0)} MB (not a target)`);
+    console.log(
+      `peak RSS with the stand-in (holding the stored data) and Azurite: 100,000-row file ${allSmall.toFixed(0)} MB, ${rows.toLocaleString("en")}-row file ${wet.allMb.toFixed(0)} MB (not a target)`,
+    );
     return parseRatio >= 0.4 && ingestRatio >= 0.5 && rssMet;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -43,9 +43,19 @@ export function writePriceSnapshot(cosmosDir: string, db: string, documents: num
     entries.length = 0;
   };
   write({ op: "db", db });
-  write({ op: "coll", db, coll: "prices", def: { id: "prices", partitionKey: { paths: ["/securityId"], kind: "Hash" } } });
+  write({
+    op: "coll",
+    db,
+    coll: "prices",
+    def: { id: "prices", partitionKey: { paths: ["/securityId"], kind: "Hash" } },
+  });
   for (let i = 0; i < documents; i++) {
-    write({ op: "put", db, coll: "prices", doc: priceDoc(Math.floor(i / PRICES_PER_SECURITY), i % PRICES_PER_SECURITY) });
+    write({
+      op: "put",
+      db,
+      coll: "prices",
+      doc: priceDoc(Math.floor(i / PRICES_PER_SECURITY), i % PRICES_PER_SECURITY),
+    });
   }
   flush();
   closeSync(fd);

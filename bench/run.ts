@@ -18,7 +18,15 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.split(",");
   const wants = (name: string): boolean => only === undefined || only.includes(name);
   const results: boolean[] = [];
-  if (wants("read") || wants("import") || wants("import-transactions") || wants("valuation") || wants("ingest") || wants("export") || wants("sftp-memory")) {
+  if (
+    wants("read") ||
+    wants("import") ||
+    wants("import-transactions") ||
+    wants("valuation") ||
+    wants("ingest") ||
+    wants("export") ||
+    wants("sftp-memory")
+  ) {
     const runtime = await startBenchRuntime();
     try {
       if (wants("read")) results.push(await benchApiRead(runtime));

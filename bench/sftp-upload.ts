@@ -42,7 +42,8 @@ export function* csvChunks(bytes: number, chunkBytes = 31 * 1024): Generator<Buf
   let row = 0;
   let pending = "Depot;ISIN;Stichtag;Nominal/Stück;Währung\n";
   while (sent < bytes) {
-    while (pending.length < chunkBytes) pending += `DEPOT-${row % 97};${isinFor(row % 5000)};24.11.2026;${(row++ * 7) % 100000},00;EUR\n`;
+    while (pending.length < chunkBytes)
+      pending += `DEPOT-${row % 97};${isinFor(row % 5000)};24.11.2026;${(row++ * 7) % 100000},00;EUR\n`;
     // The last chunk ends where a row does.
     const size = bytes - sent > chunkBytes ? chunkBytes : pending.indexOf("\n", Math.max(0, bytes - sent - 1)) + 1;
     const chunk = Buffer.from(pending.slice(0, size), "latin1");
@@ -64,7 +65,13 @@ function session(login: SftpLogin): Promise<{ conn: Client; sftp: SFTPWrapper }>
     const conn = new Client();
     conn.on("error", reject);
     conn.on("ready", () => conn.sftp((error, sftp) => (error ? reject(error) : resolve({ conn, sftp }))));
-    conn.connect({ host: login.host, port: login.port, username: login.username, password: login.password, readyTimeout: 20_000 });
+    conn.connect({
+      host: login.host,
+      port: login.port,
+      username: login.username,
+      password: login.password,
+      readyTimeout: 20_000,
+    });
   });
 }
 
@@ -76,7 +83,9 @@ function session(login: SftpLogin): Promise<{ conn: Client; sftp: SFTPWrapper }>
 export async function uploadGenerated(login: SftpLogin, name: string, bytes: number, inFlight = 32): Promise<number> {
   const { conn, sftp } = await session(login);
   try {
-    const handle = await new Promise<Buffer>((resolve, reject) => sftp.open(name, "w", (e, h) => (e ? reject(e) : resolve(h))));
+    const handle = await new Promise<Buffer>((resolve, reject) =>
+      sftp.open(name, "w", (e, h) => (e ? reject(e) : resolve(h))),
+    );
     let position = 0;
     let failure: Error | undefined;
     const waiting = new Set<Promise<void>>();

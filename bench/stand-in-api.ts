@@ -11,7 +11,8 @@ async function p50(url: string, token: string): Promise<{ ms: number; body: unkn
     const started = performance.now();
     const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
     body = await response.json();
-    if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200)
+      throw new Error(`GET ${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -28,10 +29,20 @@ export async function benchApiOnLargeStore(dataDir: string, documents: number): 
   const startSeconds = (performance.now() - started) / 1000;
   try {
     const token = await adminToken(runtime.baseUrl);
-    const securities = [0, 1, 2].map((n) => ({ isin: isinFor(n), name: `Bench security ${n}`, assetClass: "equity", currency: "EUR" }));
+    const securities = [0, 1, 2].map((n) => ({
+      isin: isinFor(n),
+      name: `Bench security ${n}`,
+      assetClass: "equity",
+      currency: "EUR",
+    }));
     const imported = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
     if (imported.status !== 200) throw new Error(`securities import failed: ${JSON.stringify(imported.body)}`);
-    const created = await post(runtime.baseUrl, token, "/api/v1/portfolios", { name: "Bench", code: `BENCH-${Date.now()}`, clientId: "bench", baseCurrency: "EUR" });
+    const created = await post(runtime.baseUrl, token, "/api/v1/portfolios", {
+      name: "Bench",
+      code: `BENCH-${Date.now()}`,
+      clientId: "bench",
+      baseCurrency: "EUR",
+    });
     if (created.status >= 300) throw new Error(`portfolio create failed: ${JSON.stringify(created.body)}`);
     const prices = await p50(`${runtime.baseUrl}/api/v1/securities/${securityIdFor(1)}/prices`, token);
     const rows = (prices.body as { data: unknown[]; pagination: { totalItems?: number } }).data.length;

@@ -18,15 +18,36 @@ const TARGET_LATENCY_SECONDS = 1;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function postWithoutTimeout(url: string, token: string, body: unknown): Promise<{ status: number; body: unknown; ms: number }> {
+function postWithoutTimeout(
+  url: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown; ms: number }> {
   const started = performance.now();
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown, ms: performance.now() - started }));
-    });
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown,
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
@@ -34,7 +55,12 @@ function postWithoutTimeout(url: string, token: string, body: unknown): Promise<
 
 /** When the first transaction.settled entry was written to the outbox (its `appendedAt`). */
 async function firstAppended(database: Database): Promise<number> {
-  const { resources } = await database.container("events").items.query<string>("SELECT TOP 1 VALUE c.appendedAt FROM c WHERE c.event = 'transaction.settled' ORDER BY c.appendedAt").fetchAll();
+  const { resources } = await database
+    .container("events")
+    .items.query<string>(
+      "SELECT TOP 1 VALUE c.appendedAt FROM c WHERE c.event = 'transaction.settled' ORDER BY c.appendedAt",
+    )
+    .fetchAll();
   if (resources[0] === undefined) throw new Error("no transaction.settled entry in the outbox");
   return Date.parse(resources[0]);
 }
@@ -45,11 +71,19 @@ async function firstAppended(database: Database): Promise<number> {
  * like `deliveries`. Returns writes/s and the document size.
  */
 async function pointWriteRate(database: Database, count: number): Promise<{ rate: number; bytes: number }> {
-  const { resources } = await database.container("deliveries").items.query<Record<string, unknown>>("SELECT TOP 1 * FROM c WHERE c.docType = 'delivery' AND c.event = 'transaction.settled'").fetchAll();
+  const { resources } = await database
+    .container("deliveries")
+    .items.query<Record<string, unknown>>(
+      "SELECT TOP 1 * FROM c WHERE c.docType = 'delivery' AND c.event = 'transaction.settled'",
+    )
+    .fetchAll();
   const stored = resources[0];
   if (stored === undefined) throw new Error("no delivery record to copy");
   const { _rid: _r, _self: _s, _etag: _e, _attachments: _a, _ts: _t, ...template } = stored;
-  const { container } = await database.containers.createIfNotExists({ id: "bench-point-writes", partitionKey: { paths: ["/webhookId"] } });
+  const { container } = await database.containers.createIfNotExists({
+    id: "bench-point-writes",
+    partitionKey: { paths: ["/webhookId"] },
+  });
   const webhookIds = [`${String(template.webhookId)}_a`, `${String(template.webhookId)}_b`];
   let next = 0;
   const started = performance.now();
@@ -65,14 +99,32 @@ async function pointWriteRate(database: Database, count: number): Promise<{ rate
 }
 
 /** One settled transaction at a time on the idle service: event timestamp → arrival, in ms, of each delivery. */
-async function idleLatencies(baseUrl: string, token: string, portfolioId: string, isin: string, receivers: readonly BenchReceiver[]): Promise<number[]> {
+async function idleLatencies(
+  baseUrl: string,
+  token: string,
+  portfolioId: string,
+  isin: string,
+  receivers: readonly BenchReceiver[],
+): Promise<number[]> {
   const latencies: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
     await sleep(300);
     const before = receivers.map((r) => r.latencies.length);
-    const transaction = { externalId: `wh-idle-${i}`, portfolioId, isin, type: "buy", status: "settled", tradeDate: "2024-03-01", settlementDate: "2024-03-05", quantity: 1, price: 10, currency: "EUR" };
+    const transaction = {
+      externalId: `wh-idle-${i}`,
+      portfolioId,
+      isin,
+      type: "buy",
+      status: "settled",
+      tradeDate: "2024-03-01",
+      settlementDate: "2024-03-05",
+      quantity: 1,
+      price: 10,
+      currency: "EUR",
+    };
     const imported = await post(baseUrl, token, "/api/v1/import/transactions", { transactions: [transaction] });
-    if (imported.status !== 200) throw new Error(`import failed (${imported.status}): ${JSON.stringify(imported.body)}`);
+    if (imported.status !== 200)
+      throw new Error(`import failed (${imported.status}): ${JSON.stringify(imported.body)}`);
     const deadline = Date.now() + 30_000;
     while (receivers.some((r, n) => r.latencies.length === before[n]) && Date.now() < deadline) await sleep(5);
     receivers.forEach((r, n) => latencies.push(...r.latencies.slice(before[n])));
@@ -90,24 +142,48 @@ async function idleLatencies(baseUrl: string, token: string, portfolioId: string
 export async function benchWebhookDispatch(): Promise<boolean> {
   const receivers = await Promise.all(Array.from({ length: WEBHOOKS }, () => benchReceiver()));
   const runtime = await startBenchRuntime(
-    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", OUTBOX_RELAY_SCHEDULE: "* * * * * *", DELIVERIES_SWEEP_SCHEDULE: "*/10 * * * * *" },
+    {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      OUTBOX_RELAY_SCHEDULE: "* * * * * *",
+      DELIVERIES_SWEEP_SCHEDULE: "*/10 * * * * *",
+    },
     // BENCH_CPU_PROFILE=<dir> writes a CPU profile of the runtime process (while investigating).
-    process.env.BENCH_CPU_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`],
+    process.env.BENCH_CPU_PROFILE === undefined
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`],
   );
-  const cosmos = new CosmosClient({ endpoint: runtime.cosmosEndpoint, key: runtime.cosmosKey, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: runtime.cosmosEndpoint,
+    key: runtime.cosmosKey,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   const database = cosmos.database(runtime.database);
   try {
     const token = await adminToken(runtime.baseUrl);
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
     for (const r of receivers) {
-      const created = await post(runtime.baseUrl, token, "/api/v1/settings/webhooks", { url: r.url, events: ["transaction.settled"], secret, description: "bench" });
-      if (created.status !== 201) throw new Error(`webhook creation failed (${created.status}): ${JSON.stringify(created.body)}`);
+      const created = await post(runtime.baseUrl, token, "/api/v1/settings/webhooks", {
+        url: r.url,
+        events: ["transaction.settled"],
+        secret,
+        description: "bench",
+      });
+      if (created.status !== 201)
+        throw new Error(`webhook creation failed (${created.status}): ${JSON.stringify(created.body)}`);
     }
-    const portfolio = await post(runtime.baseUrl, token, "/api/v1/portfolios", { code: `BENCH-WH-${Date.now()}`, name: "Webhook bench", clientId: "bench", baseCurrency: "EUR", type: "standard" });
+    const portfolio = await post(runtime.baseUrl, token, "/api/v1/portfolios", {
+      code: `BENCH-WH-${Date.now()}`,
+      name: "Webhook bench",
+      clientId: "bench",
+      baseCurrency: "EUR",
+      type: "standard",
+    });
     if (portfolio.status !== 201) throw new Error(`portfolio creation failed: ${JSON.stringify(portfolio.body)}`);
     const portfolioId = (portfolio.body as { data: { id: string } }).data.id;
     const isin = isinFor(900_001);
-    await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities: [{ isin, name: "Webhook bench security", assetClass: "equity", currency: "EUR" }] });
+    await post(runtime.baseUrl, token, "/api/v1/import/securities", {
+      securities: [{ isin, name: "Webhook bench security", assetClass: "equity", currency: "EUR" }],
+    });
     const transactions = Array.from({ length: EVENTS }, (_, i) => ({
       externalId: `wh-bench-${i}`,
       portfolioId,
@@ -125,8 +201,11 @@ export async function benchWebhookDispatch(): Promise<boolean> {
     const { result, peakMb } = await withPeakRss(runtime.pid, async () => {
       const started = Date.now();
       // node:http, not fetch: fetch gives up on an answer after 300 s, and the import shares two cores with the pipeline.
-      const imported = await postWithoutTimeout(`${runtime.baseUrl}/api/v1/import/transactions`, token, { transactions });
-      if (imported.status !== 200) throw new Error(`import failed (${imported.status}): ${JSON.stringify(imported.body).slice(0, 500)}`);
+      const imported = await postWithoutTimeout(`${runtime.baseUrl}/api/v1/import/transactions`, token, {
+        transactions,
+      });
+      if (imported.status !== 200)
+        throw new Error(`import failed (${imported.status}): ${JSON.stringify(imported.body).slice(0, 500)}`);
       const answeredAt = Date.now();
       const deadline = Date.now() + 10 * 60_000;
       let shown = Date.now();
@@ -134,12 +213,15 @@ export async function benchWebhookDispatch(): Promise<boolean> {
         await sleep(100);
         if (Date.now() - shown >= 5000) {
           shown = Date.now();
-          console.error(`  … ${delivered()} of ${DELIVERIES} delivered after ${((shown - started) / 1000).toFixed(0)} s`);
+          console.error(
+            `  … ${delivered()} of ${DELIVERIES} delivered after ${((shown - started) / 1000).toFixed(0)} s`,
+          );
         }
       }
       return { importMs: imported.ms, answeredAt, delivered: delivered() };
     });
-    if (result.delivered < DELIVERIES) throw new Error(`only ${result.delivered} of ${DELIVERIES} deliveries arrived within 10 minutes`);
+    if (result.delivered < DELIVERIES)
+      throw new Error(`only ${result.delivered} of ${DELIVERIES} deliveries arrived within 10 minutes`);
     const firstEvent = await firstAppended(database);
     const last = Math.max(...receivers.map((r) => r.lastAt));
     const seconds = (last - firstEvent) / 1000;
@@ -152,22 +234,57 @@ export async function benchWebhookDispatch(): Promise<boolean> {
     const idle = await idleLatencies(runtime.baseUrl, token, portfolioId, isin, receivers);
     const idleP99 = percentile(idle, 0.99) / 1000;
     const writes = await pointWriteRate(database, DELIVERIES);
-    const samplePayload = JSON.stringify({ id: "msg_raw", event: "transaction.settled", timestamp: new Date().toISOString(), data: { transactionId: "x".repeat(36), portfolioId, securityId: `sec_${isin}`, settlementDate: "2024-03-05", quantity: 1, netAmount: 10, currency: "EUR" } });
-    const rawPosts = await rawPostRate(receivers, DELIVERIES, CONCURRENCY, samplePayload, Buffer.from(secret.slice("whsec_".length), "base64"));
+    const samplePayload = JSON.stringify({
+      id: "msg_raw",
+      event: "transaction.settled",
+      timestamp: new Date().toISOString(),
+      data: {
+        transactionId: "x".repeat(36),
+        portfolioId,
+        securityId: `sec_${isin}`,
+        settlementDate: "2024-03-05",
+        quantity: 1,
+        netAmount: 10,
+        currency: "EUR",
+      },
+    });
+    const rawPosts = await rawPostRate(
+      receivers,
+      DELIVERIES,
+      CONCURRENCY,
+      samplePayload,
+      Buffer.from(secret.slice("whsec_".length), "base64"),
+    );
     const ratio = rate / writes.rate;
     const met = ratio >= TARGET_RATIO && lost === 0 && doubled === 0 && idleP99 < TARGET_LATENCY_SECONDS;
 
-    console.log(`\n== Webhook dispatch: ${EVENTS.toLocaleString("en")} transaction.settled events × ${WEBHOOKS} webhooks = ${DELIVERIES.toLocaleString("en")} signed deliveries ==`);
-    console.log(`import of ${EVENTS.toLocaleString("en")} settled transactions: ${(result.importMs / 1000).toFixed(2)} s`);
-    console.log(`end to end (first event appended → last delivery received): ${seconds.toFixed(2)} s → ${rate.toFixed(0)} deliveries/s`);
-    console.log(`the import answered (its events all published) ${((result.answeredAt - firstEvent) / 1000).toFixed(2)} s after the first event was appended`);
-    console.log(`event timestamp → delivery received, under the burst: p50 ${(percentile(burstLatencies, 0.5) / 1000).toFixed(2)} s, p99 ${(percentile(burstLatencies, 0.99) / 1000).toFixed(2)} s`);
+    console.log(
+      `\n== Webhook dispatch: ${EVENTS.toLocaleString("en")} transaction.settled events × ${WEBHOOKS} webhooks = ${DELIVERIES.toLocaleString("en")} signed deliveries ==`,
+    );
+    console.log(
+      `import of ${EVENTS.toLocaleString("en")} settled transactions: ${(result.importMs / 1000).toFixed(2)} s`,
+    );
+    console.log(
+      `end to end (first event appended → last delivery received): ${seconds.toFixed(2)} s → ${rate.toFixed(0)} deliveries/s`,
+    );
+    console.log(
+      `the import answered (its events all published) ${((result.answeredAt - firstEvent) / 1000).toFixed(2)} s after the first event was appended`,
+    );
+    console.log(
+      `event timestamp → delivery received, under the burst: p50 ${(percentile(burstLatencies, 0.5) / 1000).toFixed(2)} s, p99 ${(percentile(burstLatencies, 0.99) / 1000).toFixed(2)} s`,
+    );
     console.log(`lost: ${lost}; received more than once: ${doubled}`);
     console.log(`peak RSS of the runtime process: ${peakMb.toFixed(0)} MB`);
-    console.log(`baseline: ${DELIVERIES.toLocaleString("en")} point writes of a ${writes.bytes}-byte delivery document into the same Cosmos stand-in, ${CONCURRENCY} at a time: ${writes.rate.toFixed(0)} writes/s`);
+    console.log(
+      `baseline: ${DELIVERIES.toLocaleString("en")} point writes of a ${writes.bytes}-byte delivery document into the same Cosmos stand-in, ${CONCURRENCY} at a time: ${writes.rate.toFixed(0)} writes/s`,
+    );
     console.log(`ratio deliveries/point writes: ${ratio.toFixed(3)} (target ≥ ${TARGET_RATIO})`);
-    console.log(`for reference: ${DELIVERIES.toLocaleString("en")} signed POSTs straight from one process, ${CONCURRENCY} at a time: ${rawPosts.toFixed(0)} POSTs/s`);
-    console.log(`idle: ${LATENCY_SAMPLES} single events one at a time, event timestamp → delivery received: p50 ${(percentile(idle, 0.5) / 1000).toFixed(3)} s, p99 ${idleP99.toFixed(3)} s (target < ${TARGET_LATENCY_SECONDS} s)`);
+    console.log(
+      `for reference: ${DELIVERIES.toLocaleString("en")} signed POSTs straight from one process, ${CONCURRENCY} at a time: ${rawPosts.toFixed(0)} POSTs/s`,
+    );
+    console.log(
+      `idle: ${LATENCY_SAMPLES} single events one at a time, event timestamp → delivery received: p50 ${(percentile(idle, 0.5) / 1000).toFixed(3)} s, p99 ${idleP99.toFixed(3)} s (target < ${TARGET_LATENCY_SECONDS} s)`,
+    );
     console.log(`→ ${met ? "MET" : "NOT MET"}`);
     console.log(resultLine("webhook-dispatch", rate, writes.rate, TARGET_RATIO));
     console.log(resultLine("webhook-latency", idleP99, TARGET_LATENCY_SECONDS, TARGET_LATENCY_SECONDS));

@@ -16,7 +16,15 @@ export interface BenchReceiver {
 }
 
 export async function benchReceiver(): Promise<BenchReceiver> {
-  const r: BenchReceiver = { url: "", server: undefined as unknown as Server, seen: new Map(), latencies: [], lastAt: 0, firstEventAt: Number.POSITIVE_INFINITY, raw: 0 };
+  const r: BenchReceiver = {
+    url: "",
+    server: undefined as unknown as Server,
+    seen: new Map(),
+    latencies: [],
+    lastAt: 0,
+    firstEventAt: Number.POSITIVE_INFINITY,
+    raw: 0,
+  };
   r.server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -49,7 +57,13 @@ export async function closeReceivers(receivers: readonly BenchReceiver[]): Promi
 }
 
 /** `count` signed POSTs straight from this process, `concurrency` at a time, over keep-alive connections; POSTs/s. */
-export async function rawPostRate(receivers: readonly BenchReceiver[], count: number, concurrency: number, payload: string, secret: Buffer): Promise<number> {
+export async function rawPostRate(
+  receivers: readonly BenchReceiver[],
+  count: number,
+  concurrency: number,
+  payload: string,
+  secret: Buffer,
+): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   let next = 0;
   const started = performance.now();
@@ -61,11 +75,20 @@ export async function rawPostRate(receivers: readonly BenchReceiver[], count: nu
         const id = `msg_raw_${i}`;
         const timestamp = String(Math.floor(Date.now() / 1000));
         const signature = createHmac("sha256", secret).update(`${id}.${timestamp}.${payload}`).digest("base64");
-        const headers = { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}`, "x-bench-raw": "1" };
+        const headers = {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": timestamp,
+          "webhook-signature": `v1,${signature}`,
+          "x-bench-raw": "1",
+        };
         await new Promise<void>((resolve, reject) => {
-          const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers, agent }, (res) => {
-            res.resume().on("end", resolve);
-          });
+          const req = request(
+            { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers, agent },
+            (res) => {
+              res.resume().on("end", resolve);
+            },
+          );
           req.on("error", reject);
           req.end(payload);
         });

@@ -14,7 +14,11 @@ export const apiClientsList = endpoint({
   scope: "api.admin",
   query: pageQuery,
   responses: [
-    { status: 200, description: "A page of API clients", schema: z.object({ data: z.array(apiClientSchema), pagination: paginationSchema }) },
+    {
+      status: 200,
+      description: "A page of API clients",
+      schema: z.object({ data: z.array(apiClientSchema), pagination: paginationSchema }),
+    },
   ],
   async handle({ query }) {
     const { page, pageSize } = query;

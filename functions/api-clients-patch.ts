@@ -16,7 +16,10 @@ export const apiClientsPatch = endpoint({
   responses: [{ status: 200, description: "The updated API client", schema: z.object({ data: apiClientSchema }) }],
   errors: [404, 413],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().access.updateApiClient().execute({ clientId: params.clientId, patch: body }) } };
+    return {
+      status: 200,
+      body: { data: await services().access.updateApiClient().execute({ clientId: params.clientId, patch: body }) },
+    };
   },
 });
 

@@ -12,7 +12,13 @@ export const apiClientsRotateSecret = endpoint({
   tag: "System settings",
   scope: "api.admin",
   params: clientIdParams,
-  responses: [{ status: 200, description: "The client with its new secret", schema: z.object({ data: apiClientWithSecretSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "The client with its new secret",
+      schema: z.object({ data: apiClientWithSecretSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params }) {
     const client = await services().access.rotateApiClientSecret().execute(params.clientId);

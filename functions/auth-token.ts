@@ -8,7 +8,10 @@ const tokenForm = z.object({
   grant_type: z.literal("client_credentials"),
   client_id: z.string().optional().meta({ description: "Or use HTTP Basic authentication" }),
   client_secret: z.string().optional().meta({ description: "Or use HTTP Basic authentication" }),
-  scope: z.string().optional().meta({ description: "Space-separated scopes; omitted means every scope the client holds" }),
+  scope: z
+    .string()
+    .optional()
+    .meta({ description: "Space-separated scopes; omitted means every scope the client holds" }),
 });
 
 const tokenResponse = z

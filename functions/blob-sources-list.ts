@@ -13,10 +13,21 @@ export const blobSourcesList = endpoint({
   tag: "System settings",
   scope: "api.admin",
   query: pageQuery,
-  responses: [{ status: 200, description: "A page of blob sources", schema: z.object({ data: z.array(blobSourceSchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of blob sources",
+      schema: z.object({ data: z.array(blobSourceSchema), pagination: paginationSchema }),
+    },
+  ],
   async handle({ query }) {
-    const result = await services().blobSources.listBlobSources().execute({ page: query.page, pageSize: query.pageSize });
-    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
+    const result = await services()
+      .blobSources.listBlobSources()
+      .execute({ page: query.page, pageSize: query.pageSize });
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

@@ -8,7 +8,8 @@ export const blobSourcesPatch = endpoint({
   name: "blob-sources-patch",
   method: "PATCH",
   route: "api/v1/settings/blob-sources/{id}",
-  summary: "Change a blob source (given fields replace the stored ones; a new schedule or enabling recomputes nextRunAt, disabling clears it)",
+  summary:
+    "Change a blob source (given fields replace the stored ones; a new schedule or enabling recomputes nextRunAt, disabling clears it)",
   tag: "System settings",
   scope: "api.admin",
   params: blobSourceIdParams,
@@ -16,7 +17,10 @@ export const blobSourcesPatch = endpoint({
   responses: [{ status: 200, description: "The updated blob source", schema: z.object({ data: blobSourceSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().blobSources.updateBlobSource().execute({ id: params.id, patch: body }) } };
+    return {
+      status: 200,
+      body: { data: await services().blobSources.updateBlobSource().execute({ id: params.id, patch: body }) },
+    };
   },
 });
 

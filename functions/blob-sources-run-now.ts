@@ -9,7 +9,8 @@ export const blobSourcesRunNow = endpoint({
   name: "blob-sources-run-now",
   method: "POST",
   route: "api/v1/settings/blob-sources/{id}/run",
-  summary: "Run a blob source now (also when disabled): the run is queued and answered as running; follow it with GET {id}/runs",
+  summary:
+    "Run a blob source now (also when disabled): the run is queued and answered as running; follow it with GET {id}/runs",
   tag: "System settings",
   scope: "api.admin",
   params: blobSourceIdParams,

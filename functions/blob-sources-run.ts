@@ -12,6 +12,13 @@ export const blobSourcesRun = registerQueueFunction("blob-sources-run", {
   schema: blobSourceMessageSchema,
   handle: async (message, log) => {
     const run = await services().blobSources.runBlobSource().execute(message);
-    if (run !== undefined) log.info("blob source run", { blobSourceId: run.blobSourceId, runId: run.id, status: run.status, copied: run.copied, skipped: run.skipped });
+    if (run !== undefined)
+      log.info("blob source run", {
+        blobSourceId: run.blobSourceId,
+        runId: run.id,
+        status: run.status,
+        copied: run.copied,
+        skipped: run.skipped,
+      });
   },
 });

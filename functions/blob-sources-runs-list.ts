@@ -15,7 +15,13 @@ export const blobSourcesRunsList = endpoint({
   scope: "api.admin",
   params: blobSourceIdParams,
   query: cursorQuery,
-  responses: [{ status: 200, description: "A page of runs", schema: z.object({ data: z.array(blobSourceRunSchema), pagination: cursorPaginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of runs",
+      schema: z.object({ data: z.array(blobSourceRunSchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params, query }) {
     const request = pageRequestOf(query);

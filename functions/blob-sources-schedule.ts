@@ -7,6 +7,9 @@ export const blobSourcesSchedule = registerTimerFunction("blob-sources-schedule"
   schedule: getConfig().BLOB_SOURCES_SCHEDULE,
   handle: async (log) => {
     const runs = await services().blobSources.scheduleBlobSources().execute();
-    if (runs.length > 0) log.info("blob source runs queued", { runs: runs.map((r) => ({ blobSourceId: r.blobSourceId, runId: r.id, scheduledFor: r.scheduledFor })) });
+    if (runs.length > 0)
+      log.info("blob source runs queued", {
+        runs: runs.map((r) => ({ blobSourceId: r.blobSourceId, runId: r.id, scheduledFor: r.scheduledFor })),
+      });
   },
 });

@@ -19,7 +19,10 @@ export const eventsFanOut = registerQueueFunction("events-fan-out", {
     for (const item of Array.isArray(message) ? message : [message]) {
       const event = eventEnvelopeSchema.safeParse(item);
       if (event.success) events.push(event.data);
-      else log.error("an entry of an events message is not an event envelope; dropped", { issues: event.error.issues.slice(0, 5).map((i) => i.message) });
+      else
+        log.error("an entry of an events message is not an event envelope; dropped", {
+          issues: event.error.issues.slice(0, 5).map((i) => i.message),
+        });
     }
     await services().webhooks.fanOutEvents().execute(events);
   },

@@ -18,7 +18,10 @@ export const exceptionsGet = endpoint({
   responses: [{ status: 200, description: "The exception", schema: z.object({ data: dataQualityExceptionSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().investments.getDataQualityException().execute(params.exceptionId) } };
+    return {
+      status: 200,
+      body: { data: await services().investments.getDataQualityException().execute(params.exceptionId) },
+    };
   },
 });
 

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { dataQualityExceptionSchema, dataQualitySeveritySchema, dataQualityStatusSchema, dataQualityTypeSchema } from "../shared/domain/data-quality-exception";
+import {
+  dataQualityExceptionSchema,
+  dataQualitySeveritySchema,
+  dataQualityStatusSchema,
+  dataQualityTypeSchema,
+} from "../shared/domain/data-quality-exception";
 import { cursorPaginationOf, cursorPaginationSchema, cursorQuery, pageRequestOf } from "../shared/domain/page-request";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
@@ -12,8 +17,18 @@ export const exceptionsList = endpoint({
   summary: "Data-quality exceptions, newest first; filters combine",
   tag: "Data quality",
   scope: "api.read",
-  query: cursorQuery.extend({ type: dataQualityTypeSchema.optional(), status: dataQualityStatusSchema.optional(), severity: dataQualitySeveritySchema.optional() }),
-  responses: [{ status: 200, description: "A page of exceptions", schema: z.object({ data: z.array(dataQualityExceptionSchema), pagination: cursorPaginationSchema }) }],
+  query: cursorQuery.extend({
+    type: dataQualityTypeSchema.optional(),
+    status: dataQualityStatusSchema.optional(),
+    severity: dataQualitySeveritySchema.optional(),
+  }),
+  responses: [
+    {
+      status: 200,
+      description: "A page of exceptions",
+      schema: z.object({ data: z.array(dataQualityExceptionSchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const { type, status, severity, ...paging } = query;
     const request = pageRequestOf(paging);

@@ -14,10 +14,15 @@ export const exceptionsPatch = endpoint({
   scope: "api.write",
   params: z.object({ exceptionId: idParam(200) }),
   body: z.strictObject({ status: z.literal("resolved") }).meta({ id: "ExceptionPatch" }),
-  responses: [{ status: 200, description: "The resolved exception", schema: z.object({ data: dataQualityExceptionSchema }) }],
+  responses: [
+    { status: 200, description: "The resolved exception", schema: z.object({ data: dataQualityExceptionSchema }) },
+  ],
   errors: [404, 409, 413],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().investments.resolveDataQualityException().execute(params.exceptionId) } };
+    return {
+      status: 200,
+      body: { data: await services().investments.resolveDataQualityException().execute(params.exceptionId) },
+    };
   },
 });
 

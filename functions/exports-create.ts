@@ -8,11 +8,19 @@ export const exportsCreate = endpoint({
   name: "exports-create",
   method: "POST",
   route: "api/v1/settings/exports",
-  summary: "Schedule an export of a data type, as CSV, XLSX or JSON, to an SFTP server or a blob container; answers with nextRunAt (UTC). Destination secrets are write-only",
+  summary:
+    "Schedule an export of a data type, as CSV, XLSX or JSON, to an SFTP server or a blob container; answers with nextRunAt (UTC). Destination secrets are write-only",
   tag: "System settings",
   scope: "api.admin",
   body: exportCreateSchema,
-  responses: [{ status: 201, description: "Created", schema: z.object({ data: exportSchema }), headers: { Location: "URL of the new export" } }],
+  responses: [
+    {
+      status: 201,
+      description: "Created",
+      schema: z.object({ data: exportSchema }),
+      headers: { Location: "URL of the new export" },
+    },
+  ],
   errors: [413, 422],
   async handle({ body }) {
     const created = await services().exports.createExport().execute(body);

@@ -8,7 +8,8 @@ export const exportsGet = endpoint({
   name: "exports-get",
   method: "GET",
   route: "api/v1/settings/exports/{id}",
-  summary: "Get a scheduled export (destination secrets are never returned: hasPassword / hasPrivateKey say whether one is stored)",
+  summary:
+    "Get a scheduled export (destination secrets are never returned: hasPassword / hasPrivateKey say whether one is stored)",
   tag: "System settings",
   scope: "api.admin",
   params: exportIdParams,

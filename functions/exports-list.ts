@@ -13,10 +13,19 @@ export const exportsList = endpoint({
   tag: "System settings",
   scope: "api.admin",
   query: pageQuery,
-  responses: [{ status: 200, description: "A page of exports", schema: z.object({ data: z.array(exportSchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of exports",
+      schema: z.object({ data: z.array(exportSchema), pagination: paginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const result = await services().exports.listExports().execute({ page: query.page, pageSize: query.pageSize });
-    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

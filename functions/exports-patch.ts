@@ -18,7 +18,10 @@ export const exportsPatch = endpoint({
   responses: [{ status: 200, description: "The updated export", schema: z.object({ data: exportSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().exports.updateExport().execute({ id: params.id, patch: body }) } };
+    return {
+      status: 200,
+      body: { data: await services().exports.updateExport().execute({ id: params.id, patch: body }) },
+    };
   },
 });
 

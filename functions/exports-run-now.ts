@@ -9,7 +9,8 @@ export const exportsRunNow = endpoint({
   name: "exports-run-now",
   method: "POST",
   route: "api/v1/settings/exports/{id}/run",
-  summary: "Run an export now (scheduledFor is this moment, and the naming tokens use it); the run proceeds in the background: follow it in GET {id}/runs",
+  summary:
+    "Run an export now (scheduledFor is this moment, and the naming tokens use it); the run proceeds in the background: follow it in GET {id}/runs",
   tag: "System settings",
   scope: "api.admin",
   params: exportIdParams,

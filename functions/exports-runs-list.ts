@@ -15,11 +15,22 @@ export const exportsRunsList = endpoint({
   scope: "api.admin",
   params: exportIdParams,
   query: pageQuery,
-  responses: [{ status: 200, description: "A page of runs", schema: z.object({ data: z.array(exportRunSchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of runs",
+      schema: z.object({ data: z.array(exportRunSchema), pagination: paginationSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params, query }) {
-    const result = await services().exports.listExportRuns().execute({ id: params.id, request: { page: query.page, pageSize: query.pageSize } });
-    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
+    const result = await services()
+      .exports.listExportRuns()
+      .execute({ id: params.id, request: { page: query.page, pageSize: query.pageSize } });
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

@@ -1,5 +1,8 @@
 import { app, type InvocationContext } from "@azure/functions";
-import { blobTriggerReferenceSchema, registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+import {
+  blobTriggerReferenceSchema,
+  registerBlobTriggerReferences,
+} from "../shared/adapters/blob/blob-trigger-reference";
 import { INBOUND } from "../shared/app/feeds/ingest-file-parts";
 import { services } from "../shared/composition";
 import { inInvocationTrace, invocationLog } from "../shared/triggers/invocation-log";
@@ -12,11 +15,18 @@ export function feedFilesIngest(blob: unknown, context: InvocationContext): Prom
   // In the invocation's trace context: the import's events, valuations and webhooks continue it.
   return inInvocationTrace(context, async () => {
     const { containerName, blobName } = blobTriggerReferenceSchema.parse(blob);
-    if (containerName !== INBOUND) throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
+    if (containerName !== INBOUND)
+      throw new Error(`feed-files-ingest was triggered for a blob of '${containerName}', not '${INBOUND}'`);
     const outcome = await services().feeds.ingestFile().execute(blobName);
     invocationLog(context).info("inbound file", { name: blobName, ...outcome });
   });
 }
 
 // Flex Consumption runs blob triggers from Event Grid only (the subscription: infra/README.md).
-app.storageBlob("feed-files-ingest", { path: `${INBOUND}/{name}`, connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, handler: feedFilesIngest });
+app.storageBlob("feed-files-ingest", {
+  path: `${INBOUND}/{name}`,
+  connection: "AzureWebJobsStorage",
+  source: "EventGrid",
+  sdkBinding: true,
+  handler: feedFilesIngest,
+});

@@ -8,7 +8,8 @@ export const feedsCreate = endpoint({
   name: "feeds-create",
   method: "POST",
   route: "api/v1/settings/feeds",
-  summary: "Create a feed (how a provider's files are recognised, read, mapped and validated) with its SFTP login (in Azure a local user of the storage account, home inbound/<feedId>); the generated password is shown only in this response",
+  summary:
+    "Create a feed (how a provider's files are recognised, read, mapped and validated) with its SFTP login (in Azure a local user of the storage account, home inbound/<feedId>); the generated password is shown only in this response",
   tag: "System settings",
   scope: "api.admin",
   body: feedCreateSchema,
@@ -23,7 +24,11 @@ export const feedsCreate = endpoint({
   errors: [413, 422],
   async handle({ body }) {
     const feed = await services().feeds.createFeed().execute(body);
-    return { status: 201, body: { data: feed }, headers: { Location: `/api/v1/settings/feeds/${feed.id}`, "Cache-Control": "no-store" } };
+    return {
+      status: 201,
+      body: { data: feed },
+      headers: { Location: `/api/v1/settings/feeds/${feed.id}`, "Cache-Control": "no-store" },
+    };
   },
 });
 

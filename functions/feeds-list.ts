@@ -13,10 +13,19 @@ export const feedsList = endpoint({
   tag: "System settings",
   scope: "api.admin",
   query: pageQuery,
-  responses: [{ status: 200, description: "A page of feeds", schema: z.object({ data: z.array(feedSchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of feeds",
+      schema: z.object({ data: z.array(feedSchema), pagination: paginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const result = await services().feeds.listFeeds().execute(query);
-    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

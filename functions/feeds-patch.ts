@@ -8,7 +8,8 @@ export const feedsPatch = endpoint({
   name: "feeds-patch",
   method: "PATCH",
   route: "api/v1/settings/feeds/{id}",
-  summary: "Change any field of a feed but its id (given fields replace the stored ones whole; the result is validated as a whole), or set sftp.publicKeys (OpenSSH format) for key login; a feed going from paused to testing or live has the files waiting in its inbox ingested",
+  summary:
+    "Change any field of a feed but its id (given fields replace the stored ones whole; the result is validated as a whole), or set sftp.publicKeys (OpenSSH format) for key login; a feed going from paused to testing or live has the files waiting in its inbox ingested",
   tag: "System settings",
   scope: "api.admin",
   params: feedIdParams,

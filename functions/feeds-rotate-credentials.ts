@@ -12,7 +12,13 @@ export const feedsRotateCredentials = endpoint({
   tag: "System settings",
   scope: "api.admin",
   params: feedIdParams,
-  responses: [{ status: 200, description: "The feed with its new SFTP password", schema: z.object({ data: feedWithPasswordSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "The feed with its new SFTP password",
+      schema: z.object({ data: feedWithPasswordSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params }) {
     const feed = await services().feeds.rotateFeedCredentials().execute(params.id);

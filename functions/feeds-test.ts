@@ -6,7 +6,10 @@ import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
 const dryRunQuery = z.object({
-  fileName: z.string().min(1).max(255).meta({ description: "The sample's file name, matched against the feed's filePattern", example: "positions_20240328.csv" }),
+  fileName: z.string().min(1).max(255).meta({
+    description: "The sample's file name, matched against the feed's filePattern",
+    example: "positions_20240328.csv",
+  }),
 });
 
 const rowErrorSchema = z.object({
@@ -22,11 +25,14 @@ const dryRunSchema = z
     valid: z.number().int(),
     rejected: z.number().int(),
     verdict: z.enum(["accepted", "rejected"]).meta({
-      description: "What ingestion would do with this file under the feed's validation: write its valid rows (accepted), or quarantine it whole, writing nothing (rejected)",
+      description:
+        "What ingestion would do with this file under the feed's validation: write its valid rows (accepted), or quarantine it whole, writing nothing (rejected)",
     }),
     reason: z.string().optional().meta({ description: "Why the file would be rejected" }),
     errors: z.array(rowErrorSchema).meta({ description: "The first 1,000 row errors" }),
-    errorsTruncated: z.boolean().meta({ description: "True when the file has more row errors than listed (the counts are complete)" }),
+    errorsTruncated: z
+      .boolean()
+      .meta({ description: "True when the file has more row errors than listed (the counts are complete)" }),
     preview: z.array(z.record(z.string(), z.unknown())).meta({ description: "The first 20 valid mapped records" }),
   })
   .meta({ id: "FeedDryRun" });
@@ -35,7 +41,8 @@ export const feedsTest = endpoint({
   name: "feeds-test",
   method: "POST",
   route: "api/v1/settings/feeds/{id}/test",
-  summary: "Dry run: the first pass of ingestion on a sample file (the raw body, any content type, up to 10 MB): parsed, mapped and validated as the feed would, with the verdict a delivered file would get; nothing is written",
+  summary:
+    "Dry run: the first pass of ingestion on a sample file (the raw body, any content type, up to 10 MB): parsed, mapped and validated as the feed would, with the verdict a delivered file would get; nothing is written",
   tag: "System settings",
   scope: "api.admin",
   params: feedIdParams,
@@ -46,7 +53,14 @@ export const feedsTest = endpoint({
   responses: [{ status: 200, description: "What the file would give", schema: z.object({ data: dryRunSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, query, bytes }) {
-    return { status: 200, body: { data: await services().feeds.dryRunFeed().execute({ id: params.id, fileName: query.fileName, file: bytes ?? Buffer.alloc(0) }) } };
+    return {
+      status: 200,
+      body: {
+        data: await services()
+          .feeds.dryRunFeed()
+          .execute({ id: params.id, fileName: query.fileName, file: bytes ?? Buffer.alloc(0) }),
+      },
+    };
   },
 });
 

@@ -21,7 +21,10 @@ const holdingSchema = z
     fxMethod: z.string().nullable().meta({ description: "identity, direct, inverse or cross (through USD)" }),
     marketValue: z.number().nullable().meta({ description: "In the portfolio's base currency" }),
     weight: z.number().nullable(),
-    via: z.array(z.string()).optional().meta({ description: "Fund security ids a looked-through holding came through, outermost first" }),
+    via: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "Fund security ids a looked-through holding came through, outermost first" }),
   })
   .meta({ id: "Holding" });
 
@@ -51,7 +54,14 @@ export const holdingsGet = endpoint({
   responses: [{ status: 200, description: "The holdings", schema: z.object({ data: holdingsSchema }) }],
   errors: [404],
   async handle({ params, query }) {
-    return { status: 200, body: { data: await services().investments.getHoldings().execute({ portfolioId: params.portfolioId, date: query.date, lookThrough: query.lookThrough }) } };
+    return {
+      status: 200,
+      body: {
+        data: await services()
+          .investments.getHoldings()
+          .execute({ portfolioId: params.portfolioId, date: query.date, lookThrough: query.lookThrough }),
+      },
+    };
   },
 });
 

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
-import { dataTypes, importBodySchema, importResultSchema, MAX_IMPORT_BYTES, dataTypeSchema } from "../shared/domain/import-payload";
+import {
+  dataTypes,
+  importBodySchema,
+  importResultSchema,
+  MAX_IMPORT_BYTES,
+  dataTypeSchema,
+} from "../shared/domain/import-payload";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -8,7 +14,8 @@ export const importPost = endpoint({
   name: "import-post",
   method: "POST",
   route: "api/v1/import/{dataType}",
-  summary: "Import positions, transactions, prices, fx-rates or securities (all-or-nothing validation, idempotent upserts)",
+  summary:
+    "Import positions, transactions, prices, fx-rates or securities (all-or-nothing validation, idempotent upserts)",
   tag: "Import",
   scope: "api.write",
   params: z.object({ dataType: dataTypeSchema }),
@@ -21,23 +28,36 @@ export const importPost = endpoint({
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,255}$/)
       .optional()
-      .meta({ description: "Same key and body within 24 h replay the stored response; another body is 422; while the first runs, 409" }),
+      .meta({
+        description:
+          "Same key and body within 24 h replay the stored response; another body is 422; while the first runs, 409",
+      }),
   }),
   responses: [
     {
       status: 200,
       description: "Imported; counts of records created, updated and unchanged, and the refresh job",
       schema: z.object({ data: importResultSchema }),
-      headers: { "Idempotent-Replayed": "true when this is the stored response of an earlier request with the same Idempotency-Key" },
+      headers: {
+        "Idempotent-Replayed":
+          "true when this is the stored response of an earlier request with the same Idempotency-Key",
+      },
     },
   ],
   errors: [409, 413],
   async handle({ params, body, rawBody, principal, request, requestId }) {
     const svc = services();
-    const result = await svc.access.idempotency().run(`${principal?.clientId ?? ""}|import|${params.dataType}`, request.headers.get("idempotency-key"), rawBody ?? "", async () => ({
-      status: 200,
-      body: { data: await svc.investments.importRecords().execute({ dataType: params.dataType, body }) },
-    }));
+    const result = await svc.access
+      .idempotency()
+      .run(
+        `${principal?.clientId ?? ""}|import|${params.dataType}`,
+        request.headers.get("idempotency-key"),
+        rawBody ?? "",
+        async () => ({
+          status: 200,
+          body: { data: await svc.investments.importRecords().execute({ dataType: params.dataType, body }) },
+        }),
+      );
     const responseBody = result.status >= 400 ? withRequestId(result.body, requestId) : result.body;
     const headers: Record<string, string> = result.replayed ? { "Idempotent-Replayed": "true" } : {};
     return { status: result.status, body: responseBody, headers };

@@ -13,12 +13,28 @@ export const jobsList = endpoint({
   summary: "Refresh jobs, newest first",
   tag: "Jobs",
   scope: "api.read",
-  query: cursorQuery.extend({ status: z.enum(["running", "completed", "failed"]).optional(), dataType: dataTypeSchema.optional(), source: jobSchema.shape.source.optional(), feedId: z.string().min(1).max(100).optional() }),
-  responses: [{ status: 200, description: "A page of jobs", schema: z.object({ data: z.array(jobSchema), pagination: cursorPaginationSchema }) }],
+  query: cursorQuery.extend({
+    status: z.enum(["running", "completed", "failed"]).optional(),
+    dataType: dataTypeSchema.optional(),
+    source: jobSchema.shape.source.optional(),
+    feedId: z.string().min(1).max(100).optional(),
+  }),
+  responses: [
+    {
+      status: 200,
+      description: "A page of jobs",
+      schema: z.object({ data: z.array(jobSchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const { status, dataType, source, feedId, ...paging } = query;
     const request = pageRequestOf(paging);
-    const filter = { ...(status ? { status } : {}), ...(dataType ? { dataType } : {}), ...(source ? { source } : {}), ...(feedId ? { feedId } : {}) };
+    const filter = {
+      ...(status ? { status } : {}),
+      ...(dataType ? { dataType } : {}),
+      ...(source ? { source } : {}),
+      ...(feedId ? { feedId } : {}),
+    };
     const result = await services().investments.listJobs().execute({ filter, page: request });
     return { status: 200, body: { data: result.items, pagination: cursorPaginationOf(request, result) } };
   },

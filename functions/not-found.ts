@@ -18,7 +18,9 @@ export const notFound = endpoint({
       decodeURIComponent(path);
     } catch {
       // `%ZZ` or a lone `%`: the client sent a path no route could ever match.
-      throw new AppError("INVALID_REQUEST", "The request path has malformed percent-encoding", { details: [{ field: "path", message: "every % must start a valid UTF-8 escape such as %20" }] });
+      throw new AppError("INVALID_REQUEST", "The request path has malformed percent-encoding", {
+        details: [{ field: "path", message: "every % must start a valid UTF-8 escape such as %20" }],
+      });
     }
     const allowed = allowedMethods(path);
     if (allowed.length > 0) {

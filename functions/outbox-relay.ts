@@ -7,6 +7,10 @@ export const outboxRelay = registerTimerFunction("outbox-relay", {
   schedule: getConfig().OUTBOX_RELAY_SCHEDULE,
   handle: async (log) => {
     const published = await services().core.relayOutbox().execute();
-    if (published.length > 0) log.warn("outbox events re-published by the relay", { count: published.length, eventIds: published.slice(0, 20) });
+    if (published.length > 0)
+      log.warn("outbox events re-published by the relay", {
+        count: published.length,
+        eventIds: published.slice(0, 20),
+      });
   },
 });

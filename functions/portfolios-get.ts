@@ -4,7 +4,6 @@ import { portfolioIdParams, portfolioSchema } from "../shared/domain/portfolio";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
-
 export const portfoliosGet = endpoint({
   name: "portfolios-get",
   method: "GET",

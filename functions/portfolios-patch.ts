@@ -16,7 +16,10 @@ export const portfoliosPatch = endpoint({
   responses: [{ status: 200, description: "The updated portfolio", schema: z.object({ data: portfolioSchema }) }],
   errors: [404, 409, 413],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().investments.updatePortfolio().execute({ id: params.portfolioId, patch: body }) } };
+    return {
+      status: 200,
+      body: { data: await services().investments.updatePortfolio().execute({ id: params.portfolioId, patch: body }) },
+    };
   },
 });
 

@@ -21,7 +21,13 @@ export const securitiesList = endpoint({
     currency: currencyCode.optional(),
     q: z.string().min(1).max(100).optional().meta({ description: "Name starts with (case-insensitive)" }),
   }),
-  responses: [{ status: 200, description: "A page of securities, ordered by id", schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of securities, ordered by id",
+      schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const { page, pageSize, ...filter } = query;
     const result = await services().investments.listSecurities().execute({ filter, page: { page, pageSize } });

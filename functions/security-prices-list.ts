@@ -17,14 +17,22 @@ export const securityPricesList = endpoint({
   scope: "api.read",
   params: securityIdParams,
   query: cursorQuery.extend({ from: isoDate.optional(), to: isoDate.optional(), type: priceTypeSchema.optional() }),
-  responses: [{ status: 200, description: "A page of prices", schema: z.object({ data: z.array(priceSchema), pagination: cursorPaginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of prices",
+      schema: z.object({ data: z.array(priceSchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params, query }) {
     const { from, to, type, ...paging } = query;
     checkRange(from, to);
     const request = pageRequestOf(paging);
     const filter = { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(type ? { type } : {}) };
-    const page = await services().investments.listSecurityPrices().execute({ security: params.securityId, filter, page: request });
+    const page = await services()
+      .investments.listSecurityPrices()
+      .execute({ security: params.securityId, filter, page: request });
     return { status: 200, body: { data: page.items, pagination: cursorPaginationOf(request, page) } };
   },
 });

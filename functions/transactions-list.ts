@@ -22,7 +22,13 @@ export const transactionsList = endpoint({
     type: transactionTypeSchema.optional(),
     status: transactionStatusSchema.optional(),
   }),
-  responses: [{ status: 200, description: "A page of transactions", schema: z.object({ data: z.array(transactionSchema), pagination: cursorPaginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of transactions",
+      schema: z.object({ data: z.array(transactionSchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const { page, pageSize, cursor, ...filter } = query;
     checkRange(filter.from, filter.to);

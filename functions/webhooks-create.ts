@@ -8,7 +8,8 @@ export const webhooksCreate = endpoint({
   name: "webhooks-create",
   method: "POST",
   route: "api/v1/settings/webhooks",
-  summary: "Subscribe a URL to events: a signed webhook.test event is sent first and the webhook saved only if the URL answers 2xx within 15 s; the secret is shown only in this response",
+  summary:
+    "Subscribe a URL to events: a signed webhook.test event is sent first and the webhook saved only if the URL answers 2xx within 15 s; the secret is shown only in this response",
   tag: "System settings",
   scope: "api.admin",
   body: webhookCreateSchema,
@@ -23,7 +24,11 @@ export const webhooksCreate = endpoint({
   errors: [413, 422],
   async handle({ body }) {
     const webhook = await services().webhooks.createWebhook().execute(body);
-    return { status: 201, body: { data: webhook }, headers: { Location: `/api/v1/settings/webhooks/${webhook.id}`, "Cache-Control": "no-store" } };
+    return {
+      status: 201,
+      body: { data: webhook },
+      headers: { Location: `/api/v1/settings/webhooks/${webhook.id}`, "Cache-Control": "no-store" },
+    };
   },
 });
 

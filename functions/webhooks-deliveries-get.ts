@@ -16,7 +16,14 @@ export const webhooksDeliveriesGet = endpoint({
   responses: [{ status: 200, description: "The delivery", schema: z.object({ data: deliveryDetailSchema }) }],
   errors: [404],
   async handle({ params }) {
-    return { status: 200, body: { data: await services().webhooks.getWebhookDelivery().execute({ webhookId: params.id, deliveryId: params.deliveryId }) } };
+    return {
+      status: 200,
+      body: {
+        data: await services()
+          .webhooks.getWebhookDelivery()
+          .execute({ webhookId: params.id, deliveryId: params.deliveryId }),
+      },
+    };
   },
 });
 

@@ -14,8 +14,17 @@ export const webhooksDeliveriesList = endpoint({
   tag: "System settings",
   scope: "api.admin",
   params: z.object({ id: idParam() }),
-  query: cursorQuery.extend({ status: z.enum(deliveryStatuses).optional(), event: z.enum(deliveryEventNames).optional() }),
-  responses: [{ status: 200, description: "A page of deliveries", schema: z.object({ data: z.array(deliverySchema), pagination: cursorPaginationSchema }) }],
+  query: cursorQuery.extend({
+    status: z.enum(deliveryStatuses).optional(),
+    event: z.enum(deliveryEventNames).optional(),
+  }),
+  responses: [
+    {
+      status: 200,
+      description: "A page of deliveries",
+      schema: z.object({ data: z.array(deliverySchema), pagination: cursorPaginationSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params, query }) {
     const { status, event, ...paging } = query;

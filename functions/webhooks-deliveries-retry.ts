@@ -13,10 +13,19 @@ export const webhooksDeliveriesRetry = endpoint({
   tag: "System settings",
   scope: "api.admin",
   params: z.object({ id: idParam(), deliveryId: idParam() }),
-  responses: [{ status: 202, description: "The delivery, pending again and queued", schema: z.object({ data: deliverySchema }) }],
+  responses: [
+    { status: 202, description: "The delivery, pending again and queued", schema: z.object({ data: deliverySchema }) },
+  ],
   errors: [404, 409],
   async handle({ params }) {
-    return { status: 202, body: { data: await services().webhooks.retryWebhookDelivery().execute({ webhookId: params.id, deliveryId: params.deliveryId }) } };
+    return {
+      status: 202,
+      body: {
+        data: await services()
+          .webhooks.retryWebhookDelivery()
+          .execute({ webhookId: params.id, deliveryId: params.deliveryId }),
+      },
+    };
   },
 });
 

@@ -13,10 +13,19 @@ export const webhooksList = endpoint({
   tag: "System settings",
   scope: "api.admin",
   query: pageQuery,
-  responses: [{ status: 200, description: "A page of webhooks", schema: z.object({ data: z.array(webhookSchema), pagination: paginationSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "A page of webhooks",
+      schema: z.object({ data: z.array(webhookSchema), pagination: paginationSchema }),
+    },
+  ],
   async handle({ query }) {
     const result = await services().webhooks.listWebhooks().execute(query);
-    return { status: 200, body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) } };
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },
+    };
   },
 });
 

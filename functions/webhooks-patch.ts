@@ -8,7 +8,8 @@ export const webhooksPatch = endpoint({
   name: "webhooks-patch",
   method: "PATCH",
   route: "api/v1/settings/webhooks/{id}",
-  summary: "Change a webhook's url (verified with a webhook.test event first), events, description or status (enabled clears disabledReason)",
+  summary:
+    "Change a webhook's url (verified with a webhook.test event first), events, description or status (enabled clears disabledReason)",
   tag: "System settings",
   scope: "api.admin",
   params: webhookIdParams,
@@ -16,7 +17,10 @@ export const webhooksPatch = endpoint({
   responses: [{ status: 200, description: "The updated webhook", schema: z.object({ data: webhookSchema }) }],
   errors: [404, 413, 422],
   async handle({ params, body }) {
-    return { status: 200, body: { data: await services().webhooks.updateWebhook().execute({ id: params.id, patch: body }) } };
+    return {
+      status: 200,
+      body: { data: await services().webhooks.updateWebhook().execute({ id: params.id, patch: body }) },
+    };
   },
 });
 

@@ -8,11 +8,18 @@ export const webhooksRotateSecret = endpoint({
   name: "webhooks-rotate-secret",
   method: "POST",
   route: "api/v1/settings/webhooks/{id}/rotate-secret",
-  summary: "Replace a webhook's signing secret (shown only in this response); for 24 h deliveries carry a signature with the old secret too",
+  summary:
+    "Replace a webhook's signing secret (shown only in this response); for 24 h deliveries carry a signature with the old secret too",
   tag: "System settings",
   scope: "api.admin",
   params: webhookIdParams,
-  responses: [{ status: 200, description: "The webhook with its new secret", schema: z.object({ data: webhookWithSecretSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "The webhook with its new secret",
+      schema: z.object({ data: webhookWithSecretSchema }),
+    },
+  ],
   errors: [404],
   async handle({ params }) {
     const webhook = await services().webhooks.rotateWebhookSecret().execute(params.id);

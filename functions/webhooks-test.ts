@@ -13,7 +13,13 @@ export const webhooksTest = endpoint({
   tag: "System settings",
   scope: "api.admin",
   params: z.object({ id: idParam() }),
-  responses: [{ status: 200, description: "The test delivery after its first attempt", schema: z.object({ data: deliverySchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "The test delivery after its first attempt",
+      schema: z.object({ data: deliverySchema }),
+    },
+  ],
   errors: [404],
   async handle({ params }) {
     return { status: 200, body: { data: await services().webhooks.testWebhook().execute(params.id) } };

@@ -6,18 +6,32 @@
 // `--no-install` leaves node_modules out (to look at the package; the tests do).
 "use strict";
 const { execFileSync } = require("node:child_process");
-const { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require("node:fs");
 const { join } = require("node:path");
 
 const root = join(__dirname, "..");
 const out = join(root, ".deploy");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-const run = (command, args, cwd) => execFileSync(command, args, { cwd, stdio: "inherit", shell: process.platform === "win32" });
+const run = (command, args, cwd) =>
+  execFileSync(command, args, { cwd, stdio: "inherit", shell: process.platform === "win32" });
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out);
 // Compiled straight into the package, so that dist/ (the local runtime's build) is left alone.
-run(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", join(out, "dist")], root);
+run(
+  process.execPath,
+  [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", join(out, "dist")],
+  root,
+);
 for (const file of ["host.json", "package.json", "package-lock.json"]) cpSync(join(root, file), join(out, file));
 // The console's static files, which the console functions serve from the app's root (not the type stubs or tsconfig).
 const consoleFile = /\.(js|css|svg|html)$/;
@@ -28,7 +42,8 @@ cpSync(join(root, "shared", "console"), join(out, "shared", "console"), {
 
 // The production dependencies, exactly as locked; no install scripts (the one of ours patches a
 // development-only package, and native add-ons have pure-JavaScript fallbacks).
-if (!process.argv.includes("--no-install")) run(npm, ["ci", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], out);
+if (!process.argv.includes("--no-install"))
+  run(npm, ["ci", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], out);
 
 // Azure must neither build nor install again: the package is complete as it is.
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -38,5 +53,8 @@ writeFileSync(join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n
 rmSync(join(out, "package-lock.json"));
 
 if (!existsSync(join(out, manifest.main))) throw new Error(`the package has no entry point ${manifest.main}`);
-const size = (path) => (statSync(path).isDirectory() ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0) : statSync(path).size);
+const size = (path) =>
+  statSync(path).isDirectory()
+    ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0)
+    : statSync(path).size;
 console.log(`.deploy: ${(size(out) / 1024 / 1024).toFixed(1)} MB, entry point ${manifest.main}`);

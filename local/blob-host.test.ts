@@ -26,9 +26,22 @@ const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10
 registerBlobTriggerReferences();
 
 /** A blob function as feed-files-ingest registers it: Event Grid source, a reference (sdkBinding). */
-const blobFunction = (name: string, path: string, handler: (blob: unknown) => unknown, trigger: Record<string, unknown> = {}): LoadedFunction => ({
+const blobFunction = (
+  name: string,
+  path: string,
+  handler: (blob: unknown) => unknown,
+  trigger: Record<string, unknown> = {},
+): LoadedFunction => ({
   name,
-  trigger: { direction: "in", type: "blobTrigger", path, connection: "AzureWebJobsStorage", source: "EventGrid", properties: { supportsDeferredBinding: "true" }, ...trigger },
+  trigger: {
+    direction: "in",
+    type: "blobTrigger",
+    path,
+    connection: "AzureWebJobsStorage",
+    source: "EventGrid",
+    properties: { supportsDeferredBinding: "true" },
+    ...trigger,
+  },
   handler: handler,
 });
 
@@ -69,7 +82,12 @@ describe("local blob host (on Azurite)", () => {
   it("hands the function a reference to the blob, never its bytes, whatever the blob's size or name", async () => {
     const containerName = `ref-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
-    const host = new BlobHost([blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob))], connection(), quiet, { pollMs: 50 });
+    const host = new BlobHost(
+      [blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob))],
+      connection(),
+      quiet,
+      { pollMs: 50 },
+    );
     await host.start();
     try {
       const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
@@ -90,11 +108,23 @@ describe("local blob host (on Azurite)", () => {
 
   it("refuses to start a blob trigger that names no Event Grid source or takes the blob's content", async () => {
     const path = `never-${randomUUID().slice(0, 8)}/{name}`;
-    await expect(new BlobHost([blobFunction("no-source", path, () => {}, { source: undefined })], connection(), quiet).start()).rejects.toThrow(
-      /function 'no-source': its blob trigger names no source; register it with source: "EventGrid"/,
-    );
-    await expect(new BlobHost([blobFunction("polling", path, () => {}, { source: "LogsAndContainerScan" })], connection(), quiet).start()).rejects.toThrow(/has source 'LogsAndContainerScan'/);
-    await expect(new BlobHost([blobFunction("content", path, () => {}, { properties: { supportsDeferredBinding: "false" } })], connection(), quiet).start()).rejects.toThrow(/must use sdkBinding: true/);
+    await expect(
+      new BlobHost([blobFunction("no-source", path, () => {}, { source: undefined })], connection(), quiet).start(),
+    ).rejects.toThrow(/function 'no-source': its blob trigger names no source; register it with source: "EventGrid"/);
+    await expect(
+      new BlobHost(
+        [blobFunction("polling", path, () => {}, { source: "LogsAndContainerScan" })],
+        connection(),
+        quiet,
+      ).start(),
+    ).rejects.toThrow(/has source 'LogsAndContainerScan'/);
+    await expect(
+      new BlobHost(
+        [blobFunction("content", path, () => {}, { properties: { supportsDeferredBinding: "false" } })],
+        connection(),
+        quiet,
+      ).start(),
+    ).rejects.toThrow(/must use sdkBinding: true/);
   });
 
   it("counts a run before it starts: a blob whose run kills the process is tried maxAttempts times, then reported on the poison queue", async () => {
@@ -105,9 +135,14 @@ describe("local blob host (on Azurite)", () => {
     await container.createIfNotExists();
     await container.getBlockBlobClient("fatal.csv").upload("x", 1);
     const poisoned = async (): Promise<boolean> => {
-      const peeked = await QueueServiceClient.fromConnectionString(connection()).getQueueClient("webjobs-blobtrigger-poison").peekMessages({ numberOfMessages: 32 });
+      const peeked = await QueueServiceClient.fromConnectionString(connection())
+        .getQueueClient("webjobs-blobtrigger-poison")
+        .peekMessages({ numberOfMessages: 32 });
       return peeked.peekedMessageItems.some((m) => {
-        const body = JSON.parse(Buffer.from(m.messageText, "base64").toString("utf8")) as { ContainerName: string; BlobName: string };
+        const body = JSON.parse(Buffer.from(m.messageText, "base64").toString("utf8")) as {
+          ContainerName: string;
+          BlobName: string;
+        };
         return body.ContainerName === containerName && body.BlobName === "fatal.csv";
       });
     };
@@ -115,13 +150,23 @@ describe("local blob host (on Azurite)", () => {
     try {
       // A host process per attempt, as after each crash a new instance starts: three die in the run.
       for (let attempt = 1; attempt <= 3; attempt++) {
-        const child = fork(join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"), [connection(), containerName, "3", runs], { stdio: "ignore" });
-        const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, s) => resolve(s)));
+        const child = fork(
+          join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"),
+          [connection(), containerName, "3", runs],
+          { stdio: "ignore" },
+        );
+        const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+          child.once("exit", (_code, s) => resolve(s)),
+        );
         expect(signal).toBe("SIGKILL");
         expect(runCount()).toBe(attempt);
       }
       // The fourth finds three counted attempts that never finished: poison, and the function is not run.
-      const fourth = fork(join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"), [connection(), containerName, "3", runs], { stdio: "ignore" });
+      const fourth = fork(
+        join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"),
+        [connection(), containerName, "3", runs],
+        { stdio: "ignore" },
+      );
       try {
         await until(poisoned, 15_000);
         await sleep(300);
@@ -130,7 +175,11 @@ describe("local blob host (on Azurite)", () => {
       } finally {
         fourth.kill("SIGKILL");
       }
-      expect(JSON.parse(readFileSync(runs, "utf8").split("\n")[0] ?? "")).toEqual({ connection: "AzureWebJobsStorage", containerName, blobName: "fatal.csv" });
+      expect(JSON.parse(readFileSync(runs, "utf8").split("\n")[0] ?? "")).toEqual({
+        connection: "AzureWebJobsStorage",
+        containerName,
+        blobName: "fatal.csv",
+      });
     } finally {
       dir.remove();
     }

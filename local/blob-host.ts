@@ -25,25 +25,42 @@ const BLOB_SOURCE = "AzureStorageBlobs";
 export function checkBlobTrigger(fn: LoadedFunction): void {
   const source = fn.trigger["source"];
   if (source !== "EventGrid") {
-    throw new Error(`function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${typeof source === "string" ? source : JSON.stringify(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`);
+    throw new Error(
+      `function '${fn.name}': its blob trigger ${source === undefined ? "names no source" : `has source '${typeof source === "string" ? source : JSON.stringify(source)}'`}; register it with source: "EventGrid" (Flex Consumption runs blob triggers from Event Grid only)`,
+    );
   }
   const properties = fn.trigger["properties"] as { supportsDeferredBinding?: unknown } | undefined;
   if (properties?.supportsDeferredBinding !== "true") {
-    throw new Error(`function '${fn.name}': its blob trigger must use sdkBinding: true (a reference to the blob, not its content held in memory)`);
+    throw new Error(
+      `function '${fn.name}': its blob trigger must use sdkBinding: true (a reference to the blob, not its content held in memory)`,
+    );
   }
   if (!ResourceFactoryResolver.getInstance().hasResourceFactory(BLOB_SOURCE)) {
-    throw new Error(`function '${fn.name}': no resource factory for '${BLOB_SOURCE}' is registered to turn the trigger's binding data into its argument`);
+    throw new Error(
+      `function '${fn.name}': no resource factory for '${BLOB_SOURCE}' is registered to turn the trigger's binding data into its argument`,
+    );
   }
 }
 
 /** What the Functions host sends a worker for a blob with sdkBinding: the blob named, not read. */
-function modelBindingData(connection: unknown, containerName: string, blobName: string): { version: string; source: string; contentType: string; content: Buffer } {
-  const content = JSON.stringify({ Connection: typeof connection === "string" ? connection : "", ContainerName: containerName, BlobName: blobName });
+function modelBindingData(
+  connection: unknown,
+  containerName: string,
+  blobName: string,
+): { version: string; source: string; contentType: string; content: Buffer } {
+  const content = JSON.stringify({
+    Connection: typeof connection === "string" ? connection : "",
+    ContainerName: containerName,
+    BlobName: blobName,
+  });
   return { version: "1.0", source: BLOB_SOURCE, contentType: "application/json", content: Buffer.from(content) };
 }
 
 /** `container/prefix{name}.csv` → the container and a matcher that yields the named parts. */
-export function compileBlobPath(path: string): { container: string; match: (blobName: string) => Record<string, string> | undefined } {
+export function compileBlobPath(path: string): {
+  container: string;
+  match: (blobName: string) => Record<string, string> | undefined;
+} {
   const slash = path.indexOf("/");
   const container = slash < 0 ? path : path.slice(0, slash);
   const pattern = slash < 0 ? "{name}" : path.slice(slash + 1);
@@ -125,24 +142,42 @@ export class BlobHost {
   }
 
   /** One scan of a watched container; the loop repeats it every `pollMs`. */
-  private async scan(fn: LoadedFunction, container: ContainerClient, match: (name: string) => Record<string, string> | undefined): Promise<void> {
+  private async scan(
+    fn: LoadedFunction,
+    container: ContainerClient,
+    match: (name: string) => Record<string, string> | undefined,
+  ): Promise<void> {
     for await (const blob of container.listBlobsFlat()) {
       if (!this.running) return;
       const parts = match(blob.name);
       if (parts === undefined) continue;
       const etag = blob.properties.etag ?? "";
-      const receipt = this.blobs.getContainerClient(RECEIPTS).getBlockBlobClient(`blobreceipts/local/${fn.name}/${container.containerName}/${blob.name}`);
+      const receipt = this.blobs
+        .getContainerClient(RECEIPTS)
+        .getBlockBlobClient(`blobreceipts/local/${fn.name}/${container.containerName}/${blob.name}`);
       let attempts = 0;
       try {
         const properties = await receipt.getProperties();
-        if (properties.metadata?.etag === etag && (properties.metadata.status === "done" || properties.metadata.status === "poison")) continue;
+        if (
+          properties.metadata?.etag === etag &&
+          (properties.metadata.status === "done" || properties.metadata.status === "poison")
+        )
+          continue;
         if (properties.metadata?.etag === etag) attempts = Number(properties.metadata.attempts ?? "0");
       } catch (error) {
         if (!(error instanceof RestError && error.statusCode === 404)) throw error;
       }
       if (attempts >= this.options.maxAttempts) {
         // Every attempt was counted and none finished: the last ones died with the process.
-        await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, "the runs of this blob never finished");
+        await this.poison(
+          fn,
+          container.containerName,
+          blob.name,
+          etag,
+          receipt,
+          attempts,
+          "the runs of this blob never finished",
+        );
         continue;
       }
       attempts++;
@@ -155,12 +190,16 @@ export class BlobHost {
         properties: { etag, length: blob.properties.contentLength },
       };
       try {
-        const argument = ResourceFactoryResolver.getInstance().createClient(BLOB_SOURCE, modelBindingData(fn.trigger["connection"], container.containerName, blob.name));
+        const argument = ResourceFactoryResolver.getInstance().createClient(
+          BLOB_SOURCE,
+          modelBindingData(fn.trigger["connection"], container.containerName, blob.name),
+        );
         // A new trace per run, as in Azure: the file's import, its events and valuations continue it.
         await invoke(fn, [argument], { log: this.log, triggerMetadata, ownSpan: true });
       } catch (error) {
         this.log.error("blob function failed", { function: fn.name, blob: blob.name, attempts, error: String(error) });
-        if (attempts >= this.options.maxAttempts) await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, String(error));
+        if (attempts >= this.options.maxAttempts)
+          await this.poison(fn, container.containerName, blob.name, etag, receipt, attempts, String(error));
         else await receipt.upload("", 0, { metadata: { etag, status: "failed", attempts: String(attempts) } });
         continue;
       }
@@ -169,13 +208,35 @@ export class BlobHost {
   }
 
   /** Gives up on a blob version: a message on the poison queue, as Azure sends, and a receipt that keeps it from running again. */
-  private async poison(fn: LoadedFunction, containerName: string, blobName: string, etag: string, receipt: BlockBlobClient, attempts: number, reason: string): Promise<void> {
+  private async poison(
+    fn: LoadedFunction,
+    containerName: string,
+    blobName: string,
+    etag: string,
+    receipt: BlockBlobClient,
+    attempts: number,
+    reason: string,
+  ): Promise<void> {
     this.log.error("blob function gave up: poison", { function: fn.name, blob: blobName, attempts, reason });
-    await this.queues.getQueueClient(POISON).sendMessage(Buffer.from(JSON.stringify({ FunctionId: fn.name, BlobType: "BlockBlob", ContainerName: containerName, BlobName: blobName, ETag: etag })).toString("base64"));
+    await this.queues.getQueueClient(POISON).sendMessage(
+      Buffer.from(
+        JSON.stringify({
+          FunctionId: fn.name,
+          BlobType: "BlockBlob",
+          ContainerName: containerName,
+          BlobName: blobName,
+          ETag: etag,
+        }),
+      ).toString("base64"),
+    );
     await receipt.upload("", 0, { metadata: { etag, status: "poison", attempts: String(attempts) } });
   }
 
-  private async poll(fn: LoadedFunction, container: ContainerClient, match: (name: string) => Record<string, string> | undefined): Promise<void> {
+  private async poll(
+    fn: LoadedFunction,
+    container: ContainerClient,
+    match: (name: string) => Record<string, string> | undefined,
+  ): Promise<void> {
     const name = container.containerName;
     while (this.running) {
       this.notified.delete(name);

@@ -64,10 +64,19 @@ export interface Child {
 }
 
 /** Forks a node script with an IPC channel and records its pid for crash recovery. */
-export function startChild(dataDir: string, name: string, script: string, args: string[], log: (line: string) => void): Child {
+export function startChild(
+  dataDir: string,
+  name: string,
+  script: string,
+  args: string[],
+  log: (line: string) => void,
+): Child {
   // LOCAL_CHILD_CPU_PROF=<dir> (benchmarks): the child writes a V8 CPU profile there when it exits.
   const profile = process.env.LOCAL_CHILD_CPU_PROF;
-  const child = fork(script, args, { stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv: profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`] });
+  const child = fork(script, args, {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    execArgv: profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`],
+  });
   writeFileSync(join(dataDir, `${name}.pid`), String(child.pid));
   child.stdout?.on("data", () => {});
   child.stderr?.on("data", (chunk: Buffer) => log(`[${name}] ${chunk.toString().trimEnd()}`));

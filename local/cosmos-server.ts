@@ -8,7 +8,8 @@ import { startDurableStandIn } from "./cosmos/durable-stand-in";
 
 async function main(): Promise<void> {
   const [portText, dir, snapshotSecondsText] = process.argv.slice(2);
-  if (portText === undefined || dir === undefined) throw new Error("usage: cosmos-server <port> <data dir> [snapshot seconds]");
+  if (portText === undefined || dir === undefined)
+    throw new Error("usage: cosmos-server <port> <data dir> [snapshot seconds]");
   const snapshotSeconds = Number(snapshotSecondsText ?? 300);
   const standIn = await startDurableStandIn({ port: Number(portText), dir });
   process.send?.({ type: "ready", documents: standIn.restored });
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`the Cosmos stand-in did not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `the Cosmos stand-in did not start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

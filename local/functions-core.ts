@@ -19,8 +19,16 @@ export interface CoreRegistration {
 
 export const registrations: CoreRegistration[] = [];
 
-export function registerFunction(metadata: { name: string; bindings: Record<string, CoreBinding>; retryOptions?: unknown }, handler: (...args: unknown[]) => unknown): { dispose(): void } {
-  registrations.push({ name: metadata.name, bindings: metadata.bindings, handler, ...(metadata.retryOptions !== undefined ? { retryOptions: metadata.retryOptions } : {}) });
+export function registerFunction(
+  metadata: { name: string; bindings: Record<string, CoreBinding>; retryOptions?: unknown },
+  handler: (...args: unknown[]) => unknown,
+): { dispose(): void } {
+  registrations.push({
+    name: metadata.name,
+    bindings: metadata.bindings,
+    handler,
+    ...(metadata.retryOptions !== undefined ? { retryOptions: metadata.retryOptions } : {}),
+  });
   return { dispose: () => {} };
 }
 
@@ -42,7 +50,13 @@ const hooks = new Map<string, HookCallback[]>();
  */
 export function registerHook(hookName: string, callback: HookCallback): { dispose(): void } {
   hooks.set(hookName, [...(hooks.get(hookName) ?? []), callback]);
-  return { dispose: () => void hooks.set(hookName, (hooks.get(hookName) ?? []).filter((c) => c !== callback)) };
+  return {
+    dispose: () =>
+      void hooks.set(
+        hookName,
+        (hooks.get(hookName) ?? []).filter((c) => c !== callback),
+      ),
+  };
 }
 
 /** The hooks registered under a name, in registration order. */

@@ -21,21 +21,43 @@ export function loadFunctions(appRoot: string): LoadedFunction[] {
   if (main === undefined) throw new Error(`${join(appRoot, "package.json")} names no main entry point`);
   require(join(appRoot, main));
   // As in Azure, the app setting `AzureWebJobs.<name>.Disabled` keeps a function from being triggered.
-  const enabled = registrations.filter((r) => !["true", "1"].includes(String(process.env[`AzureWebJobs.${r.name}.Disabled`]).toLowerCase()));
+  const enabled = registrations.filter(
+    (r) => !["true", "1"].includes(String(process.env[`AzureWebJobs.${r.name}.Disabled`]).toLowerCase()),
+  );
   return enabled.map((r) => {
     const trigger = Object.values(r.bindings).find((b) => b.direction === "in" && b.type.endsWith("Trigger"));
     if (trigger === undefined) throw new Error(`function ${r.name} has no trigger`);
-    return { name: r.name, trigger, handler: r.handler, ...(r.retryOptions !== undefined ? { retryOptions: r.retryOptions } : {}) };
+    return {
+      name: r.name,
+      trigger,
+      handler: r.handler,
+      ...(r.retryOptions !== undefined ? { retryOptions: r.retryOptions } : {}),
+    };
   });
 }
 
 /** The context of one invocation, its log lines going to the local runtime's output; in `traceparent`'s trace (a new one if none). */
-export function invocationContext(functionName: string, sink: LogSink, triggerMetadata?: TriggerMetadata, traceparent: string = newTraceparent()): InvocationContext {
+export function invocationContext(
+  functionName: string,
+  sink: LogSink,
+  triggerMetadata?: TriggerMetadata,
+  traceparent: string = newTraceparent(),
+): InvocationContext {
   return new InvocationContext({
     functionName,
     invocationId: crypto.randomUUID(),
     traceContext: { traceParent: traceparent, attributes: {} },
-    logHandler: (level, ...args) => sink(level === "error" || level === "critical" ? "error" : level === "warning" ? "warn" : level === "debug" || level === "trace" ? "debug" : "info", args.map(String).join(" ")),
+    logHandler: (level, ...args) =>
+      sink(
+        level === "error" || level === "critical"
+          ? "error"
+          : level === "warning"
+            ? "warn"
+            : level === "debug" || level === "trace"
+              ? "debug"
+              : "info",
+        args.map(String).join(" "),
+      ),
     ...(triggerMetadata !== undefined ? { triggerMetadata } : {}),
   });
 }
@@ -66,8 +88,12 @@ export interface Invocation {
  */
 export async function invoke(fn: LoadedFunction, inputs: unknown[], invocation: Invocation): Promise<unknown> {
   const { parent, log } = invocation;
-  const parentContext = parent !== undefined ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : ROOT_CONTEXT;
-  const span = invocation.ownSpan === true ? tracer.startSpan(fn.name, { kind: SpanKind.SERVER, root: parent === undefined }, parentContext) : undefined;
+  const parentContext =
+    parent !== undefined ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : ROOT_CONTEXT;
+  const span =
+    invocation.ownSpan === true
+      ? tracer.startSpan(fn.name, { kind: SpanKind.SERVER, root: parent === undefined }, parentContext)
+      : undefined;
   // With telemetry off a span records nothing and carries its parent's ids (or none): the invocation keeps the parent's trace, or starts one.
   const traceparent = traceparentOf(span?.spanContext()) ?? parent ?? newTraceparent();
   const context = invocationContext(fn.name, log.sink, invocation.triggerMetadata, traceparent);
@@ -84,7 +110,13 @@ export async function invoke(fn: LoadedFunction, inputs: unknown[], invocation: 
   } finally {
     span?.end();
     const durationMs = Math.round(performance.now() - started);
-    log.debug("function executed", { function: fn.name, invocationId: context.invocationId, traceId: traceIdOf(traceparent), outcome, durationMs });
+    log.debug("function executed", {
+      function: fn.name,
+      invocationId: context.invocationId,
+      traceId: traceIdOf(traceparent),
+      outcome,
+      durationMs,
+    });
   }
 }
 

@@ -38,11 +38,18 @@ export class HttpHost {
       .map((fn) => {
         const route = typeof fn.trigger.route === "string" ? fn.trigger.route : fn.name;
         const prefix = options.routePrefix.replace(/^\/+|\/+$/g, "");
-        const methods = new Set(((fn.trigger.methods as string[] | undefined) ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).map((m) => m.toUpperCase()));
+        const methods = new Set(
+          (
+            (fn.trigger.methods as string[] | undefined) ?? ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+          ).map((m) => m.toUpperCase()),
+        );
         return { fn, methods, template: compileRoute(prefix === "" ? route : `${prefix}/${route}`) };
       })
       // Literal routes first, catch-alls last, as ASP.NET route precedence does.
-      .sort((a, b) => Number(a.template.catchAll) - Number(b.template.catchAll) || b.template.literals - a.template.literals);
+      .sort(
+        (a, b) =>
+          Number(a.template.catchAll) - Number(b.template.catchAll) || b.template.literals - a.template.literals,
+      );
   }
 
   async start(): Promise<number> {
@@ -50,7 +57,11 @@ export class HttpHost {
       this.handle(req, res).catch((error: unknown) => {
         this.options.log.error("local host failure", errorFields(error));
         if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "An unexpected error occurred", requestId: "local-host" } }));
+        res.end(
+          JSON.stringify({
+            error: { code: "INTERNAL_ERROR", message: "An unexpected error occurred", requestId: "local-host" },
+          }),
+        );
       });
     });
     // Node answers a request it cannot parse (too large headers or URL, bad syntax) with a bare
@@ -92,7 +103,11 @@ export class HttpHost {
     }
     const body = await readBody(req);
     if (body === undefined) {
-      res.writeHead(413, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large", requestId: "local-host" } }));
+      res.writeHead(413, { "Content-Type": "application/json" }).end(
+        JSON.stringify({
+          error: { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large", requestId: "local-host" },
+        }),
+      );
       return;
     }
     const headers: Record<string, string> = {};
@@ -111,7 +126,10 @@ export class HttpHost {
     // The request's trace, as the Functions host continues the caller's `traceparent`: the server span the
     // http instrumentation records when Application Insights is on, else the header (a new trace without one).
     const parent = currentTraceparent() ?? parseTraceparent(req.headers.traceparent);
-    const result = (await invoke(matched.route.fn, [request], { log: this.options.log, ...(parent !== undefined ? { parent } : {}) })) as HttpResponseInit | undefined;
+    const result = (await invoke(matched.route.fn, [request], {
+      log: this.options.log,
+      ...(parent !== undefined ? { parent } : {}),
+    })) as HttpResponseInit | undefined;
     writeResponse(res, result ?? { status: 204 }, method);
   }
 }
@@ -127,7 +145,11 @@ function rejectRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
   const requestId = randomUUID();
   const body = JSON.stringify({
     error: tooLarge
-      ? { code: "REQUEST_HEADER_FIELDS_TOO_LARGE", message: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KB; send less in headers and the query string`, requestId }
+      ? {
+          code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+          message: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KB; send less in headers and the query string`,
+          requestId,
+        }
       : { code: "INVALID_REQUEST", message: "The request could not be parsed as HTTP", requestId },
   });
   socket.end(

@@ -28,7 +28,13 @@ export function freePort(): Promise<number> {
 
 /** The settings that place a runtime and its components on free ports, with its own data folder. */
 export async function localComponentEnv(dataDir: string): Promise<Record<string, string>> {
-  const [http, cosmos, blob, queue, replica] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [http, cosmos, blob, queue, replica] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   return {
     PORT: String(http),
     LOCAL_DATA_DIR: dataDir,
@@ -59,7 +65,10 @@ export interface LaunchedRuntime {
 export const SERVICE_NODE_ARGS = ["--max-old-space-size=512"];
 
 /** Starts `dist/local/main.js` with these settings and waits for its ready message. */
-export async function launchRuntime(env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<LaunchedRuntime> {
+export async function launchRuntime(
+  env: Record<string, string>,
+  options: { execArgv?: string[]; timeoutMs?: number } = {},
+): Promise<LaunchedRuntime> {
   const child = fork(join(projectRoot, "dist", "local", "main.js"), [], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
@@ -73,7 +82,10 @@ export async function launchRuntime(env: Record<string, string>, options: { exec
   const timeoutMs = options.timeoutMs ?? 30_000;
   let sftpPort = 0;
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     child.on("message", (m: { type?: string; baseUrl?: string; sftpPort?: number }) => {
       if (m.type === "ready" && m.baseUrl !== undefined) {
         clearTimeout(timer);

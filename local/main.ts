@@ -38,9 +38,13 @@ async function main(): Promise<void> {
   Object.assign(process.env, values);
   const config = parseConfig(process.env);
   const storage = config.STORAGE_CONNECTION_STRING;
-  if (storage === undefined) throw new ConfigError("Invalid configuration:\n  STORAGE_CONNECTION_STRING: is required by the local runtime");
+  if (storage === undefined)
+    throw new ConfigError("Invalid configuration:\n  STORAGE_CONNECTION_STRING: is required by the local runtime");
   const cosmosUrl = new URL(config.COSMOS_ENDPOINT);
-  if (cosmosUrl.protocol !== "http:") throw new ConfigError("Invalid configuration:\n  COSMOS_ENDPOINT: the local runtime serves the Cosmos stand-in over http://127.0.0.1:<port>");
+  if (cosmosUrl.protocol !== "http:")
+    throw new ConfigError(
+      "Invalid configuration:\n  COSMOS_ENDPOINT: the local runtime serves the Cosmos stand-in over http://127.0.0.1:<port>",
+    );
   const cosmosPort = Number(cosmosUrl.port || 80);
   const ports = storagePorts(storage);
   const httpPort = Number(process.env.PORT ?? 7071);
@@ -62,17 +66,37 @@ async function main(): Promise<void> {
 
   const children: Child[] = [];
   const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
-  const cosmosChild = startChild(dataDir, "cosmos", cosmosScript, [String(cosmosPort), join(dataDir, "cosmos"), String(snapshotSeconds)], warn);
+  const cosmosChild = startChild(
+    dataDir,
+    "cosmos",
+    cosmosScript,
+    [String(cosmosPort), join(dataDir, "cosmos"), String(snapshotSeconds)],
+    warn,
+  );
   children.push(cosmosChild);
   const azuriteChild = startChild(
     dataDir,
     "azurite",
     azuriteScript,
     [
-      "--blobHost", "127.0.0.1", "--blobPort", String(ports.blob),
-      "--queueHost", "127.0.0.1", "--queuePort", String(ports.queue),
-      "--tableHost", "127.0.0.1", "--tablePort", String(await freePort()),
-      "--location", join(dataDir, "azurite"), "--skipApiVersionCheck", "--loose", "--silent", "--disableTelemetry",
+      "--blobHost",
+      "127.0.0.1",
+      "--blobPort",
+      String(ports.blob),
+      "--queueHost",
+      "127.0.0.1",
+      "--queuePort",
+      String(ports.queue),
+      "--tableHost",
+      "127.0.0.1",
+      "--tablePort",
+      String(await freePort()),
+      "--location",
+      join(dataDir, "azurite"),
+      "--skipApiVersionCheck",
+      "--loose",
+      "--silent",
+      "--disableTelemetry",
     ],
     warn,
   );
@@ -121,7 +145,12 @@ async function main(): Promise<void> {
 
     const functions = loadFunctions(root);
     const log = new Logger(config.LOG_LEVEL).with({ component: "local-runtime" });
-    httpHost = new HttpHost(functions, { port: httpPort, host: "127.0.0.1", routePrefix: "", log: log.with({ host: "http" }) });
+    httpHost = new HttpHost(functions, {
+      port: httpPort,
+      host: "127.0.0.1",
+      routePrefix: "",
+      log: log.with({ host: "http" }),
+    });
     const port = await httpHost.start();
     timerHost = new TimerHost(functions, log.with({ host: "timer" }));
     timerHost.start();
@@ -148,7 +177,11 @@ async function main(): Promise<void> {
       committed: (container) => host.notify(container),
     });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
-    changeFeedHost = new ChangeFeedHost(functions, (name) => services().core.cosmosClient().database(name), log.with({ host: "change-feed" }));
+    changeFeedHost = new ChangeFeedHost(
+      functions,
+      (name) => services().core.cosmosClient().database(name),
+      log.with({ host: "change-feed" }),
+    );
     changeFeedHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -156,7 +189,10 @@ async function main(): Promise<void> {
     say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
     say(`  data:     ${dataDir} (${restored} documents restored)`);
     say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)`);
-    if (runsReplica(config)) say(`  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)`);
+    if (runsReplica(config))
+      say(
+        `  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)`,
+      );
     say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
     say("  Ctrl-C stops everything");
     process.send?.({ type: "ready", baseUrl, sftpPort: sftpListening });
@@ -167,6 +203,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  warn(error instanceof ConfigError ? error.message : `start-up failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  warn(
+    error instanceof ConfigError
+      ? error.message
+      : `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   process.exit(1);
 });

@@ -9,7 +9,11 @@ export const QUEUES = queueNames;
 export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine"] as const;
 
 /** Creates what Bicep creates in Azure: the Cosmos database and containers, the queues and blob containers. */
-export async function provision(cosmos: CosmosClient, databaseId: string, storageConnectionString: string): Promise<void> {
+export async function provision(
+  cosmos: CosmosClient,
+  databaseId: string,
+  storageConnectionString: string,
+): Promise<void> {
   await ensureDatabase(cosmos, databaseId);
   const queues = QueueServiceClient.fromConnectionString(storageConnectionString);
   for (const name of QUEUES) await queues.getQueueClient(name).createIfNotExists();

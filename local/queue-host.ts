@@ -22,7 +22,13 @@ export interface QueueHostOptions {
  * A received message stays invisible for 10 s, renewed every 5 s while its handler runs: after a crash
  * (nothing renews any more) the messages it held come back within 10 s.
  */
-export const queueHostDefaults: QueueHostOptions = { pollMs: 500, visibilityTimeout: 10, maxDequeueCount: 5, maxConcurrentCalls: 32, maxRenewalSeconds: 300 };
+export const queueHostDefaults: QueueHostOptions = {
+  pollMs: 500,
+  visibilityTimeout: 10,
+  maxDequeueCount: 5,
+  maxConcurrentCalls: 32,
+  maxRenewalSeconds: 300,
+};
 
 /** A storage queue hands out at most 32 messages per receive. */
 const MAX_RECEIVE = 32;
@@ -42,7 +48,8 @@ function parseContent(text: string): unknown {
   let content = text;
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(text) && text.length % 4 === 0) {
     const decoded = Buffer.from(text, "base64");
-    if (decoded.toString("base64") === text && !decoded.toString("utf8").includes("\uFFFD")) content = decoded.toString("utf8");
+    if (decoded.toString("base64") === text && !decoded.toString("utf8").includes("\uFFFD"))
+      content = decoded.toString("utf8");
   }
   try {
     return JSON.parse(content) as unknown;
@@ -77,7 +84,9 @@ export class QueueHost {
 
   async start(): Promise<void> {
     this.running = true;
-    for (const fn of this.functions.filter((f) => f.trigger.type === "queueTrigger" || f.trigger.type === "serviceBusTrigger")) {
+    for (const fn of this.functions.filter(
+      (f) => f.trigger.type === "queueTrigger" || f.trigger.type === "serviceBusTrigger",
+    )) {
       const queue = this.service.getQueueClient(String(fn.trigger.queueName));
       await queue.createIfNotExists();
       await this.service.getQueueClient(`${String(fn.trigger.queueName)}-poison`).createIfNotExists();
@@ -156,7 +165,12 @@ export class QueueHost {
     try {
       // In the sender's trace, as the Service Bus trigger continues a message's Diagnostic-Id.
       const { body, traceparent } = readMessage(message.messageText);
-      await invoke(fn, [body], { log: this.log, triggerMetadata, ownSpan: true, ...(traceparent !== undefined ? { parent: traceparent } : {}) });
+      await invoke(fn, [body], {
+        log: this.log,
+        triggerMetadata,
+        ownSpan: true,
+        ...(traceparent !== undefined ? { parent: traceparent } : {}),
+      });
     } catch (error) {
       failure = error;
     }
@@ -166,13 +180,22 @@ export class QueueHost {
         await queue.deleteMessage(message.messageId, popReceipt);
         return;
       }
-      this.log.error("queue function failed", { function: fn.name, messageId: message.messageId, dequeueCount: message.dequeueCount, error: failure instanceof Error ? String(failure) : JSON.stringify(failure) });
+      this.log.error("queue function failed", {
+        function: fn.name,
+        messageId: message.messageId,
+        dequeueCount: message.dequeueCount,
+        error: failure instanceof Error ? String(failure) : JSON.stringify(failure),
+      });
       if (message.dequeueCount >= this.options.maxDequeueCount) {
         await this.service.getQueueClient(`${queue.name}-poison`).sendMessage(message.messageText);
         await queue.deleteMessage(message.messageId, popReceipt);
       }
     } catch (error) {
-      this.log.warn("queue message settlement failed", { queue: queue.name, messageId: message.messageId, error: String(error) });
+      this.log.warn("queue message settlement failed", {
+        queue: queue.name,
+        messageId: message.messageId,
+        error: String(error),
+      });
     }
   }
 
@@ -185,20 +208,32 @@ export class QueueHost {
     let popReceipt = message.popReceipt;
     let renewing: Promise<void> = Promise.resolve();
     const until = Date.now() + this.options.maxRenewalSeconds * 1000;
-    const timer = setInterval(() => {
-      if (Date.now() >= until) {
-        clearInterval(timer);
-        return;
-      }
-      renewing = renewing.then(async () => {
-        try {
-          const renewed = await queue.updateMessage(message.messageId, popReceipt, undefined, this.options.visibilityTimeout);
-          if (renewed.popReceipt !== undefined) popReceipt = renewed.popReceipt;
-        } catch (error) {
-          this.log.warn("queue message renewal failed", { queue: queue.name, messageId: message.messageId, error: String(error) });
+    const timer = setInterval(
+      () => {
+        if (Date.now() >= until) {
+          clearInterval(timer);
+          return;
         }
-      });
-    }, (this.options.visibilityTimeout * 1000) / 2);
+        renewing = renewing.then(async () => {
+          try {
+            const renewed = await queue.updateMessage(
+              message.messageId,
+              popReceipt,
+              undefined,
+              this.options.visibilityTimeout,
+            );
+            if (renewed.popReceipt !== undefined) popReceipt = renewed.popReceipt;
+          } catch (error) {
+            this.log.warn("queue message renewal failed", {
+              queue: queue.name,
+              messageId: message.messageId,
+              error: String(error),
+            });
+          }
+        });
+      },
+      (this.options.visibilityTimeout * 1000) / 2,
+    );
     return {
       end: async () => {
         clearInterval(timer);

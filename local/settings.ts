@@ -5,7 +5,10 @@ import { join } from "node:path";
  * The local runtime's settings, as the Functions Core Tools would read them: `local.settings.json`
  * (or, on a fresh clone, `local.settings.example.json`) `Values`, with the process environment winning.
  */
-export function loadLocalSettings(root: string, env: NodeJS.ProcessEnv = process.env): { values: Record<string, string>; source: string } {
+export function loadLocalSettings(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { values: Record<string, string>; source: string } {
   const own = join(root, "local.settings.json");
   const example = join(root, "local.settings.example.json");
   const source = existsSync(own) ? own : example;

@@ -22,7 +22,9 @@ describe("parseConfig", () => {
 
   it("treats an empty value as unset", () => {
     expect(() => parseConfig({ ...valid, COSMOS_ENDPOINT: "" })).toThrow(ConfigError);
-    expect(parseConfig({ ...valid, APPLICATIONINSIGHTS_CONNECTION_STRING: "" }).APPLICATIONINSIGHTS_CONNECTION_STRING).toBeUndefined();
+    expect(
+      parseConfig({ ...valid, APPLICATIONINSIGHTS_CONNECTION_STRING: "" }).APPLICATIONINSIGHTS_CONNECTION_STRING,
+    ).toBeUndefined();
   });
 
   it("names every invalid setting", () => {
@@ -39,9 +41,13 @@ describe("parseConfig", () => {
 
   it("refuses a storage connection string it cannot read one way, without repeating its values", () => {
     const twice = "AccountName=prodacct;AccountKey=c2VjcmV0a2V5;AccountName=otheracct";
-    expect(() => parseConfig({ ...valid, STORAGE_CONNECTION_STRING: twice })).toThrow(/STORAGE_CONNECTION_STRING: AccountName is given twice/);
+    expect(() => parseConfig({ ...valid, STORAGE_CONNECTION_STRING: twice })).toThrow(
+      /STORAGE_CONNECTION_STRING: AccountName is given twice/,
+    );
     expect(() => parseConfig({ ...valid, STORAGE_CONNECTION_STRING: twice })).not.toThrow(/c2VjcmV0a2V5|otheracct/);
-    expect(parseConfig({ ...valid, STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true" }).STORAGE_CONNECTION_STRING).toBe("UseDevelopmentStorage=true");
+    expect(
+      parseConfig({ ...valid, STORAGE_CONNECTION_STRING: "UseDevelopmentStorage=true" }).STORAGE_CONNECTION_STRING,
+    ).toBe("UseDevelopmentStorage=true");
   });
 
   it("requires the bootstrap id and secret together", () => {
@@ -54,7 +60,11 @@ describe("local.settings.example.json", () => {
     const { readFileSync } = await import("node:fs");
     const path = await import("node:path");
     const { configSchema } = await import("./config");
-    const values = (JSON.parse(readFileSync(path.join(__dirname, "..", "local.settings.example.json"), "utf8")) as { Values: Record<string, string> }).Values;
+    const values = (
+      JSON.parse(readFileSync(path.join(__dirname, "..", "local.settings.example.json"), "utf8")) as {
+        Values: Record<string, string>;
+      }
+    ).Values;
     const keys = Object.keys(configSchema.shape);
     expect(keys.length).toBeGreaterThan(20);
     expect(keys.filter((k) => !(k in values))).toEqual([]);

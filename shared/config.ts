@@ -2,9 +2,7 @@ import { z } from "zod";
 import { parseStorageConnectionString, StorageConnectionStringError } from "./domain/storage-connection-string";
 
 const positiveInt = z.coerce.number().int().positive();
-const flag = z
-  .enum(["true", "false", "1", "0"])
-  .transform((v) => v === "true" || v === "1");
+const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 /** Refused at start-up when it cannot be read one way: the service's own-storage checks and the SDKs must read the same account. */
 const storageConnectionString = z
   .string()
@@ -93,7 +91,16 @@ export const configSchema = z
       .string()
       .default("5,300,1800,7200,18000,36000,50400,72000,86400")
       .transform((v) => v.split(",").map((s) => Number(s.trim())))
-      .pipe(z.array(z.number().positive().max(7 * 24 * 3600)).min(1)),
+      .pipe(
+        z
+          .array(
+            z
+              .number()
+              .positive()
+              .max(7 * 24 * 3600),
+          )
+          .min(1),
+      ),
     /** When pending deliveries whose message was lost (or whose sender died) are sent again; NCRONTAB, every minute by default. */
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
@@ -137,7 +144,10 @@ export const configSchema = z
     /** The storage account whose local users are the feeds' logins: /subscriptions/…/resourceGroups/…/providers/Microsoft.Storage/storageAccounts/<name>. */
     STORAGE_ACCOUNT_RESOURCE_ID: z
       .string()
-      .regex(/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Storage\/storageAccounts\/[a-z0-9]{3,24}$/i, "must be a storage account's resource id")
+      .regex(
+        /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Storage\/storageAccounts\/[a-z0-9]{3,24}$/i,
+        "must be a storage account's resource id",
+      )
       .optional(),
     /** The organisation's plan: the read-only SQL replica is an Enterprise feature (API.md). Bicep sets it; the local runtime runs the replica. */
     ORGANISATION_PLAN: z.enum(["standard", "premium", "enterprise"]).default("enterprise"),
@@ -152,7 +162,10 @@ export const configSchema = z
     /** The replica database BI users connect to. */
     REPLICA_DATABASE: z.string().min(1).default("analytics"),
     /** PostgreSQL only: the local server's owner, which writes the projection and manages logins. */
-    REPLICA_ADMIN_USER: z.string().regex(/^[a-z][a-z0-9_]{2,62}$/, "lowercase letters, digits and _").default("replica_admin"),
+    REPLICA_ADMIN_USER: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{2,62}$/, "lowercase letters, digits and _")
+      .default("replica_admin"),
     /** PostgreSQL only: that owner's password (set when the local server's data folder is first made); the local runtime requires it on the Enterprise plan. */
     REPLICA_ADMIN_PASSWORD: z.string().min(12).optional(),
   })
@@ -165,7 +178,11 @@ export const configSchema = z
       });
     }
     if (c.SFTP_LOGINS === "azure" && c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) {
-      ctx.addIssue({ code: "custom", path: ["STORAGE_ACCOUNT_RESOURCE_ID"], message: "is required when SFTP_LOGINS=azure" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["STORAGE_ACCOUNT_RESOURCE_ID"],
+        message: "is required when SFTP_LOGINS=azure",
+      });
     }
     if ((c.JWT_PREVIOUS_SIGNING_KEY === undefined) !== (c.JWT_PREVIOUS_KEY_ID === undefined)) {
       ctx.addIssue({

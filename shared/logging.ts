@@ -9,7 +9,12 @@ export type LogSink = (level: LogLevel, line: string) => void;
 
 /** The lines of an invocation go to its context, which the Functions host sends to Application Insights. */
 export const contextSink =
-  (context: { error(line: string): void; warn(line: string): void; info(line: string): void; debug(line: string): void }): LogSink =>
+  (context: {
+    error(line: string): void;
+    warn(line: string): void;
+    info(line: string): void;
+    debug(line: string): void;
+  }): LogSink =>
   (level, line) => {
     if (level === "error") context.error(line);
     else if (level === "warn") context.warn(line);
@@ -17,7 +22,8 @@ export const contextSink =
     else context.info(line);
   };
 
-export const stdoutSink: LogSink = (level, line) => (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
+export const stdoutSink: LogSink = (level, line) =>
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 
 /**
  * A structured (JSON line) logger carrying fixed fields such as the request id. A line logged within a
@@ -43,7 +49,17 @@ export class Logger {
   log(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
     if (!this.enabled(level)) return;
     const traceId = this.fields.traceId === undefined ? currentTraceId() : undefined;
-    this.sink(level, JSON.stringify({ time: new Date().toISOString(), level, message, ...(traceId !== undefined ? { traceId } : {}), ...this.fields, ...fields }));
+    this.sink(
+      level,
+      JSON.stringify({
+        time: new Date().toISOString(),
+        level,
+        message,
+        ...(traceId !== undefined ? { traceId } : {}),
+        ...this.fields,
+        ...fields,
+      }),
+    );
   }
 
   debug(message: string, fields?: Record<string, unknown>): void {

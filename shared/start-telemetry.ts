@@ -4,4 +4,6 @@
  */
 import { startTelemetry } from "./telemetry";
 
-startTelemetry({ APPLICATIONINSIGHTS_CONNECTION_STRING: process.env.APPLICATIONINSIGHTS_CONNECTION_STRING || undefined });
+startTelemetry({
+  APPLICATIONINSIGHTS_CONNECTION_STRING: process.env.APPLICATIONINSIGHTS_CONNECTION_STRING || undefined,
+});

@@ -37,7 +37,11 @@ describe("startTelemetry", () => {
   it("sends events and console lines to the configured ingestion endpoint", async () => {
     const child = spawn(process.execPath, ["-e", CHILD], {
       // The child trusts the test endpoint's certificate; nothing turns TLS checks off.
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem"), CONNECTION: `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=${endpoint.url}` },
+      env: {
+        ...process.env,
+        NODE_EXTRA_CA_CERTS: join(dir, "ca.pem"),
+        CONNECTION: `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=${endpoint.url}`,
+      },
       stdio: "ignore",
     });
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -12,7 +12,16 @@ const basic = (id: string, secret: string): string =>
 
 describe("POST /auth/token", () => {
   it("issues a bearer token for form credentials, with no-store", async () => {
-    const reply = await call("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret, scope: "api.read" }));
+    const reply = await call(
+      "POST",
+      "/auth/token",
+      form({
+        grant_type: "client_credentials",
+        client_id: BOOTSTRAP.id,
+        client_secret: BOOTSTRAP.secret,
+        scope: "api.read",
+      }),
+    );
     expect(reply.status).toBe(200);
     expect(reply.headers.get("cache-control")).toBe("no-store");
     expect(reply.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "api.read" });
@@ -22,7 +31,10 @@ describe("POST /auth/token", () => {
 
   it("accepts HTTP Basic credentials and grants every held scope when scope is omitted", async () => {
     const { body, headers } = form({ grant_type: "client_credentials" });
-    const reply = await call("POST", "/auth/token", { body, headers: { ...headers, Authorization: basic(BOOTSTRAP.id, BOOTSTRAP.secret) } });
+    const reply = await call("POST", "/auth/token", {
+      body,
+      headers: { ...headers, Authorization: basic(BOOTSTRAP.id, BOOTSTRAP.secret) },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.scope.split(" ").sort()).toEqual(["api.admin", "api.read", "api.write"]);
   });
@@ -62,20 +74,44 @@ describe("POST /auth/token", () => {
   });
 
   it("answers RFC 6749 errors for a bad grant, a missing grant, an unknown scope and mixed credentials", async () => {
-    const unsupported = await call("POST", "/auth/token", form({ grant_type: "password", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret }));
+    const unsupported = await call(
+      "POST",
+      "/auth/token",
+      form({ grant_type: "password", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret }),
+    );
     expect(unsupported.status).toBe(400);
     expect(unsupported.body.error).toBe("unsupported_grant_type");
 
-    const missing = await call("POST", "/auth/token", form({ client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret }));
+    const missing = await call(
+      "POST",
+      "/auth/token",
+      form({ client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret }),
+    );
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe("invalid_request");
 
-    const scope = await call("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret, scope: "api.everything" }));
+    const scope = await call(
+      "POST",
+      "/auth/token",
+      form({
+        grant_type: "client_credentials",
+        client_id: BOOTSTRAP.id,
+        client_secret: BOOTSTRAP.secret,
+        scope: "api.everything",
+      }),
+    );
     expect(scope.status).toBe(400);
     expect(scope.body.error).toBe("invalid_scope");
 
-    const { body, headers } = form({ grant_type: "client_credentials", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret });
-    const both = await call("POST", "/auth/token", { body, headers: { ...headers, Authorization: basic(BOOTSTRAP.id, BOOTSTRAP.secret) } });
+    const { body, headers } = form({
+      grant_type: "client_credentials",
+      client_id: BOOTSTRAP.id,
+      client_secret: BOOTSTRAP.secret,
+    });
+    const both = await call("POST", "/auth/token", {
+      body,
+      headers: { ...headers, Authorization: basic(BOOTSTRAP.id, BOOTSTRAP.secret) },
+    });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe("invalid_request");
 
@@ -86,7 +122,16 @@ describe("POST /auth/token", () => {
 
   it("refuses a scope the client does not hold", async () => {
     const reader = await newClient(await adminToken(), ["api.read"]);
-    const reply = await call("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: reader.clientId, client_secret: reader.clientSecret, scope: "api.write" }));
+    const reply = await call(
+      "POST",
+      "/auth/token",
+      form({
+        grant_type: "client_credentials",
+        client_id: reader.clientId,
+        client_secret: reader.clientSecret,
+        scope: "api.write",
+      }),
+    );
     expect(reply.status).toBe(400);
     expect(reply.body.error).toBe("invalid_scope");
   });
@@ -95,7 +140,10 @@ describe("POST /auth/token", () => {
 describe("bearer tokens on the API", () => {
   let admin: string;
   const key = Buffer.from(TEST_JWT_KEY, "base64");
-  const forge = (claims: Record<string, unknown>, options: { alg?: string; kid?: string; exp?: number; iss?: string; aud?: string; sub?: string } = {}) => {
+  const forge = (
+    claims: Record<string, unknown>,
+    options: { alg?: string; kid?: string; exp?: number; iss?: string; aud?: string; sub?: string } = {},
+  ) => {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ scope: "api.read", ...claims })
       .setProtectedHeader({ alg: options.alg ?? "HS256", kid: options.kid ?? "test-1" })
@@ -112,7 +160,11 @@ describe("bearer tokens on the API", () => {
   });
 
   const expect401 = async (authorization: string | undefined): Promise<void> => {
-    const reply = await call("GET", "/api/v1/portfolios", authorization === undefined ? {} : { headers: { Authorization: authorization } });
+    const reply = await call(
+      "GET",
+      "/api/v1/portfolios",
+      authorization === undefined ? {} : { headers: { Authorization: authorization } },
+    );
     expect(reply.status).toBe(401);
     expect(reply.body.error.code).toBe("UNAUTHORIZED");
     expect(reply.body.error.requestId).toBe(reply.headers.get("x-request-id"));
@@ -131,13 +183,29 @@ describe("bearer tokens on the API", () => {
   it("401: expired", async () => expect401(`Bearer ${await forge({}, { exp: Math.floor(Date.now() / 1000) - 5 })}`));
   it("401: tampered payload", async () => {
     const [h, , s] = admin.split(".");
-    const payload = Buffer.from(JSON.stringify({ sub: BOOTSTRAP.id, scope: "api.read api.write api.admin", iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: 4102444800, iat: 1 })).toString("base64url");
+    const payload = Buffer.from(
+      JSON.stringify({
+        sub: BOOTSTRAP.id,
+        scope: "api.read api.write api.admin",
+        iss: TEST_ISSUER,
+        aud: TEST_AUDIENCE,
+        exp: 4102444800,
+        iat: 1,
+      }),
+    ).toString("base64url");
     await expect401(`Bearer ${h}.${payload}.${s}`);
   });
   it("401: tampered signature", async () => expect401(`Bearer ${admin.slice(0, -4)}AAAA`));
-  it("401: wrong algorithm (HS512 with the right key)", async () => expect401(`Bearer ${await forge({}, { alg: "HS512" })}`));
+  it("401: wrong algorithm (HS512 with the right key)", async () =>
+    expect401(`Bearer ${await forge({}, { alg: "HS512" })}`));
   it("401: alg none", async () => {
-    const unsigned = new UnsecuredJWT({ scope: "api.read" }).setIssuer(TEST_ISSUER).setAudience(TEST_AUDIENCE).setSubject(BOOTSTRAP.id).setIssuedAt().setExpirationTime("10m").encode();
+    const unsigned = new UnsecuredJWT({ scope: "api.read" })
+      .setIssuer(TEST_ISSUER)
+      .setAudience(TEST_AUDIENCE)
+      .setSubject(BOOTSTRAP.id)
+      .setIssuedAt()
+      .setExpirationTime("10m")
+      .encode();
     await expect401(`Bearer ${unsigned}`);
   });
   it("401: wrong issuer or audience", async () => {
@@ -150,7 +218,10 @@ describe("bearer tokens on the API", () => {
   it("401: a disabled client's live token stops working, and it gets no new token", async () => {
     const client = await newClient(admin, ["api.read"]);
     expect((await call("GET", "/api/v1/portfolios", { token: client.token })).status).toBe(200);
-    const patched = await call("PATCH", `/api/v1/settings/api-clients/${client.clientId}`, { token: admin, body: { status: "disabled" } });
+    const patched = await call("PATCH", `/api/v1/settings/api-clients/${client.clientId}`, {
+      token: admin,
+      body: { status: "disabled" },
+    });
     expect(patched.status).toBe(200);
     await expect401(`Bearer ${client.token}`);
     await expect(tokenFor(client.clientId, client.clientSecret)).rejects.toThrow(/401/);
@@ -158,7 +229,10 @@ describe("bearer tokens on the API", () => {
 
   it("403: a valid token without the scope", async () => {
     const reader = await newClient(admin, ["api.read"]);
-    const write = await call("POST", "/api/v1/portfolios", { token: reader.token, body: { name: "x", code: "X", clientId: "c", baseCurrency: "EUR" } });
+    const write = await call("POST", "/api/v1/portfolios", {
+      token: reader.token,
+      body: { name: "x", code: "X", clientId: "c", baseCurrency: "EUR" },
+    });
     expect(write.status).toBe(403);
     expect(write.body.error.code).toBe("FORBIDDEN");
     const settings = await call("GET", "/api/v1/settings/api-clients", { token: reader.token });

@@ -18,7 +18,14 @@ interface Cli {
   azdValues(): Record<string, string>;
 }
 
-function fakeClis(answers: { vaultSecrets?: Record<string, string>; blobsKey?: string; signedIn?: { type: "user" | "servicePrincipal"; name: string; id: string }; sqlcmd?: "ok" | "fails" } = {}): Cli {
+function fakeClis(
+  answers: {
+    vaultSecrets?: Record<string, string>;
+    blobsKey?: string;
+    signedIn?: { type: "user" | "servicePrincipal"; name: string; id: string };
+    sqlcmd?: "ok" | "fails";
+  } = {},
+): Cli {
   const dir = mkdtempSync(join(tmpdir(), "ids-azd-"));
   const log = join(dir, "calls.jsonl");
   const values = join(dir, "azd-values.json");
@@ -64,7 +71,8 @@ if (args.slice(0, 3).join(" ") === "keyvault secret show") {
 } else if (args.slice(0, 3).join(" ") === "sql server firewall-rule") {
 } else process.exit(2);`,
   );
-  if (answers.sqlcmd !== undefined) recorder("sqlcmd", answers.sqlcmd === "fails" ? "process.stderr.write('Login failed'); process.exit(1);" : "");
+  if (answers.sqlcmd !== undefined)
+    recorder("sqlcmd", answers.sqlcmd === "fails" ? "process.stderr.write('Login failed'); process.exit(1);" : "");
   return {
     dir,
     env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ""}` },
@@ -77,7 +85,8 @@ if (args.slice(0, 3).join(" ") === "keyvault secret show") {
   };
 }
 
-const hook = (name: string, env: NodeJS.ProcessEnv) => spawnSync("sh", [join(root, "infra", "hooks", `${name}.sh`)], { env, encoding: "utf8", timeout: 20_000 });
+const hook = (name: string, env: NodeJS.ProcessEnv) =>
+  spawnSync("sh", [join(root, "infra", "hooks", `${name}.sh`)], { env, encoding: "utf8", timeout: 20_000 });
 
 describe("azd: azure.yaml and its hooks", () => {
   let cli: Cli | undefined;
@@ -93,15 +102,22 @@ describe("azd: azure.yaml and its hooks", () => {
       hooks: Record<string, { posix: { shell: string; run: string } }>;
     };
     expect(project.infra).toEqual({ provider: "bicep", path: "infra", module: "main" });
-    expect(project.services).toEqual({ api: { project: ".", language: "ts", host: "function", dist: ".deploy", remoteBuild: false } });
+    expect(project.services).toEqual({
+      api: { project: ".", language: "ts", host: "function", dist: ".deploy", remoteBuild: false },
+    });
     expect(Object.keys(project.hooks).sort()).toEqual(["postdeploy", "postprovision", "preprovision"]);
-    for (const h of Object.values(project.hooks)) expect(readFileSync(join(root, h.posix.run), "utf8")).toMatch(/^#!\/bin\/sh/);
+    for (const h of Object.values(project.hooks))
+      expect(readFileSync(join(root, h.posix.run), "utf8")).toMatch(/^#!\/bin\/sh/);
     // The package script azd runs writes the folder azure.yaml deploys.
-    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts.package).toBe("node infra/package-app.js");
     expect(readFileSync(join(root, "infra", "package-app.js"), "utf8")).toContain('join(root, ".deploy")');
     // The function app is the one resource tagged for the service.
-    expect(readFileSync(join(root, "infra", "main.bicep"), "utf8")).toMatch(/appTags: \{\s*'azd-service-name': 'api'\s*\}/);
+    expect(readFileSync(join(root, "infra", "main.bicep"), "utf8")).toMatch(
+      /appTags: \{\s*'azd-service-name': 'api'\s*\}/,
+    );
   });
 
   it("preprovision generates the three Key Vault secrets once, in the formats main.bicep requires", () => {
@@ -118,13 +134,23 @@ describe("azd: azure.yaml and its hooks", () => {
 
   it("preprovision keeps the values the environment has, and reads missing ones back from its key vault", () => {
     cli = fakeClis({ vaultSecrets: { "webhook-secret-key": "V".repeat(43) + "=" } });
-    const run = hook("preprovision", { ...cli.env, AZURE_ENV_NAME: "prod", keyVaultName: "kvinvdataabc", JWT_SIGNING_KEY: "K".repeat(43) + "=" });
+    const run = hook("preprovision", {
+      ...cli.env,
+      AZURE_ENV_NAME: "prod",
+      keyVaultName: "kvinvdataabc",
+      JWT_SIGNING_KEY: "K".repeat(43) + "=",
+    });
     expect(run.status, run.stderr).toBe(0);
     const values = cli.azdValues();
     expect(values.JWT_SIGNING_KEY).toBe("K".repeat(43) + "=");
     expect(values.WEBHOOK_SECRET_KEY).toBe("V".repeat(43) + "=");
     expect(values.BOOTSTRAP_CLIENT_SECRET).toMatch(/^[0-9a-f]{48}$/); // not in the vault: generated
-    expect(cli.calls().filter((c) => c[0] === "az").map((c) => c[c.indexOf("--name") + 1])).toEqual(["webhook-secret-key", "bootstrap-client-secret"]);
+    expect(
+      cli
+        .calls()
+        .filter((c) => c[0] === "az")
+        .map((c) => c[c.indexOf("--name") + 1]),
+    ).toEqual(["webhook-secret-key", "bootstrap-client-secret"]);
   });
 
   it("preprovision refuses an environment name that cannot be part of the resource names", () => {
@@ -245,14 +271,20 @@ describe("azd: azure.yaml and its hooks", () => {
       blobEventsTopicName: "evgt-st-abc",
     });
     expect(run.status, run.stderr).toBe(0);
-    const create = cli.calls().find((c) => c.slice(1, 5).join(" ") === "eventgrid system-topic event-subscription create");
+    const create = cli
+      .calls()
+      .find((c) => c.slice(1, 5).join(" ") === "eventgrid system-topic event-subscription create");
     const at = (flag: string) => create?.[create.indexOf(flag) + 1];
     expect(at("--system-topic-name")).toBe("evgt-st-abc");
-    expect(at("--endpoint")).toBe("https://func-invdata-prod-abc.azurewebsites.net/runtime/webhooks/blobs?functionName=Host.Functions.feed-files-ingest&code=blobs-key-123");
+    expect(at("--endpoint")).toBe(
+      "https://func-invdata-prod-abc.azurewebsites.net/runtime/webhooks/blobs?functionName=Host.Functions.feed-files-ingest&code=blobs-key-123",
+    );
     expect(at("--included-event-types")).toBe("Microsoft.Storage.BlobCreated");
     expect(at("--subject-begins-with")).toBe("/blobServices/default/containers/inbound/");
     // The function named in the endpoint is the blob trigger the code registers.
-    expect(readFileSync(join(root, "functions", "feed-files-ingest.ts"), "utf8")).toMatch(/app\.storageBlob\("feed-files-ingest"/);
+    expect(readFileSync(join(root, "functions", "feed-files-ingest.ts"), "utf8")).toMatch(
+      /app\.storageBlob\("feed-files-ingest"/,
+    );
   });
 
   it("postdeploy fails with a clear message while the app has no blobs extension key", () => {
@@ -260,7 +292,13 @@ describe("azd: azure.yaml and its hooks", () => {
     // The stand-in answers every key request at once; the hook's waits are what take time, so cut them short.
     writeFileSync(join(cli.dir, "sleep"), "#!/bin/sh\n");
     chmodSync(join(cli.dir, "sleep"), 0o755);
-    const run = hook("postdeploy", { ...cli.env, AZURE_RESOURCE_GROUP: "rg", functionAppName: "f", functionAppHostName: "f.example", blobEventsTopicName: "t" });
+    const run = hook("postdeploy", {
+      ...cli.env,
+      AZURE_RESOURCE_GROUP: "rg",
+      functionAppName: "f",
+      functionAppHostName: "f.example",
+      blobEventsTopicName: "t",
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("no blobs_extension key yet");
     expect(cli.calls().filter((c) => c[1] === "eventgrid")).toEqual([]);

@@ -19,13 +19,23 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
   let functions: LoadedFunction[];
   const savedEnv = { ...process.env };
 
-  const invoke = async (name: string, init: ConstructorParameters<typeof HttpRequest>[0]): Promise<{ status: number; headers: Headers; body: any }> => {  
+  const invoke = async (
+    name: string,
+    init: ConstructorParameters<typeof HttpRequest>[0],
+  ): Promise<{ status: number; headers: Headers; body: any }> => {
     const fn = functions.find((f) => f.name === name);
     if (fn === undefined) throw new Error(`no function ${name}`);
     const host = load("./local/functions-host.js") as typeof FunctionsHostModule;
-    const result = (await fn.handler(new HttpRequest(init), host.invocationContext(name, () => {}))) as HttpResponseInit;
+    const result = (await fn.handler(
+      new HttpRequest(init),
+      host.invocationContext(name, () => {}),
+    )) as HttpResponseInit;
     const text = typeof result.body === "string" ? result.body : "";
-    return { status: result.status ?? 200, headers: new Headers(result.headers), body: text === "" ? undefined : JSON.parse(text) };
+    return {
+      status: result.status ?? 200,
+      headers: new Headers(result.headers),
+      body: text === "" ? undefined : JSON.parse(text),
+    };
   };
 
   beforeAll(async () => {
@@ -52,7 +62,11 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
   });
 
   const token = async (): Promise<string> => {
-    const form = new URLSearchParams({ grant_type: "client_credentials", client_id: BOOTSTRAP.id, client_secret: BOOTSTRAP.secret });
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: BOOTSTRAP.id,
+      client_secret: BOOTSTRAP.secret,
+    });
     const reply = await invoke("auth-token", {
       method: "POST",
       url: "http://localhost/auth/token",
@@ -69,16 +83,32 @@ describe("the Azure path, in process (fresh store behind a fault proxy)", () => 
 
   it("throttling that outlasts the SDK's retries answers 503 SERVICE_UNAVAILABLE with Retry-After in the error shape", async () => {
     const admin = await token();
-    proxy.fault((r) => (r.path.endsWith("/colls/portfolios/docs") && r.headers["x-ms-documentdb-isquery"] !== undefined ? { status: 429, retryAfterMs: 100 } : undefined));
+    proxy.fault((r) =>
+      r.path.endsWith("/colls/portfolios/docs") && r.headers["x-ms-documentdb-isquery"] !== undefined
+        ? { status: 429, retryAfterMs: 100 }
+        : undefined,
+    );
     try {
-      const reply = await invoke("portfolios-list", { method: "GET", url: "http://localhost/api/v1/portfolios", headers: { authorization: `Bearer ${admin}` } });
+      const reply = await invoke("portfolios-list", {
+        method: "GET",
+        url: "http://localhost/api/v1/portfolios",
+        headers: { authorization: `Bearer ${admin}` },
+      });
       expect(reply.status).toBe(503);
       expect(reply.headers.get("retry-after")).toBe("1");
-      expect(reply.body.error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.any(String), requestId: expect.any(String) });
+      expect(reply.body.error).toMatchObject({
+        code: "SERVICE_UNAVAILABLE",
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     } finally {
       proxy.fault(undefined);
     }
-    const healthy = await invoke("portfolios-list", { method: "GET", url: "http://localhost/api/v1/portfolios", headers: { authorization: `Bearer ${admin}` } });
+    const healthy = await invoke("portfolios-list", {
+      method: "GET",
+      url: "http://localhost/api/v1/portfolios",
+      headers: { authorization: `Bearer ${admin}` },
+    });
     expect(healthy.status).toBe(200);
   });
 });

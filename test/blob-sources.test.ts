@@ -6,7 +6,15 @@ import { BlobCustomerContainers } from "../shared/adapters/blob/blob-customer-co
 import { assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
-import { adminToken, call, cosmosEndpoint, newClient, storageConnectionString, useOwnRuntime, type Reply } from "./http";
+import {
+  adminToken,
+  call,
+  cosmosEndpoint,
+  newClient,
+  storageConnectionString,
+  useOwnRuntime,
+  type Reply,
+} from "./http";
 import { COSMOS_KEY, newIsin } from "./investment-fixtures";
 import { TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
@@ -78,7 +86,9 @@ describe("System settings › blob sources", () => {
   const finishedJob = (feed: string, fileName: string, except?: string): Promise<Record<string, any>> =>
     vi.waitFor(
       async () => {
-        const done = (await jobsOf(feed)).find((j) => j.fileName === fileName && j.status !== "running" && j.id !== except);
+        const done = (await jobsOf(feed)).find(
+          (j) => j.fileName === fileName && j.status !== "running" && j.id !== except,
+        );
         assert.isDefined(done, `the job of ${fileName}`);
         return done;
       },
@@ -94,7 +104,9 @@ describe("System settings › blob sources", () => {
     await customer.getBlockBlobClient(name).upload(content, Buffer.byteLength(content));
   };
   const newCustomerContainer = async (): Promise<ContainerClient> => {
-    const container = blobs.getContainerClient(`customer-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+    const container = blobs.getContainerClient(
+      `customer-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+    );
     await container.create();
     return container;
   };
@@ -139,7 +151,10 @@ describe("System settings › blob sources", () => {
     expect(list.body.data).toContainEqual(created);
     expect(list.body.pagination).toMatchObject({ page: 1, pageSize: 200 });
 
-    const cron = await call("PATCH", `${BASE}/${created.id}`, { token, body: { schedule: "0 30 6 * * 1-5", prefix: null, name: "renamed" } });
+    const cron = await call("PATCH", `${BASE}/${created.id}`, {
+      token,
+      body: { schedule: "0 30 6 * * 1-5", prefix: null, name: "renamed" },
+    });
     expect(cron.status, cron.text).toBe(200);
     expect(cron.body.data).toMatchObject({ schedule: "0 30 6 * * 1-5", prefix: null, name: "renamed" });
     const at = new Date(cron.body.data.nextRunAt);
@@ -157,10 +172,23 @@ describe("System settings › blob sources", () => {
 
     // The contract is published from the same schemas.
     const doc = (await call("GET", "/api/v1/openapi.json")).body;
-    for (const name of ["BlobSource", "BlobSourceCreate", "BlobSourcePatch", "BlobSourceSchedule", "BlobSourceRun", "BlobSourceCopiedFile"]) expect(doc.components.schemas[name], name).toBeDefined();
+    for (const name of [
+      "BlobSource",
+      "BlobSourceCreate",
+      "BlobSourcePatch",
+      "BlobSourceSchedule",
+      "BlobSourceRun",
+      "BlobSourceCopiedFile",
+    ])
+      expect(doc.components.schemas[name], name).toBeDefined();
     expect(doc.components.schemas.BlobSourceRun.properties.status.enum).toEqual(["running", "succeeded", "failed"]);
     expect(Object.keys(doc.paths[`${BASE}/{id}/run`].post.responses)).toEqual(expect.arrayContaining(["202", "404"]));
-    expect(doc.paths[`${BASE}/{id}/runs`].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "id", "page", "pageSize"]);
+    expect(doc.paths[`${BASE}/{id}/runs`].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "cursor",
+      "id",
+      "page",
+      "pageSize",
+    ]);
   });
 
   it("422 names the field: unknown feed, bad schedules, bad glob, container URLs that are not a container or carry credentials", async () => {
@@ -191,21 +219,37 @@ describe("System settings › blob sources", () => {
     ]) {
       const reply = await create(source({ containerUrl: url }));
       expect(reply.status, url).toBe(422);
-      expect(reply.body.error.details.map((d: { field: string }) => d.field), url).toEqual(["containerUrl"]);
+      expect(
+        reply.body.error.details.map((d: { field: string }) => d.field),
+        url,
+      ).toEqual(["containerUrl"]);
       expect(reply.text).not.toContain("secret");
     }
     // Every problem the service checks after the body's shape, in one answer.
-    expect(await fieldsOf(source({ containerUrl: "https://files.example.com/drop", feedId: "fd_nope" }))).toEqual(["containerUrl", "feedId"]);
+    expect(await fieldsOf(source({ containerUrl: "https://files.example.com/drop", feedId: "fd_nope" }))).toEqual([
+      "containerUrl",
+      "feedId",
+    ]);
     // An Azure container is taken as it is written (the managed identity reads it in Azure).
-    const azure = await newSource({ containerUrl: "https://custacct01.blob.core.windows.net/drop/", status: "disabled" });
+    const azure = await newSource({
+      containerUrl: "https://custacct01.blob.core.windows.net/drop/",
+      status: "disabled",
+    });
     expect(azure).toMatchObject({ containerUrl: "https://custacct01.blob.core.windows.net/drop", nextRunAt: null });
 
     const id = (await newSource()).id as string;
     expect(await fieldsOf({ schedule: "bad" }, "PATCH", `${BASE}/${id}`)).toEqual(["schedule"]);
     expect(await fieldsOf({ feedId: "fd_nope" }, "PATCH", `${BASE}/${id}`)).toEqual(["feedId"]);
-    expect(await fieldsOf({ containerUrl: "https://custacct01.blob.core.windows.net/x?sig=1" }, "PATCH", `${BASE}/${id}`)).toEqual(["containerUrl"]);
+    expect(
+      await fieldsOf({ containerUrl: "https://custacct01.blob.core.windows.net/x?sig=1" }, "PATCH", `${BASE}/${id}`),
+    ).toEqual(["containerUrl"]);
     expect(await fieldsOf({}, "PATCH", `${BASE}/${id}`)).toEqual(["body"]);
-    for (const [method, path] of [["GET", `${BASE}/bs_missing`], ["PATCH", `${BASE}/bs_missing`], ["POST", `${BASE}/bs_missing/run`], ["GET", `${BASE}/bs_missing/runs`]] as const) {
+    for (const [method, path] of [
+      ["GET", `${BASE}/bs_missing`],
+      ["PATCH", `${BASE}/bs_missing`],
+      ["POST", `${BASE}/bs_missing/run`],
+      ["GET", `${BASE}/bs_missing/runs`],
+    ] as const) {
       const reply = await call(method, path, { token, ...(method === "PATCH" ? { body: { name: "x" } } : {}) });
       expect(reply.status, `${method} ${path}`).toBe(404);
     }
@@ -216,9 +260,20 @@ describe("System settings › blob sources", () => {
 
   it("the service's own containers are no source: 422 on containerUrl, and a source saved before the rule fails its run and copies nothing", async () => {
     for (const own of ["archive", "inbound", "quarantine", "exports", "azure-webjobs-hosts"]) {
-      for (const reply of [await create(source({ containerUrl: `${emulator}/${own}` })), await call("PATCH", `${BASE}/${(await newSource({ status: "disabled" })).id}`, { token, body: { containerUrl: `${emulator}/${own}` } })]) {
+      for (const reply of [
+        await create(source({ containerUrl: `${emulator}/${own}` })),
+        await call("PATCH", `${BASE}/${(await newSource({ status: "disabled" })).id}`, {
+          token,
+          body: { containerUrl: `${emulator}/${own}` },
+        }),
+      ]) {
         expect(reply.status, `${own}: ${reply.text}`).toBe(422);
-        expect(reply.body.error.details, own).toEqual([{ field: "containerUrl", message: `"${own}" is one of the service's own containers; name another container of the emulator` }]);
+        expect(reply.body.error.details, own).toEqual([
+          {
+            field: "containerUrl",
+            message: `"${own}" is one of the service's own containers; name another container of the emulator`,
+          },
+        ]);
       }
     }
     // What the probe did: a source on the service's archive, where another feed's imported files lie.
@@ -227,12 +282,22 @@ describe("System settings › blob sources", () => {
     const content = csv([isin, "Archived plc", "equity", "EUR"]);
     await blobs.getContainerClient("archive").getBlockBlobClient(archived).upload(content, Buffer.byteLength(content));
     const legacy = await newSource({ prefix: "fd_other/", status: "disabled" });
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const stored = cosmos.database("investment-data").container("settings").item(legacy.id, "blob-source");
     const { resource } = await stored.read();
     await stored.replace({ ...resource, containerUrl: `${emulator}/archive` });
     const run = await runNow(legacy.id);
-    expect(run).toMatchObject({ status: "failed", listed: 0, copied: 0, files: [], error: `containerUrl "archive" is one of the service's own containers; name another container of the emulator` });
+    expect(run).toMatchObject({
+      status: "failed",
+      listed: 0,
+      copied: 0,
+      files: [],
+      error: `containerUrl "archive" is one of the service's own containers; name another container of the emulator`,
+    });
     await new Promise((r) => setTimeout(r, 1000)); // waits to show that no job ingests the archived file
     expect((await jobsOf(feedId)).filter((j) => j.fileName === archived)).toEqual([]);
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).status).toBe(404);
@@ -247,13 +312,37 @@ describe("System settings › blob sources", () => {
     const src = await newSource({ status: "disabled" });
 
     const first = await runNow(src.id);
-    expect(first).toMatchObject({ status: "succeeded", trigger: "manual", listed: 3, matched: 1, copied: 1, skipped: 0, completedAt: iso });
-    expect(first.files).toEqual([{ name: "in/securities-1.csv", etag: expect.any(String), inboundName: expect.stringMatching(new RegExp(`^${feedId}/[0-9a-f]{16}/in/securities-1\\.csv$`)) }]);
+    expect(first).toMatchObject({
+      status: "succeeded",
+      trigger: "manual",
+      listed: 3,
+      matched: 1,
+      copied: 1,
+      skipped: 0,
+      completedAt: iso,
+    });
+    expect(first.files).toEqual([
+      {
+        name: "in/securities-1.csv",
+        etag: expect.any(String),
+        inboundName: expect.stringMatching(new RegExp(`^${feedId}/[0-9a-f]{16}/in/securities-1\\.csv$`)),
+      },
+    ]);
     expect(first.error).toBeUndefined();
     // The job names the file as the customer's container does, not by its copy's version folder.
     const job = await finishedJob(feedId, "in/securities-1.csv");
-    expect(job).toMatchObject({ source: "blob", feedId, fileName: "in/securities-1.csv", dataType: "securities", status: "completed", counts: { received: 1, accepted: 1, rejected: 0 } });
-    expect((await call("GET", `/api/v1/securities/${a}`, { token })).body.data).toMatchObject({ isin: a, name: "Alpha plc" });
+    expect(job).toMatchObject({
+      source: "blob",
+      feedId,
+      fileName: "in/securities-1.csv",
+      dataType: "securities",
+      status: "completed",
+      counts: { received: 1, accepted: 1, rejected: 0 },
+    });
+    expect((await call("GET", `/api/v1/securities/${a}`, { token })).body.data).toMatchObject({
+      isin: a,
+      name: "Alpha plc",
+    });
     expect((await call("GET", `/api/v1/securities/${c}`, { token })).status).toBe(404);
 
     const unchanged = await customerState();
@@ -269,18 +358,31 @@ describe("System settings › blob sources", () => {
     expect(third.files[0].inboundName).not.toBe(first.files[0].inboundName);
     const newJob = await finishedJob(feedId, "in/securities-1.csv", job.id);
     expect(newJob).toMatchObject({ source: "blob", status: "completed", counts: { received: 2, accepted: 2 } });
-    expect((await call("GET", `/api/v1/securities/${b}`, { token })).body.data).toMatchObject({ isin: b, name: "Beta plc", assetClass: "bond" });
+    expect((await call("GET", `/api/v1/securities/${b}`, { token })).body.data).toMatchObject({
+      isin: b,
+      name: "Beta plc",
+      assetClass: "bond",
+    });
 
     // Nothing in the customer's container was written or deleted: the same blobs with the same ETags.
     const after = await customerState();
     expect(Object.keys(after).sort()).toEqual(Object.keys(unchanged).sort());
-    for (const [name, etag] of Object.entries(after)) expect(etag, name).toBe(name === "in/securities-1.csv" ? third.files[0].etag : unchanged[name]);
+    for (const [name, etag] of Object.entries(after))
+      expect(etag, name).toBe(name === "in/securities-1.csv" ? third.files[0].etag : unchanged[name]);
 
     const runs = await runsOf(src.id);
     expect(runs.map((r) => r.id)).toEqual([third.id, second.id, first.id]);
     const page = await call("GET", `${BASE}/${src.id}/runs?pageSize=2`, { token });
-    expect(page.body.pagination).toMatchObject({ page: 1, pageSize: 2, totalItems: 3, totalPages: 2, nextCursor: expect.any(String) });
-    const rest = await call("GET", `${BASE}/${src.id}/runs?pageSize=2&cursor=${page.body.pagination.nextCursor}`, { token });
+    expect(page.body.pagination).toMatchObject({
+      page: 1,
+      pageSize: 2,
+      totalItems: 3,
+      totalPages: 2,
+      nextCursor: expect.any(String),
+    });
+    const rest = await call("GET", `${BASE}/${src.id}/runs?pageSize=2&cursor=${page.body.pagination.nextCursor}`, {
+      token,
+    });
     expect(rest.body.data.map((r: { id: string }) => r.id)).toEqual([first.id]);
   });
 
@@ -289,12 +391,22 @@ describe("System settings › blob sources", () => {
     const big = Buffer.alloc(9 * 1024 * 1024 + 123);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
     await own.getBlockBlobClient("exports/big-1.bin").uploadData(big);
-    const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: "exports/", filePattern: "big-*.bin", status: "disabled" });
+    const src = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: "exports/",
+      filePattern: "big-*.bin",
+      status: "disabled",
+    });
     const run = await runNow(src.id);
     expect(run).toMatchObject({ status: "succeeded", copied: 1 });
     const copy = blobs.getContainerClient("inbound").getBlockBlobClient(run.files[0].inboundName);
     const properties = await copy.getProperties();
-    expect(properties.metadata).toEqual({ source: "blob", blobsourceid: src.id, sourcename: "exports%2Fbig-1.bin", sourceetag: run.files[0].etag });
+    expect(properties.metadata).toEqual({
+      source: "blob",
+      blobsourceid: src.id,
+      sourcename: "exports%2Fbig-1.bin",
+      sourceetag: run.files[0].etag,
+    });
     const blocks = await copy.getBlockList("committed");
     expect(blocks.committedBlocks?.length).toBeGreaterThan(1);
     expect((await copy.downloadToBuffer()).equals(big)).toBe(true);
@@ -303,18 +415,43 @@ describe("System settings › blob sources", () => {
   it("the adapter turns a refused key (403) and a managed identity without a token into messages that name the fix and carry no secret", async () => {
     const wrongKey = Buffer.alloc(64, 7).toString("base64");
     const inbound = blobs.getContainerClient("inbound");
-    const noIdentity = () => ({ getToken: async () => { throw new CredentialUnavailableError("ManagedIdentityCredential: no identity endpoint"); } });
-    const refused = new BlobCustomerContainers(inbound, noIdentity, new StorageSharedKeyCredential("devstoreaccount1", wrongKey));
+    const noIdentity = () => ({
+      getToken: async () => {
+        throw new CredentialUnavailableError("ManagedIdentityCredential: no identity endpoint");
+      },
+    });
+    const refused = new BlobCustomerContainers(
+      inbound,
+      noIdentity,
+      new StorageSharedKeyCredential("devstoreaccount1", wrongKey),
+    );
     const drain = async (containers: BlobCustomerContainers, location: ContainerLocation) => {
       for await (const _ of containers.list(location, undefined)) void _;
     };
-    const local = { url: `${emulator}/${customer.containerName}`, account: "devstoreaccount1", container: customer.containerName, emulator: true };
-    const error = await drain(refused, local).then(() => undefined, (e: Error) => e);
+    const local = {
+      url: `${emulator}/${customer.containerName}`,
+      account: "devstoreaccount1",
+      container: customer.containerName,
+      emulator: true,
+    };
+    const error = await drain(refused, local).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error?.name).toBe("CustomerContainerError");
-    expect(error?.message).toMatch(/refused the service \(403 \w+\): grant the service's managed identity the Storage Blob Data Reader role/);
+    expect(error?.message).toMatch(
+      /refused the service \(403 \w+\): grant the service's managed identity the Storage Blob Data Reader role/,
+    );
     expect(error?.message).not.toContain(wrongKey);
-    const azure = { url: "https://custacct01.blob.core.windows.net/drop", account: "custacct01", container: "drop", emulator: false };
-    await expect(drain(refused, azure)).rejects.toThrow(/managed identity could not get a token for the container https:\/\/custacct01\.blob\.core\.windows\.net\/drop$/);
+    const azure = {
+      url: "https://custacct01.blob.core.windows.net/drop",
+      account: "custacct01",
+      container: "drop",
+      emulator: false,
+    };
+    await expect(drain(refused, azure)).rejects.toThrow(
+      /managed identity could not get a token for the container https:\/\/custacct01\.blob\.core\.windows\.net\/drop$/,
+    );
   });
 
   it("a copy repeated after a crash before it was recorded doubles nothing: the content's job id makes it a duplicate", async () => {
@@ -322,7 +459,11 @@ describe("System settings › blob sources", () => {
     const own = await newCustomerContainer();
     const content = csv([isin, "Crash plc", "equity", "EUR"]);
     await own.getBlockBlobClient("securities-crash.csv").upload(content, Buffer.byteLength(content));
-    const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, status: "disabled" });
+    const src = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      status: "disabled",
+    });
     const first = await runNow(src.id);
     expect(first).toMatchObject({ status: "succeeded", copied: 1 });
     const fileName = "securities-crash.csv";
@@ -330,10 +471,20 @@ describe("System settings › blob sources", () => {
     expect(job.counts).toMatchObject({ accepted: 1 });
 
     // The crash: the version was copied but its record never written.
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const runsContainer = cosmos.database("investment-data").container("runs");
     const { resources } = await runsContainer.items
-      .query<{ id: string }>({ query: "SELECT c.id FROM c WHERE c.ownerId = @o AND c.type = 'blob-source-version'", parameters: [{ name: "@o", value: src.id }] }, { partitionKey: src.id })
+      .query<{ id: string }>(
+        {
+          query: "SELECT c.id FROM c WHERE c.ownerId = @o AND c.type = 'blob-source-version'",
+          parameters: [{ name: "@o", value: src.id }],
+        },
+        { partitionKey: src.id },
+      )
       .fetchAll();
     expect(resources).toHaveLength(1);
     await runsContainer.item(resources[0]!.id, src.id).delete();
@@ -375,10 +526,22 @@ describe("System settings › blob sources", () => {
     expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Late plc" });
 
     // The feed deleted after the source was set up: the run says so, and copies nothing.
-    const feed = await call("POST", "/api/v1/settings/feeds", { token, body: { ...securitiesFeed, name: "short-lived" } });
-    const orphan = await newSource({ containerUrl: `${emulator}/${missing}`, prefix: undefined, status: "disabled", feedId: feed.body.data.id });
+    const feed = await call("POST", "/api/v1/settings/feeds", {
+      token,
+      body: { ...securitiesFeed, name: "short-lived" },
+    });
+    const orphan = await newSource({
+      containerUrl: `${emulator}/${missing}`,
+      prefix: undefined,
+      status: "disabled",
+      feedId: feed.body.data.id,
+    });
     expect((await call("DELETE", `/api/v1/settings/feeds/${feed.body.data.id}`, { token })).status).toBe(204);
-    expect(await runNow(orphan.id)).toMatchObject({ status: "failed", copied: 0, error: `the feed '${feed.body.data.id}' no longer exists` });
+    expect(await runNow(orphan.id)).toMatchObject({
+      status: "failed",
+      copied: 0,
+      error: `the feed '${feed.body.data.id}' no longer exists`,
+    });
   });
 
   it("the scheduler runs a due source once even when two timers claim the same due time, advances nextRunAt, and leaves disabled sources alone", async () => {
@@ -386,9 +549,19 @@ describe("System settings › blob sources", () => {
     const isin = newIsin("GB");
     const content = csv([isin, "Scheduled plc", "equity", "CHF"]);
     await own.getBlockBlobClient("securities-timer.csv").upload(content, Buffer.byteLength(content));
-    const due = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "15m" } });
-    const off = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "15m" } });
-    expect((await call("PATCH", `${BASE}/${off.id}`, { token, body: { status: "disabled" } })).body.data.nextRunAt).toBeNull();
+    const due = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      schedule: { every: "15m" },
+    });
+    const off = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      schedule: { every: "15m" },
+    });
+    expect(
+      (await call("PATCH", `${BASE}/${off.id}`, { token, body: { status: "disabled" } })).body.data.nextRunAt,
+    ).toBeNull();
 
     // Two instances whose clocks are past the due time, firing at once.
     const dueAt = Date.parse(due.nextRunAt);
@@ -402,12 +575,17 @@ describe("System settings › blob sources", () => {
       LOG_LEVEL: "error",
     };
     const instance = (): Composition => new Composition(parseConfig(env), { now: () => new Date(dueAt + 5_000) });
-    const [one, two] = await Promise.all([instance().blobSources.scheduleBlobSources().execute(), instance().blobSources.scheduleBlobSources().execute()]);
+    const [one, two] = await Promise.all([
+      instance().blobSources.scheduleBlobSources().execute(),
+      instance().blobSources.scheduleBlobSources().execute(),
+    ]);
     const claimed = [...one, ...two].filter((r) => r.blobSourceId === due.id);
     expect(claimed).toHaveLength(1);
     expect([...one, ...two].filter((r) => r.blobSourceId === off.id)).toEqual([]);
     // Not due any more: a third firing claims nothing for it.
-    expect((await instance().blobSources.scheduleBlobSources().execute()).filter((r) => r.blobSourceId === due.id)).toEqual([]);
+    expect(
+      (await instance().blobSources.scheduleBlobSources().execute()).filter((r) => r.blobSourceId === due.id),
+    ).toEqual([]);
 
     const run = await vi.waitFor(
       async () => {
@@ -417,12 +595,21 @@ describe("System settings › blob sources", () => {
       },
       { timeout: 20_000, interval: 100 },
     );
-    expect(run).toMatchObject({ trigger: "schedule", scheduledFor: new Date(dueAt).toISOString(), status: "succeeded", copied: 1 });
+    expect(run).toMatchObject({
+      trigger: "schedule",
+      scheduledFor: new Date(dueAt).toISOString(),
+      status: "succeeded",
+      copied: 1,
+    });
     expect(await runsOf(due.id)).toHaveLength(1);
-    expect((await call("GET", `${BASE}/${due.id}`, { token })).body.data.nextRunAt).toBe(new Date(dueAt + 15 * 60_000).toISOString());
+    expect((await call("GET", `${BASE}/${due.id}`, { token })).body.data.nextRunAt).toBe(
+      new Date(dueAt + 15 * 60_000).toISOString(),
+    );
     expect(await runsOf(off.id)).toEqual([]);
     await finishedJob(feedId, run.files[0].name as string);
-    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Scheduled plc" });
+    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({
+      name: "Scheduled plc",
+    });
   });
 
   it("the runtime's blob-sources-schedule timer runs a source whose nextRunAt has come, and not a disabled one", async () => {
@@ -430,10 +617,25 @@ describe("System settings › blob sources", () => {
     const isin = newIsin("GB");
     const content = csv([isin, "Timer plc", "etf", "NOK"]);
     await own.getBlockBlobClient("securities-tick.csv").upload(content, Buffer.byteLength(content));
-    const on = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "1d", at: "03:00" } });
-    const off = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, schedule: { every: "1d", at: "03:00" }, status: "disabled" });
+    const on = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      schedule: { every: "1d", at: "03:00" },
+    });
+    const off = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      schedule: { every: "1d", at: "03:00" },
+      status: "disabled",
+    });
     // Make both due now, as if the service had been waiting for 03:00 (the disabled one too, to show its status is what keeps it off).
-    const settings = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } }).database("investment-data").container("settings");
+    const settings = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    })
+      .database("investment-data")
+      .container("settings");
     const past = new Date(Date.now() - 60_000).toISOString();
     for (const id of [on.id, off.id]) {
       const { resource } = await settings.item(id, "blob-source").read();
@@ -451,7 +653,10 @@ describe("System settings › blob sources", () => {
     const next = (await call("GET", `${BASE}/${on.id}`, { token })).body.data.nextRunAt as string;
     expect(next > new Date().toISOString() && next.endsWith("T03:00:00.000Z")).toBe(true);
     await finishedJob(feedId, run.files[0].name as string);
-    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({ name: "Timer plc", assetClass: "etf" });
+    expect((await call("GET", `/api/v1/securities/${isin}`, { token })).body.data).toMatchObject({
+      name: "Timer plc",
+      assetClass: "etf",
+    });
     await new Promise((r) => setTimeout(r, 2500)); // waits another tick or two to show that no second run starts
     expect(await runsOf(on.id)).toHaveLength(1);
     expect(await runsOf(off.id)).toEqual([]);
@@ -462,18 +667,43 @@ describe("System settings › blob sources", () => {
     const isin = newIsin("GB");
     const content = csv([isin, "Recovered plc", "equity", "SEK"]);
     await own.getBlockBlobClient("securities-lost.csv").upload(content, Buffer.byteLength(content));
-    const src = await newSource({ containerUrl: `${emulator}/${own.containerName}`, prefix: undefined, status: "disabled" });
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const src = await newSource({
+      containerUrl: `${emulator}/${own.containerName}`,
+      prefix: undefined,
+      status: "disabled",
+    });
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const runs = cosmos.database("investment-data").container("runs");
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000).toISOString();
     const stored = (id: string, fields: Record<string, unknown>) => ({
-      id, ownerId: src.id, type: "blob-source-run", sortKey: `${tenMinutesAgo}|${id}`, blobSourceId: src.id, trigger: "manual", scheduledFor: tenMinutesAgo,
-      status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], startedAt: tenMinutesAgo, ...fields,
+      id,
+      ownerId: src.id,
+      type: "blob-source-run",
+      sortKey: `${tenMinutesAgo}|${id}`,
+      blobSourceId: src.id,
+      trigger: "manual",
+      scheduledFor: tenMinutesAgo,
+      status: "running",
+      listed: 0,
+      matched: 0,
+      copied: 0,
+      skipped: 0,
+      files: [],
+      startedAt: tenMinutesAgo,
+      ...fields,
     });
     // Claimed but its message never sent; taken once by an instance that died; lost three times already.
     await runs.items.create(stored("bsr_unsent", { attempts: 0 }));
-    await runs.items.create(stored("bsr_died", { attempts: 1, leaseUntil: new Date(Date.now() - 60_000).toISOString() }));
-    await runs.items.create(stored("bsr_hopeless", { attempts: 3, leaseUntil: new Date(Date.now() - 60_000).toISOString() }));
+    await runs.items.create(
+      stored("bsr_died", { attempts: 1, leaseUntil: new Date(Date.now() - 60_000).toISOString() }),
+    );
+    await runs.items.create(
+      stored("bsr_hopeless", { attempts: 3, leaseUntil: new Date(Date.now() - 60_000).toISOString() }),
+    );
 
     const env = {
       COSMOS_ENDPOINT: cosmosEndpoint(),
@@ -489,17 +719,28 @@ describe("System settings › blob sources", () => {
       async () => {
         const all = await runsOf(src.id);
         expect(all, "the recovered runs").toHaveLength(3);
-        expect(all.every((r) => r.status !== "running"), "the recovered runs finished").toBe(true);
+        expect(
+          all.every((r) => r.status !== "running"),
+          "the recovered runs finished",
+        ).toBe(true);
         return all;
       },
       { timeout: 20_000, interval: 100 },
     );
     const byId = new Map(finished.map((r) => [r.id, r]));
-    expect(byId.get("bsr_hopeless")).toMatchObject({ status: "failed", error: expect.stringMatching(/stopped 3 times/) });
+    expect(byId.get("bsr_hopeless")).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/stopped 3 times/),
+    });
     // Both recovered runs finished; the version was copied once between them.
     expect([byId.get("bsr_unsent")?.status, byId.get("bsr_died")?.status]).toEqual(["succeeded", "succeeded"]);
     expect((byId.get("bsr_unsent")?.copied ?? 0) + (byId.get("bsr_died")?.copied ?? 0)).toBe(1);
     for (const run of finished) expect(run).not.toHaveProperty("leaseUntil");
-    await expect.poll(async () => (await call("GET", `/api/v1/securities/${isin}`, { token })).status, { timeout: 20_000, interval: 100 }).toBe(200);
+    await expect
+      .poll(async () => (await call("GET", `/api/v1/securities/${isin}`, { token })).status, {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(200);
   });
 });

@@ -16,7 +16,12 @@ function bicepAppSettings(): Map<string, string> {
     if (body[end] === "}") depth--;
     end++;
   }
-  return new Map([...body.slice(0, end - 1).matchAll(/^\s+([A-Za-z0-9_]+):\s*(.+)$/gm)].map((m) => [m[1] ?? "", (m[2] ?? "").trim()]));
+  return new Map(
+    [...body.slice(0, end - 1).matchAll(/^\s+([A-Za-z0-9_]+):\s*(.+)$/gm)].map((m) => [
+      m[1] ?? "",
+      (m[2] ?? "").trim(),
+    ]),
+  );
 }
 
 /** The rows of the table under a `## heading` of docs/configuration.md: setting → its second column. */
@@ -26,7 +31,9 @@ function documented(heading: string): Map<string, string> {
   expect(start, `docs/configuration.md has a section "${heading}"`).toBeGreaterThanOrEqual(0);
   const next = page.indexOf("\n## ", start + 3);
   const section = page.slice(start, next < 0 ? undefined : next);
-  return new Map([...section.matchAll(/^\| `([A-Za-z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1] ?? "", (m[2] ?? "").trim()]));
+  return new Map(
+    [...section.matchAll(/^\| `([A-Za-z0-9_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1] ?? "", (m[2] ?? "").trim()]),
+  );
 }
 
 /** The defaults the schema gives settings that are not set (only the required ones supplied). */
@@ -36,7 +43,14 @@ const defaults = parseConfig({
   WEBHOOK_SECRET_KEY: Buffer.alloc(32).toString("base64"),
 }) as Record<string, unknown>;
 
-const asDocumented = (value: unknown): string => (value === undefined ? "unset" : Array.isArray(value) ? value.join(",") : typeof value === "string" ? value : JSON.stringify(value));
+const asDocumented = (value: unknown): string =>
+  value === undefined
+    ? "unset"
+    : Array.isArray(value)
+      ? value.join(",")
+      : typeof value === "string"
+        ? value
+        : JSON.stringify(value);
 
 describe("configuration: shared/config.ts, the Bicep app settings and docs/configuration.md agree", () => {
   const settings = Object.keys(configSchema.shape);
@@ -48,10 +62,14 @@ describe("configuration: shared/config.ts, the Bicep app settings and docs/confi
     for (const name of settings) {
       const inBicep = bicep.has(name);
       expect(inBicep || optional.has(name), `${name} is neither set by infra/ nor documented as optional`).toBe(true);
-      expect(setByBicep.has(name), `${name}: docs/configuration.md lists it under "Set in Azure by infra/" ${inBicep ? "" : "but Bicep does not set it"}`).toBe(inBicep);
+      expect(
+        setByBicep.has(name),
+        `${name}: docs/configuration.md lists it under "Set in Azure by infra/" ${inBicep ? "" : "but Bicep does not set it"}`,
+      ).toBe(inBicep);
       expect(optional.has(name) && inBicep, `${name} is set by Bicep, so it is not optional in Azure`).toBe(false);
     }
-    for (const name of [...setByBicep.keys(), ...optional.keys()]) expect(settings, `docs/configuration.md lists ${name}, which the code does not read`).toContain(name);
+    for (const name of [...setByBicep.keys(), ...optional.keys()])
+      expect(settings, `docs/configuration.md lists ${name}, which the code does not read`).toContain(name);
   });
 
   it("an optional setting's documented default is the schema's", () => {

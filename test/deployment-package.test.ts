@@ -41,7 +41,8 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
   it("holds the deployment build, host.json and a package.json that neither builds nor installs", () => {
     expect(readdirSync(deploy).sort()).toEqual(["dist", "host.json", "package.json", "shared"]);
     expect(readdirSync(join(deploy, "dist")).sort()).toEqual(["functions", "shared"]);
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [e.name]));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [e.name]));
     const compiled = files(join(deploy, "dist"));
     expect(compiled.filter((f) => /\.test\.js$/.test(f))).toEqual([]);
     expect(compiled.length).toBeGreaterThan(100);
@@ -53,12 +54,19 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
     // @azure/functions is pinned exactly: the local host depends on its contract with the worker.
     expect((manifest.dependencies as Record<string, string>)["@azure/functions"]).toMatch(/^\d+\.\d+\.\d+$/);
     // Its dependencies are the locked production ones, installed without scripts.
-    expect(readFileSync(join(root, "infra", "package-app.js"), "utf8")).toMatch(/\["ci", "--omit=dev", "--ignore-scripts"/);
+    expect(readFileSync(join(root, "infra", "package-app.js"), "utf8")).toMatch(
+      /\["ci", "--omit=dev", "--ignore-scripts"/,
+    );
   });
 
   it("holds the console's static files, so that the package serves the same console as the project", () => {
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
-    const shipped = files(join(deploy, "shared", "console")).map((f) => f.slice(join(deploy, "shared", "console").length + 1));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+      );
+    const shipped = files(join(deploy, "shared", "console")).map((f) =>
+      f.slice(join(deploy, "shared", "console").length + 1),
+    );
     expect(shipped).toContain("index.html");
     expect(shipped).toContain("main.js");
     // The type stubs and the type-checking configuration stay behind.
@@ -68,7 +76,9 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
     expect(fromPackage.version).toBe(fromProject.version);
     expect([...fromPackage.assets.keys()].sort()).toEqual([...fromProject.assets.keys()].sort());
     // preact and htm, which the console's vendor files come from, are production dependencies.
-    const manifest = JSON.parse(readFileSync(join(deploy, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(deploy, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     expect(manifest.dependencies.preact).toMatch(/^\d+\.\d+\.\d+$/);
     expect(manifest.dependencies.htm).toMatch(/^\d+\.\d+\.\d+$/);
   });
@@ -81,7 +91,8 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
         COSMOS_ENDPOINT: "https://127.0.0.1:9/",
         JWT_SIGNING_KEY: TEST_JWT_KEY,
         WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY,
-        APPLICATIONINSIGHTS_CONNECTION_STRING: "InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/",
+        APPLICATIONINSIGHTS_CONNECTION_STRING:
+          "InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:9/",
       },
       encoding: "utf8",
       timeout: 60_000,
@@ -90,10 +101,18 @@ describe("the deployment package (npm run package → .deploy, what azd deploys)
     const { order, registered } = JSON.parse(run.stdout) as { order: string[]; registered: number };
     const first = (name: string): number => order.indexOf(name);
     expect(first("applicationinsights")).toBeGreaterThanOrEqual(0);
-    for (const sdk of ["@azure/functions", "@azure/cosmos", "@azure/storage-blob", "@azure/identity", "@azure/service-bus"]) {
+    for (const sdk of [
+      "@azure/functions",
+      "@azure/cosmos",
+      "@azure/storage-blob",
+      "@azure/identity",
+      "@azure/service-bus",
+    ]) {
       expect(first(sdk), `${sdk} loaded`).toBeGreaterThan(first("applicationinsights"));
     }
-    const functionFiles = readdirSync(join(root, "functions")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts");
+    const functionFiles = readdirSync(join(root, "functions")).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts",
+    );
     expect(registered).toBe(functionFiles.length);
   });
 });

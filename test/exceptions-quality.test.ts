@@ -27,7 +27,13 @@ describe("data-quality exceptions", () => {
   async function expectOneCreatedEvent(exception: DataQualityException): Promise<void> {
     const events = await eventsWhere("exception.created", (d) => d.exceptionId === exception.id);
     expect(events).toHaveLength(1);
-    expect(events[0]?.data).toEqual({ exceptionId: exception.id, type: exception.type, severity: exception.severity, message: exception.message, entity: exception.entity });
+    expect(events[0]?.data).toEqual({
+      exceptionId: exception.id,
+      type: exception.type,
+      severity: exception.severity,
+      message: exception.message,
+      entity: exception.entity,
+    });
   }
 
   // Field-for-field equality of the single-exception reads with the list is its own test below,
@@ -39,13 +45,23 @@ describe("data-quality exceptions", () => {
     expect(got.body.data).toMatchObject(exception);
     const resolved = await call("PATCH", path, { token, body: { status: "resolved" } });
     expect(resolved.status).toBe(200);
-    expect(resolved.body.data).toMatchObject({ ...exception, status: "resolved", resolvedAt: expect.stringMatching(/Z$/) });
+    expect(resolved.body.data).toMatchObject({
+      ...exception,
+      status: "resolved",
+      resolvedAt: expect.stringMatching(/Z$/),
+    });
     expect(resolved.body.data.resolvedAt >= exception.createdAt).toBe(true);
-    expect((await call("GET", path, { token })).body.data).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
+    expect((await call("GET", path, { token })).body.data).toMatchObject({
+      status: "resolved",
+      resolvedAt: resolved.body.data.resolvedAt,
+    });
     const again = await call("PATCH", path, { token, body: { status: "resolved" } });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("CONFLICT");
-    expect((await call("GET", path, { token })).body.data).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
+    expect((await call("GET", path, { token })).body.data).toMatchObject({
+      status: "resolved",
+      resolvedAt: resolved.body.data.resolvedAt,
+    });
     const listed = (await exceptionsFor(token, exception.type, exception.entity.id)).find((e) => e.id === exception.id);
     expect(listed).toMatchObject({ status: "resolved", resolvedAt: resolved.body.data.resolvedAt });
   }
@@ -56,38 +72,65 @@ describe("data-quality exceptions", () => {
     const [secId] = await createSecurities(token, [sec]);
     // Only a price after the valuation date exists.
     await imported(token, "prices", { prices: [price(sec.isin, "2017-01-11", 10)] });
-    const job = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 10 }] });
+    const job = await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 10 }],
+    });
     await whenValued(token, portfolio.id);
 
     const view = await holdingsOf(token, portfolio.id);
-    expect(view.holdings).toEqual([expect.objectContaining({ securityId: secId, quantity: 10, price: null, marketValue: null, weight: null })]);
+    expect(view.holdings).toEqual([
+      expect.objectContaining({ securityId: secId, quantity: 10, price: null, marketValue: null, weight: null }),
+    ]);
     expect(view.totalValue).toBe(0);
 
     const opened = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(opened).toHaveLength(1);
     const exception = opened[0] as DataQualityException;
-    expect(exception).toMatchObject({ type: "MISSING_PRICE", severity: "error", status: "open", entity: { type: "security", id: secId }, jobId: job.jobId, resolvedAt: null });
+    expect(exception).toMatchObject({
+      type: "MISSING_PRICE",
+      severity: "error",
+      status: "open",
+      entity: { type: "security", id: secId },
+      jobId: job.jobId,
+      resolvedAt: null,
+    });
     expect(exception.message).toContain(secId);
     await expectOneCreatedEvent(exception);
 
     // The same condition again (the portfolio revalued on the same date, and a second portfolio
     // holding the same security on the same date) opens nothing new.
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 20 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 20 }],
+    });
     const other = await createPortfolio(token);
-    await imported(token, "positions", { positions: [{ portfolioId: other.id, securityId: secId, date: "2017-01-10", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: other.id, securityId: secId, date: "2017-01-10", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id, other.id);
     expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toEqual([exception]);
     await expectOneCreatedEvent(exception);
 
     // Filters: type, status and severity narrow the list to matching exceptions.
-    const filtered = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=open&severity=error&pageSize=200`, { token });
+    const filtered = await call(
+      "GET",
+      `/api/v1/exceptions?type=MISSING_PRICE&status=open&severity=error&pageSize=200`,
+      { token },
+    );
     expect(filtered.status).toBe(200);
-    expect(filtered.body.data.every((e: DataQualityException) => e.type === "MISSING_PRICE" && e.status === "open" && e.severity === "error")).toBe(true);
+    expect(
+      filtered.body.data.every(
+        (e: DataQualityException) => e.type === "MISSING_PRICE" && e.status === "open" && e.severity === "error",
+      ),
+    ).toBe(true);
 
     await expectResolvable(exception);
-    const resolvedList = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=resolved&pageSize=200`, { token });
+    const resolvedList = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&status=resolved&pageSize=200`, {
+      token,
+    });
     expect(resolvedList.body.data.some((e: DataQualityException) => e.id === exception.id)).toBe(true);
-    const warnings = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&severity=warning&pageSize=200`, { token });
+    const warnings = await call("GET", `/api/v1/exceptions?type=MISSING_PRICE&severity=warning&pageSize=200`, {
+      token,
+    });
     expect(warnings.body.data.some((e: DataQualityException) => e.id === exception.id)).toBe(false);
   });
 
@@ -97,7 +140,9 @@ describe("data-quality exceptions", () => {
     const fresh = securityRecord();
     const [staleId, freshId] = await createSecurities(token, [stale, fresh]);
     // 2017-02-01 → 2017-02-07 is 6 days: stale. 2017-02-02 → 2017-02-07 is 5 days: not stale.
-    await imported(token, "prices", { prices: [price(stale.isin, "2017-02-01", 10), price(fresh.isin, "2017-02-02", 20)] });
+    await imported(token, "prices", {
+      prices: [price(stale.isin, "2017-02-01", 10), price(fresh.isin, "2017-02-02", 20)],
+    });
     await imported(token, "positions", {
       positions: [
         { portfolioId: portfolio.id, securityId: staleId, date: "2017-02-07", quantity: 1 },
@@ -108,12 +153,21 @@ describe("data-quality exceptions", () => {
     // Stale prices still value the holding: 10 + 20 = 30.00
     const view = await holdingsOf(token, portfolio.id);
     expect(view.totalValue).toBe(30);
-    expect(view.holdings.find((h) => h.securityId === staleId)).toMatchObject({ price: 10, priceDate: "2017-02-01", marketValue: 10 });
+    expect(view.holdings.find((h) => h.securityId === staleId)).toMatchObject({
+      price: 10,
+      priceDate: "2017-02-01",
+      marketValue: 10,
+    });
 
     const opened = await exceptionsFor(token, "STALE_PRICE", staleId);
     expect(opened).toHaveLength(1);
     const exception = opened[0] as DataQualityException;
-    expect(exception).toMatchObject({ type: "STALE_PRICE", severity: "warning", status: "open", entity: { type: "security", id: staleId } });
+    expect(exception).toMatchObject({
+      type: "STALE_PRICE",
+      severity: "warning",
+      status: "open",
+      entity: { type: "security", id: staleId },
+    });
     expect(exception.message).toContain("2017-02-01");
     expect(await exceptionsFor(token, "STALE_PRICE", freshId)).toEqual([]);
     await expectOneCreatedEvent(exception);
@@ -125,7 +179,9 @@ describe("data-quality exceptions", () => {
         { portfolioId: portfolio.id, securityId: freshId, date: "2017-02-07", quantity: 1 },
       ],
     });
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: staleId, date: "2017-02-08", quantity: 2 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: staleId, date: "2017-02-08", quantity: 2 }],
+    });
     await whenValued(token, portfolio.id);
     expect(await exceptionsFor(token, "STALE_PRICE", staleId)).toEqual([exception]);
     await expectOneCreatedEvent(exception);
@@ -138,12 +194,20 @@ describe("data-quality exceptions", () => {
     const edge = securityRecord();
     const [jumpyId, edgeId] = await createSecurities(token, [jumpy, edge]);
     await imported(token, "prices", {
-      prices: [price(jumpy.isin, "2017-03-01", 100), price(jumpy.isin, "2017-03-01", 50, { type: "mid" }), price(edge.isin, "2017-03-01", 100)],
+      prices: [
+        price(jumpy.isin, "2017-03-01", 100),
+        price(jumpy.isin, "2017-03-01", 50, { type: "mid" }),
+        price(edge.isin, "2017-03-01", 100),
+      ],
     });
     // jumpy close 100 → 130: +30% > 25%. edge close 100 → 125: exactly 25%, not beyond.
     // jumpy mid 50 → 55: +10%, its own type's previous price, no jump.
     const job = await imported(token, "prices", {
-      prices: [price(jumpy.isin, "2017-03-02", 130), price(jumpy.isin, "2017-03-02", 55, { type: "mid" }), price(edge.isin, "2017-03-02", 125)],
+      prices: [
+        price(jumpy.isin, "2017-03-02", 130),
+        price(jumpy.isin, "2017-03-02", 55, { type: "mid" }),
+        price(edge.isin, "2017-03-02", 125),
+      ],
     });
 
     const opened = await exceptionsFor(token, "PRICE_JUMP", `${jumpyId}|`, "prefix");
@@ -175,7 +239,9 @@ describe("data-quality exceptions", () => {
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
     // close 100 on 03-06, then 200 on 03-07 (+100%), imported together.
-    await imported(token, "prices", { prices: [price(sec.isin, "2017-03-06", 100), price(sec.isin, "2017-03-07", 200)] });
+    await imported(token, "prices", {
+      prices: [price(sec.isin, "2017-03-06", 100), price(sec.isin, "2017-03-07", 200)],
+    });
     const opened = await exceptionsFor(token, "PRICE_JUMP", `${secId}|`, "prefix");
     expect(opened).toHaveLength(1);
     expect(opened[0]?.entity.id).toContain("2017-03-07");
@@ -187,7 +253,12 @@ describe("data-quality exceptions", () => {
     const sec = securityRecord({ currency: "MNT" });
     const local = securityRecord({ currency: "ISK" });
     const [secId, localId] = await createSecurities(token, [sec, local]);
-    await imported(token, "prices", { prices: [price(sec.isin, "2017-04-10", 3000, { currency: "MNT" }), price(local.isin, "2017-04-10", 7, { currency: "ISK" })] });
+    await imported(token, "prices", {
+      prices: [
+        price(sec.isin, "2017-04-10", 3000, { currency: "MNT" }),
+        price(local.isin, "2017-04-10", 7, { currency: "ISK" }),
+      ],
+    });
     const job = await imported(token, "positions", {
       positions: [
         { portfolioId: portfolio.id, securityId: secId, date: "2017-04-10", quantity: 2 },
@@ -201,13 +272,27 @@ describe("data-quality exceptions", () => {
     expect(view.totalValue).toBe(21);
     expect(view.holdings).toEqual([
       expect.objectContaining({ securityId: localId, marketValue: 21, weight: 1 }),
-      expect.objectContaining({ securityId: secId, price: 3000, priceCurrency: "MNT", fxRate: null, fxMethod: null, marketValue: null, weight: null }),
+      expect.objectContaining({
+        securityId: secId,
+        price: 3000,
+        priceCurrency: "MNT",
+        fxRate: null,
+        fxMethod: null,
+        marketValue: null,
+        weight: null,
+      }),
     ]);
 
     const opened = await exceptionsFor(token, "MISSING_FX_RATE", "MNTISK");
     expect(opened).toHaveLength(1);
     const exception = opened[0] as DataQualityException;
-    expect(exception).toMatchObject({ type: "MISSING_FX_RATE", severity: "error", status: "open", entity: { type: "fxPair", id: "MNTISK" }, jobId: job.jobId });
+    expect(exception).toMatchObject({
+      type: "MISSING_FX_RATE",
+      severity: "error",
+      status: "open",
+      entity: { type: "fxPair", id: "MNTISK" },
+      jobId: job.jobId,
+    });
     await expectOneCreatedEvent(exception);
 
     await imported(token, "positions", {
@@ -227,7 +312,9 @@ describe("data-quality exceptions", () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-05-02", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-05-02", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id);
     const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(listed).toBeDefined();
@@ -242,17 +329,27 @@ describe("data-quality exceptions", () => {
   });
 
   it("PATCH: 404 for an unknown exception, 422 for a body other than { status: resolved }", async () => {
-    const missing = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "resolved" } });
+    const missing = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", {
+      token,
+      body: { status: "resolved" },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("NOT_FOUND");
     const bad = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "open" } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe("VALIDATION_ERROR");
     expect(bad.body.error.details).toEqual([{ field: "status", message: expect.any(String) }]);
-    const extra = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: { status: "resolved", note: "x" } });
+    const extra = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", {
+      token,
+      body: { status: "resolved", note: "x" },
+    });
     expect(extra.status).toBe(422);
     expect(extra.body.error.details.map((d: { field: string }) => d.field)).toEqual(["body"]);
-    const notJson = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", { token, body: "status=resolved", headers: { "Content-Type": "application/json" } });
+    const notJson = await call("PATCH", "/api/v1/exceptions/exc_does_not_exist", {
+      token,
+      body: "status=resolved",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe("INVALID_REQUEST");
   });

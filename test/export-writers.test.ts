@@ -7,7 +7,11 @@ import type { DataSet, ExportHeader } from "../shared/ports/exports";
 import type { ExportFormat } from "../shared/domain/export-data";
 import { writeExport } from "../shared/formats/export/write-export";
 
-const header: ExportHeader = { exportId: "ex_0123456789abcdef", dataType: "transactions", generatedAt: "2026-11-24T22:00:00.000Z" };
+const header: ExportHeader = {
+  exportId: "ex_0123456789abcdef",
+  dataType: "transactions",
+  generatedAt: "2026-11-24T22:00:00.000Z",
+};
 
 async function* from(records: Record<string, unknown>[]): AsyncGenerator<Record<string, unknown>> {
   yield* records;
@@ -17,7 +21,7 @@ const tricky: Record<string, unknown>[] = [
   {
     id: "t1",
     name: 'Acme, "Holdings"\nLtd',
-    formula: "=HYPERLINK(\"http://evil\")",
+    formula: '=HYPERLINK("http://evil")',
     plus: "+1+2",
     minus: "-2+3",
     at: "@SUM(A1)",
@@ -35,8 +39,31 @@ const tricky: Record<string, unknown>[] = [
   },
   { id: "t2", name: "plain", negative: 0, quantity: 0, memberIds: [], nested: null, tradeDate: "2024-12-31" },
 ];
-const columns = ["id", "name", "formula", "plus", "minus", "at", "tab", "cr", "negative", "quantity", "unicode", "active", "memberIds", "nested.code", "nested.inner.level", "missing", "tradeDate", "createdAt"];
-const dataSet = (records: Record<string, unknown>[] = tricky, extra: Partial<DataSet> = {}): DataSet => ({ columns, records: from(records), ...extra });
+const columns = [
+  "id",
+  "name",
+  "formula",
+  "plus",
+  "minus",
+  "at",
+  "tab",
+  "cr",
+  "negative",
+  "quantity",
+  "unicode",
+  "active",
+  "memberIds",
+  "nested.code",
+  "nested.inner.level",
+  "missing",
+  "tradeDate",
+  "createdAt",
+];
+const dataSet = (records: Record<string, unknown>[] = tricky, extra: Partial<DataSet> = {}): DataSet => ({
+  columns,
+  records: from(records),
+  ...extra,
+});
 
 async function write(format: ExportFormat, set: DataSet): Promise<{ bytes: Buffer; rows: number }> {
   const file = writeExport(format, header, set);
@@ -76,7 +103,7 @@ describe("CSV export", () => {
     const { bytes } = await write("csv", dataSet());
     const parsed: string[][] = parse(bytes);
     const row = Object.fromEntries(columns.map((c, i) => [c, parsed[1]?.[i]]));
-    expect(row.formula).toBe("'=HYPERLINK(\"http://evil\")");
+    expect(row.formula).toBe('\'=HYPERLINK("http://evil")');
     expect(row.plus).toBe("'+1+2");
     expect(row.minus).toBe("'-2+3");
     expect(row.at).toBe("'@SUM(A1)");
@@ -96,7 +123,10 @@ describe("XLSX export", () => {
   const readBack = (bytes: Buffer) => XLSX.read(bytes, { type: "buffer", cellDates: true, cellNF: true });
 
   it("one sheet named after the data type, a header row, numbers as numbers, dates and timestamps as dates, arrays as JSON text", async () => {
-    const { bytes, rows } = await write("xlsx", dataSet(tricky, { columnTypes: { tradeDate: "date", createdAt: "timestamp" } }));
+    const { bytes, rows } = await write(
+      "xlsx",
+      dataSet(tricky, { columnTypes: { tradeDate: "date", createdAt: "timestamp" } }),
+    );
     expect(rows).toBe(2);
     const book = readBack(bytes);
     expect(book.SheetNames).toEqual(["transactions"]);
@@ -122,7 +152,9 @@ describe("XLSX export", () => {
     expect(createdAt.t).toBe("d");
     expect(createdAt.z).toBe("yyyy-mm-dd hh:mm:ss");
     // SheetJS reads the serial in local time; the stored serial is UTC.
-    const raw = XLSX.read(bytes, { type: "buffer" }).Sheets.transactions![XLSX.utils.encode_cell({ r: 1, c: columns.indexOf("createdAt") })];
+    const raw = XLSX.read(bytes, { type: "buffer" }).Sheets.transactions![
+      XLSX.utils.encode_cell({ r: 1, c: columns.indexOf("createdAt") })
+    ];
     expect(raw.v).toBeCloseTo(45379 + (14 * 3600 + 5 * 60 + 6.789) / 86400, 6);
     expect(at(2, "tradeDate").z).toBe("yyyy-mm-dd");
   });
@@ -179,46 +211,52 @@ describe("all formats", () => {
     })(),
   });
 
-  it.each(["csv", "xlsx", "json"] as const)("%s pulls records only as fast as the file is read (backpressure)", async (format) => {
-    const pulled = { n: 0 };
-    const file = writeExport(format, header, endless(pulled));
-    // Nobody reads: the writer must stop pulling once its buffers are full.
-    await sleep(300); // waits to show that the writer does not pull on without a reader
-    const idle = pulled.n;
-    expect(idle).toBeLessThan(20_000);
-    await sleep(200); // and still does not
-    expect(pulled.n - idle).toBeLessThan(1_000);
-    // Reading moves it on.
-    let read = 0;
-    for await (const chunk of file.stream) {
-      read += (chunk as Buffer).length;
-      if (read > 2_000_000) break;
-    }
-    expect(pulled.n).toBeGreaterThan(idle);
-    file.stream.destroy();
-  });
-
-  it.each(["csv", "xlsx", "json"] as const)("%s stops reading the data set when the file is abandoned (a failed upload)", async (format) => {
-    let closed = false;
-    const pulled = { n: 0 };
-    const records = (async function* () {
-      try {
-        for (;;) {
-          pulled.n++;
-          yield { id: `t${pulled.n}`, amount: pulled.n, tradeDate: "2024-01-02", note: "x".repeat(200) };
-        }
-      } finally {
-        closed = true;
+  it.each(["csv", "xlsx", "json"] as const)(
+    "%s pulls records only as fast as the file is read (backpressure)",
+    async (format) => {
+      const pulled = { n: 0 };
+      const file = writeExport(format, header, endless(pulled));
+      // Nobody reads: the writer must stop pulling once its buffers are full.
+      await sleep(300); // waits to show that the writer does not pull on without a reader
+      const idle = pulled.n;
+      expect(idle).toBeLessThan(20_000);
+      await sleep(200); // and still does not
+      expect(pulled.n - idle).toBeLessThan(1_000);
+      // Reading moves it on.
+      let read = 0;
+      for await (const chunk of file.stream) {
+        read += (chunk as Buffer).length;
+        if (read > 2_000_000) break;
       }
-    })();
-    const file = writeExport(format, header, { columns: ["id", "amount", "tradeDate", "note"], records });
-    for await (const _chunk of file.stream) break; // the consumer goes away after the first chunk
-    file.stream.destroy();
-    await expect.poll(() => closed, { timeout: 5_000, interval: 20 }).toBe(true);
-    const at = pulled.n;
-    await sleep(200); // waits to show that nothing more is pulled
-    expect(pulled.n).toBe(at);
-  });
+      expect(pulled.n).toBeGreaterThan(idle);
+      file.stream.destroy();
+    },
+  );
+
+  it.each(["csv", "xlsx", "json"] as const)(
+    "%s stops reading the data set when the file is abandoned (a failed upload)",
+    async (format) => {
+      let closed = false;
+      const pulled = { n: 0 };
+      const records = (async function* () {
+        try {
+          for (;;) {
+            pulled.n++;
+            yield { id: `t${pulled.n}`, amount: pulled.n, tradeDate: "2024-01-02", note: "x".repeat(200) };
+          }
+        } finally {
+          closed = true;
+        }
+      })();
+      const file = writeExport(format, header, { columns: ["id", "amount", "tradeDate", "note"], records });
+      for await (const _chunk of file.stream) break; // the consumer goes away after the first chunk
+      file.stream.destroy();
+      await expect.poll(() => closed, { timeout: 5_000, interval: 20 }).toBe(true);
+      const at = pulled.n;
+      await sleep(200); // waits to show that nothing more is pulled
+      expect(pulled.n).toBe(at);
+    },
+  );
 
   it.each(["csv", "xlsx", "json"] as const)("%s fails the stream when the data set fails", async (format) => {
     const failing: DataSet = {

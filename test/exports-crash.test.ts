@@ -12,7 +12,6 @@ import { startSftpTarget, type SftpTarget } from "./sftp-target";
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const PASSWORD = "crash-Test-pa55word";
 
-
 /**
  * A run whose instance dies: the export's first attempt hangs in the SSH handshake of a server that
  * never answers, the runtime is killed (`kill -9`) meanwhile, and started again on the same data: the
@@ -36,7 +35,9 @@ describe("an export run across a crash", () => {
     target = await startSftpTarget({ users: [{ username: "ids", password: PASSWORD }] });
     // A server that accepts the connection and never speaks: the attempt waits in the handshake.
     silent = createServer((socket) => sockets.push(socket));
-    const silentPort = await new Promise<number>((resolve) => silent!.listen(0, "127.0.0.1", () => resolve((silent!.address() as { port: number }).port)));
+    const silentPort = await new Promise<number>((resolve) =>
+      silent!.listen(0, "127.0.0.1", () => resolve((silent!.address() as { port: number }).port)),
+    );
     const env = await runtimeEnv(data.path, {
       EXPORTS_SCHEDULE: "*/1 * * * * *",
       EXPORTS_RUN_LEASE_SECONDS: "6",
@@ -54,7 +55,14 @@ describe("an export run across a crash", () => {
         dataType: "securities",
         format: "csv",
         schedule: { frequency: "daily", time: "03:00" },
-        destination: { type: "sftp", host: "127.0.0.1", port: silentPort, username: "ids", password: PASSWORD, path: "/crash" },
+        destination: {
+          type: "sftp",
+          host: "127.0.0.1",
+          port: silentPort,
+          username: "ids",
+          password: PASSWORD,
+          path: "/crash",
+        },
         fileName: "securities_{exportId}.csv",
       },
     });
@@ -64,11 +72,18 @@ describe("an export run across a crash", () => {
     expect(run.status, run.text).toBe(202);
 
     await withDiagnostics(
-      vi.waitFor(() => expect(sockets.length, "the attempt never connected").toBeGreaterThan(0), { timeout: 20_000, interval: 50 }),
+      vi.waitFor(() => expect(sockets.length, "the attempt never connected").toBeGreaterThan(0), {
+        timeout: 20_000,
+        interval: 50,
+      }),
       () => first.output(),
     );
     // The hanging attempt holds its own copy of the destination; the next one will find the real server.
-    const patched = await call("PATCH", `/api/v1/settings/exports/${id}`, { base: first.baseUrl, token, body: { destination: { port: target.port } } });
+    const patched = await call("PATCH", `/api/v1/settings/exports/${id}`, {
+      base: first.baseUrl,
+      token,
+      body: { destination: { port: target.port } },
+    });
     expect(patched.status, patched.text).toBe(200);
     const during = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: first.baseUrl, token })).body.data;
     expect(during).toMatchObject([{ id: run.body.data.id, status: "running", attempts: 1 }]);
@@ -81,18 +96,25 @@ describe("an export run across a crash", () => {
     const runs = await withDiagnostics(
       vi.waitFor(
         async () => {
-          const current: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data;
-          if (current.some((r) => r.status === "running")) throw new Error(`the run did not finish after the restart: ${JSON.stringify(current)}`);
+          const current: { id: string; status: string; attempts: number; rows: number; fileName: string }[] = (
+            await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })
+          ).body.data;
+          if (current.some((r) => r.status === "running"))
+            throw new Error(`the run did not finish after the restart: ${JSON.stringify(current)}`);
           return current;
         },
         { timeout: 45_000, interval: 250 },
       ),
       () => second.output(),
     );
-    expect(runs).toMatchObject([{ id: run.body.data.id, status: "succeeded", attempts: 2, fileName: `securities_${id}.csv` }]);
+    expect(runs).toMatchObject([
+      { id: run.body.data.id, status: "succeeded", attempts: 2, fileName: `securities_${id}.csv` },
+    ]);
     // The crashed attempt's queue message comes back too: it finds the run finished and does nothing.
     await sleep(2_000); // waits to show that it does nothing
-    expect((await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data).toMatchObject([{ status: "succeeded", attempts: 2 }]);
+    expect(
+      (await call("GET", `/api/v1/settings/exports/${id}/runs`, { base: second.baseUrl, token })).body.data,
+    ).toMatchObject([{ status: "succeeded", attempts: 2 }]);
     expect(await readdir(join(target.root, "crash"))).toEqual([`securities_${id}.csv`]);
     const [header] = parse(await readFile(join(target.root, "crash", `securities_${id}.csv`)));
     expect(header).toContain("isin");

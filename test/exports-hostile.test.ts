@@ -9,7 +9,13 @@ import { COSMOS_KEY } from "./investment-fixtures";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 
 // As in Azure: the SSRF guard on (private networks not allowed). Runs retried after 1 s.
-useOwnRuntime({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false", EXPORTS_SCHEDULE: "*/1 * * * * *", EXPORTS_RETRY_DELAY_SECONDS: "1", EXPORTS_RUN_LEASE_SECONDS: "6", EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS: "3" });
+useOwnRuntime({
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false",
+  EXPORTS_SCHEDULE: "*/1 * * * * *",
+  EXPORTS_RETRY_DELAY_SECONDS: "1",
+  EXPORTS_RUN_LEASE_SECONDS: "6",
+  EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS: "3",
+});
 
 const BASE = "/api/v1/settings/exports";
 const PASSWORD = "hostile-Test-pa55word";
@@ -34,9 +40,23 @@ describe("export destinations that must not be reached", () => {
     destination,
     fileName: "securities.csv",
   });
-  const sftp = (over: Record<string, unknown> = {}): Record<string, unknown> => ({ type: "sftp", host: "sftp.customer.example", port: 22, username: "ids", password: PASSWORD, path: "/out", ...over });
-  const create = (destination: Record<string, unknown>): Promise<Reply> => call("POST", BASE, { token, body: definition(destination) });
-  const cosmos = () => new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } }).database("investment-data");
+  const sftp = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+    type: "sftp",
+    host: "sftp.customer.example",
+    port: 22,
+    username: "ids",
+    password: PASSWORD,
+    path: "/out",
+    ...over,
+  });
+  const create = (destination: Record<string, unknown>): Promise<Reply> =>
+    call("POST", BASE, { token, body: definition(destination) });
+  const cosmos = () =>
+    new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    }).database("investment-data");
   /** What a definition saved before the rules looks like: created valid, then its destination changed in the store. */
   async function legacy(valid: Record<string, unknown>, change: Record<string, unknown>): Promise<string> {
     const reply = await create(valid);
@@ -72,17 +92,46 @@ describe("export destinations that must not be reached", () => {
   });
 
   it("SFTP hosts on the service's own network, in any spelling, are 422 on destination.host at create and PATCH; [::1] too", async () => {
-    const hosts = ["127.0.0.1", "169.254.169.254", "10.0.0.1", "192.168.1.10", "0.0.0.0", "100.64.0.1", "2130706433", "0x7f000001", "127.1", "localhost", "LocalHost.", "[::1]", "::1", "::ffff:127.0.0.1", "fe80::1", "metadata.google.internal"];
+    const hosts = [
+      "127.0.0.1",
+      "169.254.169.254",
+      "10.0.0.1",
+      "192.168.1.10",
+      "0.0.0.0",
+      "100.64.0.1",
+      "2130706433",
+      "0x7f000001",
+      "127.1",
+      "localhost",
+      "LocalHost.",
+      "[::1]",
+      "::1",
+      "::ffff:127.0.0.1",
+      "fe80::1",
+      "metadata.google.internal",
+    ];
     const { id } = (await create(sftp())).body.data;
     for (const host of hosts) {
-      for (const reply of [await create(sftp({ host })), await call("PATCH", `${BASE}/${id}`, { token, body: { destination: { host } } })]) {
+      for (const reply of [
+        await create(sftp({ host })),
+        await call("PATCH", `${BASE}/${id}`, { token, body: { destination: { host } } }),
+      ]) {
         expect(reply.status, `${host}: ${reply.text}`).toBe(422);
-        expect(reply.body.error.details.map((d: { field: string }) => d.field), host).toEqual(["destination.host"]);
+        expect(
+          reply.body.error.details.map((d: { field: string }) => d.field),
+          host,
+        ).toEqual(["destination.host"]);
       }
     }
-    expect((await create(sftp({ host: "127.0.0.1" }))).body.error.details[0].message).toBe("is a non-public address (loopback address); exports must reach public addresses");
-    expect((await create(sftp({ host: "[::1]" }))).body.error.details[0].message).toBe("write an IPv6 address without brackets (::1, not [::1])");
-    expect((await create(sftp({ host: "2130706433" }))).body.error.details[0].message).toBe("write the IPv4 address as four decimal numbers (127.0.0.1), not in another encoding");
+    expect((await create(sftp({ host: "127.0.0.1" }))).body.error.details[0].message).toBe(
+      "is a non-public address (loopback address); exports must reach public addresses",
+    );
+    expect((await create(sftp({ host: "[::1]" }))).body.error.details[0].message).toBe(
+      "write an IPv6 address without brackets (::1, not [::1])",
+    );
+    expect((await create(sftp({ host: "2130706433" }))).body.error.details[0].message).toBe(
+      "write the IPv4 address as four decimal numbers (127.0.0.1), not in another encoding",
+    );
     // A name is vetted when the run connects (resolved once, every address checked).
     expect((await create(sftp({ host: "sftp.customer.example" }))).status).toBe(201);
   });
@@ -94,21 +143,38 @@ describe("export destinations that must not be reached", () => {
     const unresolvable = (await create(sftp({ host: "sftp.customer.example" }))).body.data.id as string;
     const runs = await Promise.all([toServer, toNothing, encoded, unresolvable].map(finishedRun));
     for (const run of runs) expect(run).toMatchObject({ status: "failed", attempts: 3 });
-    expect(runs[0]!.error).toBe("the destination may not be used: destination.host is a non-public address (loopback address); exports must reach public addresses; nothing was written");
+    expect(runs[0]!.error).toBe(
+      "the destination may not be used: destination.host is a non-public address (loopback address); exports must reach public addresses; nothing was written",
+    );
     expect(runs[1]!.error).toBe(runs[0]!.error);
-    expect(runs[2]!.error).toMatch(/^the destination may not be used: destination\.host write the IPv4 address as four decimal numbers/);
+    expect(runs[2]!.error).toMatch(
+      /^the destination may not be used: destination\.host write the IPv4 address as four decimal numbers/,
+    );
     expect(runs[3]!.error).toBe("the host name 'sftp.customer.example' does not resolve to a public address");
     expect(target.connections).toBe(0);
     expect(target.logins).toEqual([]);
   }, 60_000);
 
   it("blob destinations: only Azure blob endpoints or this emulator (422 otherwise); a definition saved before the rule sends nothing, token or file, anywhere", async () => {
-    for (const containerUrl of ["https://attacker.example/stolen", "https://169.254.169.254/metadata", "http://10.0.0.1/exports", "https://custacct.blob.core.windows.net.attacker.example/x1", "http://127.0.0.1:1/devstoreaccount1/x1"]) {
+    for (const containerUrl of [
+      "https://attacker.example/stolen",
+      "https://169.254.169.254/metadata",
+      "http://10.0.0.1/exports",
+      "https://custacct.blob.core.windows.net.attacker.example/x1",
+      "http://127.0.0.1:1/devstoreaccount1/x1",
+    ]) {
       const reply = await create({ type: "blob", containerUrl });
       expect(reply.status, containerUrl).toBe(422);
-      expect(reply.body.error.details.map((d: { field: string }) => d.field), containerUrl).toEqual(["destination.containerUrl"]);
+      expect(
+        reply.body.error.details.map((d: { field: string }) => d.field),
+        containerUrl,
+      ).toEqual(["destination.containerUrl"]);
     }
-    for (const containerUrl of ["https://custacct.blob.core.windows.net/ids-exports", "https://govacct.blob.core.usgovcloudapi.net/ids-exports", `${emulator}/${customer.containerName}`]) {
+    for (const containerUrl of [
+      "https://custacct.blob.core.windows.net/ids-exports",
+      "https://govacct.blob.core.usgovcloudapi.net/ids-exports",
+      `${emulator}/${customer.containerName}`,
+    ]) {
       expect((await create({ type: "blob", containerUrl })).status, containerUrl).toBe(201);
     }
 
@@ -119,12 +185,19 @@ describe("export destinations that must not be reached", () => {
       res.statusCode = 201;
       res.end();
     });
-    const port = await new Promise<number>((resolve) => attacker.listen(0, "127.0.0.1", () => resolve((attacker.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      attacker.listen(0, "127.0.0.1", () => resolve((attacker.address() as { port: number }).port)),
+    );
     try {
-      const id = await legacy({ type: "blob", containerUrl: "https://custacct.blob.core.windows.net/ids-exports" }, { containerUrl: `http://127.0.0.1:${port}/stolen` });
+      const id = await legacy(
+        { type: "blob", containerUrl: "https://custacct.blob.core.windows.net/ids-exports" },
+        { containerUrl: `http://127.0.0.1:${port}/stolen` },
+      );
       const run = await finishedRun(id);
       expect(run).toMatchObject({ status: "failed", attempts: 3 });
-      expect(run.error).toMatch(/^the destination may not be used: destination\.containerUrl must be https:\/\/ACCOUNT\.blob\.core\.windows\.net\/CONTAINER/);
+      expect(run.error).toMatch(
+        /^the destination may not be used: destination\.containerUrl must be https:\/\/ACCOUNT\.blob\.core\.windows\.net\/CONTAINER/,
+      );
       expect(received).toEqual([]);
     } finally {
       attacker.close();
@@ -135,17 +208,30 @@ describe("export destinations that must not be reached", () => {
     for (const own of ["inbound", "archive", "quarantine", "exports", "azure-webjobs-hosts", "azure-webjobs-secrets"]) {
       const reply = await create({ type: "blob", containerUrl: `${emulator}/${own}`, prefix: "fd_victim/" });
       expect(reply.status, own).toBe(422);
-      expect(reply.body.error.details).toEqual([{ field: "destination.containerUrl", message: `"${own}" is one of the service's own containers; name another container of the emulator` }]);
+      expect(reply.body.error.details).toEqual([
+        {
+          field: "destination.containerUrl",
+          message: `"${own}" is one of the service's own containers; name another container of the emulator`,
+        },
+      ]);
     }
-    const id = await legacy({ type: "blob", containerUrl: `${emulator}/${customer.containerName}`, prefix: "fd_victim/" }, { containerUrl: `${emulator}/inbound` });
+    const id = await legacy(
+      { type: "blob", containerUrl: `${emulator}/${customer.containerName}`, prefix: "fd_victim/" },
+      { containerUrl: `${emulator}/inbound` },
+    );
     const run = await finishedRun(id);
-    expect(run).toMatchObject({ status: "failed", error: `the destination may not be used: destination.containerUrl "inbound" is one of the service's own containers; name another container of the emulator; nothing was written` });
+    expect(run).toMatchObject({
+      status: "failed",
+      error: `the destination may not be used: destination.containerUrl "inbound" is one of the service's own containers; name another container of the emulator; nothing was written`,
+    });
     const injected: string[] = [];
-    for await (const blob of blobs.getContainerClient("inbound").listBlobsFlat({ prefix: "fd_victim/" })) injected.push(blob.name);
+    for await (const blob of blobs.getContainerClient("inbound").listBlobsFlat({ prefix: "fd_victim/" }))
+      injected.push(blob.name);
     expect(injected).toEqual([]);
 
     // A customer's container of the same emulator still works, with the guard on.
-    const ok = (await create({ type: "blob", containerUrl: `${emulator}/${customer.containerName}`, prefix: "ok/" })).body.data.id as string;
+    const ok = (await create({ type: "blob", containerUrl: `${emulator}/${customer.containerName}`, prefix: "ok/" }))
+      .body.data.id as string;
     expect(await finishedRun(ok)).toMatchObject({ status: "succeeded", attempts: 1 });
     expect(await customer.getBlobClient("ok/securities.csv").exists()).toBe(true);
   }, 60_000);

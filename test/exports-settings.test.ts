@@ -6,14 +6,21 @@ import { COSMOS_KEY } from "./investment-fixtures";
 const BASE = "/api/v1/settings/exports";
 const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const PASSWORD = "customer-sftp-password-Zq8!";
-const PRIVATE_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n";
+const PRIVATE_KEY =
+  "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n";
 
 const sftpExport = (): Record<string, unknown> => ({
   name: "Holdings to the custodian",
   dataType: "holdings",
   format: "csv",
   schedule: { frequency: "daily", time: "06:30", timezone: "Europe/London" },
-  destination: { type: "sftp", host: "sftp.example.com", username: "ids", password: PASSWORD, path: "/outbound/holdings" },
+  destination: {
+    type: "sftp",
+    host: "sftp.example.com",
+    username: "ids",
+    password: PASSWORD,
+    path: "/outbound/holdings",
+  },
   fileName: "holdings_{date:yyyyMMdd}.csv",
 });
 
@@ -33,8 +40,12 @@ describe("System settings › exports", () => {
   let token: string;
   const create = (body: unknown): Promise<Reply> => call("POST", BASE, { token, body });
   const patch = (id: string, body: unknown): Promise<Reply> => call("PATCH", `${BASE}/${id}`, { token, body });
-  const storedDoc = async (id: string): Promise<Record<string, any>> => {  
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+  const storedDoc = async (id: string): Promise<Record<string, any>> => {
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { resource } = await cosmos.database("investment-data").container("settings").item(id, "export").read();
     return resource;
   };
@@ -53,7 +64,15 @@ describe("System settings › exports", () => {
       dataType: "holdings",
       format: "csv",
       schedule: { frequency: "daily", time: "06:30", timezone: "Europe/London" },
-      destination: { type: "sftp", host: "sftp.example.com", port: 22, username: "ids", path: "/outbound/holdings", hasPassword: true, hasPrivateKey: false },
+      destination: {
+        type: "sftp",
+        host: "sftp.example.com",
+        port: 22,
+        username: "ids",
+        path: "/outbound/holdings",
+        hasPassword: true,
+        hasPrivateKey: false,
+      },
       fileName: "holdings_{date:yyyyMMdd}.csv",
       filters: {},
       status: "enabled",
@@ -69,7 +88,10 @@ describe("System settings › exports", () => {
     expect(next.toISOString().slice(11, 16)).toMatch(/^0[56]:30$/);
     expect(reply.text).not.toContain(PASSWORD);
 
-    for (const read of [await call("GET", `${BASE}/${data.id}`, { token }), await call("GET", `${BASE}?pageSize=200`, { token })]) {
+    for (const read of [
+      await call("GET", `${BASE}/${data.id}`, { token }),
+      await call("GET", `${BASE}?pageSize=200`, { token }),
+    ]) {
       expect(read.status).toBe(200);
       expect(read.text).not.toContain(PASSWORD);
       expect(read.text).not.toMatch(/"password"|"privateKey"/);
@@ -86,16 +108,34 @@ describe("System settings › exports", () => {
       dataType: "transactions",
       format: "json",
       schedule: { frequency: "weekly", time: "23:15", dayOfWeek: 7, timezone: "America/New_York" },
-      destination: { type: "blob", containerUrl: "https://custacct.blob.core.windows.net/ids-exports", prefix: "weekly/" },
+      destination: {
+        type: "blob",
+        containerUrl: "https://custacct.blob.core.windows.net/ids-exports",
+        prefix: "weekly/",
+      },
       filters: { period: "previous-week", portfolioIds: ["pf_1"] },
     });
     expect(weekly.status, weekly.text).toBe(201);
-    expect(weekly.body.data.destination).toEqual({ type: "blob", containerUrl: "https://custacct.blob.core.windows.net/ids-exports", prefix: "weekly/" });
+    expect(weekly.body.data.destination).toEqual({
+      type: "blob",
+      containerUrl: "https://custacct.blob.core.windows.net/ids-exports",
+      prefix: "weekly/",
+    });
     expect(weekly.body.data.filters).toEqual({ period: "previous-week", portfolioIds: ["pf_1"] });
-    const local = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(weekly.body.data.nextRunAt));
+    const local = new Intl.DateTimeFormat("en-US", {
+      timeZone: "America/New_York",
+      weekday: "short",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(new Date(weekly.body.data.nextRunAt));
     expect(local).toBe("Sun 23:15");
 
-    const monthly = await create({ ...sftpExport(), schedule: { frequency: "monthly", time: "00:05", dayOfMonth: "last" }, destination: { type: "sftp", host: "10.1.2.3", port: 2022, username: "u", privateKey: PRIVATE_KEY, path: "out" } });
+    const monthly = await create({
+      ...sftpExport(),
+      schedule: { frequency: "monthly", time: "00:05", dayOfMonth: "last" },
+      destination: { type: "sftp", host: "10.1.2.3", port: 2022, username: "u", privateKey: PRIVATE_KEY, path: "out" },
+    });
     expect(monthly.status, monthly.text).toBe(201);
     expect(monthly.body.data.schedule.timezone).toBe("UTC");
     const next = new Date(monthly.body.data.nextRunAt);
@@ -144,7 +184,8 @@ describe("System settings › exports", () => {
     const reply = await create(withField(sftpExport(), field, value));
     expect(reply.status, reply.text).toBe(422);
     expect(reply.body.error.code).toBe("VALIDATION_ERROR");
-    const expected = field === "unexpected" ? "body" : field === "destination.password" ? "destination.password" : field;
+    const expected =
+      field === "unexpected" ? "body" : field === "destination.password" ? "destination.password" : field;
     expect(reply.body.error.details.map((d: { field: string }) => d.field)).toContain(expected);
     expect(reply.text).not.toContain(PASSWORD);
   });
@@ -152,23 +193,70 @@ describe("System settings › exports", () => {
   it("422 on the impossible combinations: weekly without a day, monthly on the 29th, both secrets, blob URLs with a SAS token or plain http", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [withField(sftpExport(), "schedule", { frequency: "weekly", time: "06:00" }), "schedule.dayOfWeek"],
-      [withField(sftpExport(), "schedule", { frequency: "monthly", time: "06:00", dayOfMonth: 29 }), "schedule.dayOfMonth"],
+      [
+        withField(sftpExport(), "schedule", { frequency: "monthly", time: "06:00", dayOfMonth: 29 }),
+        "schedule.dayOfMonth",
+      ],
       [withField(sftpExport(), "schedule", { frequency: "monthly", time: "06:00" }), "schedule.dayOfMonth"],
       [withField(sftpExport(), "destination.privateKey", PRIVATE_KEY), "destination.privateKey"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://a.blob.core.windows.net/c1?sv=2024&sig=x" }), "destination.containerUrl"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "http://a.blob.core.windows.net/exports" }), "destination.containerUrl"],
+      [
+        withField(sftpExport(), "destination", {
+          type: "blob",
+          containerUrl: "https://a.blob.core.windows.net/c1?sv=2024&sig=x",
+        }),
+        "destination.containerUrl",
+      ],
+      [
+        withField(sftpExport(), "destination", {
+          type: "blob",
+          containerUrl: "http://a.blob.core.windows.net/exports",
+        }),
+        "destination.containerUrl",
+      ],
       // Only Azure blob endpoints ever get the service's token: no other host, address or look-alike.
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://attacker.example/stolen" }), "destination.containerUrl"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://169.254.169.254/metadata" }), "destination.containerUrl"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "http://10.0.0.1/exports" }), "destination.containerUrl"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://acct.blob.core.windows.net.attacker.example/exports" }), "destination.containerUrl"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports", prefix: "../x/" }), "destination.prefix"],
-      [withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports", password: "x" }), "destination"],
+      [
+        withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://attacker.example/stolen" }),
+        "destination.containerUrl",
+      ],
+      [
+        withField(sftpExport(), "destination", { type: "blob", containerUrl: "https://169.254.169.254/metadata" }),
+        "destination.containerUrl",
+      ],
+      [
+        withField(sftpExport(), "destination", { type: "blob", containerUrl: "http://10.0.0.1/exports" }),
+        "destination.containerUrl",
+      ],
+      [
+        withField(sftpExport(), "destination", {
+          type: "blob",
+          containerUrl: "https://acct.blob.core.windows.net.attacker.example/exports",
+        }),
+        "destination.containerUrl",
+      ],
+      [
+        withField(sftpExport(), "destination", {
+          type: "blob",
+          containerUrl: "https://a.blob.core.windows.net/exports",
+          prefix: "../x/",
+        }),
+        "destination.prefix",
+      ],
+      [
+        withField(sftpExport(), "destination", {
+          type: "blob",
+          containerUrl: "https://a.blob.core.windows.net/exports",
+          password: "x",
+        }),
+        "destination",
+      ],
     ];
     for (const [body, field] of cases) {
       const reply = await create(body);
       expect(reply.status, `${field}: ${reply.text}`).toBe(422);
-      expect(reply.body.error.details.map((d: { field: string }) => d.field), reply.text).toContain(field);
+      expect(
+        reply.body.error.details.map((d: { field: string }) => d.field),
+        reply.text,
+      ).toContain(field);
     }
   });
 
@@ -176,18 +264,39 @@ describe("System settings › exports", () => {
     const { id, nextRunAt } = (await create(sftpExport())).body.data;
     const sealed = (await storedDoc(id)).destination.password as string;
 
-    const moved = await patch(id, { destination: { path: "/outbound/v2", hostKeyFingerprint: `SHA256:${Buffer.alloc(32, 7).toString("base64").replace(/=+$/, "")}` }, name: "Renamed" });
+    const moved = await patch(id, {
+      destination: {
+        path: "/outbound/v2",
+        hostKeyFingerprint: `SHA256:${Buffer.alloc(32, 7).toString("base64").replace(/=+$/, "")}`,
+      },
+      name: "Renamed",
+    });
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.body.data).toMatchObject({ name: "Renamed", nextRunAt, destination: { type: "sftp", host: "sftp.example.com", path: "/outbound/v2", hasPassword: true } });
+    expect(moved.body.data).toMatchObject({
+      name: "Renamed",
+      nextRunAt,
+      destination: { type: "sftp", host: "sftp.example.com", path: "/outbound/v2", hasPassword: true },
+    });
     expect((await storedDoc(id)).destination.password).toBe(sealed);
 
     const weeklyWithoutDay = await patch(id, { schedule: { frequency: "weekly" } });
     expect(weeklyWithoutDay.status).toBe(422);
-    expect(weeklyWithoutDay.body.error.details).toEqual([{ field: "schedule.dayOfWeek", message: "is required for a weekly schedule" }]);
+    expect(weeklyWithoutDay.body.error.details).toEqual([
+      { field: "schedule.dayOfWeek", message: "is required for a weekly schedule" },
+    ]);
     const weekly = await patch(id, { schedule: { frequency: "weekly", dayOfWeek: 1 } });
     expect(weekly.status, weekly.text).toBe(200);
-    expect(weekly.body.data.schedule).toEqual({ frequency: "weekly", time: "06:30", timezone: "Europe/London", dayOfWeek: 1 });
-    expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/London", weekday: "short" }).format(new Date(weekly.body.data.nextRunAt))).toBe("Mon");
+    expect(weekly.body.data.schedule).toEqual({
+      frequency: "weekly",
+      time: "06:30",
+      timezone: "Europe/London",
+      dayOfWeek: 1,
+    });
+    expect(
+      new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/London", weekday: "short" }).format(
+        new Date(weekly.body.data.nextRunAt),
+      ),
+    ).toBe("Mon");
     const daily = await patch(id, { schedule: { frequency: "daily" } });
     expect(daily.body.data.schedule).toEqual({ frequency: "daily", time: "06:30", timezone: "Europe/London" });
 
@@ -197,14 +306,24 @@ describe("System settings › exports", () => {
     const blobBare = await patch(id, { destination: { type: "blob" } });
     expect(blobBare.status).toBe(422);
     expect(blobBare.body.error.details.map((d: { field: string }) => d.field)).toContain("destination.containerUrl");
-    const blob = await patch(id, { destination: { type: "blob", containerUrl: "https://custacct.blob.core.windows.net/drop" } });
+    const blob = await patch(id, {
+      destination: { type: "blob", containerUrl: "https://custacct.blob.core.windows.net/drop" },
+    });
     expect(blob.status, blob.text).toBe(200);
-    expect(blob.body.data.destination).toEqual({ type: "blob", containerUrl: "https://custacct.blob.core.windows.net/drop" });
-    expect((await storedDoc(id)).destination).toEqual({ type: "blob", containerUrl: "https://custacct.blob.core.windows.net/drop" });
+    expect(blob.body.data.destination).toEqual({
+      type: "blob",
+      containerUrl: "https://custacct.blob.core.windows.net/drop",
+    });
+    expect((await storedDoc(id)).destination).toEqual({
+      type: "blob",
+      containerUrl: "https://custacct.blob.core.windows.net/drop",
+    });
 
     const backWithoutSecret = await patch(id, { destination: { type: "sftp", host: "h", username: "u", path: "/" } });
     expect(backWithoutSecret.status).toBe(422);
-    expect(backWithoutSecret.body.error.details).toEqual([{ field: "destination.password", message: "an SFTP destination needs a password or a privateKey" }]);
+    expect(backWithoutSecret.body.error.details).toEqual([
+      { field: "destination.password", message: "an SFTP destination needs a password or a privateKey" },
+    ]);
 
     const filtered = await patch(id, { dataType: "prices", filters: { period: "all" } });
     expect(filtered.body.data.filters).toEqual({ period: "all" });

@@ -8,6 +8,13 @@ export const custodianPositionsFeed = {
   dataType: "positions",
   format: "csv",
   filePattern: "custodian-positions-*.csv",
-  options: { delimiter: ";", encoding: "windows-1252", headerRow: 4, decimalSeparator: ",", thousandsSeparator: ".", dateFormat: "dd.MM.yyyy" },
+  options: {
+    delimiter: ";",
+    encoding: "windows-1252",
+    headerRow: 4,
+    decimalSeparator: ",",
+    thousandsSeparator: ".",
+    dateFormat: "dd.MM.yyyy",
+  },
   mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Stichtag", quantity: "Nominal/Stück", currency: "Währung" },
 };

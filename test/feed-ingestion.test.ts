@@ -25,7 +25,14 @@ const pricesCsv = {
   format: "csv",
   filePattern: "prices-*.csv",
   options: { delimiter: ";" },
-  mapping: { isin: "ISIN", date: "Date", price: "Close", currency: "Ccy", type: { value: "close" }, source: { value: "vendor" } },
+  mapping: {
+    isin: "ISIN",
+    date: "Date",
+    price: "Close",
+    currency: "Ccy",
+    type: { value: "close" },
+    source: { value: "vendor" },
+  },
   status: "live",
 };
 
@@ -42,9 +49,13 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     return reply.body.data.id as string;
   };
   const upload = async (feedId: string, fileName: string, content: string): Promise<void> => {
-    await blobs.getContainerClient("inbound").getBlockBlobClient(`${feedId}/${fileName}`).upload(content, Buffer.byteLength(content));
+    await blobs
+      .getContainerClient("inbound")
+      .getBlockBlobClient(`${feedId}/${fileName}`)
+      .upload(content, Buffer.byteLength(content));
   };
-  const exists = (container: string, feedId: string, fileName: string): Promise<boolean> => blobs.getContainerClient(container).getBlobClient(`${feedId}/${fileName}`).exists();
+  const exists = (container: string, feedId: string, fileName: string): Promise<boolean> =>
+    blobs.getContainerClient(container).getBlobClient(`${feedId}/${fileName}`).exists();
   const jobsOf = async (feedId: string): Promise<Record<string, any>[]> => {
     const reply = await call("GET", `/api/v1/jobs?feedId=${feedId}&pageSize=100`, { token });
     expect(reply.status, reply.text).toBe(200);
@@ -71,29 +82,64 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
   it("live: a securities file, then a prices file, are written and readable; the files are archived; jobs filter by feedId and source", async () => {
     const feedId = await newFeed(securitiesCsv("live"));
     const [a, b] = [newIsin("GB"), newIsin("GB")];
-    await upload(feedId, "securities-1.csv", csv(HEADER, [a, "Alpha plc", "equity", "GBP"], [b, "Beta plc", "bond", "GBP"]));
+    await upload(
+      feedId,
+      "securities-1.csv",
+      csv(HEADER, [a, "Alpha plc", "equity", "GBP"], [b, "Beta plc", "bond", "GBP"]),
+    );
     const job = await finished(feedId, "securities-1.csv");
-    expect(job).toMatchObject({ source: "blob", dataType: "securities", feedId, fileName: "securities-1.csv", status: "completed", counts: { received: 2, accepted: 2, rejected: 0 }, errors: [] });
-    expect((await security(a)).body.data).toMatchObject({ isin: a, name: "Alpha plc", assetClass: "equity", currency: "GBP" });
+    expect(job).toMatchObject({
+      source: "blob",
+      dataType: "securities",
+      feedId,
+      fileName: "securities-1.csv",
+      status: "completed",
+      counts: { received: 2, accepted: 2, rejected: 0 },
+      errors: [],
+    });
+    expect((await security(a)).body.data).toMatchObject({
+      isin: a,
+      name: "Alpha plc",
+      assetClass: "equity",
+      currency: "GBP",
+    });
     expect((await security(b)).status).toBe(200);
     expect(await exists("archive", feedId, "securities-1.csv")).toBe(true);
-    expect((await call("GET", `/api/v1/jobs?source=blob&feedId=${feedId}`, { token })).body.data.map((j: { id: string }) => j.id)).toEqual([job.id]);
+    expect(
+      (await call("GET", `/api/v1/jobs?source=blob&feedId=${feedId}`, { token })).body.data.map(
+        (j: { id: string }) => j.id,
+      ),
+    ).toEqual([job.id]);
     expect((await call("GET", `/api/v1/jobs?source=api&feedId=${feedId}`, { token })).body.data).toEqual([]);
 
     const prices = await newFeed(pricesCsv);
-    await upload(prices, "prices-2024-03-28.csv", `ISIN;Date;Close;Ccy\n${a};2024-03-28;101.5;GBP\n${b};2024-03-28;99.25;GBP\n`);
+    await upload(
+      prices,
+      "prices-2024-03-28.csv",
+      `ISIN;Date;Close;Ccy\n${a};2024-03-28;101.5;GBP\n${b};2024-03-28;99.25;GBP\n`,
+    );
     const priceJob = await finished(prices, "prices-2024-03-28.csv");
-    expect(priceJob).toMatchObject({ status: "completed", dataType: "prices", counts: { received: 2, accepted: 2, rejected: 0 } });
+    expect(priceJob).toMatchObject({
+      status: "completed",
+      dataType: "prices",
+      counts: { received: 2, accepted: 2, rejected: 0 },
+    });
     const sec = (await security(a)).body.data;
     const list = await call("GET", `/api/v1/securities/${sec.id}/prices`, { token });
     expect(list.status, list.text).toBe(200);
-    expect(list.body.data).toContainEqual(expect.objectContaining({ date: "2024-03-28", price: 101.5, currency: "GBP", type: "close" }));
+    expect(list.body.data).toContainEqual(
+      expect.objectContaining({ date: "2024-03-28", price: 101.5, currency: "GBP", type: "close" }),
+    );
   });
 
   it("reject-file: a bad row fails the job naming row and field; nothing is written and the file is quarantined", async () => {
     const feedId = await newFeed(securitiesCsv("live"));
     const [good, bad] = [newIsin("GB"), newIsin("GB")];
-    await upload(feedId, "securities-bad.csv", csv(HEADER, [good, "Good plc", "equity", "GBP"], [bad, "Bad plc", "shares", "GBP"]));
+    await upload(
+      feedId,
+      "securities-bad.csv",
+      csv(HEADER, [good, "Good plc", "equity", "GBP"], [bad, "Bad plc", "shares", "GBP"]),
+    );
     const job = await finished(feedId, "securities-bad.csv");
     expect(job.status).toBe("failed");
     expect(job.counts).toEqual({ received: 2, accepted: 0, rejected: 1 });
@@ -106,15 +152,26 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
   it("skip-row: the good rows are written, one VALIDATION_FAILED exception per bad row; the same content again is a duplicate", async () => {
     const feedId = await newFeed(securitiesCsv("live", { onRowError: "skip-row", maxRejectedRows: 5 }));
     const [a, b, c] = [newIsin("GB"), newIsin("GB"), newIsin("GB")];
-    const content = csv(HEADER, [a, "A plc", "equity", "GBP"], [b, "B plc", "shares", "GBP"], [c, "C plc", "fund", "GBP"], ["XX", "D plc", "equity", "GBP"]);
+    const content = csv(
+      HEADER,
+      [a, "A plc", "equity", "GBP"],
+      [b, "B plc", "shares", "GBP"],
+      [c, "C plc", "fund", "GBP"],
+      ["XX", "D plc", "equity", "GBP"],
+    );
     await upload(feedId, "securities-skip.csv", content);
     const job = await finished(feedId, "securities-skip.csv");
     expect(job).toMatchObject({ status: "completed", counts: { received: 4, accepted: 2, rejected: 2 } });
     expect((await security(a)).status).toBe(200);
     expect((await security(c)).status).toBe(200);
     expect((await security(b)).status).toBe(404);
-    const exceptions = (await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
-    expect(exceptions.map((e: { message: string }) => e.message).sort()).toEqual([expect.stringMatching(/^securities-skip\.csv row 2: assetClass \(Class\): /), expect.stringMatching(/^securities-skip\.csv row 4: isin \(ISIN\): /)]);
+    const exceptions = (
+      await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })
+    ).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
+    expect(exceptions.map((e: { message: string }) => e.message).sort()).toEqual([
+      expect.stringMatching(/^securities-skip\.csv row 2: assetClass \(Class\): /),
+      expect.stringMatching(/^securities-skip\.csv row 4: isin \(ISIN\): /),
+    ]);
 
     await upload(feedId, "securities-skip-again.csv", content);
     const again = await finished(feedId, "securities-skip-again.csv");
@@ -125,24 +182,46 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
 
   it("skip-row over several parts: 12,500 rows with 3 bad ones write the 12,497 good ones under one job, one exception per bad row", async () => {
     const isins = Array.from({ length: 5 }, () => newIsin());
-    const imported = await call("POST", "/api/v1/import/securities", { token, body: { securities: isins.map((isin, i) => ({ isin, name: `Parts ${i}`, assetClass: "equity", currency: "EUR" })) } });
+    const imported = await call("POST", "/api/v1/import/securities", {
+      token,
+      body: {
+        securities: isins.map((isin, i) => ({ isin, name: `Parts ${i}`, assetClass: "equity", currency: "EUR" })),
+      },
+    });
     expect(imported.status, imported.text).toBe(200);
-    const feedId = await newFeed({ ...pricesCsv, name: "closing prices, skip-row", validation: { onRowError: "skip-row", maxRejectedRows: 10 } });
+    const feedId = await newFeed({
+      ...pricesCsv,
+      name: "closing prices, skip-row",
+      validation: { onRowError: "skip-row", maxRejectedRows: 10 },
+    });
     const day = (d: number): string => new Date(Date.UTC(2015, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
     // Row r (1-based) is security (r-1) % 5 on day floor((r-1) / 5); rows 3, 10,001 and 12,500 are bad.
     const bad = new Set([3, 10_001, 12_500]);
     const lines = ["ISIN;Date;Close;Ccy"];
-    for (let r = 1; r <= 12_500; r++) lines.push(`${isins[(r - 1) % 5]};${day(Math.floor((r - 1) / 5))};${bad.has(r) ? "n/a" : (50 + ((r - 1) % 5) + Math.floor((r - 1) / 5) * 0.001).toFixed(3)};EUR`);
+    for (let r = 1; r <= 12_500; r++)
+      lines.push(
+        `${isins[(r - 1) % 5]};${day(Math.floor((r - 1) / 5))};${bad.has(r) ? "n/a" : (50 + ((r - 1) % 5) + Math.floor((r - 1) / 5) * 0.001).toFixed(3)};EUR`,
+      );
     await upload(feedId, "prices-parts.csv", `${lines.join("\n")}\n`);
     const job = await finished(feedId, "prices-parts.csv");
     expect(job).toMatchObject({ status: "completed", counts: { received: 12_500, accepted: 12_497, rejected: 3 } });
     expect((await jobsOf(feedId)).length).toBe(1);
 
-    const exceptions = (await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
-    expect(exceptions.map((e: { message: string }) => e.message.replace(/:.*$/, "")).sort()).toEqual(["prices-parts.csv row 10001", "prices-parts.csv row 12500", "prices-parts.csv row 3"]);
+    const exceptions = (
+      await call("GET", "/api/v1/exceptions?type=VALIDATION_FAILED&pageSize=100", { token })
+    ).body.data.filter((e: { jobId: string }) => e.jobId === job.id);
+    expect(exceptions.map((e: { message: string }) => e.message.replace(/:.*$/, "")).sort()).toEqual([
+      "prices-parts.csv row 10001",
+      "prices-parts.csv row 12500",
+      "prices-parts.csv row 3",
+    ]);
     // Row 10,001 (security 0, day 2000) is missing, its neighbours are stored, in the part after the first.
     const security = await call("GET", `/api/v1/securities/${isins[0]}`, { token });
-    const prices = await call("GET", `/api/v1/securities/${security.body.data.id}/prices?from=${day(1999)}&to=${day(2001)}`, { token });
+    const prices = await call(
+      "GET",
+      `/api/v1/securities/${security.body.data.id}/prices?from=${day(1999)}&to=${day(2001)}`,
+      { token },
+    );
     expect(prices.status, prices.text).toBe(200);
     expect((prices.body.data as { date: string }[]).map((p) => p.date).sort()).toEqual([day(1999), day(2001)]);
   });

@@ -14,7 +14,12 @@ import { join } from "node:path";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import { Server as SshServer, utils as sshUtils, type Attributes } from "ssh2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AzureSftpLogins, grantUserNameOf, localUserNameOf, parseStorageAccountId } from "../shared/adapters/arm/azure-sftp-logins";
+import {
+  AzureSftpLogins,
+  grantUserNameOf,
+  localUserNameOf,
+  parseStorageAccountId,
+} from "../shared/adapters/arm/azure-sftp-logins";
 import { publicKeyMatches } from "../local/sftp/public-key";
 import { LocalSftpLogins } from "../shared/adapters/sftp/local-sftp-logins";
 import { Composition } from "../shared/composition";
@@ -22,8 +27,10 @@ import { parseConfig } from "../shared/config";
 import { AppError } from "../shared/domain/errors";
 import { Logger } from "../shared/logging";
 
-const ACCOUNT_ID = "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-ids/providers/Microsoft.Storage/storageAccounts/stidsfiles";
-const USERS = "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-ids/providers/Microsoft.Storage/storageAccounts/stidsfiles/localUsers";
+const ACCOUNT_ID =
+  "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-ids/providers/Microsoft.Storage/storageAccounts/stidsfiles";
+const USERS =
+  "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-ids/providers/Microsoft.Storage/storageAccounts/stidsfiles/localUsers";
 const FEED = "fd_0123456789abcdef01";
 const USER = "feed0123456789abcdef01";
 const GRANT = "adm0123456789abcdef01";
@@ -66,11 +73,29 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "ids-arm-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     cert = readFileSync(join(dir, "cert.pem"));
     server = createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
       const chunks: Buffer[] = [];
@@ -78,7 +103,13 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
       req.on("end", () => {
         const url = new URL(req.url ?? "/", "https://127.0.0.1");
         const text = Buffer.concat(chunks).toString("utf8");
-        seen.push({ method: req.method ?? "", path: url.pathname, apiVersion: url.searchParams.get("api-version"), authorization: req.headers.authorization, body: text === "" ? undefined : JSON.parse(text) });
+        seen.push({
+          method: req.method ?? "",
+          path: url.pathname,
+          apiVersion: url.searchParams.get("api-version"),
+          authorization: req.headers.authorization,
+          body: text === "" ? undefined : JSON.parse(text),
+        });
         const answer = answers[req.method ?? ""]?.shift() ?? defaultAnswer(req.method ?? "", url.pathname, text);
         res.writeHead(answer.status, { "Content-Type": "application/json" });
         res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
@@ -94,7 +125,10 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
       connection.on("error", () => undefined);
       connection.on("authentication", (ctx) => {
         const put = [...seen].reverse().find((s) => s.method === "PUT" && s.path === `${USERS}/${GRANT}`);
-        const keys = ((put?.body as { properties?: { sshAuthorizedKeys?: { key: string }[] } } | undefined)?.properties?.sshAuthorizedKeys ?? []).map((k) => k.key);
+        const keys = (
+          (put?.body as { properties?: { sshAuthorizedKeys?: { key: string }[] } } | undefined)?.properties
+            ?.sshAuthorizedKeys ?? []
+        ).map((k) => k.key);
         if (ctx.method === "publickey" && ctx.username === `stidsfiles.${GRANT}` && publicKeyMatches(ctx, keys)) {
           username = ctx.username;
           return ctx.accept();
@@ -102,7 +136,13 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
         ctx.reject(["publickey"]);
       });
       connection.on("ready", () => {
-        seen.push({ method: "SFTP-LOGIN", path: username, apiVersion: null, authorization: undefined, body: undefined });
+        seen.push({
+          method: "SFTP-LOGIN",
+          path: username,
+          apiVersion: null,
+          authorization: undefined,
+          body: undefined,
+        });
         connection.on("session", (accept) => {
           accept().on("sftp", (acceptSftp) => {
             const sftp = acceptSftp();
@@ -139,7 +179,15 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
   function defaultAnswer(method: string, path: string, text: string): { status: number; body?: unknown } {
     if (method === "PUT") {
       const sent = JSON.parse(text) as { properties: Record<string, unknown> };
-      return { status: 200, body: { id: path, name: path.split("/").pop(), type: "Microsoft.Storage/storageAccounts/localUsers", properties: { ...sent.properties, sid: "S-1-2-3", userId: 1001 } } };
+      return {
+        status: 200,
+        body: {
+          id: path,
+          name: path.split("/").pop(),
+          type: "Microsoft.Storage/storageAccounts/localUsers",
+          properties: { ...sent.properties, sid: "S-1-2-3", userId: 1001 },
+        },
+      };
     }
     if (method === "POST") return { status: 200, body: { sshPassword: "Azure-Generated-Password-1" } };
     return { status: 200 };
@@ -150,7 +198,13 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     created: [] as string[],
     async createFolder(container: string, name: string): Promise<void> {
       homes.created.push(`${container}/${name}`);
-      seen.push({ method: "FOLDER", path: `${container}/${name}`, apiVersion: null, authorization: undefined, body: undefined });
+      seen.push({
+        method: "FOLDER",
+        path: `${container}/${name}`,
+        apiVersion: null,
+        authorization: undefined,
+        body: undefined,
+      });
     },
   };
   const logins = (): AzureSftpLogins =>
@@ -191,18 +245,39 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
   it("names local users as Azure allows (lowercase letters and digits) and reads the account's resource id", () => {
     expect(localUserNameOf(FEED)).toBe(USER);
     expect(grantUserNameOf(FEED)).toBe(GRANT);
-    expect(parseStorageAccountId(ACCOUNT_ID)).toEqual({ subscriptionId: "00000000-1111-2222-3333-444444444444", resourceGroup: "rg-ids", accountName: "stidsfiles" });
-    expect(() => parseStorageAccountId("/subscriptions/x/resourceGroups/y")).toThrow(/not a storage account resource id/);
+    expect(parseStorageAccountId(ACCOUNT_ID)).toEqual({
+      subscriptionId: "00000000-1111-2222-3333-444444444444",
+      resourceGroup: "rg-ids",
+      accountName: "stidsfiles",
+    });
+    expect(() => parseStorageAccountId("/subscriptions/x/resourceGroups/y")).toThrow(
+      /not a storage account resource id/,
+    );
     expect(() => localUserNameOf("fd_UPPER-case")).toThrow(/no valid local user name/);
   });
 
   it("SFTP_LOGINS selects the adapter; azure needs the storage account's resource id", () => {
-    const env = { COSMOS_ENDPOINT: "https://cosmos.example", JWT_SIGNING_KEY: Buffer.alloc(32, 1).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 2).toString("base64") };
+    const env = {
+      COSMOS_ENDPOINT: "https://cosmos.example",
+      JWT_SIGNING_KEY: Buffer.alloc(32, 1).toString("base64"),
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 2).toString("base64"),
+    };
     expect(new Composition(parseConfig(env)).feeds.sftpLogins()).toBeInstanceOf(LocalSftpLogins);
-    expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: is required when SFTP_LOGINS=azure/);
-    expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: "stidsfiles" })).toThrow(/STORAGE_ACCOUNT_RESOURCE_ID: must be a storage account's resource id/);
+    expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure" })).toThrow(
+      /STORAGE_ACCOUNT_RESOURCE_ID: is required when SFTP_LOGINS=azure/,
+    );
+    expect(() => parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: "stidsfiles" })).toThrow(
+      /STORAGE_ACCOUNT_RESOURCE_ID: must be a storage account's resource id/,
+    );
     const azure = new Composition(
-      parseConfig({ ...env, SFTP_LOGINS: "azure", STORAGE_ACCOUNT_RESOURCE_ID: ACCOUNT_ID, SFTP_HOST: ENDPOINT.host, SFTP_PORT: "22", STORAGE_BLOB_ENDPOINT: "https://stidsfiles.blob.core.windows.net/" }),
+      parseConfig({
+        ...env,
+        SFTP_LOGINS: "azure",
+        STORAGE_ACCOUNT_RESOURCE_ID: ACCOUNT_ID,
+        SFTP_HOST: ENDPOINT.host,
+        SFTP_PORT: "22",
+        STORAGE_BLOB_ENDPOINT: "https://stidsfiles.blob.core.windows.net/",
+      }),
     ).feeds.sftpLogins();
     expect(azure).toBeInstanceOf(AzureSftpLogins);
     expect(azure.endpoint).toEqual(ENDPOINT);
@@ -210,7 +285,10 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
 
   it("create: PUTs the local user with no container permission (ACL authorization only), hands it its home over SFTP (owner = its user id, mode 700; others may traverse the root), then has Azure generate the password", async () => {
     const issued = await logins().create(FEED);
-    expect(issued).toEqual({ login: { username: `stidsfiles.${USER}`, publicKeys: [] }, password: "Azure-Generated-Password-1" });
+    expect(issued).toEqual({
+      login: { username: `stidsfiles.${USER}`, publicKeys: [] },
+      password: "Azure-Generated-Password-1",
+    });
     // The home directory first (where the login lands), then the user, its home handed over, then its password.
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ["FOLDER", `inbound/${FEED}`],
@@ -249,17 +327,26 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     seen = [];
     modes["."] = 0o40751;
     await logins().create(FEED);
-    expect(seen.map((s) => [s.method, s.path])).toEqual([["FOLDER", `inbound/${FEED}`], ["PUT", `${USERS}/${USER}`], ...grantSteps(false), ["POST", `${USERS}/${USER}/regeneratePassword`]]);
+    expect(seen.map((s) => [s.method, s.path])).toEqual([
+      ["FOLDER", `inbound/${FEED}`],
+      ["PUT", `${USERS}/${USER}`],
+      ...grantSteps(false),
+      ["POST", `${USERS}/${USER}/regeneratePassword`],
+    ]);
     expect(JSON.stringify(seen[2]?.body)).not.toBe(firstKey);
   });
 
   it("create: when the home cannot be handed over (SFTP refuses the chown) the user is deleted again, the create fails 503, and no password is issued", async () => {
     refuseSetstat = [FEED];
     logLines.length = 0;
-    const error = await logins().create(FEED).catch((e: unknown) => e);
+    const error = await logins()
+      .create(FEED)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(503);
-    expect((error as AppError).message).toBe("The feed's SFTP login could not be changed in the storage account; try again");
+    expect((error as AppError).message).toBe(
+      "The feed's SFTP login could not be changed in the storage account; try again",
+    );
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ["FOLDER", `inbound/${FEED}`],
       ["PUT", `${USERS}/${USER}`],
@@ -273,14 +360,21 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
       ["DELETE", `${USERS}/${USER}`],
     ]);
     expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: "warn", message: "storage local user operation failed", operation: "grantHome", feedId: FEED }),
+      expect.objectContaining({
+        level: "warn",
+        message: "storage local user operation failed",
+        operation: "grantHome",
+        feedId: FEED,
+      }),
     ]);
     expect(logLines.join("\n")).not.toMatch(/PRIVATE KEY|Azure-Generated/);
 
     // A user id missing from ARM's answer: nothing is handed over, the user is deleted again.
     seen = [];
     answers = { PUT: [{ status: 200, body: { properties: { homeDirectory: `inbound/${FEED}` } } }] };
-    const noId = await logins().create(FEED).catch((e: unknown) => e);
+    const noId = await logins()
+      .create(FEED)
+      .catch((e: unknown) => e);
     expect((noId as AppError).status).toBe(503);
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ["FOLDER", `inbound/${FEED}`],
@@ -290,10 +384,18 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
   });
 
   it("setPublicKeys: PUTs the whole user again with the keys as Azure takes them ('type data', comment as description), and hands its home over again", async () => {
-    const login = await logins().setPublicKeys(FEED, { username: `stidsfiles.${USER}`, publicKeys: [] }, [`${KEY} alice@laptop`, KEY]);
+    const login = await logins().setPublicKeys(FEED, { username: `stidsfiles.${USER}`, publicKeys: [] }, [
+      `${KEY} alice@laptop`,
+      KEY,
+    ]);
     expect(login).toEqual({ username: `stidsfiles.${USER}`, publicKeys: [`${KEY} alice@laptop`, KEY] });
     expect(seen.map((s) => [s.method, s.path])).toEqual([["PUT", `${USERS}/${USER}`], ...grantSteps()]);
-    expect(seen[0]?.body).toEqual(userBody([{ key: KEY, description: "alice@laptop" }, { key: KEY, description: "key 2" }]));
+    expect(seen[0]?.body).toEqual(
+      userBody([
+        { key: KEY, description: "alice@laptop" },
+        { key: KEY, description: "key 2" },
+      ]),
+    );
     expect(seen.filter((s) => s.method === "SETSTAT" && s.path === FEED).map((s) => s.body)).toEqual([
       expect.objectContaining({ uid: 1001, gid: 7 }),
       expect.objectContaining({ mode: 0o700 }),
@@ -302,7 +404,10 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
 
   it("rotatePassword: PUTs the user again (created again if removed outside the service; a container permission of an older login dropped), hands its home over, then asks Azure for a new password", async () => {
     const current = { username: `stidsfiles.${USER}`, publicKeys: [KEY] };
-    expect(await logins().rotatePassword(FEED, current)).toEqual({ login: current, password: "Azure-Generated-Password-1" });
+    expect(await logins().rotatePassword(FEED, current)).toEqual({
+      login: current,
+      password: "Azure-Generated-Password-1",
+    });
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ["PUT", `${USERS}/${USER}`],
       ...grantSteps(),
@@ -312,7 +417,14 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
 
     // The user created again gets a new user id from Azure: the home's owner follows it.
     seen = [];
-    answers = { PUT: [{ status: 200, body: { properties: { ...userBody([{ key: KEY, description: "key 1" }]).properties, userId: 1002 } } }] };
+    answers = {
+      PUT: [
+        {
+          status: 200,
+          body: { properties: { ...userBody([{ key: KEY, description: "key 1" }]).properties, userId: 1002 } },
+        },
+      ],
+    };
     await logins().rotatePassword(FEED, current);
     expect(seen.filter((s) => s.method === "SETSTAT" && s.path === FEED).map((s) => s.body)).toEqual([
       expect.objectContaining({ uid: 1002, gid: 7 }),
@@ -331,21 +443,45 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
   });
 
   it("an ARM refusal (403: the identity lacks the role) is a 503 AppError, logged with its status and code, never a password", async () => {
-    answers.PUT = [{ status: 403, body: { error: { code: "AuthorizationFailed", message: "The client does not have authorization to perform action 'Microsoft.Storage/storageAccounts/localUsers/write'." } } }];
+    answers.PUT = [
+      {
+        status: 403,
+        body: {
+          error: {
+            code: "AuthorizationFailed",
+            message:
+              "The client does not have authorization to perform action 'Microsoft.Storage/storageAccounts/localUsers/write'.",
+          },
+        },
+      },
+    ];
     logLines.length = 0;
-    const error = await logins().create(FEED).catch((e: unknown) => e);
+    const error = await logins()
+      .create(FEED)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(503);
-    expect((error as AppError).message).toBe("The feed's SFTP login could not be changed in the storage account; try again");
+    expect((error as AppError).message).toBe(
+      "The feed's SFTP login could not be changed in the storage account; try again",
+    );
     expect(seen.map((s) => s.method)).toEqual(["FOLDER", "PUT"]);
     expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: "warn", message: "storage local user operation failed", operation: "createOrUpdate", feedId: FEED, status: 403, code: "AuthorizationFailed" }),
+      expect.objectContaining({
+        level: "warn",
+        message: "storage local user operation failed",
+        operation: "createOrUpdate",
+        feedId: FEED,
+        status: 403,
+        code: "AuthorizationFailed",
+      }),
     ]);
 
     // No password from Azure: the user just created is deleted again, and the create fails.
     seen = [];
     answers = { POST: [{ status: 200, body: {} }] };
-    const none = await logins().create(FEED).catch((e: unknown) => e);
+    const none = await logins()
+      .create(FEED)
+      .catch((e: unknown) => e);
     expect((none as AppError).message).toBe("The storage account issued no SFTP password; try again");
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ["FOLDER", `inbound/${FEED}`],

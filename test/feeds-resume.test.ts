@@ -39,20 +39,25 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     data?.remove();
   }, 60_000);
 
-  const api = (method: string, path: string, body?: unknown) => call(method, path, { token, base: runtime.baseUrl, ...(body !== undefined ? { body } : {}) });
+  const api = (method: string, path: string, body?: unknown) =>
+    call(method, path, { token, base: runtime.baseUrl, ...(body !== undefined ? { body } : {}) });
   const jobsOf = async (feedId: string): Promise<Record<string, any>[]> => {
     const reply = await api("GET", `/api/v1/jobs?feedId=${feedId}&pageSize=100`);
     expect(reply.status, reply.text).toBe(200);
     return reply.body.data;
   };
-  const exists = (container: string, name: string): Promise<boolean> => blobs.getContainerClient(container).getBlobClient(name).exists();
+  const exists = (container: string, name: string): Promise<boolean> =>
+    blobs.getContainerClient(container).getBlobClient(name).exists();
   /** The blob host's receipt of a blob version: it has run the ingestion function on this ETag. */
   const handled = async (name: string): Promise<boolean> => {
     const unquoted = (etag: string | undefined): string => (etag ?? "").replace(/"/g, "");
     const etag = unquoted((await blobs.getContainerClient("inbound").getBlobClient(name).getProperties()).etag);
     const receipt = `blobreceipts/local/feed-files-ingest/inbound/${name}`;
-    for await (const blob of blobs.getContainerClient("azure-webjobs-hosts").listBlobsFlat({ prefix: receipt, includeMetadata: true })) {
-      if (blob.name === receipt) return unquoted(blob.metadata?.["etag"]) === etag && blob.metadata?.["status"] === "done";
+    for await (const blob of blobs
+      .getContainerClient("azure-webjobs-hosts")
+      .listBlobsFlat({ prefix: receipt, includeMetadata: true })) {
+      if (blob.name === receipt)
+        return unquoted(blob.metadata?.["etag"]) === etag && blob.metadata?.["status"] === "done";
     }
     return false;
   };
@@ -66,13 +71,26 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
 
     const [a, b] = [newIsin("GB"), newIsin("GB")];
     const file = `ISIN,Name,Class,Ccy\n${a},Alpha Resume plc,equity,GBP\n${b},Beta Resume plc,bond,GBP\n`;
-    await sftp.connect({ host: login.host, port: login.port, username: login.username, password: login.password, retries: 0, readyTimeout: 10_000 });
+    await sftp.connect({
+      host: login.host,
+      port: login.port,
+      username: login.username,
+      password: login.password,
+      retries: 0,
+      readyTimeout: 10_000,
+    });
     await sftp.put(Buffer.from(file), "/securities-2024-12-31.csv");
     await sftp.end();
     const name = `${feedId}/securities-2024-12-31.csv`;
 
     // The ingestion ran on the file and left it: the feed is paused.
-    await expect.poll(() => handled(name), { message: "the blob host to see the paused feed's file", timeout: 30_000, interval: 100 }).toBe(true);
+    await expect
+      .poll(() => handled(name), {
+        message: "the blob host to see the paused feed's file",
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(true);
     expect(await jobsOf(feedId)).toEqual([]);
     expect(await exists("inbound", name)).toBe(true);
     expect((await api("GET", `/api/v1/securities/${a}`)).status).toBe(404);
@@ -90,13 +108,34 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
       },
       { timeout: 30_000, interval: 100 },
     );
-    expect(job).toMatchObject({ source: "sftp", dataType: "securities", feedId, fileName: "securities-2024-12-31.csv", status: "completed", counts: { received: 2, accepted: 2, rejected: 0 }, errors: [] });
-    expect((await api("GET", `/api/v1/securities/${a}`)).body.data).toMatchObject({ isin: a, name: "Alpha Resume plc", assetClass: "equity", currency: "GBP" });
-    expect((await api("GET", `/api/v1/securities/${b}`)).body.data).toMatchObject({ isin: b, name: "Beta Resume plc", assetClass: "bond" });
+    expect(job).toMatchObject({
+      source: "sftp",
+      dataType: "securities",
+      feedId,
+      fileName: "securities-2024-12-31.csv",
+      status: "completed",
+      counts: { received: 2, accepted: 2, rejected: 0 },
+      errors: [],
+    });
+    expect((await api("GET", `/api/v1/securities/${a}`)).body.data).toMatchObject({
+      isin: a,
+      name: "Alpha Resume plc",
+      assetClass: "equity",
+      currency: "GBP",
+    });
+    expect((await api("GET", `/api/v1/securities/${b}`)).body.data).toMatchObject({
+      isin: b,
+      name: "Beta Resume plc",
+      assetClass: "bond",
+    });
     expect(await exists("archive", name)).toBe(true);
     // The file's metadata from the drop was kept, with the stamp that announced it again.
     const archived = (await blobs.getContainerClient("archive").getBlobClient(name).getProperties()).metadata ?? {};
-    expect(archived).toMatchObject({ feedid: feedId, source: "sftp", resumedat: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(archived).toMatchObject({
+      feedid: feedId,
+      source: "sftp",
+      resumedat: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   }, 90_000);
 
   it("only leaving paused announces waiting files: a PATCH that keeps the feed paused touches nothing; a file ingestion ignores stays ignored after the resume", async () => {
@@ -105,13 +144,21 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     // A file the pattern does not match waits forever; resuming announces it, ingestion still leaves it.
     const stray = `${feedId}/stray.csv`;
     await blobs.getContainerClient("inbound").getBlockBlobClient(stray).upload("x", 1);
-    await expect.poll(() => handled(stray), { message: "the blob host to see the stray file", timeout: 30_000, interval: 100 }).toBe(true);
+    await expect
+      .poll(() => handled(stray), { message: "the blob host to see the stray file", timeout: 30_000, interval: 100 })
+      .toBe(true);
     const etag = (await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag;
     expect((await api("PATCH", `${FEEDS}/${feedId}`, { name: "renamed while paused" })).status).toBe(200);
     expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).toBe(etag);
     expect((await api("PATCH", `${FEEDS}/${feedId}`, { status: "testing" })).status).toBe(200);
     expect((await blobs.getContainerClient("inbound").getBlobClient(stray).getProperties()).etag).not.toBe(etag);
-    await expect.poll(() => handled(stray), { message: "the blob host to see the stray file again", timeout: 30_000, interval: 100 }).toBe(true);
+    await expect
+      .poll(() => handled(stray), {
+        message: "the blob host to see the stray file again",
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(true);
     expect(await exists("inbound", stray)).toBe(true);
     expect(await jobsOf(feedId)).toEqual([]);
   }, 90_000);
@@ -123,17 +170,30 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     const ids = ["YmxvY2stMDAwMDAx", "YmxvY2stMDAwMDAy"];
     await inBlocks.stageBlock(ids[0] ?? "", "ISIN,Name\n", 10);
     await inBlocks.stageBlock(ids[1] ?? "", "DE0007164600,SAP SE\n", 20);
-    await inBlocks.commitBlockList(ids, { blobHTTPHeaders: { blobContentType: "text/csv" }, metadata: { feedId: "fd_x", source: "sftp" } });
+    await inBlocks.commitBlockList(ids, {
+      blobHTTPHeaders: { blobContentType: "text/csv" },
+      metadata: { feedId: "fd_x", source: "sftp" },
+    });
     const whole = container.getBlockBlobClient("touch/whole.csv");
-    await whole.upload("ISIN,Name\n", 10, { blobHTTPHeaders: { blobContentType: "text/csv", blobContentLanguage: "de" }, metadata: { source: "blob" } });
+    await whole.upload("ISIN,Name\n", 10, {
+      blobHTTPHeaders: { blobContentType: "text/csv", blobContentLanguage: "de" },
+      metadata: { source: "blob" },
+    });
 
-    for (const [blob, expected] of [[inBlocks, "ISIN,Name\nDE0007164600,SAP SE\n"], [whole, "ISIN,Name\n"]] as const) {
+    for (const [blob, expected] of [
+      [inBlocks, "ISIN,Name\nDE0007164600,SAP SE\n"],
+      [whole, "ISIN,Name\n"],
+    ] as const) {
       const before = await blob.getProperties();
       expect(await store.touch("quarantine", blob.name, "resumedAt", "2026-11-24T22:00:00.000Z")).toBe(true);
       const after = await blob.getProperties();
       expect(after.etag).not.toBe(before.etag);
       expect((await blob.downloadToBuffer()).toString()).toBe(expected);
-      expect({ type: after.contentType, language: after.contentLanguage, md5: after.contentMD5?.toString() }).toEqual({ type: before.contentType, language: before.contentLanguage, md5: before.contentMD5?.toString() });
+      expect({ type: after.contentType, language: after.contentLanguage, md5: after.contentMD5?.toString() }).toEqual({
+        type: before.contentType,
+        language: before.contentLanguage,
+        md5: before.contentMD5?.toString(),
+      });
       expect(after.metadata).toEqual({ ...before.metadata, resumedat: "2026-11-24T22:00:00.000Z" });
     }
     // The blocks are the same: re-committed, not copied.
@@ -146,7 +206,10 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     await store.createFolder("quarantine", "fd_home");
     const folder = blobs.getContainerClient("quarantine").getBlobClient("fd_home");
     const first = await folder.getProperties();
-    expect({ size: first.contentLength, metadata: first.metadata }).toEqual({ size: 0, metadata: { hdi_isfolder: "true" } });
+    expect({ size: first.contentLength, metadata: first.metadata }).toEqual({
+      size: 0,
+      metadata: { hdi_isfolder: "true" },
+    });
     await store.createFolder("quarantine", "fd_home");
     expect((await folder.getProperties()).etag).toBe(first.etag);
   });

@@ -30,19 +30,33 @@ describe("System settings › feeds", () => {
   let token: string;
   const create = (body: unknown): Promise<Reply> => call("POST", BASE, { token, body });
   const stored = async (id: string): Promise<Record<string, unknown>> => {
-    const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { resource } = await client.database("investment-data").container("settings").item(id, "feed").read();
     return resource as Record<string, unknown>;
   };
   /** Posts `file` byte for byte as the dry run's body. */
-  const dryRun = async (id: string, fileName: string, file: Buffer, contentType = "application/octet-stream"): Promise<Reply> => {
+  const dryRun = async (
+    id: string,
+    fileName: string,
+    file: Buffer,
+    contentType = "application/octet-stream",
+  ): Promise<Reply> => {
     const response = await fetch(`${baseUrl()}${BASE}/${id}/test?fileName=${encodeURIComponent(fileName)}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": contentType },
       body: file,
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text), text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === "" ? undefined : JSON.parse(text),
+      text,
+    };
   };
   const fixture = (path: string): Buffer => readFileSync(join(fixtures, path));
   const newFeed = async (body: Record<string, unknown>): Promise<string> => {
@@ -64,7 +78,13 @@ describe("System settings › feeds", () => {
       ...positionsCsv,
       validation: { onRowError: "reject-file" },
       status: "testing",
-      sftp: { host: "127.0.0.1", port: 2222, username: `feed-${data.id.slice(3)}`, publicKeys: [], password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      sftp: {
+        host: "127.0.0.1",
+        port: 2222,
+        username: `feed-${data.id.slice(3)}`,
+        publicKeys: [],
+        password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      },
       createdAt: iso,
       updatedAt: iso,
     });
@@ -113,55 +133,103 @@ describe("System settings › feeds", () => {
   it("PATCH changes any field but id, re-validated as a whole; public keys in OpenSSH format", async () => {
     const id = await newFeed(positionsCsv);
     const keys = [openSshKey("ops@provider"), openSshKey("backup")];
-    const patched = await call("PATCH", `${BASE}/${id}`, { token, body: { status: "live", sftp: { publicKeys: keys }, validation: { onRowError: "skip-row", maxRejectedRows: 5 } } });
+    const patched = await call("PATCH", `${BASE}/${id}`, {
+      token,
+      body: { status: "live", sftp: { publicKeys: keys }, validation: { onRowError: "skip-row", maxRejectedRows: 5 } },
+    });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body.data).toMatchObject({ id, status: "live", validation: { onRowError: "skip-row", maxRejectedRows: 5 }, sftp: { publicKeys: keys } });
+    expect(patched.body.data).toMatchObject({
+      id,
+      status: "live",
+      validation: { onRowError: "skip-row", maxRejectedRows: 5 },
+      sftp: { publicKeys: keys },
+    });
     expect((await call("GET", `${BASE}/${id}`, { token })).body.data.sftp.publicKeys).toEqual(keys);
 
-    const badKey = await call("PATCH", `${BASE}/${id}`, { token, body: { sftp: { publicKeys: ["ssh-ed25519 bm90IGEga2V5 x"] } } });
+    const badKey = await call("PATCH", `${BASE}/${id}`, {
+      token,
+      body: { sftp: { publicKeys: ["ssh-ed25519 bm90IGEga2V5 x"] } },
+    });
     expect(badKey.status).toBe(422);
-    expect(badKey.body.error.details).toEqual([{ field: "sftp.publicKeys[0]", message: expect.stringMatching(/OpenSSH public key/) }]);
-    const pem = await call("PATCH", `${BASE}/${id}`, { token, body: { sftp: { publicKeys: ["-----BEGIN PUBLIC KEY-----"] } } });
+    expect(badKey.body.error.details).toEqual([
+      { field: "sftp.publicKeys[0]", message: expect.stringMatching(/OpenSSH public key/) },
+    ]);
+    const pem = await call("PATCH", `${BASE}/${id}`, {
+      token,
+      body: { sftp: { publicKeys: ["-----BEGIN PUBLIC KEY-----"] } },
+    });
     expect(pem.status).toBe(422);
 
     // A new format that the stored options do not fit.
     const format = await call("PATCH", `${BASE}/${id}`, { token, body: { format: "json" } });
     expect(format.status).toBe(422);
-    expect(format.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(["options.delimiter", "options.headerRow"]));
+    expect(format.body.error.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(["options.delimiter", "options.headerRow"]),
+    );
     // A new data type the stored mapping does not fit.
     const dataType = await call("PATCH", `${BASE}/${id}`, { token, body: { dataType: "prices" } });
     expect(dataType.status).toBe(422);
-    expect(dataType.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(["mapping.portfolioCode", "mapping.quantity"]));
+    expect(dataType.body.error.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(["mapping.portfolioCode", "mapping.quantity"]),
+    );
     for (const body of [{ id: "fd_x" }, {}, { sftp: { password: "mine" } }]) {
       const reply = await call("PATCH", `${BASE}/${id}`, { token, body });
       expect(reply.status, JSON.stringify(body)).toBe(422);
     }
     // New keys with a definition that does not hold: 422, and the login keeps its keys (checked before the login is changed).
-    const keysAndBadType = await call("PATCH", `${BASE}/${id}`, { token, body: { dataType: "prices", sftp: { publicKeys: [openSshKey("other")] } } });
+    const keysAndBadType = await call("PATCH", `${BASE}/${id}`, {
+      token,
+      body: { dataType: "prices", sftp: { publicKeys: [openSshKey("other")] } },
+    });
     expect(keysAndBadType.status).toBe(422);
-    expect((await call("GET", `${BASE}/${id}`, { token })).body.data).toMatchObject({ dataType: "positions", format: "csv", status: "live", sftp: { publicKeys: keys } });
-    expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { status: "paused" } })).status).toBe(404);
-    expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { sftp: { publicKeys: [] } } })).status).toBe(404);
+    expect((await call("GET", `${BASE}/${id}`, { token })).body.data).toMatchObject({
+      dataType: "positions",
+      format: "csv",
+      status: "live",
+      sftp: { publicKeys: keys },
+    });
+    expect((await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { status: "paused" } })).status).toBe(
+      404,
+    );
+    expect(
+      (await call("PATCH", `${BASE}/fd_000000000000000000`, { token, body: { sftp: { publicKeys: [] } } })).status,
+    ).toBe(404);
   });
 
   it("422 names an unknown target field, an option that does not fit the format, a bad pattern; bad bodies and ids are 4xx", async () => {
     const unknown = await create({ ...positionsCsv, mapping: { ...positionsCsv.mapping, marketValue: "Kurswert" } });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.error.details).toEqual([{ field: "mapping.marketValue", message: expect.stringMatching(/positions/) }]);
+    expect(unknown.body.error.details).toEqual([
+      { field: "mapping.marketValue", message: expect.stringMatching(/positions/) },
+    ]);
     const option = await create({ ...positionsCsv, options: { ...positionsCsv.options, recordPath: "a.b", sheet: 1 } });
     expect(option.status).toBe(422);
-    expect(option.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["options.recordPath", "options.sheet"]);
+    expect(option.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      "options.recordPath",
+      "options.sheet",
+    ]);
     for (const filePattern of ["../*.csv", "in/positions_*.csv", "!*.csv", ""]) {
       const reply = await create({ ...positionsCsv, filePattern });
       expect(reply.status, filePattern).toBe(422);
-      expect(new Set(reply.body.error.details.map((d: { field: string }) => d.field)), filePattern).toEqual(new Set(["filePattern"]));
+      expect(new Set(reply.body.error.details.map((d: { field: string }) => d.field)), filePattern).toEqual(
+        new Set(["filePattern"]),
+      );
     }
-    const xml = await create({ ...positionsCsv, format: "xml", options: {}, mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+    const xml = await create({
+      ...positionsCsv,
+      format: "xml",
+      options: {},
+      mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" },
+    });
     expect(xml.status).toBe(422);
     expect(xml.body.error.details).toEqual([{ field: "options.recordPath", message: "is required for xml files" }]);
     expect((await create({ ...positionsCsv, id: "fd_mine" })).status).toBe(422);
     expect((await create({ ...positionsCsv, dataType: "holdings" })).status).toBe(422);
-    const notJson = await call("POST", BASE, { token, body: "name=x", headers: { "Content-Type": "application/json" } });
+    const notJson = await call("POST", BASE, {
+      token,
+      body: "name=x",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe("INVALID_REQUEST");
     expect((await call("GET", `${BASE}/${"x".repeat(101)}`, { token })).status).toBe(400);
@@ -181,13 +249,20 @@ describe("System settings › feeds", () => {
     expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(204);
     expect((await call("GET", `${BASE}/${id}`, { token })).status).toBe(404);
     expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(404);
-    expect((await call("POST", `${BASE}/${id}/test?fileName=custodian-positions-1.csv`, { token, body: "x" })).status).toBe(404);
+    expect(
+      (await call("POST", `${BASE}/${id}/test?fileName=custodian-positions-1.csv`, { token, body: "x" })).status,
+    ).toBe(404);
   });
 
   describe("dry run (POST {id}/test): parses, maps and validates the raw body; writes nothing", () => {
     it("csv: windows-1252, ; with a header on row 4, German numbers and dates, sent as text/csv byte for byte; a bad ISIN is a row error", async () => {
       const id = await newFeed(positionsCsv);
-      const reply = await dryRun(id, "custodian-positions-20241231.csv", fixture("csv/custodian-positions-cp1252.csv"), "text/csv; charset=windows-1252");
+      const reply = await dryRun(
+        id,
+        "custodian-positions-20241231.csv",
+        fixture("csv/custodian-positions-cp1252.csv"),
+        "text/csv; charset=windows-1252",
+      );
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.data).toEqual({
         received: 5,
@@ -233,12 +308,28 @@ describe("System settings › feeds", () => {
       expect(reply.status, reply.text).toBe(200);
       const data = reply.body.data;
       expect(data).toMatchObject({ received: 4, valid: 3, rejected: 1 });
-      expect(data.errors).toEqual([{ row: 4, field: "type", column: "type", message: expect.stringMatching(/"DIVIDEND"/) }]);
+      expect(data.errors).toEqual([
+        { row: 4, field: "type", column: "type", message: expect.stringMatching(/"DIVIDEND"/) },
+      ]);
       expect(data.preview[0]).toEqual({
-        externalId: "T-20241202-001", portfolioCode: "PF-GROWTH-01", tradeDate: "2024-12-02", settlementDate: "2024-12-04", type: "buy", status: "pending",
-        isin: "US0378331005", quantity: 100, price: 239.59, currency: "USD", grossAmount: 23959, source: "broker-sftp",
+        externalId: "T-20241202-001",
+        portfolioCode: "PF-GROWTH-01",
+        tradeDate: "2024-12-02",
+        settlementDate: "2024-12-04",
+        type: "buy",
+        status: "pending",
+        isin: "US0378331005",
+        quantity: 100,
+        price: 239.59,
+        currency: "USD",
+        grossAmount: 23959,
+        source: "broker-sftp",
       });
-      expect(data.preview.map((r: { externalId: string }) => r.externalId)).toEqual(["T-20241202-001", "T-20241202-002", "T-20241203-001"]);
+      expect(data.preview.map((r: { externalId: string }) => r.externalId)).toEqual([
+        "T-20241202-001",
+        "T-20241202-002",
+        "T-20241203-001",
+      ]);
     });
 
     it("json: records at recordPath (the NAV file as fund holdings), constants, nested paths", async () => {
@@ -249,7 +340,14 @@ describe("System settings › feeds", () => {
         format: "json",
         filePattern: "*nav*.json",
         options: { recordPath: "data.navs" },
-        mapping: { portfolioCode: { value: "FUND-LU" }, securityId: "fundCode", date: "navDate", quantity: "sharesOutstanding", costBasis: "totalNetAssets", currency: "currency" },
+        mapping: {
+          portfolioCode: { value: "FUND-LU" },
+          securityId: "fundCode",
+          date: "navDate",
+          quantity: "sharesOutstanding",
+          costBasis: "totalNetAssets",
+          currency: "currency",
+        },
       });
       const reply = await dryRun(id, "fund-admin-nav.json", fixture("json/fund-admin-nav.json"), "application/json");
       expect(reply.status, reply.text).toBe(200);
@@ -261,19 +359,57 @@ describe("System settings › feeds", () => {
         errors: [],
         errorsTruncated: false,
         preview: [
-          { portfolioCode: "FUND-LU", securityId: "GLB-EQ-A", date: "2024-12-31", quantity: 1250340.125, costBasis: 178025483.61, currency: "EUR" },
-          { portfolioCode: "FUND-LU", securityId: "GLB-EQ-I", date: "2024-12-31", quantity: 40210, costBasis: 42946288.4, currency: "USD" },
-          { portfolioCode: "FUND-LU", securityId: "EUR-BD-R", date: "2024-12-31", quantity: 310500, costBasis: 30599775, currency: "CHF" },
+          {
+            portfolioCode: "FUND-LU",
+            securityId: "GLB-EQ-A",
+            date: "2024-12-31",
+            quantity: 1250340.125,
+            costBasis: 178025483.61,
+            currency: "EUR",
+          },
+          {
+            portfolioCode: "FUND-LU",
+            securityId: "GLB-EQ-I",
+            date: "2024-12-31",
+            quantity: 40210,
+            costBasis: 42946288.4,
+            currency: "USD",
+          },
+          {
+            portfolioCode: "FUND-LU",
+            securityId: "EUR-BD-R",
+            date: "2024-12-31",
+            quantity: 310500,
+            costBasis: 30599775,
+            currency: "CHF",
+          },
         ],
       });
       // The same file mapped to prices: the fund administrator's ISINs fail the import's own check, one row error each.
       const prices = await newFeed({
-        name: "NAV prices", provider: "Fund Services Luxembourg", dataType: "prices", format: "json", filePattern: "*nav*.json", options: { recordPath: "data.navs" },
-        mapping: { isin: "isin", date: "navDate", price: "navPerShare", currency: "currency", type: { value: "nav" }, source: { value: "fund-admin" } },
+        name: "NAV prices",
+        provider: "Fund Services Luxembourg",
+        dataType: "prices",
+        format: "json",
+        filePattern: "*nav*.json",
+        options: { recordPath: "data.navs" },
+        mapping: {
+          isin: "isin",
+          date: "navDate",
+          price: "navPerShare",
+          currency: "currency",
+          type: { value: "nav" },
+          source: { value: "fund-admin" },
+        },
       });
       const rejected = await dryRun(prices, "fund-admin-nav.json", fixture("json/fund-admin-nav.json"));
       expect(rejected.body.data).toMatchObject({ received: 3, valid: 0, rejected: 3, preview: [] });
-      expect(rejected.body.data.errors[0]).toEqual({ row: 1, field: "isin", column: "isin", message: "ISIN check digit is wrong" });
+      expect(rejected.body.data.errors[0]).toEqual({
+        row: 1,
+        field: "isin",
+        column: "isin",
+        message: "ISIN check digit is wrong",
+      });
     });
 
     it("fix: position reports selected by msgTypes, repeating groups by selector, heartbeats and logons skipped", async () => {
@@ -284,7 +420,13 @@ describe("System settings › feeds", () => {
         format: "fix",
         filePattern: "*.fix",
         options: { msgTypes: ["AP"], dateFormat: "yyyyMMdd" },
-        mapping: { portfolioCode: "453[452=38].448", isin: "48", date: "715", quantity: "702[703=TQ].704", currency: "15" },
+        mapping: {
+          portfolioCode: "453[452=38].448",
+          isin: "48",
+          date: "715",
+          quantity: "702[703=TQ].704",
+          currency: "15",
+        },
       });
       const reply = await dryRun(id, "position-reports-soh.fix", fixture("fix/position-reports-soh.fix"));
       expect(reply.status, reply.text).toBe(200);
@@ -310,9 +452,20 @@ describe("System settings › feeds", () => {
         format: "xlsx",
         filePattern: "positions*.xlsx",
         options: { sheet: "Positions" },
-        mapping: { portfolioCode: "Portfolio", isin: "ISIN", quantity: "Quantity", date: "Position Date", costBasis: "Market Value" },
+        mapping: {
+          portfolioCode: "Portfolio",
+          isin: "ISIN",
+          quantity: "Quantity",
+          date: "Position Date",
+          costBasis: "Market Value",
+        },
       });
-      const reply = await dryRun(id, "positions.xlsx", fixture("xlsx/positions.xlsx"), "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+      const reply = await dryRun(
+        id,
+        "positions.xlsx",
+        fixture("xlsx/positions.xlsx"),
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      );
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.data).toEqual({
         received: 3,
@@ -346,7 +499,12 @@ describe("System settings › feeds", () => {
           costBasis: "AcctBaseCcyAmts.HldgVal.Amt",
         },
       });
-      const reply = await dryRun(id, "custody-statement-semt002.xml", fixture("xml/custody-statement-semt002.xml"), "application/xml");
+      const reply = await dryRun(
+        id,
+        "custody-statement-semt002.xml",
+        fixture("xml/custody-statement-semt002.xml"),
+        "application/xml",
+      );
       expect(reply.status, reply.text).toBe(200);
       expect(reply.body.data).toEqual({
         received: 3,
@@ -356,7 +514,14 @@ describe("System settings › feeds", () => {
         errors: [],
         errorsTruncated: false,
         preview: [
-          { portfolioCode: "PF-001", isin: "US0378331005", date: "2026-03-31", quantity: 1500, currency: "USD", costBasis: 262108.5 },
+          {
+            portfolioCode: "PF-001",
+            isin: "US0378331005",
+            date: "2026-03-31",
+            quantity: 1500,
+            currency: "USD",
+            costBasis: 262108.5,
+          },
           { portfolioCode: "PF-001", isin: "CH0038863350", date: "2026-03-31", quantity: 200.5, currency: "CHF" },
           { portfolioCode: "PF-001", isin: "DE0007164600", date: "2026-03-31", quantity: 75, currency: "EUR" },
         ],
@@ -367,33 +532,82 @@ describe("System settings › feeds", () => {
       const id = await newFeed(positionsCsv);
       const name = await dryRun(id, "positions.xlsx", fixture("csv/custodian-positions-cp1252.csv"));
       expect(name.status).toBe(422);
-      expect(name.body.error.details).toEqual([{ field: "fileName", message: expect.stringMatching(/custodian-positions-\*\.csv/) }]);
+      expect(name.body.error.details).toEqual([
+        { field: "fileName", message: expect.stringMatching(/custodian-positions-\*\.csv/) },
+      ]);
       const missing = await call("POST", `${BASE}/${id}/test`, { token, body: "x" });
       expect(missing.status).toBe(400);
       expect(missing.body.error.details[0].field).toBe("fileName");
 
-      const ragged = Buffer.from("header\r\n\r\n\r\nDepot;ISIN;Stichtag\r\nA;DE0007164600;31.12.2024\r\nB;DE0007164600\r\n", "latin1");
+      const ragged = Buffer.from(
+        "header\r\n\r\n\r\nDepot;ISIN;Stichtag\r\nA;DE0007164600;31.12.2024\r\nB;DE0007164600\r\n",
+        "latin1",
+      );
       const bad = await dryRun(id, "custodian-positions-1.csv", ragged);
       expect(bad.status, bad.text).toBe(422);
-      expect(bad.body.error).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringMatching(/record 2/), details: [{ field: "file", message: expect.stringMatching(/row 2/) }] });
+      expect(bad.body.error).toMatchObject({
+        code: "VALIDATION_ERROR",
+        message: expect.stringMatching(/record 2/),
+        details: [{ field: "file", message: expect.stringMatching(/row 2/) }],
+      });
 
-      const json = await newFeed({ name: "j", provider: "p", dataType: "prices", format: "json", filePattern: "*.json", options: { recordPath: "data.navs" }, mapping: { isin: "isin", date: "d", price: "p", currency: "c", type: { value: "nav" }, source: { value: "s" } } });
+      const json = await newFeed({
+        name: "j",
+        provider: "p",
+        dataType: "prices",
+        format: "json",
+        filePattern: "*.json",
+        options: { recordPath: "data.navs" },
+        mapping: { isin: "isin", date: "d", price: "p", currency: "c", type: { value: "nav" }, source: { value: "s" } },
+      });
       const broken = await dryRun(json, "x.json", Buffer.from('{"data":{"navs":[{"isin": tru'));
       expect(broken.status).toBe(422);
       expect(broken.body.error.details[0].field).toBe("file");
-      const xlsx = await newFeed({ name: "x", provider: "p", dataType: "positions", format: "xlsx", filePattern: "*.xlsx", mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+      const xlsx = await newFeed({
+        name: "x",
+        provider: "p",
+        dataType: "positions",
+        format: "xlsx",
+        filePattern: "*.xlsx",
+        mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" },
+      });
       expect((await dryRun(xlsx, "a.xlsx", Buffer.from("not a zip at all"))).status).toBe(422);
-      const xml = await newFeed({ name: "x", provider: "p", dataType: "positions", format: "xml", filePattern: "*.xml", options: { recordPath: "lolz.lol" }, mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" } });
+      const xml = await newFeed({
+        name: "x",
+        provider: "p",
+        dataType: "positions",
+        format: "xml",
+        filePattern: "*.xml",
+        options: { recordPath: "lolz.lol" },
+        mapping: { portfolioCode: "A", isin: "B", date: "C", quantity: "D" },
+      });
       for (const hostile of ["xml/billion-laughs.xml", "xml/external-entity.xml"]) {
         const reply = await dryRun(xml, "hostile.xml", fixture(hostile));
         expect(reply.status, hostile).toBe(422);
-        expect(reply.body.error.details[0], hostile).toMatchObject({ field: "file", message: expect.stringMatching(/DOCTYPE/i) });
+        expect(reply.body.error.details[0], hostile).toMatchObject({
+          field: "file",
+          message: expect.stringMatching(/DOCTYPE/i),
+        });
       }
-      const fix = await newFeed({ name: "f", provider: "p", dataType: "positions", format: "fix", filePattern: "*.fix", options: { msgTypes: ["AP"] }, mapping: { portfolioCode: "1", isin: "48", date: "715", quantity: "702.704" } });
-      const tampered = Buffer.from(fixture("fix/position-reports-soh.fix").toString("latin1").replace("704=300", "704=900"), "latin1");
+      const fix = await newFeed({
+        name: "f",
+        provider: "p",
+        dataType: "positions",
+        format: "fix",
+        filePattern: "*.fix",
+        options: { msgTypes: ["AP"] },
+        mapping: { portfolioCode: "1", isin: "48", date: "715", quantity: "702.704" },
+      });
+      const tampered = Buffer.from(
+        fixture("fix/position-reports-soh.fix").toString("latin1").replace("704=300", "704=900"),
+        "latin1",
+      );
       const checksum = await dryRun(fix, "p.fix", tampered);
       expect(checksum.status, checksum.text).toBe(422);
-      expect(checksum.body.error.details[0]).toMatchObject({ field: "file", message: expect.stringMatching(/checksum/i) });
+      expect(checksum.body.error.details[0]).toMatchObject({
+        field: "file",
+        message: expect.stringMatching(/checksum/i),
+      });
 
       const huge = Buffer.alloc(10 * 1024 * 1024 + 1, 0x41);
       const tooLarge = await dryRun(id, "custodian-positions-1.csv", huge);
@@ -411,9 +625,17 @@ describe("System settings › feeds", () => {
       const jobs = await call("GET", "/api/v1/jobs?pageSize=100", { token });
       expect(jobs.status, jobs.text).toBe(200);
       expect(jobs.body.data).toEqual([]);
-      const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+      const client = new CosmosClient({
+        endpoint: cosmosEndpoint(),
+        key: COSMOS_KEY,
+        connectionPolicy: { enableEndpointDiscovery: false },
+      });
       for (const container of ["positions", "prices", "transactions", "securities", "jobs"]) {
-        const { resources } = await client.database("investment-data").container(container).items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+        const { resources } = await client
+          .database("investment-data")
+          .container(container)
+          .items.query("SELECT VALUE COUNT(1) FROM c")
+          .fetchAll();
         expect(resources, container).toEqual([0]);
       }
     });

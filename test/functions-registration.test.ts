@@ -34,7 +34,13 @@ describe("function registration (what Azure and the local runtime both read)", (
     raw = (load("./local/functions-core.js") as typeof FunctionsCoreModule).registrations;
     endpoints = (load("./shared/http/registry.js") as typeof RegistryModule).registeredEndpoints();
     const config = (load("./shared/config.js") as typeof ConfigModule).getConfig();
-    schedules = { reap: config.JOBS_REAP_SCHEDULE, sweep: config.DELIVERIES_SWEEP_SCHEDULE, valuationSweep: config.VALUATION_SWEEP_SCHEDULE, outboxRelay: config.OUTBOX_RELAY_SCHEDULE, blobSources: config.BLOB_SOURCES_SCHEDULE };
+    schedules = {
+      reap: config.JOBS_REAP_SCHEDULE,
+      sweep: config.DELIVERIES_SWEEP_SCHEDULE,
+      valuationSweep: config.VALUATION_SWEEP_SCHEDULE,
+      outboxRelay: config.OUTBOX_RELAY_SCHEDULE,
+      blobSources: config.BLOB_SOURCES_SCHEDULE,
+    };
   });
 
   it("registers, through the entry point package.json names, one function per file of functions/, named after it", () => {
@@ -55,9 +61,16 @@ describe("function registration (what Azure and the local runtime both read)", (
       expect(fn?.trigger.authLevel, endpoint.name).toBe("anonymous");
       expect(fn?.trigger.route, endpoint.name).toBe(endpoint.route);
       const methods = (fn?.trigger.methods as string[]).map((m) => m.toUpperCase()).sort();
-      expect(methods, endpoint.name).toEqual(endpoint.method === "ANY" ? ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] : [endpoint.method]);
-      const outputs = Object.values(raw.find((r) => r.name === endpoint.name)?.bindings ?? {}).filter((b) => b.direction === "out");
-      expect(outputs.map((b) => b.type), endpoint.name).toEqual(["http"]);
+      expect(methods, endpoint.name).toEqual(
+        endpoint.method === "ANY" ? ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] : [endpoint.method],
+      );
+      const outputs = Object.values(raw.find((r) => r.name === endpoint.name)?.bindings ?? {}).filter(
+        (b) => b.direction === "out",
+      );
+      expect(
+        outputs.map((b) => b.type),
+        endpoint.name,
+      ).toEqual(["http"]);
     }
   });
 
@@ -95,7 +108,11 @@ describe("function registration (what Azure and the local runtime both read)", (
   });
 
   it("the webhook fan-out and delivery functions read the events and deliveries queues over the SERVICEBUS connection", () => {
-    for (const [name, queue] of [["events-fan-out", "events"], ["webhook-deliver", "deliveries"], ["valuations-run", "valuations"]]) {
+    for (const [name, queue] of [
+      ["events-fan-out", "events"],
+      ["webhook-deliver", "deliveries"],
+      ["valuations-run", "valuations"],
+    ]) {
       const fn = functions.find((f) => f.name === name);
       expect(fn?.trigger.queueName, name).toBe(queue);
       expect(fn?.trigger.connection, name).toBe("SERVICEBUS");
@@ -134,7 +151,13 @@ describe("function registration (what Azure and the local runtime both read)", (
       ].sort(),
     );
     for (const fn of feeds) {
-      expect(fn.trigger, fn.name).toMatchObject({ connection: "COSMOS", databaseName: "%COSMOS_DATABASE%", leaseContainerName: "leases", leaseContainerPrefix: `${fn.name}:`, startFromBeginning: true });
+      expect(fn.trigger, fn.name).toMatchObject({
+        connection: "COSMOS",
+        databaseName: "%COSMOS_DATABASE%",
+        leaseContainerName: "leases",
+        leaseContainerPrefix: `${fn.name}:`,
+        startFromBeginning: true,
+      });
       expect(fn.trigger.createLeaseContainerIfNotExists, fn.name).not.toBe(true);
       expect(fn.retryOptions, fn.name).toMatchObject({ strategy: "exponentialBackoff", maxRetryCount: -1 });
     }
@@ -142,10 +165,18 @@ describe("function registration (what Azure and the local runtime both read)", (
 
   it("the file drop's trigger is an Event Grid blob trigger that hands the function a reference to the blob (sdkBinding), never its bytes", async () => {
     const ingest = functions.find((f) => f.name === "feed-files-ingest");
-    expect(ingest?.trigger).toMatchObject({ type: "blobTrigger", path: "inbound/{name}", connection: "AzureWebJobsStorage", source: "EventGrid", sdkBinding: true, properties: { supportsDeferredBinding: "true" } });
+    expect(ingest?.trigger).toMatchObject({
+      type: "blobTrigger",
+      path: "inbound/{name}",
+      connection: "AzureWebJobsStorage",
+      source: "EventGrid",
+      sdkBinding: true,
+      properties: { supportsDeferredBinding: "true" },
+    });
     // Every blob trigger is one the local blob host runs as Azure does (Event Grid, a reference).
     const blobHost = load("./local/blob-host.js") as typeof BlobHostModule;
-    for (const fn of functions.filter((f) => f.trigger.type === "blobTrigger")) expect(() => blobHost.checkBlobTrigger(fn), fn.name).not.toThrow();
+    for (const fn of functions.filter((f) => f.trigger.type === "blobTrigger"))
+      expect(() => blobHost.checkBlobTrigger(fn), fn.name).not.toThrow();
 
     // What the Functions host sends the worker for such a trigger (model binding data, as the Storage
     // Blobs extension writes it), turned into the handler's argument by @azure/functions itself.
@@ -154,15 +185,36 @@ describe("function registration (what Azure and the local runtime both read)", (
     };
     const registration = raw.find((r) => r.name === "feed-files-ingest");
     const trigger = ingest?.trigger as unknown as { name: string };
-    const content = JSON.stringify({ Connection: "AzureWebJobsStorage", ContainerName: "inbound", BlobName: "fd_0123/positions-1.csv" });
+    const content = JSON.stringify({
+      Connection: "AzureWebJobsStorage",
+      ContainerName: "inbound",
+      BlobName: "fd_0123/positions-1.csv",
+    });
     const invocation = model.getInvocationModel({
       invocationId: "i-1",
       metadata: { name: "feed-files-ingest", bindings: registration?.bindings },
-      request: { inputData: [{ name: trigger.name, data: { modelBindingData: { version: "1.0", source: "AzureStorageBlobs", contentType: "application/json", content: Buffer.from(content) } } }], triggerMetadata: {} },
+      request: {
+        inputData: [
+          {
+            name: trigger.name,
+            data: {
+              modelBindingData: {
+                version: "1.0",
+                source: "AzureStorageBlobs",
+                contentType: "application/json",
+                content: Buffer.from(content),
+              },
+            },
+          },
+        ],
+        triggerMetadata: {},
+      },
       log: () => undefined,
     });
     const { inputs } = await invocation.getArguments();
-    expect(inputs).toEqual([{ connection: "AzureWebJobsStorage", containerName: "inbound", blobName: "fd_0123/positions-1.csv" }]);
+    expect(inputs).toEqual([
+      { connection: "AzureWebJobsStorage", containerName: "inbound", blobName: "fd_0123/positions-1.csv" },
+    ]);
   });
 
   it("every other function is a timer on its configured schedule", () => {
@@ -173,7 +225,11 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["deliveries-sweep", "timerTrigger", schedules.sweep],
       ["events-fan-out", "serviceBusTrigger", undefined],
       ["exports-run", "serviceBusTrigger", undefined],
-      ["exports-schedule", "timerTrigger", (load("./shared/config.js") as typeof ConfigModule).getConfig().EXPORTS_SCHEDULE],
+      [
+        "exports-schedule",
+        "timerTrigger",
+        (load("./shared/config.js") as typeof ConfigModule).getConfig().EXPORTS_SCHEDULE,
+      ],
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],

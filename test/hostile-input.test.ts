@@ -4,7 +4,19 @@ import { connect } from "node:net";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { CosmosPositionRepository } from "../shared/adapters/cosmos/cosmos-position-repository";
 import { adminToken, baseUrl, call } from "./http";
-import { COSMOS_KEY, createPortfolio, createSecurities, exceptionsFor, holdingsOf, imported, importData, price, securityRecord, validationDetails, whenValued } from "./investment-fixtures";
+import {
+  COSMOS_KEY,
+  createPortfolio,
+  createSecurities,
+  exceptionsFor,
+  holdingsOf,
+  imported,
+  importData,
+  price,
+  securityRecord,
+  validationDetails,
+  whenValued,
+} from "./investment-fixtures";
 import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_KEY } from "./runtime";
 
 let admin: string;
@@ -35,14 +47,20 @@ describe("malformed paths", () => {
   ];
   const badIds = ["%20", "a%20", "a%5Cb", "%23x", "a%3Fb", "a%2Fb", "%ZZ", "a%00b"];
 
-  it.each(routes)("%s %s answers 400 INVALID_REQUEST naming the id for every malformed id", async (method, template, field, body) => {
-    for (const id of badIds) {
-      const reply = await call(method, template.replace("{id}", id), { token: admin, ...(body !== undefined ? { body } : {}) });
-      expect(reply.status, `${id}: ${reply.text}`).toBe(400);
-      expect(reply.body.error.code).toBe("INVALID_REQUEST");
-      expect(reply.body.error.details).toEqual([{ field, message: expect.stringContaining("not a valid id") }]);
-    }
-  });
+  it.each(routes)(
+    "%s %s answers 400 INVALID_REQUEST naming the id for every malformed id",
+    async (method, template, field, body) => {
+      for (const id of badIds) {
+        const reply = await call(method, template.replace("{id}", id), {
+          token: admin,
+          ...(body !== undefined ? { body } : {}),
+        });
+        expect(reply.status, `${id}: ${reply.text}`).toBe(400);
+        expect(reply.body.error.code).toBe("INVALID_REQUEST");
+        expect(reply.body.error.details).toEqual([{ field, message: expect.stringContaining("not a valid id") }]);
+      }
+    },
+  );
 
   it("still finds nothing (404) for a well-formed unknown id", async () => {
     const reply = await call("GET", "/api/v1/portfolios/no-such-portfolio", { token: admin });
@@ -94,14 +112,20 @@ function rawRequest(text: string): Promise<{ status: number; headers: string; bo
 
 describe("oversized request heads", () => {
   it("answers a 100 KB header with 431 and the error object", async () => {
-    const reply = await rawRequest(`GET /api/v1/portfolios HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(100 * 1024)}\r\nConnection: close\r\n\r\n`);
+    const reply = await rawRequest(
+      `GET /api/v1/portfolios HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(100 * 1024)}\r\nConnection: close\r\n\r\n`,
+    );
     expect(reply.status).toBe(431);
     expect(reply.headers).toMatch(/content-type: application\/json/i);
-    expect(JSON.parse(reply.body)).toEqual({ error: { code: "REQUEST_HEADER_FIELDS_TOO_LARGE", message: expect.any(String), requestId: expect.any(String) } });
+    expect(JSON.parse(reply.body)).toEqual({
+      error: { code: "REQUEST_HEADER_FIELDS_TOO_LARGE", message: expect.any(String), requestId: expect.any(String) },
+    });
   });
 
   it("answers a 20 KB query string with 431 and the error object", async () => {
-    const reply = await rawRequest(`GET /api/v1/portfolios?q=${"b".repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    const reply = await rawRequest(
+      `GET /api/v1/portfolios?q=${"b".repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
+    );
     expect(reply.status).toBe(431);
     expect(JSON.parse(reply.body).error.code).toBe("REQUEST_HEADER_FIELDS_TOO_LARGE");
   });
@@ -111,7 +135,9 @@ describe("numbers bounded to what valuation can compute", () => {
   it("rejects quantity 1e307 with a 422 naming the field, and stores nothing", async () => {
     const portfolio = await createPortfolio(admin);
     const [securityId] = await createSecurities(admin, [securityRecord()]);
-    const reply = await importData(admin, "positions", { positions: [{ portfolioId: portfolio.id, securityId, date: "2024-05-02", quantity: 1e307 }] });
+    const reply = await importData(admin, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId, date: "2024-05-02", quantity: 1e307 }],
+    });
     expect(validationDetails(reply)).toEqual([{ field: "positions[0].quantity", message: "must be at most 1e+12" }]);
     const holdings = await call("GET", `/api/v1/portfolios/${portfolio.id}/holdings`, { token: admin });
     expect(holdings.body.data.holdings).toEqual([]);
@@ -119,12 +145,69 @@ describe("numbers bounded to what valuation can compute", () => {
 
   type Body = (portfolioId: string, securityId: string, isin: string) => unknown;
   it.each<[string, string, Body]>([
-    ["positions", "positions[0].costBasis", (p, s) => ({ positions: [{ portfolioId: p, securityId: s, date: "2024-05-02", quantity: 1, costBasis: -1e16 }] })],
-    ["prices", "prices[0].price", (_p, _s, isin) => ({ prices: [{ isin, date: "2024-05-02", price: 1e300, currency: "EUR", type: "close", source: "t" }] })],
-    ["fx-rates", "fxRates[0].rate", () => ({ fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-05-02", rate: 1e-300, source: "t" }] })],
-    ["fx-rates", "fxRates[0].rate", () => ({ fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-05-02", rate: 1e300, source: "t" }] })],
-    ["transactions", "transactions[0].fees", (p, s) => ({ transactions: [{ externalId: "x", portfolioId: p, securityId: s, type: "buy", tradeDate: "2024-05-02", quantity: 1, price: 1, fees: 1e300, currency: "EUR" }] })],
-    ["transactions", "transactions[0].grossAmount", (p, s) => ({ transactions: [{ externalId: "y", portfolioId: p, securityId: s, type: "buy", tradeDate: "2024-05-02", quantity: 1e12, price: 1e9, currency: "EUR" }] })],
+    [
+      "positions",
+      "positions[0].costBasis",
+      (p, s) => ({ positions: [{ portfolioId: p, securityId: s, date: "2024-05-02", quantity: 1, costBasis: -1e16 }] }),
+    ],
+    [
+      "prices",
+      "prices[0].price",
+      (_p, _s, isin) => ({
+        prices: [{ isin, date: "2024-05-02", price: 1e300, currency: "EUR", type: "close", source: "t" }],
+      }),
+    ],
+    [
+      "fx-rates",
+      "fxRates[0].rate",
+      () => ({
+        fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-05-02", rate: 1e-300, source: "t" }],
+      }),
+    ],
+    [
+      "fx-rates",
+      "fxRates[0].rate",
+      () => ({
+        fxRates: [{ baseCurrency: "EUR", quoteCurrency: "USD", date: "2024-05-02", rate: 1e300, source: "t" }],
+      }),
+    ],
+    [
+      "transactions",
+      "transactions[0].fees",
+      (p, s) => ({
+        transactions: [
+          {
+            externalId: "x",
+            portfolioId: p,
+            securityId: s,
+            type: "buy",
+            tradeDate: "2024-05-02",
+            quantity: 1,
+            price: 1,
+            fees: 1e300,
+            currency: "EUR",
+          },
+        ],
+      }),
+    ],
+    [
+      "transactions",
+      "transactions[0].grossAmount",
+      (p, s) => ({
+        transactions: [
+          {
+            externalId: "y",
+            portfolioId: p,
+            securityId: s,
+            type: "buy",
+            tradeDate: "2024-05-02",
+            quantity: 1e12,
+            price: 1e9,
+            currency: "EUR",
+          },
+        ],
+      }),
+    ],
   ])("rejects an out-of-range %s number with 422 on %s", async (dataType, field, body) => {
     const portfolio = await createPortfolio(admin);
     const record = securityRecord();
@@ -143,7 +226,11 @@ describe("one bad stored record poisons nothing", () => {
     const date = "2018-06-01";
     await imported(admin, "prices", { prices: [price(huge.isin, date, 100), price(ok.isin, date, 10)] });
     // Data stored before input bounds existed: written straight to the store, past validation.
-    const client = new CosmosClient({ endpoint: inject("cosmosEndpoint"), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: inject("cosmosEndpoint"),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const positions = new CosmosPositionRepository(client.database("investment-data").container("positions"));
     await positions.saveSnapshots([
       {
@@ -160,7 +247,12 @@ describe("one bad stored record poisons nothing", () => {
     client.dispose();
 
     // A price import touching that security and date revalues the portfolio: 200, not 500.
-    await imported(admin, "prices", { prices: [price(huge.isin, date, 101, { source: "other-feed" }), price(ok.isin, date, 11, { source: "other-feed" })] });
+    await imported(admin, "prices", {
+      prices: [
+        price(huge.isin, date, 101, { source: "other-feed" }),
+        price(ok.isin, date, 11, { source: "other-feed" }),
+      ],
+    });
     await whenValued(admin, portfolio.id);
     const view = await holdingsOf(admin, portfolio.id, `date=${date}`);
     // Same date, two sources: "other-feed" sorts first, so 3 × 11.
@@ -170,7 +262,13 @@ describe("one bad stored record poisons nothing", () => {
       [hugeId, null],
     ]);
     const exceptions = await exceptionsFor(admin, "VALUE_OUT_OF_RANGE", portfolio.id);
-    expect(exceptions).toEqual([expect.objectContaining({ type: "VALUE_OUT_OF_RANGE", severity: "error", status: "open", message: expect.stringContaining(hugeId) })]);
+    expect(exceptions).toEqual([
+      expect.objectContaining({
+        type: "VALUE_OUT_OF_RANGE",
+        severity: "error",
+        status: "open",
+        message: expect.stringContaining(hugeId),
+      }),
+    ]);
   });
 });
-

@@ -6,19 +6,50 @@ import { crc32, deflateRawSync } from "node:zlib";
  */
 export function workbook(parts: { sheet: string; sharedStrings?: string | Buffer }): Buffer {
   const entries: [string, Buffer][] = [
-    ["[Content_Types].xml", Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>')],
-    ["_rels/.rels", Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>')],
-    ["xl/workbook.xml", Buffer.from('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>')],
-    ["xl/_rels/workbook.xml.rels", Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>')],
-    ["xl/worksheets/sheet1.xml", Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${parts.sheet}</sheetData></worksheet>`)],
+    [
+      "[Content_Types].xml",
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>',
+      ),
+    ],
+    [
+      "_rels/.rels",
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+      ),
+    ],
+    [
+      "xl/workbook.xml",
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+      ),
+    ],
+    [
+      "xl/_rels/workbook.xml.rels",
+      Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>',
+      ),
+    ],
+    [
+      "xl/worksheets/sheet1.xml",
+      Buffer.from(
+        `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${parts.sheet}</sheetData></worksheet>`,
+      ),
+    ],
   ];
-  if (parts.sharedStrings !== undefined) entries.push(["xl/sharedStrings.xml", Buffer.isBuffer(parts.sharedStrings) ? parts.sharedStrings : Buffer.from(parts.sharedStrings)]);
+  if (parts.sharedStrings !== undefined)
+    entries.push([
+      "xl/sharedStrings.xml",
+      Buffer.isBuffer(parts.sharedStrings) ? parts.sharedStrings : Buffer.from(parts.sharedStrings),
+    ]);
   return zip(entries);
 }
 
 /** Shared strings `<si><t>…</t></si>` for `count` distinct texts made by `text`, in the `<sst>` root. */
 export function sharedStrings(count: number, text: (i: number) => string = (i) => `s${i}`): Buffer {
-  const pieces: string[] = ['<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'];
+  const pieces: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">',
+  ];
   for (let i = 0; i < count; i += 1) pieces.push(`<si><t>${text(i)}</t></si>`);
   pieces.push("</sst>");
   return Buffer.from(pieces.join(""));
@@ -27,7 +58,10 @@ export function sharedStrings(count: number, text: (i: number) => string = (i) =
 /** A header row (ISIN, Name) and data rows of shared-string cells pointing at strings 0, 1, 2, … */
 export function sharedStringRows(rows: number): string {
   const out: string[] = [];
-  for (let r = 1; r <= rows; r += 1) out.push(`<row r="${r}"><c r="A${r}" t="s"><v>${2 * (r - 1)}</v></c><c r="B${r}" t="s"><v>${2 * (r - 1) + 1}</v></c></row>`);
+  for (let r = 1; r <= rows; r += 1)
+    out.push(
+      `<row r="${r}"><c r="A${r}" t="s"><v>${2 * (r - 1)}</v></c><c r="B${r}" t="s"><v>${2 * (r - 1) + 1}</v></c></row>`,
+    );
   return out.join("");
 }
 

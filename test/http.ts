@@ -4,7 +4,7 @@ import { BOOTSTRAP, runtimeEnv, startRuntime, tempDir, type Runtime } from "./ru
 export interface Reply {
   status: number;
   headers: Headers;
-  body: any;  
+  body: any;
   text: string;
 }
 
@@ -36,7 +36,11 @@ export function useOwnRuntime(overrides: Record<string, string> = {}): void {
   beforeAll(async () => {
     data = tempDir("ids-file-");
     runtime = await startRuntime(await runtimeEnv(data.path, overrides));
-    own = { baseUrl: runtime.baseUrl, cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "", storageConnectionString: runtime.env.STORAGE_CONNECTION_STRING ?? "" };
+    own = {
+      baseUrl: runtime.baseUrl,
+      cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "",
+      storageConnectionString: runtime.env.STORAGE_CONNECTION_STRING ?? "",
+    };
   }, 60_000);
   afterAll(async () => {
     own = undefined;
@@ -71,7 +75,11 @@ export async function call(
 }
 
 export async function tokenFor(clientId: string, clientSecret: string, scope?: string, base?: string): Promise<string> {
-  const form = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
+  const form = new URLSearchParams({
+    grant_type: "client_credentials",
+    client_id: clientId,
+    client_secret: clientSecret,
+  });
   if (scope !== undefined) form.set("scope", scope);
   const reply = await call("POST", "/auth/token", {
     body: form.toString(),
@@ -90,7 +98,10 @@ export async function newClient(
   scopes: string[],
   tier: "standard" | "premium" = "premium",
 ): Promise<{ clientId: string; clientSecret: string; token: string }> {
-  const reply = await call("POST", "/api/v1/settings/api-clients", { token: admin, body: { name: `test ${scopes.join(",")}`, scopes, tier } });
+  const reply = await call("POST", "/api/v1/settings/api-clients", {
+    token: admin,
+    body: { name: `test ${scopes.join(",")}`, scopes, tier },
+  });
   if (reply.status !== 201) throw new Error(`client creation failed: ${reply.status} ${reply.text}`);
   const { clientId, clientSecret } = reply.body.data as { clientId: string; clientSecret: string };
   return { clientId, clientSecret, token: await tokenFor(clientId, clientSecret) };

@@ -76,10 +76,14 @@ describe("import round trip", () => {
     expect(again).toMatchObject({ received: 2, created: 0, updated: 0, unchanged: 2 });
     expect(again.jobId).not.toBe(first.jobId);
     expect((await call("GET", `/api/v1/securities/${withAll.id}`, { token })).body.data).toEqual(byId.body.data);
-    expect((await call("GET", `/api/v1/securities/sec_${minimal.isin}`, { token })).body.data).toEqual(second.body.data);
+    expect((await call("GET", `/api/v1/securities/sec_${minimal.isin}`, { token })).body.data).toEqual(
+      second.body.data,
+    );
 
     // A changed record is an update: createdAt stays, the data changes.
-    const renamed = await imported(token, "securities", { securities: [{ ...withAll, name: `Alpha renamed ${tag}` }, minimal] });
+    const renamed = await imported(token, "securities", {
+      securities: [{ ...withAll, name: `Alpha renamed ${tag}` }, minimal],
+    });
     expect(renamed).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     const after = (await call("GET", `/api/v1/securities/${withAll.id}`, { token })).body.data;
     expect(after.name).toBe(`Alpha renamed ${tag}`);
@@ -113,7 +117,9 @@ describe("import round trip", () => {
     expect(await listAll(token, `/api/v1/securities/${secId}/prices`)).toEqual(stored);
 
     // Same natural key (security, date, type, source) with a new value: an update, not a second price.
-    const corrected = await imported(token, "prices", { prices: [price(sec.isin, "2014-03-05", 102, { currency: "USD" })] });
+    const corrected = await imported(token, "prices", {
+      prices: [price(sec.isin, "2014-03-05", 102, { currency: "USD" })],
+    });
     expect(corrected).toMatchObject({ created: 0, updated: 1, unchanged: 0 });
     const afterCorrection = await listAll(token, `/api/v1/securities/${secId}/prices`);
     expect(afterCorrection).toHaveLength(4);
@@ -134,7 +140,9 @@ describe("import round trip", () => {
     const first = await imported(token, "fx-rates", { fxRates: rates });
     expect(first).toMatchObject({ dataType: "fx-rates", received: 3, created: 3, updated: 0, unchanged: 0 });
     await imported(token, "prices", { prices: [price(sec.isin, "2099-01-03", 250, { currency: "THB" })] });
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2099-01-03", quantity: 10 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2099-01-03", quantity: 10 }],
+    });
     await whenValued(token, portfolio.id);
 
     // 10 × 250 THB × 0.0392 (the latest THBSGD on or before 2099-01-03) = 98.00 SGD
@@ -165,7 +173,14 @@ describe("import round trip", () => {
     const [aId, bId] = await createSecurities(token, [a, b]);
     await imported(token, "prices", { prices: [price(a.isin, "2014-05-02", 10), price(b.isin, "2014-05-02", 20)] });
     const positions = [
-      { portfolioId: portfolio.id, securityId: aId, date: "2014-05-02", quantity: 100, costBasis: 900, currency: "EUR" },
+      {
+        portfolioId: portfolio.id,
+        securityId: aId,
+        date: "2014-05-02",
+        quantity: 100,
+        costBasis: 900,
+        currency: "EUR",
+      },
       { portfolioCode: portfolio.code.toLowerCase(), isin: b.isin, date: "2014-05-02", quantity: 5 },
     ];
     const first = await imported(token, "positions", { positions });
@@ -187,7 +202,9 @@ describe("import round trip", () => {
     expect(await holdingsOf(token, portfolio.id)).toEqual(view);
 
     // A new snapshot for the same date replaces the old one whole: b is gone, a changed.
-    const replaced = await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2014-05-02", quantity: 50 }] });
+    const replaced = await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2014-05-02", quantity: 50 }],
+    });
     expect(replaced).toMatchObject({ received: 1, created: 0, updated: 1, unchanged: 0 });
     await whenValued(token, portfolio.id);
     const afterReplace = await holdingsOf(token, portfolio.id, "date=2014-05-02");
@@ -195,7 +212,9 @@ describe("import round trip", () => {
     expect(afterReplace.totalValue).toBe(500);
 
     // Another date is another snapshot; the first stays readable by date.
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: bId, date: "2014-05-09", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: bId, date: "2014-05-09", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id);
     expect((await holdingsOf(token, portfolio.id)).holdings.map((h) => h.securityId)).toEqual([bId]);
     expect((await holdingsOf(token, portfolio.id, "date=2014-05-08")).holdings.map((h) => h.securityId)).toEqual([aId]);
@@ -207,9 +226,39 @@ describe("import round trip", () => {
     const [secId] = await createSecurities(token, [sec]);
     const tag = uid("T");
     const transactions = [
-      { externalId: `${tag}-1`, portfolioId: portfolio.id, securityId: secId, type: "buy", tradeDate: "2014-06-02", settlementDate: "2014-06-04", quantity: 10, price: 12.5, grossAmount: 125, fees: 1.5, netAmount: 126.5, currency: "EUR", source: "custodian" },
-      { externalId: `${tag}-2`, portfolioCode: portfolio.code, isin: sec.isin, type: "dividend", status: "settled", tradeDate: "2014-06-10", netAmount: 3.2, currency: "EUR" },
-      { externalId: `${tag}-3`, portfolioId: portfolio.id, type: "deposit", tradeDate: "2014-06-01", netAmount: 1000, currency: "EUR" },
+      {
+        externalId: `${tag}-1`,
+        portfolioId: portfolio.id,
+        securityId: secId,
+        type: "buy",
+        tradeDate: "2014-06-02",
+        settlementDate: "2014-06-04",
+        quantity: 10,
+        price: 12.5,
+        grossAmount: 125,
+        fees: 1.5,
+        netAmount: 126.5,
+        currency: "EUR",
+        source: "custodian",
+      },
+      {
+        externalId: `${tag}-2`,
+        portfolioCode: portfolio.code,
+        isin: sec.isin,
+        type: "dividend",
+        status: "settled",
+        tradeDate: "2014-06-10",
+        netAmount: 3.2,
+        currency: "EUR",
+      },
+      {
+        externalId: `${tag}-3`,
+        portfolioId: portfolio.id,
+        type: "deposit",
+        tradeDate: "2014-06-01",
+        netAmount: 1000,
+        currency: "EUR",
+      },
     ];
     const first = await imported(token, "transactions", { transactions });
     expect(first).toMatchObject({ dataType: "transactions", received: 3, created: 3, updated: 0, unchanged: 0 });
@@ -235,7 +284,14 @@ describe("import round trip", () => {
     });
     expect(buy.id).toMatch(/^txn_/);
     expect(buy.statusHistory).toEqual([{ status: "pending", at: expect.stringMatching(/Z$/), source: "custodian" }]);
-    expect(stored[0]).toMatchObject({ securityId: null, type: "deposit", status: "pending", quantity: null, price: null, settlementDate: null });
+    expect(stored[0]).toMatchObject({
+      securityId: null,
+      type: "deposit",
+      status: "pending",
+      quantity: null,
+      price: null,
+      settlementDate: null,
+    });
     expect(stored[2]).toMatchObject({ securityId: secId, type: "dividend", status: "settled" });
     expect(stored[2].statusHistory.map((h: { status: string }) => h.status)).toEqual(["settled"]);
 
@@ -244,7 +300,9 @@ describe("import round trip", () => {
     expect(await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`)).toEqual(stored);
 
     // The same external id again, now settled: the same transaction, updated, with its history.
-    const settled = await imported(token, "transactions", { transactions: [{ ...transactions[0], status: "settled" }] });
+    const settled = await imported(token, "transactions", {
+      transactions: [{ ...transactions[0], status: "settled" }],
+    });
     expect(settled).toMatchObject({ created: 0, updated: 1, unchanged: 0 });
     const after = await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`);
     expect(after).toHaveLength(3);
@@ -260,7 +318,12 @@ describe("import round trip", () => {
     const p2 = await createPortfolio(token);
     const externalId = uid("shared");
     const record = { externalId, type: "deposit", tradeDate: "2014-07-01", netAmount: 5, currency: "EUR" };
-    const result = await imported(token, "transactions", { transactions: [{ ...record, portfolioId: p1.id }, { ...record, portfolioId: p2.id, netAmount: 6 }] });
+    const result = await imported(token, "transactions", {
+      transactions: [
+        { ...record, portfolioId: p1.id },
+        { ...record, portfolioId: p2.id, netAmount: 6 },
+      ],
+    });
     expect(result).toMatchObject({ created: 2, updated: 0, unchanged: 0 });
     const [t1] = await listAll(token, `/api/v1/transactions?portfolioId=${p1.id}`);
     const [t2] = await listAll(token, `/api/v1/transactions?portfolioId=${p2.id}`);

@@ -27,12 +27,15 @@ describe("import validation", () => {
   });
 
   const fieldsOf = (details: { field: string }[]): string[] => details.map((d) => d.field);
-  const securityStatus = async (idOrIsin: string): Promise<number> => (await call("GET", `/api/v1/securities/${idOrIsin}`, { token })).status;
+  const securityStatus = async (idOrIsin: string): Promise<number> =>
+    (await call("GET", `/api/v1/securities/${idOrIsin}`, { token })).status;
   const pricesOf = (securityId: string) => listAll(token, `/api/v1/securities/${securityId}/prices`);
 
   it("ISIN format: a malformed ISIN is one detail naming the field; nothing written", async () => {
     const good = securityRecord();
-    const reply = await importData(token, "securities", { securities: [good, securityRecord({ isin: "US037833100" })] });
+    const reply = await importData(token, "securities", {
+      securities: [good, securityRecord({ isin: "US037833100" })],
+    });
     const details = validationDetails(reply);
     expect(details).toContainEqual({ field: "securities[1].isin", message: expect.stringMatching(/must be an ISIN/) });
     expect(details.every((d) => d.field === "securities[1].isin")).toBe(true);
@@ -42,7 +45,11 @@ describe("import validation", () => {
     const [secId] = await createSecurities(token, [securityRecord()]);
     const existing = (await call("GET", `/api/v1/securities/${secId}`, { token })).body.data.isin as string;
     const priceReply = await importData(token, "prices", {
-      prices: [price(existing, "2015-01-05", 10), price(existing.toLowerCase(), "2015-01-06", 10), price(`${existing}0`, "2015-01-07", 10)],
+      prices: [
+        price(existing, "2015-01-05", 10),
+        price(existing.toLowerCase(), "2015-01-06", 10),
+        price(`${existing}0`, "2015-01-07", 10),
+      ],
     });
     const priceDetails = validationDetails(priceReply);
     expect(priceDetails).toContainEqual({ field: "prices[1].isin", message: expect.stringMatching(/must be an ISIN/) });
@@ -67,13 +74,17 @@ describe("import validation", () => {
 
   it("ISO 4217 currency: unknown codes in securities, prices and FX rates; nothing written", async () => {
     const good = securityRecord();
-    const reply = await importData(token, "securities", { securities: [good, securityRecord({ currency: "XYZ" }), securityRecord({ currency: "eur" })] });
+    const reply = await importData(token, "securities", {
+      securities: [good, securityRecord({ currency: "XYZ" }), securityRecord({ currency: "eur" })],
+    });
     expect(fieldsOf(validationDetails(reply))).toEqual(["securities[1].currency", "securities[2].currency"]);
     expect(await securityStatus(`sec_${good.isin}`)).toBe(404);
 
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    const prices = await importData(token, "prices", { prices: [price(sec.isin, "2015-01-05", 10), price(sec.isin, "2015-01-06", 10, { currency: "EURO" })] });
+    const prices = await importData(token, "prices", {
+      prices: [price(sec.isin, "2015-01-05", 10), price(sec.isin, "2015-01-06", 10, { currency: "EURO" })],
+    });
     expect(fieldsOf(validationDetails(prices))).toEqual(["prices[1].currency"]);
     expect(await pricesOf(secId)).toEqual([]);
 
@@ -91,7 +102,12 @@ describe("import validation", () => {
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
     const prices = await importData(token, "prices", {
-      prices: [price(sec.isin, "2015-02-27", 10), price(sec.isin, "2024-02-30", 10), price(sec.isin, "2015-13-01", 10), price(sec.isin, "2015-1-5", 10)],
+      prices: [
+        price(sec.isin, "2015-02-27", 10),
+        price(sec.isin, "2024-02-30", 10),
+        price(sec.isin, "2015-13-01", 10),
+        price(sec.isin, "2015-1-5", 10),
+      ],
     });
     expect(fieldsOf(validationDetails(prices))).toEqual(["prices[1].date", "prices[2].date", "prices[3].date"]);
     expect(await pricesOf(secId)).toEqual([]);
@@ -108,15 +124,42 @@ describe("import validation", () => {
 
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId: uid("ok"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-02-27", netAmount: 1, currency: "EUR" },
-        { externalId: uid("bad"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2024-02-30", netAmount: 1, currency: "EUR" },
-        { externalId: uid("bad"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-02-27", settlementDate: "2015-02-31", netAmount: 1, currency: "EUR" },
+        {
+          externalId: uid("ok"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2015-02-27",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("bad"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2024-02-30",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("bad"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2015-02-27",
+          settlementDate: "2015-02-31",
+          netAmount: 1,
+          currency: "EUR",
+        },
       ],
     });
-    expect(fieldsOf(validationDetails(transactions))).toEqual(["transactions[1].tradeDate", "transactions[2].settlementDate"]);
+    expect(fieldsOf(validationDetails(transactions))).toEqual([
+      "transactions[1].tradeDate",
+      "transactions[2].settlementDate",
+    ]);
     expect(await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`)).toEqual([]);
 
-    const fx = await importData(token, "fx-rates", { fxRates: [{ baseCurrency: "EUR", quoteCurrency: "GBP", date: "2024-02-30", rate: 0.8, source: "ecb" }] });
+    const fx = await importData(token, "fx-rates", {
+      fxRates: [{ baseCurrency: "EUR", quoteCurrency: "GBP", date: "2024-02-30", rate: 0.8, source: "ecb" }],
+    });
     expect(fieldsOf(validationDetails(fx))).toEqual(["fxRates[0].date"]);
   });
 
@@ -146,7 +189,9 @@ describe("import validation", () => {
     const sec = securityRecord({ currency: "KES" });
     const [secId] = await createSecurities(token, [sec]);
     await imported(token, "prices", { prices: [price(sec.isin, "2015-03-05", 100, { currency: "KES" })] });
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2015-03-05", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2015-03-05", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id);
     const view = await holdingsOf(token, portfolio.id);
     expect(view.holdings).toHaveLength(1);
@@ -155,22 +200,49 @@ describe("import validation", () => {
 
   it("unknown enum values: asset class, price type, transaction type and status; nothing written", async () => {
     const good = securityRecord();
-    const securities = await importData(token, "securities", { securities: [good, securityRecord({ assetClass: "stock" }), securityRecord({ status: "deleted" })] });
+    const securities = await importData(token, "securities", {
+      securities: [good, securityRecord({ assetClass: "stock" }), securityRecord({ status: "deleted" })],
+    });
     expect(fieldsOf(validationDetails(securities))).toEqual(["securities[1].assetClass", "securities[2].status"]);
     expect(await securityStatus(`sec_${good.isin}`)).toBe(404);
 
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    const prices = await importData(token, "prices", { prices: [price(sec.isin, "2015-04-01", 10), price(sec.isin, "2015-04-02", 10, { type: "last" })] });
+    const prices = await importData(token, "prices", {
+      prices: [price(sec.isin, "2015-04-01", 10), price(sec.isin, "2015-04-02", 10, { type: "last" })],
+    });
     expect(fieldsOf(validationDetails(prices))).toEqual(["prices[1].type"]);
     expect(await pricesOf(secId)).toEqual([]);
 
     const portfolio = await createPortfolio(token);
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId: uid("ok"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-04-01", netAmount: 1, currency: "EUR" },
-        { externalId: uid("t"), portfolioId: portfolio.id, securityId: secId, type: "swap", tradeDate: "2015-04-01", netAmount: 1, currency: "EUR" },
-        { externalId: uid("s"), portfolioId: portfolio.id, type: "deposit", status: "done", tradeDate: "2015-04-01", netAmount: 1, currency: "EUR" },
+        {
+          externalId: uid("ok"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2015-04-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("t"),
+          portfolioId: portfolio.id,
+          securityId: secId,
+          type: "swap",
+          tradeDate: "2015-04-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("s"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          status: "done",
+          tradeDate: "2015-04-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
       ],
     });
     const fields = fieldsOf(validationDetails(transactions));
@@ -199,8 +271,22 @@ describe("import validation", () => {
 
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId: uid("ok"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-05-04", netAmount: 1, currency: "EUR" },
-        { externalId: uid("x"), portfolioId: "no-such-portfolio", type: "deposit", tradeDate: "2015-05-04", netAmount: 1, currency: "EUR" },
+        {
+          externalId: uid("ok"),
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2015-05-04",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("x"),
+          portfolioId: "no-such-portfolio",
+          type: "deposit",
+          tradeDate: "2015-05-04",
+          netAmount: 1,
+          currency: "EUR",
+        },
       ],
     });
     expect(fieldsOf(validationDetails(transactions))).toEqual(["transactions[1].portfolioId"]);
@@ -213,7 +299,9 @@ describe("import validation", () => {
     const [secId] = await createSecurities(token, [sec]);
     const unknownIsin = newIsin();
 
-    const prices = await importData(token, "prices", { prices: [price(sec.isin, "2015-05-04", 10), price(unknownIsin, "2015-05-04", 10)] });
+    const prices = await importData(token, "prices", {
+      prices: [price(sec.isin, "2015-05-04", 10), price(unknownIsin, "2015-05-04", 10)],
+    });
     const priceDetails = validationDetails(prices);
     expect(fieldsOf(priceDetails)).toEqual(["prices[1].isin"]);
     expect(priceDetails[0]?.message).toMatch(/does not exist/);
@@ -232,8 +320,26 @@ describe("import validation", () => {
 
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId: uid("ok"), portfolioId: portfolio.id, securityId: secId, type: "buy", quantity: 1, tradeDate: "2015-05-04", netAmount: 1, currency: "EUR" },
-        { externalId: uid("x"), portfolioId: portfolio.id, securityId: "sec_nothing", type: "buy", quantity: 1, tradeDate: "2015-05-04", netAmount: 1, currency: "EUR" },
+        {
+          externalId: uid("ok"),
+          portfolioId: portfolio.id,
+          securityId: secId,
+          type: "buy",
+          quantity: 1,
+          tradeDate: "2015-05-04",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("x"),
+          portfolioId: portfolio.id,
+          securityId: "sec_nothing",
+          type: "buy",
+          quantity: 1,
+          tradeDate: "2015-05-04",
+          netAmount: 1,
+          currency: "EUR",
+        },
       ],
     });
     expect(fieldsOf(validationDetails(transactions))).toEqual(["transactions[1].securityId"]);
@@ -245,7 +351,9 @@ describe("import validation", () => {
     const archived = await createPortfolio(token);
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    expect((await call("PATCH", `/api/v1/portfolios/${archived.id}`, { token, body: { status: "archived" } })).status).toBe(200);
+    expect(
+      (await call("PATCH", `/api/v1/portfolios/${archived.id}`, { token, body: { status: "archived" } })).status,
+    ).toBe(200);
 
     const positions = await importData(token, "positions", {
       positions: [
@@ -264,8 +372,22 @@ describe("import validation", () => {
 
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId: uid("ok"), portfolioId: open.id, type: "deposit", tradeDate: "2015-06-01", netAmount: 1, currency: "EUR" },
-        { externalId: uid("x"), portfolioId: archived.id, type: "deposit", tradeDate: "2015-06-01", netAmount: 1, currency: "EUR" },
+        {
+          externalId: uid("ok"),
+          portfolioId: open.id,
+          type: "deposit",
+          tradeDate: "2015-06-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId: uid("x"),
+          portfolioId: archived.id,
+          type: "deposit",
+          tradeDate: "2015-06-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
       ],
     });
     expect(fieldsOf(validationDetails(transactions))).toEqual(["transactions[1].portfolioId"]);
@@ -278,15 +400,24 @@ describe("import validation", () => {
     const fund = await createPortfolio(token, { type: "fund" });
     const good = securityRecord({ assetClass: "fund", lookThroughPortfolioId: fund.id });
     const reply = await importData(token, "securities", {
-      securities: [good, securityRecord({ lookThroughPortfolioId: "no-such-fund" }), securityRecord({ lookThroughPortfolioId: standard.id })],
+      securities: [
+        good,
+        securityRecord({ lookThroughPortfolioId: "no-such-fund" }),
+        securityRecord({ lookThroughPortfolioId: standard.id }),
+      ],
     });
-    expect(fieldsOf(validationDetails(reply))).toEqual(["securities[1].lookThroughPortfolioId", "securities[2].lookThroughPortfolioId"]);
+    expect(fieldsOf(validationDetails(reply))).toEqual([
+      "securities[1].lookThroughPortfolioId",
+      "securities[2].lookThroughPortfolioId",
+    ]);
     expect(await securityStatus(`sec_${good.isin}`)).toBe(404);
 
     const taken = securityRecord();
     await createSecurities(token, [taken]);
     const other = securityRecord();
-    const moved = await importData(token, "securities", { securities: [other, { ...taken, id: `other-${uid("id")}` }] });
+    const moved = await importData(token, "securities", {
+      securities: [other, { ...taken, id: `other-${uid("id")}` }],
+    });
     expect(fieldsOf(validationDetails(moved))).toEqual(["securities[1].isin"]);
     expect(await securityStatus(`sec_${other.isin}`)).toBe(404);
     expect((await call("GET", `/api/v1/securities/${taken.isin}`, { token })).body.data.id).toBe(`sec_${taken.isin}`);
@@ -316,15 +447,24 @@ describe("import validation", () => {
 
     // securities: the same ISIN twice
     const dupSec = securityRecord();
-    const securities = await importData(token, "securities", { securities: [dupSec, { ...dupSec, name: "Other name" }] });
+    const securities = await importData(token, "securities", {
+      securities: [dupSec, { ...dupSec, name: "Other name" }],
+    });
     expect(fieldsOf(validationDetails(securities))).toEqual(["securities[1]"]);
     expect(await securityStatus(`sec_${dupSec.isin}`)).toBe(404);
-    const claimed = await importData(token, "securities", { securities: [{ ...dupSec, id: uid("own-a") }, { ...dupSec, id: uid("own-b") }] });
+    const claimed = await importData(token, "securities", {
+      securities: [
+        { ...dupSec, id: uid("own-a") },
+        { ...dupSec, id: uid("own-b") },
+      ],
+    });
     expect(fieldsOf(validationDetails(claimed))).toEqual(["securities[1].isin"]);
     expect(await securityStatus(dupSec.isin)).toBe(404);
 
     // prices: same ISIN, date, type and source
-    const prices = await importData(token, "prices", { prices: [price(sec.isin, "2015-07-01", 10), price(sec.isin, "2015-07-02", 10), price(sec.isin, "2015-07-01", 11)] });
+    const prices = await importData(token, "prices", {
+      prices: [price(sec.isin, "2015-07-01", 10), price(sec.isin, "2015-07-02", 10), price(sec.isin, "2015-07-01", 11)],
+    });
     expect(fieldsOf(validationDetails(prices))).toEqual(["prices[2]"]);
     expect(await pricesOf(secId)).toEqual([]);
 
@@ -343,8 +483,22 @@ describe("import validation", () => {
     const externalId = uid("dup");
     const transactions = await importData(token, "transactions", {
       transactions: [
-        { externalId, portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-07-01", netAmount: 1, currency: "EUR" },
-        { externalId, portfolioCode: portfolio.code, type: "deposit", tradeDate: "2015-07-01", netAmount: 2, currency: "EUR" },
+        {
+          externalId,
+          portfolioId: portfolio.id,
+          type: "deposit",
+          tradeDate: "2015-07-01",
+          netAmount: 1,
+          currency: "EUR",
+        },
+        {
+          externalId,
+          portfolioCode: portfolio.code,
+          type: "deposit",
+          tradeDate: "2015-07-01",
+          netAmount: 2,
+          currency: "EUR",
+        },
       ],
     });
     expect(fieldsOf(validationDetails(transactions))).toEqual(["transactions[1].externalId"]);
@@ -362,7 +516,13 @@ describe("import validation", () => {
 
   it("illegal transaction moves: settled and cancelled are final; the 422 names transactions[i].status and nothing is written", async () => {
     const portfolio = await createPortfolio(token);
-    const base = { portfolioId: portfolio.id, type: "deposit", tradeDate: "2015-08-03", netAmount: 10, currency: "EUR" };
+    const base = {
+      portfolioId: portfolio.id,
+      type: "deposit",
+      tradeDate: "2015-08-03",
+      netAmount: 10,
+      currency: "EUR",
+    };
     const settledId = uid("settled");
     const cancelledId = uid("cancelled");
     await imported(token, "transactions", {
@@ -371,9 +531,14 @@ describe("import validation", () => {
         { ...base, externalId: cancelledId, status: "pending" },
       ],
     });
-    await imported(token, "transactions", { transactions: [{ ...base, externalId: cancelledId, status: "cancelled" }] });
+    await imported(token, "transactions", {
+      transactions: [{ ...base, externalId: cancelledId, status: "cancelled" }],
+    });
     const before = await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`);
-    expect(Object.fromEntries(before.map((t) => [t.externalId, t.status]))).toEqual({ [settledId]: "settled", [cancelledId]: "cancelled" });
+    expect(Object.fromEntries(before.map((t) => [t.externalId, t.status]))).toEqual({
+      [settledId]: "settled",
+      [cancelledId]: "cancelled",
+    });
 
     const newId = uid("new");
     const reply = await importData(token, "transactions", {
@@ -392,26 +557,42 @@ describe("import validation", () => {
     // failed is final too
     const failedId = uid("failed");
     await imported(token, "transactions", { transactions: [{ ...base, externalId: failedId, status: "failed" }] });
-    const fromFailed = await importData(token, "transactions", { transactions: [{ ...base, externalId: failedId, status: "settled" }] });
+    const fromFailed = await importData(token, "transactions", {
+      transactions: [{ ...base, externalId: failedId, status: "settled" }],
+    });
     expect(fieldsOf(validationDetails(fromFailed))).toEqual(["transactions[0].status"]);
   });
 
   it("one detail per problem across records, each naming its index", async () => {
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    const prices = Array.from({ length: 20 }, (_, i) => price(sec.isin, `2015-09-${String(i + 1).padStart(2, "0")}`, 10 + i));
+    const prices = Array.from({ length: 20 }, (_, i) =>
+      price(sec.isin, `2015-09-${String(i + 1).padStart(2, "0")}`, 10 + i),
+    );
     prices[3] = { ...prices[3], price: -1 };
     prices[12] = { ...prices[12], isin: wrongCheckDigit(sec.isin) };
     prices[17] = { ...prices[17], type: "last", currency: "EURO" };
     const details = validationDetails(await importData(token, "prices", { prices }));
-    expect(fieldsOf(details).sort()).toEqual(["prices[12].isin", "prices[17].currency", "prices[17].type", "prices[3].price"]);
+    expect(fieldsOf(details).sort()).toEqual([
+      "prices[12].isin",
+      "prices[17].currency",
+      "prices[17].type",
+      "prices[3].price",
+    ]);
     expect(await pricesOf(secId)).toEqual([]);
   });
 
   it("413 PAYLOAD_TOO_LARGE for 10,001 records; nothing written", async () => {
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    const prices = Array.from({ length: 10_001 }, (_, i) => ({ isin: sec.isin, date: "2015-10-01", price: 1, currency: "EUR", type: "close", source: `s${i}` }));
+    const prices = Array.from({ length: 10_001 }, (_, i) => ({
+      isin: sec.isin,
+      date: "2015-10-01",
+      price: 1,
+      currency: "EUR",
+      type: "close",
+      source: `s${i}`,
+    }));
     // Under 1 MiB: the record count, not the byte size, is what is over the limit.
     expect(JSON.stringify({ prices }).length).toBeLessThan(1024 * 1024);
     const reply = await importData(token, "prices", { prices });
@@ -455,7 +636,12 @@ describe("import validation", () => {
     expect((await pricesOf(secId)).map((p) => p.date)).toEqual(["2015-11-02", "2015-11-03"]);
 
     // The key belongs to the data type: the same key on another import is a separate request.
-    const elsewhere = await importData(token, "securities", { securities: [securityRecord()] }, { "Idempotency-Key": key });
+    const elsewhere = await importData(
+      token,
+      "securities",
+      { securities: [securityRecord()] },
+      { "Idempotency-Key": key },
+    );
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.headers.get("idempotent-replayed")).toBeNull();
 
@@ -492,7 +678,16 @@ describe("import validation", () => {
     const key = uid("inflight");
     // An unusual record count identifies this import's job among the others of the shared runtime.
     const count = 7_919;
-    const body = { prices: Array.from({ length: count }, (_, i) => ({ isin: sec.isin, date: "2015-12-01", price: 1, currency: "EUR", type: "close", source: `${"x".repeat(90)}${i}` })) };
+    const body = {
+      prices: Array.from({ length: count }, (_, i) => ({
+        isin: sec.isin,
+        date: "2015-12-01",
+        price: 1,
+        currency: "EUR",
+        type: "close",
+        source: `${"x".repeat(90)}${i}`,
+      })),
+    };
     expect(JSON.stringify(body).length).toBeGreaterThan(1024 * 1024);
     const first = importData(token, "prices", body, { "Idempotency-Key": key });
     // The job is recorded after the key is claimed and before the records are written: once it shows

@@ -155,7 +155,9 @@ function modulesOf(file: string): ModuleInfo[] {
   return declarations(file, "module_declaration").map((m) => {
     const path = literal(m.namedChildren.find((c) => c.type === "string")) ?? "";
     // `module x '…' = if (condition) { … }`: the body is inside the if.
-    const body = m.namedChildren.find((c) => c.type === "object") ?? m.namedChildren.find((c) => c.type === "if_statement")?.namedChildren.find((c) => c.type === "object");
+    const body =
+      m.namedChildren.find((c) => c.type === "object") ??
+      m.namedChildren.find((c) => c.type === "if_statement")?.namedChildren.find((c) => c.type === "object");
     return {
       symbol: declaredName(m),
       target: resolve(dirname(file), path),
@@ -262,12 +264,12 @@ describe("infra/*.bicep", () => {
     }
     expect(problems).toEqual([]);
     const mainParams = paramsOf(join(infraDir, "main.bicep"));
-    expect(mainParams.filter((p) => p.secure).map((p) => p.name).sort()).toEqual([
-      "bootstrapClientSecret",
-      "jwtSigningKey",
-      "sqlAdministratorPassword",
-      "webhookSecretKey",
-    ]);
+    expect(
+      mainParams
+        .filter((p) => p.secure)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["bootstrapClientSecret", "jwtSigningKey", "sqlAdministratorPassword", "webhookSecretKey"]);
   });
 
   it("never lists keys", () => {
@@ -333,9 +335,14 @@ describe("infra/*.bicep", () => {
     expect(storage).toMatch(/isSftpEnabled:\s*true/);
     expect(storage).toMatch(/isLocalUserEnabled:\s*true/);
     // A custom role whose only actions are on local users (no wildcard beyond them, no key listing).
-    const definition = /resource sftpLocalUsersRole 'Microsoft\.Authorization\/roleDefinitions@[\d-]+' = \{[\s\S]*?\n\}/.exec(roles)?.[0] ?? "";
+    const definition =
+      /resource sftpLocalUsersRole 'Microsoft\.Authorization\/roleDefinitions@[\d-]+' = \{[\s\S]*?\n\}/.exec(
+        roles,
+      )?.[0] ?? "";
     expect(definition).toMatch(/type:\s*'CustomRole'/);
-    const actions = [...(/var sftpLocalUserActions = \[([\s\S]*?)\]/.exec(roles)?.[1] ?? "").matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    const actions = [
+      ...(/var sftpLocalUserActions = \[([\s\S]*?)\]/.exec(roles)?.[1] ?? "").matchAll(/'([^']+)'/g),
+    ].map((m) => m[1]);
     expect(actions).toEqual([
       "Microsoft.Storage/storageAccounts/localusers/read",
       "Microsoft.Storage/storageAccounts/localusers/write",
@@ -343,7 +350,10 @@ describe("infra/*.bicep", () => {
       "Microsoft.Storage/storageAccounts/localusers/regeneratePassword/action",
     ]);
     // Assigned to the app's identity on the storage account, not the group or subscription.
-    const assignment = /resource sftpLocalUsersAssignment 'Microsoft\.Authorization\/roleAssignments@[\d-]+' = \{[\s\S]*?\n\}/.exec(roles)?.[0] ?? "";
+    const assignment =
+      /resource sftpLocalUsersAssignment 'Microsoft\.Authorization\/roleAssignments@[\d-]+' = \{[\s\S]*?\n\}/.exec(
+        roles,
+      )?.[0] ?? "";
     expect(assignment).toMatch(/scope:\s*storage\n/);
     expect(assignment).toMatch(/roleDefinitionId:\s*sftpLocalUsersRole\.id/);
     expect(assignment).toMatch(/principalId:\s*principalId/);
@@ -416,7 +426,9 @@ describe("infra/*.bicep", () => {
     expect(sql).toMatch(/for rule in firewallRules/);
     expect(sql).toMatch(/Microsoft\.Sql\/servers\/databases@/);
     // The SQL administrator password is a secure parameter, kept in Key Vault, never an output.
-    expect(paramsOf(join(infraDir, "modules", "sql.bicep")).find((p) => p.name === "administratorPassword")?.secure).toBe(true);
+    expect(
+      paramsOf(join(infraDir, "modules", "sql.bicep")).find((p) => p.name === "administratorPassword")?.secure,
+    ).toBe(true);
     const settings = appSettings();
     expect(literal(settings.get("REPLICA_ENGINE"))).toBe("sqlserver");
     expect(literal(settings.get("REPLICA_PORT"))).toBe("1433");
@@ -427,21 +439,38 @@ describe("infra/*.bicep", () => {
     const trigger = readFileSync(join(repoRoot, "shared", "triggers", "replica-trigger.ts"), "utf8");
     expect(trigger).toMatch(/connection: "COSMOS"/);
     expect(trigger).toMatch(/leaseContainerName: "leases"/);
-    expect(stripComments(source(join(infraDir, "modules", "cosmos.bicep")))).toMatch(/name: 'leases'\s*partitionKey: '\/id'/);
+    expect(stripComments(source(join(infraDir, "modules", "cosmos.bicep")))).toMatch(
+      /name: 'leases'\s*partitionKey: '\/id'/,
+    );
     // The hook that makes the app's identity a database user reads these outputs.
-    for (const output of ["replicaEnabled", "sqlServerName", "sqlServerFqdn", "replicaDatabaseName", "managedIdentityName", "managedIdentityPrincipalId"]) {
+    for (const output of [
+      "replicaEnabled",
+      "sqlServerName",
+      "sqlServerFqdn",
+      "replicaDatabaseName",
+      "managedIdentityName",
+      "managedIdentityPrincipalId",
+    ]) {
       expect(main).toMatch(new RegExp(`output ${output} `));
     }
   });
 
   it("creates a Service Bus queue for every queue of the message bus and every queue trigger, dead-lettering after maxDeliveryCount", () => {
     const serviceBus = stripComments(source(join(infraDir, "modules", "servicebus.bicep")));
-    const declared = [...(/var queueNames = \[([^\]]*)\]/.exec(serviceBus)?.[1] ?? "").matchAll(/'([\w-]+)'/g)].map((m) => m[1]);
+    const declared = [...(/var queueNames = \[([^\]]*)\]/.exec(serviceBus)?.[1] ?? "").matchAll(/'([\w-]+)'/g)].map(
+      (m) => m[1],
+    );
     expect(declared.sort()).toEqual([...queueNames].sort());
     const functionsDir = join(repoRoot, "functions");
     const triggered = readdirSync(functionsDir)
       .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
-      .flatMap((f) => [...readFileSync(join(functionsDir, f), "utf8").matchAll(/registerQueueFunction\("[\w-]+",\s*\{\s*queueName:\s*"([\w-]+)"/g)].map((m) => m[1]));
+      .flatMap((f) =>
+        [
+          ...readFileSync(join(functionsDir, f), "utf8").matchAll(
+            /registerQueueFunction\("[\w-]+",\s*\{\s*queueName:\s*"([\w-]+)"/g,
+          ),
+        ].map((m) => m[1]),
+      );
     expect(triggered.length).toBeGreaterThan(0);
     for (const queue of triggered) expect(declared, `queue of a trigger: ${queue}`).toContain(queue);
     expect(serviceBus).toMatch(/maxDeliveryCount:\s*maxDeliveryCount/);
@@ -524,11 +553,17 @@ describe("infra/*.bicep", () => {
 
   it("gives customers a module granting the service Storage Blob Data Reader on one container of theirs, and the principal id it needs", () => {
     const reader = stripComments(source(join(infraDir, "customer", "blob-source-reader.bicep")));
-    expect(paramsOf(join(infraDir, "customer", "blob-source-reader.bicep")).map((p) => p.name)).toEqual(["storageAccountName", "containerName", "principalId"]);
+    expect(paramsOf(join(infraDir, "customer", "blob-source-reader.bicep")).map((p) => p.name)).toEqual([
+      "storageAccountName",
+      "containerName",
+      "principalId",
+    ]);
     expect(reader).toMatch(/'2a2b9908-6ea1-4ae2-8e65-a410df84e7d1'/); // Storage Blob Data Reader, and no other role
     expect(reader.match(/roleAssignments@/g)).toHaveLength(1);
     expect(reader).toMatch(/scope:\s*container\b/);
-    expect(stripComments(source(join(infraDir, "main.bicep")))).toMatch(/output managedIdentityPrincipalId string = identity\.outputs\.principalId/);
+    expect(stripComments(source(join(infraDir, "main.bicep")))).toMatch(
+      /output managedIdentityPrincipalId string = identity\.outputs\.principalId/,
+    );
   });
 
   it("keeps secrets out of main.parameters.json: secure parameters come from the azd environment, never as values", () => {
@@ -542,7 +577,8 @@ describe("infra/*.bicep", () => {
       if (param?.secure === true) expect(value, `secure parameter ${name}`).toMatch(/^\$\{[A-Z_]+\}$/);
     }
     // Every secure parameter is supplied: azd would otherwise prompt for it.
-    for (const secure of mainParams.filter((p) => p.secure)) expect(Object.keys(parameters.parameters)).toContain(secure.name);
+    for (const secure of mainParams.filter((p) => p.secure))
+      expect(Object.keys(parameters.parameters)).toContain(secure.name);
     expect(parameters.parameters.environmentName?.value).toBe("${AZURE_ENV_NAME}");
     expect(parameters.parameters.location?.value).toBe("${AZURE_LOCATION}");
   });

@@ -14,9 +14,8 @@ const SECURITIES = 150;
 const DATES = 400;
 const ROWS = SECURITIES * DATES; // 60,000: six parts of 10,000
 
-
-
-const dateAfter = (days: number): string => new Date(Date.UTC(2021, 0, 1) + days * 86_400_000).toISOString().slice(0, 10);
+const dateAfter = (days: number): string =>
+  new Date(Date.UTC(2021, 0, 1) + days * 86_400_000).toISOString().slice(0, 10);
 
 interface JobBody {
   id: string;
@@ -50,7 +49,9 @@ describe("file ingestion across a crash", () => {
     const securities = await call("POST", "/api/v1/import/securities", {
       base: first.baseUrl,
       token,
-      body: { securities: isins.map((isin, i) => ({ isin, name: `Crash test ${i}`, assetClass: "equity", currency: "EUR" })) },
+      body: {
+        securities: isins.map((isin, i) => ({ isin, name: `Crash test ${i}`, assetClass: "equity", currency: "EUR" })),
+      },
     });
     expect(securities.status, securities.text).toBe(200);
     const created = await call("POST", "/api/v1/settings/feeds", {
@@ -62,12 +63,22 @@ describe("file ingestion across a crash", () => {
         dataType: "prices",
         format: "csv",
         filePattern: "prices-*.csv",
-        mapping: { isin: "ISIN", date: "Date", price: "Close", currency: "Ccy", type: { value: "close" }, source: { value: "crash-test" } },
+        mapping: {
+          isin: "ISIN",
+          date: "Date",
+          price: "Close",
+          currency: "Ccy",
+          type: { value: "close" },
+          source: { value: "crash-test" },
+        },
         status: "live",
       },
     });
     expect(created.status, created.text).toBe(201);
-    const feed = created.body.data as { id: string; sftp: { host: string; port: number; username: string; password: string } };
+    const feed = created.body.data as {
+      id: string;
+      sftp: { host: string; port: number; username: string; password: string };
+    };
 
     // Securities cycle fastest, a date per cycle; a gentle walk (no price jumps).
     const lines = ["ISIN,Date,Close,Ccy"];
@@ -77,7 +88,14 @@ describe("file ingestion across a crash", () => {
       lines.push(`${isins[s]},${dateAfter(d)},${(100 + s + d * 0.01).toFixed(2)},EUR`);
     }
     const sftp = new SftpClient();
-    await sftp.connect({ host: feed.sftp.host, port: feed.sftp.port, username: feed.sftp.username, password: feed.sftp.password, retries: 0, readyTimeout: 10_000 });
+    await sftp.connect({
+      host: feed.sftp.host,
+      port: feed.sftp.port,
+      username: feed.sftp.username,
+      password: feed.sftp.password,
+      retries: 0,
+      readyTimeout: 10_000,
+    });
     await sftp.put(Buffer.from(`${lines.join("\n")}\n`), "/prices-crash.csv");
     await sftp.end();
 
@@ -112,7 +130,8 @@ describe("file ingestion across a crash", () => {
     const blobs = BlobServiceClient.fromConnectionString(env.STORAGE_CONNECTION_STRING ?? "");
     const listed = async (): Promise<string[]> => {
       const names: string[] = [];
-      for (const c of ["inbound", "archive", "quarantine"]) for await (const b of blobs.getContainerClient(c).listBlobsFlat()) names.push(`${c}/${b.name}`);
+      for (const c of ["inbound", "archive", "quarantine"])
+        for await (const b of blobs.getContainerClient(c).listBlobsFlat()) names.push(`${c}/${b.name}`);
       return names;
     };
     const done = await withDiagnostics(
@@ -120,7 +139,10 @@ describe("file ingestion across a crash", () => {
         async () => {
           const job = (await jobsOf(second)).find((j) => j.id === midFile.id && j.status !== "running");
           assert.isDefined(job, "the job did not finish after the restart");
-          expect(await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists(), "the file left inbound").toBe(false);
+          expect(
+            await blobs.getContainerClient("inbound").getBlobClient(`${feed.id}/prices-crash.csv`).exists(),
+            "the file left inbound",
+          ).toBe(false);
           return job;
         },
         { timeout: 45_000, interval: 250 },
@@ -131,23 +153,41 @@ describe("file ingestion across a crash", () => {
     expect(done.status).toBe("completed");
     expect(done.counts).toEqual({ received: ROWS, accepted: ROWS, rejected: 0 });
     const jobs = await jobsOf(second);
-    expect(jobs.filter((j) => j.fileName === "prices-crash.csv").map((j) => ({ id: j.id, status: j.status }))).toEqual([{ id: midFile.id, status: "completed" }]);
+    expect(jobs.filter((j) => j.fileName === "prices-crash.csv").map((j) => ({ id: j.id, status: j.status }))).toEqual([
+      { id: midFile.id, status: "completed" },
+    ]);
     expect(await blobs.getContainerClient("archive").getBlobClient(`${feed.id}/prices-crash.csv`).exists()).toBe(true);
 
-    const cosmos = new CosmosClient({ endpoint: env.COSMOS_ENDPOINT ?? "", key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const cosmos = new CosmosClient({
+      endpoint: env.COSMOS_ENDPOINT ?? "",
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     try {
       const database = cosmos.database("investment-data");
-      const count = async (query: string): Promise<number> => (await database.container("prices").items.query<number>(query).fetchAll()).resources[0] ?? -1;
+      const count = async (query: string): Promise<number> =>
+        (await database.container("prices").items.query<number>(query).fetchAll()).resources[0] ?? -1;
       // Every row once: as many price documents as rows, and as many distinct (security, id) pairs.
       expect(await count("SELECT VALUE COUNT(1) FROM c WHERE c.docType = 'price'")).toBe(ROWS);
       // Through the read endpoint: one security's first 150 days, one price each.
       const security = await call("GET", `/api/v1/securities/${isins[7]}`, { base: second.baseUrl, token });
       expect(security.status, security.text).toBe(200);
-      const prices = await call("GET", `/api/v1/securities/${security.body.data.id}/prices?from=${dateAfter(0)}&to=${dateAfter(149)}&pageSize=200`, { base: second.baseUrl, token });
+      const prices = await call(
+        "GET",
+        `/api/v1/securities/${security.body.data.id}/prices?from=${dateAfter(0)}&to=${dateAfter(149)}&pageSize=200`,
+        { base: second.baseUrl, token },
+      );
       expect(prices.status, prices.text).toBe(200);
-      expect((prices.body.data as { date: string }[]).map((p) => p.date).sort()).toEqual(Array.from({ length: 150 }, (_, d) => dateAfter(d)));
+      expect((prices.body.data as { date: string }[]).map((p) => p.date).sort()).toEqual(
+        Array.from({ length: 150 }, (_, d) => dateAfter(d)),
+      );
 
-      const outbox = (await database.container("events").items.query<EventEnvelope>("SELECT c.id, c.event, c.data FROM c WHERE c.docType = 'outbox'").fetchAll()).resources;
+      const outbox = (
+        await database
+          .container("events")
+          .items.query<EventEnvelope>("SELECT c.id, c.event, c.data FROM c WHERE c.docType = 'outbox'")
+          .fetchAll()
+      ).resources;
       const ofJob = outbox.filter((e) => (e.data as { jobId?: string }).jobId === midFile.id);
       expect(ofJob.map((e) => e.event)).toEqual(["refresh_job.completed"]);
     } finally {

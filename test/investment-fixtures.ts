@@ -25,16 +25,24 @@ export function wrongCheckDigit(isin: string): string {
   return `${isin.slice(0, -1)}${(right + 1) % 10}`;
 }
 
-
 export type DataType = "positions" | "transactions" | "prices" | "fx-rates" | "securities";
 
 /** POST /api/v1/import/{dataType}. */
-export function importData(token: string, dataType: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export function importData(
+  token: string,
+  dataType: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return call("POST", `/api/v1/import/${dataType}`, { token, body, headers });
 }
 
 /** Imports and expects 200; returns `data` ({ jobId, dataType, received, created, updated, unchanged }). */
-export async function imported(token: string, dataType: DataType, body: unknown): Promise<{ jobId: string; dataType: string; received: number; created: number; updated: number; unchanged: number }> {
+export async function imported(
+  token: string,
+  dataType: DataType,
+  body: unknown,
+): Promise<{ jobId: string; dataType: string; received: number; created: number; updated: number; unchanged: number }> {
   const reply = await importData(token, dataType, body);
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
@@ -73,7 +81,13 @@ export interface PortfolioData {
 export async function createPortfolio(token: string, input: PortfolioInput = {}): Promise<PortfolioData> {
   const reply = await call("POST", "/api/v1/portfolios", {
     token,
-    body: { name: "Investment test", clientId: "investment-tests", baseCurrency: "EUR", code: uniqueCode("INV"), ...input },
+    body: {
+      name: "Investment test",
+      clientId: "investment-tests",
+      baseCurrency: "EUR",
+      code: uniqueCode("INV"),
+      ...input,
+    },
   });
   expect(reply.status, reply.text).toBe(201);
   return reply.body.data;
@@ -93,7 +107,8 @@ export async function whenValued(token: string, ...ids: string[]): Promise<Portf
   return vi.waitFor(
     async () => {
       const portfolios = await Promise.all(ids.map((id) => getPortfolio(token, id)));
-      for (const [i, p] of portfolios.entries()) expect(p.valuationStatus, `portfolio ${ids[i]} still has a valuation pending`).toBe("current");
+      for (const [i, p] of portfolios.entries())
+        expect(p.valuationStatus, `portfolio ${ids[i]} still has a valuation pending`).toBe("current");
       return portfolios;
     },
     { timeout: 30_000, interval: 100 },
@@ -124,11 +139,20 @@ export interface SecurityRecord {
 
 /** An equity security record with a fresh ISIN. */
 export function securityRecord(overrides: Partial<SecurityRecord> = {}): SecurityRecord & { isin: string } {
-  return { isin: newIsin(), name: `Test security ${uniqueCode("S")}`, assetClass: "equity", currency: "EUR", ...overrides };
+  return {
+    isin: newIsin(),
+    name: `Test security ${uniqueCode("S")}`,
+    assetClass: "equity",
+    currency: "EUR",
+    ...overrides,
+  };
 }
 
 /** Imports securities and returns their ids (default `sec_<ISIN>`), in order. */
-export async function createSecurities<T extends SecurityRecord[]>(token: string, records: [...T]): Promise<{ [K in keyof T]: string }> {
+export async function createSecurities<T extends SecurityRecord[]>(
+  token: string,
+  records: [...T],
+): Promise<{ [K in keyof T]: string }> {
   const result = await imported(token, "securities", { securities: records });
   expect(result.created).toBe(records.length);
   return records.map((r) => r.id ?? `sec_${r.isin ?? ""}`) as { [K in keyof T]: string };
@@ -138,7 +162,9 @@ export type { Holding } from "../shared/domain/valuation";
 export type { HoldingsView } from "../shared/app/investments/get-holdings";
 
 export async function holdingsOf(token: string, portfolioId: string, query = ""): Promise<HoldingsView> {
-  const reply = await call("GET", `/api/v1/portfolios/${portfolioId}/holdings${query === "" ? "" : `?${query}`}`, { token });
+  const reply = await call("GET", `/api/v1/portfolios/${portfolioId}/holdings${query === "" ? "" : `?${query}`}`, {
+    token,
+  });
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
 }
@@ -170,7 +196,12 @@ export interface DataQualityException {
 }
 
 /** Every exception of a type whose entity id is `entityId` (or starts with it, for price entities). */
-export async function exceptionsFor(token: string, type: string, entityId: string, match: "exact" | "prefix" = "exact"): Promise<DataQualityException[]> {
+export async function exceptionsFor(
+  token: string,
+  type: string,
+  entityId: string,
+  match: "exact" | "prefix" = "exact",
+): Promise<DataQualityException[]> {
   const all = await listAll<DataQualityException>(token, `/api/v1/exceptions?type=${type}`);
   return all.filter((e) => (match === "exact" ? e.entity.id === entityId : e.entity.id.startsWith(entityId)));
 }
@@ -180,20 +211,32 @@ let outboxInstance: CosmosOutbox | undefined;
 /** The event outbox of the runtime under test, read through the product's own adapter. */
 export function outbox(): CosmosOutbox {
   if (outboxInstance === undefined) {
-    const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const client = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     outboxInstance = new CosmosOutbox(client.database("investment-data").container("events"));
   }
   return outboxInstance;
 }
 
 /** Outbox events of one name whose data matches `where`. */
-export async function eventsWhere(event: string, where: (data: Record<string, unknown>) => boolean): Promise<EventEnvelope[]> {
+export async function eventsWhere(
+  event: string,
+  where: (data: Record<string, unknown>) => boolean,
+): Promise<EventEnvelope[]> {
   const events = await outbox().list({ event });
   return events.filter((e) => where(e.data));
 }
 
 /** A price record. */
-export function price(isin: string, date: string, value: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function price(
+  isin: string,
+  date: string,
+  value: number,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { isin, date, price: value, currency: "EUR", type: "close", source: "test-feed", ...overrides };
 }
 

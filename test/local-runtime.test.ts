@@ -27,10 +27,16 @@ describe("the local runtime (npm start)", () => {
 
     const second = await startRuntime(env);
     token = await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, second.baseUrl);
-    expect((await call("GET", `/api/v1/portfolios/${a.body.data.id}`, { base: second.baseUrl, token })).status).toBe(200);
+    expect((await call("GET", `/api/v1/portfolios/${a.body.data.id}`, { base: second.baseUrl, token })).status).toBe(
+      200,
+    );
     const b = await call("POST", "/api/v1/portfolios", { base: second.baseUrl, token, body: portfolio("DURABLE-B") });
     expect(b.status).toBe(201);
-    const renamed = await call("PATCH", `/api/v1/portfolios/${a.body.data.id}`, { base: second.baseUrl, token, body: { name: "Renamed before crash" } });
+    const renamed = await call("PATCH", `/api/v1/portfolios/${a.body.data.id}`, {
+      base: second.baseUrl,
+      token,
+      body: { name: "Renamed before crash" },
+    });
     expect(renamed.status).toBe(200);
     await second.kill(); // no snapshot, no clean-up: only the journal has B and the rename
 
@@ -41,7 +47,9 @@ describe("the local runtime (npm start)", () => {
       ["DURABLE-A", "Renamed before crash"],
       ["DURABLE-B", "Durable"],
     ]);
-    expect((await call("POST", "/api/v1/portfolios", { base: third.baseUrl, token, body: portfolio("DURABLE-B") })).status).toBe(409);
+    expect(
+      (await call("POST", "/api/v1/portfolios", { base: third.baseUrl, token, body: portfolio("DURABLE-B") })).status,
+    ).toBe(409);
     // Ctrl-C: a clean stop that removes what it started.
     third.child.kill("SIGINT");
     await new Promise<void>((resolve) => third.child.once("exit", () => resolve()));
@@ -66,7 +74,11 @@ describe("the local runtime (npm start)", () => {
       expect(statuses).toEqual([401, 401, 401, 429]);
       expect(last?.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
       expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
-      const token = await call("POST", "/auth/token", { base: runtime.baseUrl, body: "grant_type=client_credentials", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+      const token = await call("POST", "/auth/token", {
+        base: runtime.baseUrl,
+        body: "grant_type=client_credentials",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
       expect(token.status).toBe(429);
       expect(token.body.error).toBe("temporarily_unavailable");
     } finally {
@@ -76,7 +88,11 @@ describe("the local runtime (npm start)", () => {
 
   it("refuses to start with an invalid setting and names it", async () => {
     const env = await runtimeEnv(newDir(), { JWT_SIGNING_KEY: "dG9vLXNob3J0", RATE_LIMIT_PREMIUM_PER_MINUTE: "many" });
-    const result = spawnSync(process.execPath, [join(root, "dist", "local", "main.js")], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 20_000 });
+    const result = spawnSync(process.execPath, [join(root, "dist", "local", "main.js")], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("JWT_SIGNING_KEY: must be base64 of at least 32 bytes");
     expect(result.stderr).toContain("RATE_LIMIT_PREMIUM_PER_MINUTE");

@@ -1,7 +1,15 @@
 import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken } from "./http";
-import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord, whenValued } from "./investment-fixtures";
+import {
+  createPortfolio,
+  createSecurities,
+  holdingsOf,
+  imported,
+  price,
+  securityRecord,
+  whenValued,
+} from "./investment-fixtures";
 
 let token: string;
 beforeAll(async () => {
@@ -16,8 +24,15 @@ async function valued(base: string, local: { price: number; quantity: number }, 
   const inBase = securityRecord({ currency: base });
   const inUsd = securityRecord({ currency: "USD" });
   const [baseId, usdId] = await createSecurities(token, [inBase, inUsd]);
-  await imported(token, "fx-rates", { fxRates: [{ baseCurrency: "USD", quoteCurrency: base, date: DATE, rate: usdRate, source: "test" }] });
-  await imported(token, "prices", { prices: [price(inBase.isin, DATE, local.price, { currency: base }), price(inUsd.isin, DATE, 10.01, { currency: "USD" })] });
+  await imported(token, "fx-rates", {
+    fxRates: [{ baseCurrency: "USD", quoteCurrency: base, date: DATE, rate: usdRate, source: "test" }],
+  });
+  await imported(token, "prices", {
+    prices: [
+      price(inBase.isin, DATE, local.price, { currency: base }),
+      price(inUsd.isin, DATE, 10.01, { currency: "USD" }),
+    ],
+  });
   await imported(token, "positions", {
     positions: [
       { portfolioId: portfolio.id, securityId: baseId, date: DATE, quantity: local.quantity },
@@ -29,7 +44,8 @@ async function valued(base: string, local: { price: number; quantity: number }, 
   return { view, baseId, usdId };
 }
 
-const sumOf = (values: (number | null)[]): string => values.reduce((s: Decimal, v) => s.plus(v ?? 0), new Decimal(0)).toString();
+const sumOf = (values: (number | null)[]): string =>
+  values.reduce((s: Decimal, v) => s.plus(v ?? 0), new Decimal(0)).toString();
 
 describe("holdings in the base currency's minor units", () => {
   it("values a JPY portfolio in whole yen, the holdings summing exactly to totalValue", async () => {

@@ -63,9 +63,12 @@ export async function run(): Promise<number | undefined> {
 
   it("sends lookThrough=true on the wire, and the service accepts it", async () => {
     const api = createClient({ baseUrl: baseUrl(), headers: { Authorization: `Bearer ${await adminToken()}` } });
-    const missing = await api.GET("/api/v1/portfolios/{portfolioId}/holdings" as never, {
-      params: { path: { portfolioId: "no-such-portfolio" }, query: { lookThrough: true } },
-    } as never);
+    const missing = await api.GET(
+      "/api/v1/portfolios/{portfolioId}/holdings" as never,
+      {
+        params: { path: { portfolioId: "no-such-portfolio" }, query: { lookThrough: true } },
+      } as never,
+    );
     expect(missing.response.status).toBe(404);
     expect(new URL(missing.response.url).searchParams.get("lookThrough")).toBe("true");
   });

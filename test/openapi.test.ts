@@ -61,7 +61,13 @@ describe("GET /api/v1/openapi.json", () => {
     );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const list = doc.paths["/api/v1/portfolios"].get;
-    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["clientId", "currency", "page", "pageSize", "status"]);
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "clientId",
+      "currency",
+      "page",
+      "pageSize",
+      "status",
+    ]);
     expect(list.security).toEqual([{ bearerAuth: ["api.read"] }]);
     expect(Object.keys(list.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"]);
     const create = doc.paths["/api/v1/portfolios"].post;
@@ -79,23 +85,62 @@ describe("GET /api/v1/openapi.json", () => {
     expect(imports.security).toEqual([{ bearerAuth: ["api.write"] }]);
     const dataType = imports.parameters.find((p: { name: string }) => p.name === "dataType");
     expect(dataType.schema.enum).toEqual(["positions", "transactions", "prices", "fx-rates", "securities"]);
-    expect(imports.parameters.find((p: { name: string }) => p.name === "Idempotency-Key")).toMatchObject({ in: "header", required: false });
+    expect(imports.parameters.find((p: { name: string }) => p.name === "Idempotency-Key")).toMatchObject({
+      in: "header",
+      required: false,
+    });
     expect(imports.requestBody.content["application/json"].schema.anyOf).toHaveLength(5);
     expect(Object.keys(imports.responses)).toEqual(expect.arrayContaining(["200", "409", "413", "422"]));
-    for (const name of ["Import_prices", "Import_positions", "Import_transactions", "Import_fxRates", "Import_securities", "Security", "Price", "Transaction", "Holdings", "RefreshJob", "DataQualityException", "CursorPagination"]) {
+    for (const name of [
+      "Import_prices",
+      "Import_positions",
+      "Import_transactions",
+      "Import_fxRates",
+      "Import_securities",
+      "Security",
+      "Price",
+      "Transaction",
+      "Holdings",
+      "RefreshJob",
+      "DataQualityException",
+      "CursorPagination",
+    ]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
-    expect(doc.components.schemas.PriceImport.required).toEqual(["isin", "date", "price", "currency", "type", "source"]);
+    expect(doc.components.schemas.PriceImport.required).toEqual([
+      "isin",
+      "date",
+      "price",
+      "currency",
+      "type",
+      "source",
+    ]);
     const transactions = doc.paths["/api/v1/transactions"].get;
-    expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "from", "page", "pageSize", "portfolioId", "securityId", "status", "to", "type"]);
+    expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "cursor",
+      "from",
+      "page",
+      "pageSize",
+      "portfolioId",
+      "securityId",
+      "status",
+      "to",
+      "type",
+    ]);
     const feedCreate = doc.paths["/api/v1/settings/feeds"].post;
     expect(feedCreate.security).toEqual([{ bearerAuth: ["api.admin"] }]);
     expect(feedCreate.requestBody.content["application/json"].schema).toBeDefined();
     const dryRun = doc.paths["/api/v1/settings/feeds/{id}/test"].post;
-    expect(dryRun.requestBody.content["application/octet-stream"].schema).toMatchObject({ type: "string", format: "binary" });
+    expect(dryRun.requestBody.content["application/octet-stream"].schema).toMatchObject({
+      type: "string",
+      format: "binary",
+    });
     expect(dryRun.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["fileName", "id"]);
     expect(Object.keys(dryRun.responses)).toEqual(expect.arrayContaining(["200", "404", "413", "422"]));
-    for (const name of ["Feed", "FeedWithPassword", "FeedCreate", "FeedPatch", "FeedOptions", "FeedDryRun"]) expect(doc.components.schemas[name], name).toBeDefined();
-    expect(doc.paths["/api/v1/portfolios/{portfolioId}/holdings"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["date", "lookThrough", "portfolioId"]);
+    for (const name of ["Feed", "FeedWithPassword", "FeedCreate", "FeedPatch", "FeedOptions", "FeedDryRun"])
+      expect(doc.components.schemas[name], name).toBeDefined();
+    expect(
+      doc.paths["/api/v1/portfolios/{portfolioId}/holdings"].get.parameters.map((p: { name: string }) => p.name).sort(),
+    ).toEqual(["date", "lookThrough", "portfolioId"]);
   });
 });

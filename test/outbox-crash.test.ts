@@ -35,17 +35,29 @@ describe("outbox relay across a crash", () => {
       "AzureWebJobs.events-fan-out.Disabled": "true",
     });
     const queues = QueueServiceClient.fromConnectionString(env.STORAGE_CONNECTION_STRING ?? "");
-    const cosmos = new CosmosClient({ endpoint: env.COSMOS_ENDPOINT ?? "", key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const cosmos = new CosmosClient({
+      endpoint: env.COSMOS_ENDPOINT ?? "",
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const events = cosmos.database("investment-data").container("events");
     const outboxEntries = async (): Promise<OutboxEntry[]> =>
-      (await events.items.query<OutboxEntry>("SELECT c.id, c.event, c.timestamp, c.data, c.status FROM c WHERE c.docType = 'outbox'").fetchAll()).resources;
+      (
+        await events.items
+          .query<OutboxEntry>("SELECT c.id, c.event, c.timestamp, c.data, c.status FROM c WHERE c.docType = 'outbox'")
+          .fetchAll()
+      ).resources;
 
     const first = await startRuntime(env);
     runtimes.push(first);
     // The bus refuses every publish from here on: the events queue is gone until the next start provisions it.
     await queues.getQueueClient("events").delete();
     const token = await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, first.baseUrl);
-    const imported = await call("POST", "/api/v1/import/securities", { base: first.baseUrl, token, body: { securities: [securityRecord(), securityRecord()] } });
+    const imported = await call("POST", "/api/v1/import/securities", {
+      base: first.baseUrl,
+      token,
+      body: { securities: [securityRecord(), securityRecord()] },
+    });
     expect(imported.status, imported.text).toBe(200);
     // What a process that died right after appending leaves behind: pending entries nobody sent.
     const orphans: EventEnvelope[] = [1, 2, 3].map((n) => ({
@@ -54,10 +66,18 @@ describe("outbox relay across a crash", () => {
       timestamp: new Date().toISOString(),
       data: { jobId: `job_crash_${n}`, error: "process ended" },
     }));
-    for (const orphan of orphans) await events.items.create({ ...orphan, docType: "outbox", status: "pending", appendedAt: new Date().toISOString() });
+    for (const orphan of orphans)
+      await events.items.create({
+        ...orphan,
+        docType: "outbox",
+        status: "pending",
+        appendedAt: new Date().toISOString(),
+      });
 
     const before = await outboxEntries();
-    expect(before.some((e) => e.event === "refresh_job.completed" && e.data.jobId === imported.body.data.jobId)).toBe(true);
+    expect(before.some((e) => e.event === "refresh_job.completed" && e.data.jobId === imported.body.data.jobId)).toBe(
+      true,
+    );
     expect(before.length).toBeGreaterThanOrEqual(orphans.length + 1);
     expect(before.filter((e) => e.status !== "pending")).toEqual([]);
     await sleep(2_500); // relay runs meanwhile, and fail: nothing can be published
@@ -69,7 +89,8 @@ describe("outbox relay across a crash", () => {
     await withDiagnostics(
       vi.waitFor(
         async () => {
-          if ((await outboxEntries()).some((e) => e.status !== "published")) throw new Error("outbox entries still pending");
+          if ((await outboxEntries()).some((e) => e.status !== "published"))
+            throw new Error("outbox entries still pending");
         },
         { timeout: 30_000, interval: 250 },
       ),
@@ -84,19 +105,31 @@ describe("outbox relay across a crash", () => {
     for (;;) {
       const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
       if (receivedMessageItems.length === 0) break;
-      received.push(...receivedMessageItems.flatMap((m) => [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat()));
+      received.push(
+        ...receivedMessageItems.flatMap((m) =>
+          [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat(),
+        ),
+      );
     }
     const envelope = ({ id, event, timestamp, data }: EventEnvelope): EventEnvelope => ({ id, event, timestamp, data });
     expect(received.map((m) => m.id).sort()).toEqual(before.map((e) => e.id).sort());
     expect(received).toEqual(expect.arrayContaining(before.map(envelope)));
 
     // With the bus up, a write publishes its events itself: on the queue and marked before it answers.
-    const live = await call("POST", "/api/v1/import/securities", { base: second.baseUrl, token: await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, second.baseUrl), body: { securities: [securityRecord()] } });
+    const live = await call("POST", "/api/v1/import/securities", {
+      base: second.baseUrl,
+      token: await tokenFor(BOOTSTRAP.id, BOOTSTRAP.secret, undefined, second.baseUrl),
+      body: { securities: [securityRecord()] },
+    });
     expect(live.status, live.text).toBe(200);
-    const completed = (await outboxEntries()).find((e) => e.event === "refresh_job.completed" && e.data.jobId === live.body.data.jobId);
+    const completed = (await outboxEntries()).find(
+      (e) => e.event === "refresh_job.completed" && e.data.jobId === live.body.data.jobId,
+    );
     expect(completed?.status).toBe("published");
     const { receivedMessageItems } = await queue.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 60 });
-    expect(receivedMessageItems.flatMap((m) => [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat())).toContainEqual(envelope(completed as EventEnvelope));
+    expect(
+      receivedMessageItems.flatMap((m) => [decodeMessage(m.messageText) as EventEnvelope | EventEnvelope[]].flat()),
+    ).toContainEqual(envelope(completed as EventEnvelope));
     cosmos.dispose();
   }, 120_000);
 });

@@ -41,7 +41,14 @@ describe("event outbox", () => {
       const event = events[0]!;
       expect(event.event).toBe("refresh_job.completed");
       expect(event.timestamp).toMatch(iso);
-      expect(event.data).toEqual({ jobId: result.jobId, source: "api", dataType: "securities", counts, startedAt: expect.stringMatching(iso), completedAt: expect.stringMatching(iso) });
+      expect(event.data).toEqual({
+        jobId: result.jobId,
+        source: "api",
+        dataType: "securities",
+        counts,
+        startedAt: expect.stringMatching(iso),
+        completedAt: expect.stringMatching(iso),
+      });
       const job = (await call("GET", `/api/v1/jobs/${result.jobId}`, { token })).body.data;
       expect(event.data.startedAt).toBe(job.startedAt);
       expect(event.data.completedAt).toBe(job.completedAt);
@@ -54,7 +61,9 @@ describe("event outbox", () => {
     const a = securityRecord();
     const b = securityRecord();
     const [aId, bId] = await createSecurities(token, [a, b]);
-    await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 12.5), price(b.isin, "2019-01-04", 3.333)] });
+    await imported(token, "prices", {
+      prices: [price(a.isin, "2019-01-04", 12.5), price(b.isin, "2019-01-04", 3.333)],
+    });
     const positions = {
       positions: [
         { portfolioId: portfolio.id, securityId: aId, date: "2019-01-04", quantity: 8 },
@@ -66,13 +75,23 @@ describe("event outbox", () => {
     // 8 × 12.50 = 100.00; 10 × 3.333 = 33.33; total 133.33
     let events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events).toHaveLength(1);
-    expect(events[0]!.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 133.33, currency: "EUR" });
+    expect(events[0]!.data).toEqual({
+      portfolioId: portfolio.id,
+      valuationDate: "2019-01-04",
+      totalValue: 133.33,
+      currency: "EUR",
+    });
     expect(events[0]!.timestamp).toMatch(iso);
-    expect(await getPortfolio(token, portfolio.id)).toMatchObject({ totalValue: 133.33, latestValuationDate: "2019-01-04" });
+    expect(await getPortfolio(token, portfolio.id)).toMatchObject({
+      totalValue: 133.33,
+      latestValuationDate: "2019-01-04",
+    });
 
     // Same positions and same prices again: nothing changed, nothing revalued.
     expect(await imported(token, "positions", positions)).toMatchObject({ unchanged: 2, created: 0, updated: 0 });
-    expect(await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 12.5)] })).toMatchObject({ unchanged: 1 });
+    expect(await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 12.5)] })).toMatchObject({
+      unchanged: 1,
+    });
     // No valuation left pending by imports that changed nothing (their markers were taken back).
     expect((await getPortfolio(token, portfolio.id)).valuationStatus).toBe("current");
     await whenValued(token, portfolio.id);
@@ -89,18 +108,38 @@ describe("event outbox", () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
 
     // A new date: the portfolio's latest valuation moves on. 8 × 13 = 104.00
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-07", quantity: 8 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-07", quantity: 8 }],
+    });
     await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
-    expect(events.at(-1)!.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2019-01-07", totalValue: 104, currency: "EUR" });
-    expect(await getPortfolio(token, portfolio.id)).toMatchObject({ totalValue: 104, latestValuationDate: "2019-01-07" });
+    expect(events.at(-1)!.data).toEqual({
+      portfolioId: portfolio.id,
+      valuationDate: "2019-01-07",
+      totalValue: 104,
+      currency: "EUR",
+    });
+    expect(await getPortfolio(token, portfolio.id)).toMatchObject({
+      totalValue: 104,
+      latestValuationDate: "2019-01-07",
+    });
 
     // An earlier date revalued later does not move the portfolio's latest valuation back.
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-04", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: aId, date: "2019-01-04", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
-    expect(events.at(-1)!.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 13, currency: "EUR" });
-    expect(await getPortfolio(token, portfolio.id)).toMatchObject({ totalValue: 104, latestValuationDate: "2019-01-07" });
+    expect(events.at(-1)!.data).toEqual({
+      portfolioId: portfolio.id,
+      valuationDate: "2019-01-04",
+      totalValue: 13,
+      currency: "EUR",
+    });
+    expect(await getPortfolio(token, portfolio.id)).toMatchObject({
+      totalValue: 104,
+      latestValuationDate: "2019-01-07",
+    });
   });
 
   it("transaction.settled: exactly once per transaction, even when the settled record is imported again", async () => {
@@ -108,20 +147,49 @@ describe("event outbox", () => {
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
     const externalId = uid("settle");
-    const record = { externalId, portfolioId: portfolio.id, securityId: secId, type: "buy", tradeDate: "2019-02-01", settlementDate: "2019-02-05", quantity: 25, price: 4, grossAmount: 100, fees: 0.5, netAmount: 100.5, currency: "EUR" };
+    const record = {
+      externalId,
+      portfolioId: portfolio.id,
+      securityId: secId,
+      type: "buy",
+      tradeDate: "2019-02-01",
+      settlementDate: "2019-02-05",
+      quantity: 25,
+      price: 4,
+      grossAmount: 100,
+      fees: 0.5,
+      netAmount: 100.5,
+      currency: "EUR",
+    };
     await imported(token, "transactions", { transactions: [record] });
     const [pending] = await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`);
     expect(pending.status).toBe("pending");
     expect(await eventsWhere("transaction.settled", (d) => d.transactionId === pending.id)).toEqual([]);
 
-    expect(await imported(token, "transactions", { transactions: [{ ...record, status: "settled", source: "custodian" }] })).toMatchObject({ updated: 1 });
-    expect(await imported(token, "transactions", { transactions: [{ ...record, status: "settled", source: "custodian" }] })).toMatchObject({ unchanged: 1 });
+    expect(
+      await imported(token, "transactions", { transactions: [{ ...record, status: "settled", source: "custodian" }] }),
+    ).toMatchObject({ updated: 1 });
+    expect(
+      await imported(token, "transactions", { transactions: [{ ...record, status: "settled", source: "custodian" }] }),
+    ).toMatchObject({ unchanged: 1 });
     // A correction of the settled record (same status) is an update but no second settlement.
-    expect(await imported(token, "transactions", { transactions: [{ ...record, status: "settled", source: "custodian", fees: 0.75, netAmount: 100.75 }] })).toMatchObject({ updated: 1 });
+    expect(
+      await imported(token, "transactions", {
+        transactions: [{ ...record, status: "settled", source: "custodian", fees: 0.75, netAmount: 100.75 }],
+      }),
+    ).toMatchObject({ updated: 1 });
 
     const events = await eventsWhere("transaction.settled", (d) => d.transactionId === pending.id);
     expect(events).toHaveLength(1);
-    expect(events[0]!.data).toEqual({ transactionId: pending.id, portfolioId: portfolio.id, securityId: secId, settlementDate: "2019-02-05", quantity: 25, netAmount: 100.5, currency: "EUR" });
+    expect(events[0]!.data).toEqual({
+      transactionId: pending.id,
+      portfolioId: portfolio.id,
+      securityId: secId,
+      settlementDate: "2019-02-05",
+      quantity: 25,
+      netAmount: 100.5,
+      currency: "EUR",
+    });
     expect(events[0]!.timestamp).toMatch(iso);
 
     const [settled] = await listAll(token, `/api/v1/transactions?portfolioId=${portfolio.id}`);
@@ -153,17 +221,27 @@ describe("event outbox", () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
     const [secId] = await createSecurities(token, [sec]);
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 1 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 1 }],
+    });
     await whenValued(token, portfolio.id);
     const [exception] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(exception).toBeDefined();
     const events = await eventsWhere("exception.created", (d) => d.exceptionId === exception!.id);
     expect(events).toHaveLength(1);
-    expect(events[0]!.data).toEqual({ exceptionId: exception!.id, type: "MISSING_PRICE", severity: "error", message: exception!.message, entity: { type: "security", id: secId } });
+    expect(events[0]!.data).toEqual({
+      exceptionId: exception!.id,
+      type: "MISSING_PRICE",
+      severity: "error",
+      message: exception!.message,
+      entity: { type: "security", id: secId },
+    });
     expect(events[0]!.timestamp).toBe(exception!.createdAt);
 
     // The condition again: no second exception, no second event.
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 2 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2019-03-01", quantity: 2 }],
+    });
     await whenValued(token, portfolio.id);
     expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toHaveLength(1);
     expect(await eventsWhere("exception.created", (d) => d.exceptionId === exception!.id)).toHaveLength(1);

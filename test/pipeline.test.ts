@@ -24,7 +24,10 @@ describe("HTTP pipeline", () => {
       await call("GET", "/api/v1/portfolios"),
       await call("GET", "/api/v1/unknown"),
       await call("GET", "/api/v1/openapi.json"),
-      await call("POST", "/auth/token", { body: "grant_type=x", headers: { "Content-Type": "application/x-www-form-urlencoded" } }),
+      await call("POST", "/auth/token", {
+        body: "grant_type=x",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
     ]) {
       expect(Number(reply.headers.get("x-ratelimit-limit"))).toBeGreaterThan(0);
       expect(Number(reply.headers.get("x-ratelimit-remaining"))).toBeGreaterThanOrEqual(0);
@@ -38,7 +41,11 @@ describe("HTTP pipeline", () => {
     for (const path of ["/api/v1/nothing", "/api/v2/portfolios", "/", "/api/v1/portfolios/a/b/c"]) {
       const reply = await call("GET", path, { token });
       expect(reply.status).toBe(404);
-      expect(reply.body.error).toMatchObject({ code: "NOT_FOUND", message: expect.any(String), requestId: expect.any(String) });
+      expect(reply.body.error).toMatchObject({
+        code: "NOT_FOUND",
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
   });
 
@@ -55,7 +62,11 @@ describe("HTTP pipeline", () => {
 
   it("400 for a body that is not JSON or not an object", async () => {
     for (const body of ["{not json", "[1,2]", "42", "null", ""]) {
-      const reply = await call("POST", "/api/v1/portfolios", { token, body, headers: { "Content-Type": "application/json" } });
+      const reply = await call("POST", "/api/v1/portfolios", {
+        token,
+        body,
+        headers: { "Content-Type": "application/json" },
+      });
       expect(reply.status, body).toBe(400);
       expect(reply.body.error.code).toBe("INVALID_REQUEST");
     }
@@ -73,11 +84,28 @@ describe("HTTP pipeline", () => {
       await call("GET", `/api/v1/portfolios/${"x".repeat(300)}`, { token }),
       await call("GET", "/api/v1/portfolios?page=1e400&pageSize=-0", { token }),
       await call("GET", "/api/v1/portfolios?clientId=", { token }),
-      await call("POST", "/api/v1/portfolios", { token, body: { name: { $ne: 1 }, code: ["a"], clientId: null, baseCurrency: 1 } }),
-      await call("POST", "/api/v1/portfolios", { token, body: '{"__proto__": {"admin": true}}', headers: { "Content-Type": "application/json" } }),
-      await call("PATCH", "/api/v1/portfolios/x", { token, body: "\u0000", headers: { "Content-Type": "application/json" } }),
-      await call("POST", "/auth/token", { body: "%%%", headers: { "Content-Type": "application/x-www-form-urlencoded" } }),
-      await call("POST", "/auth/token", { body: "grant_type=client_credentials", headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: "Basic !!!" } }),
+      await call("POST", "/api/v1/portfolios", {
+        token,
+        body: { name: { $ne: 1 }, code: ["a"], clientId: null, baseCurrency: 1 },
+      }),
+      await call("POST", "/api/v1/portfolios", {
+        token,
+        body: '{"__proto__": {"admin": true}}',
+        headers: { "Content-Type": "application/json" },
+      }),
+      await call("PATCH", "/api/v1/portfolios/x", {
+        token,
+        body: "\u0000",
+        headers: { "Content-Type": "application/json" },
+      }),
+      await call("POST", "/auth/token", {
+        body: "%%%",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+      await call("POST", "/auth/token", {
+        body: "grant_type=client_credentials",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: "Basic !!!" },
+      }),
       await call("GET", "/api/v1/portfolios", { headers: { Authorization: "Bearer a.b.c" } }),
     ];
     for (const reply of odd) {
@@ -94,7 +122,8 @@ describe("HTTP pipeline", () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const client = await newClient(token, ["api.read"], "standard");
       const replies = [];
-      for (let i = 0; i < 61; i++) replies.push(await call("GET", "/api/v1/portfolios?pageSize=1", { token: client.token }));
+      for (let i = 0; i < 61; i++)
+        replies.push(await call("GET", "/api/v1/portfolios?pageSize=1", { token: client.token }));
       statuses = replies.map((r) => r.status);
       last = replies[60] ?? last;
       expect(replies[0]?.headers.get("x-ratelimit-limit")).toBe("60");

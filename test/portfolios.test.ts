@@ -13,7 +13,11 @@ interface PortfolioInput {
 
 describe("portfolios", () => {
   let token: string;
-  const create = (body: PortfolioInput) => call("POST", "/api/v1/portfolios", { token, body: { name: "Fund", clientId: "client-a", baseCurrency: "EUR", code: uniqueCode(), ...body } });
+  const create = (body: PortfolioInput) =>
+    call("POST", "/api/v1/portfolios", {
+      token,
+      body: { name: "Fund", clientId: "client-a", baseCurrency: "EUR", code: uniqueCode(), ...body },
+    });
 
   beforeAll(async () => {
     token = await adminToken();
@@ -24,7 +28,16 @@ describe("portfolios", () => {
     const reply = await create({ name: "Growth", code, clientId: "client-1", baseCurrency: "USD" });
     expect(reply.status).toBe(201);
     const p = reply.body.data;
-    expect(p).toMatchObject({ name: "Growth", code, clientId: "client-1", baseCurrency: "USD", type: "standard", status: "active", totalValue: null, latestValuationDate: null });
+    expect(p).toMatchObject({
+      name: "Growth",
+      code,
+      clientId: "client-1",
+      baseCurrency: "USD",
+      type: "standard",
+      status: "active",
+      totalValue: null,
+      latestValuationDate: null,
+    });
     expect(p.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(reply.headers.get("location")).toBe(`/api/v1/portfolios/${p.id}`);
 
@@ -53,7 +66,11 @@ describe("portfolios", () => {
     expect(list.body.data.some((p: { code: string }) => p.code === code)).toBe(false);
     const missing = await call("POST", "/api/v1/portfolios", { token, body: { name: "x" } });
     expect(missing.status).toBe(422);
-    expect(missing.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(["baseCurrency", "clientId", "code"]);
+    expect(missing.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      "baseCurrency",
+      "clientId",
+      "code",
+    ]);
   });
 
   it("composites need existing, non-composite members", async () => {
@@ -69,7 +86,9 @@ describe("portfolios", () => {
 
     const unknown = await create({ type: "composite", memberIds: [a.id, "does-not-exist"] });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.error.details).toEqual([{ field: "memberIds[1]", message: expect.stringContaining("does not exist") }]);
+    expect(unknown.body.error.details).toEqual([
+      { field: "memberIds[1]", message: expect.stringContaining("does not exist") },
+    ]);
 
     const nested = await create({ type: "composite", memberIds: [composite.body.data.id] });
     expect(nested.status).toBe(422);
@@ -81,16 +100,28 @@ describe("portfolios", () => {
   it("lists with filters that combine, and paginates", async () => {
     const clientId = uniqueCode("client");
     const made = [];
-    for (const [currency, status] of [["EUR", "active"], ["EUR", "inactive"], ["USD", "active"], ["EUR", "active"], ["GBP", "active"]] as const) {
+    for (const [currency, status] of [
+      ["EUR", "active"],
+      ["EUR", "inactive"],
+      ["USD", "active"],
+      ["EUR", "active"],
+      ["GBP", "active"],
+    ] as const) {
       made.push((await create({ clientId, baseCurrency: currency, status })).body.data);
     }
     const all = await call("GET", `/api/v1/portfolios?clientId=${clientId}`, { token });
     expect(all.status).toBe(200);
     expect(all.body.pagination).toEqual({ page: 1, pageSize: 50, totalItems: 5, totalPages: 1 });
 
-    const eurActive = await call("GET", `/api/v1/portfolios?clientId=${clientId}&currency=EUR&status=active`, { token });
+    const eurActive = await call("GET", `/api/v1/portfolios?clientId=${clientId}&currency=EUR&status=active`, {
+      token,
+    });
     expect(eurActive.body.data.map((p: { id: string }) => p.id).sort()).toEqual([made[0].id, made[3].id].sort());
-    expect(eurActive.body.data.every((p: { baseCurrency: string; status: string }) => p.baseCurrency === "EUR" && p.status === "active")).toBe(true);
+    expect(
+      eurActive.body.data.every(
+        (p: { baseCurrency: string; status: string }) => p.baseCurrency === "EUR" && p.status === "active",
+      ),
+    ).toBe(true);
 
     const page2 = await call("GET", `/api/v1/portfolios?clientId=${clientId}&pageSize=2&page=2`, { token });
     expect(page2.body.pagination).toEqual({ page: 2, pageSize: 2, totalItems: 5, totalPages: 3 });
@@ -122,7 +153,9 @@ describe("portfolios", () => {
     const reply = await call("GET", "/api/v1/portfolios/no-such-portfolio", { token });
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe("NOT_FOUND");
-    expect((await call("PATCH", "/api/v1/portfolios/no-such-portfolio", { token, body: { status: "inactive" } })).status).toBe(404);
+    expect(
+      (await call("PATCH", "/api/v1/portfolios/no-such-portfolio", { token, body: { status: "inactive" } })).status,
+    ).toBe(404);
   });
 
   it("follows the status transitions: active ⇄ inactive, → archived, archived final", async () => {
@@ -132,7 +165,9 @@ describe("portfolios", () => {
     expect(toInactive.status).toBe(200);
     expect(toInactive.body.data.status).toBe("inactive");
     expect(toInactive.body.data.updatedAt >= p.updatedAt).toBe(true);
-    expect((await call("PATCH", path, { token, body: { status: "active", name: "Renamed" } })).body.data).toMatchObject({ status: "active", name: "Renamed" });
+    expect((await call("PATCH", path, { token, body: { status: "active", name: "Renamed" } })).body.data).toMatchObject(
+      { status: "active", name: "Renamed" },
+    );
     expect((await call("PATCH", path, { token, body: { status: "archived" } })).status).toBe(200);
     const back = await call("PATCH", path, { token, body: { status: "active" } });
     expect(back.status).toBe(409);

@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, call } from "./http";
-import { createPortfolio, createSecurities, imported, listAll, newIsin, price, securityRecord, uid } from "./investment-fixtures";
+import {
+  createPortfolio,
+  createSecurities,
+  imported,
+  listAll,
+  newIsin,
+  price,
+  securityRecord,
+  uid,
+} from "./investment-fixtures";
 
 // The read endpoints with every filter, pagination and their 400/404 answers. Lists are shared by
 // all tests, so each check narrows to this test's own records. Dates: 2016.
@@ -20,11 +29,36 @@ describe("reads", () => {
 
     beforeAll(async () => {
       records = [
-        securityRecord({ name: `${prefix} Alpha Equity`, ticker: `${prefix}A`.slice(-30), assetClass: "equity", currency: "JPY" }),
-        securityRecord({ name: `${prefix} Beta Bond`, ticker: `${prefix}B`.slice(-30), assetClass: "bond", currency: "JPY" }),
-        securityRecord({ name: `${prefix} Gamma Bond`, ticker: `${prefix}C`.slice(-30), assetClass: "bond", currency: "CHF" }),
-        securityRecord({ name: `${prefix} Delta ETF`, ticker: `${prefix}D`.slice(-30), assetClass: "etf", currency: "CHF" }),
-        securityRecord({ name: `${prefix}Other Fund`, ticker: `${prefix}E`.slice(-30), assetClass: "fund", currency: "USD" }),
+        securityRecord({
+          name: `${prefix} Alpha Equity`,
+          ticker: `${prefix}A`.slice(-30),
+          assetClass: "equity",
+          currency: "JPY",
+        }),
+        securityRecord({
+          name: `${prefix} Beta Bond`,
+          ticker: `${prefix}B`.slice(-30),
+          assetClass: "bond",
+          currency: "JPY",
+        }),
+        securityRecord({
+          name: `${prefix} Gamma Bond`,
+          ticker: `${prefix}C`.slice(-30),
+          assetClass: "bond",
+          currency: "CHF",
+        }),
+        securityRecord({
+          name: `${prefix} Delta ETF`,
+          ticker: `${prefix}D`.slice(-30),
+          assetClass: "etf",
+          currency: "CHF",
+        }),
+        securityRecord({
+          name: `${prefix}Other Fund`,
+          ticker: `${prefix}E`.slice(-30),
+          assetClass: "fund",
+          currency: "USD",
+        }),
       ];
       secIds = await createSecurities(token, records);
     });
@@ -37,7 +71,11 @@ describe("reads", () => {
       const upper = await get(`/api/v1/securities?q=${encodeURIComponent(`${prefix.toUpperCase()} B`)}`);
       expect(ids(upper.body.data)).toEqual([secIds[1]]);
       // "starts with", not "contains"
-      expect((await get(`/api/v1/securities?q=${encodeURIComponent("Alpha Equity")}&assetClass=equity&currency=JPY`)).body.data.some((s: { id: string }) => s.id === secIds[0])).toBe(false);
+      expect(
+        (
+          await get(`/api/v1/securities?q=${encodeURIComponent("Alpha Equity")}&assetClass=equity&currency=JPY`)
+        ).body.data.some((s: { id: string }) => s.id === secIds[0]),
+      ).toBe(false);
     });
 
     it("isin, ticker, assetClass and currency filters, each and combined", async () => {
@@ -81,7 +119,13 @@ describe("reads", () => {
     it("get by id or ISIN; 404 when absent", async () => {
       const byId = await get(`/api/v1/securities/${secIds[0]}`);
       expect(byId.status).toBe(200);
-      expect(byId.body.data).toMatchObject({ id: secIds[0], isin: records[0]?.isin, name: records[0]?.name, ticker: records[0]?.ticker, currency: "JPY" });
+      expect(byId.body.data).toMatchObject({
+        id: secIds[0],
+        isin: records[0]?.isin,
+        name: records[0]?.name,
+        ticker: records[0]?.ticker,
+        currency: "JPY",
+      });
       expect((await get(`/api/v1/securities/${records[0]?.isin}`)).body.data).toEqual(byId.body.data);
       for (const missing of ["sec_does_not_exist", newIsin()]) {
         const reply = await get(`/api/v1/securities/${missing}`);
@@ -139,12 +183,42 @@ describe("reads", () => {
     it("sorted by date; from and to inclusive; type filter; combined", async () => {
       const all = await get(`/api/v1/securities/${secId}/prices`);
       expect(all.status).toBe(200);
-      expect(all.body.data.map((p: { date: string }) => p.date)).toEqual(["2016-01-04", "2016-01-05", "2016-01-05", "2016-01-06", "2016-01-07", "2016-01-07", "2016-01-07", "2016-01-08"]);
-      expect(all.body.pagination).toMatchObject({ page: 1, pageSize: 50, totalItems: 8, totalPages: 1, nextCursor: null });
-      expect(all.body.data[0]).toMatchObject({ securityId: secId, isin, date: "2016-01-04", price: 10, currency: "USD", type: "close", source: "test-feed" });
+      expect(all.body.data.map((p: { date: string }) => p.date)).toEqual([
+        "2016-01-04",
+        "2016-01-05",
+        "2016-01-05",
+        "2016-01-06",
+        "2016-01-07",
+        "2016-01-07",
+        "2016-01-07",
+        "2016-01-08",
+      ]);
+      expect(all.body.pagination).toMatchObject({
+        page: 1,
+        pageSize: 50,
+        totalItems: 8,
+        totalPages: 1,
+        nextCursor: null,
+      });
+      expect(all.body.data[0]).toMatchObject({
+        securityId: secId,
+        isin,
+        date: "2016-01-04",
+        price: 10,
+        currency: "USD",
+        type: "close",
+        source: "test-feed",
+      });
 
       const range = await get(`/api/v1/securities/${secId}/prices?from=2016-01-05&to=2016-01-07`);
-      expect(range.body.data.map((p: { date: string }) => p.date)).toEqual(["2016-01-05", "2016-01-05", "2016-01-06", "2016-01-07", "2016-01-07", "2016-01-07"]);
+      expect(range.body.data.map((p: { date: string }) => p.date)).toEqual([
+        "2016-01-05",
+        "2016-01-05",
+        "2016-01-06",
+        "2016-01-07",
+        "2016-01-07",
+        "2016-01-07",
+      ]);
       const oneDay = await get(`/api/v1/securities/${secId}/prices?from=2016-01-06&to=2016-01-06`);
       expect(oneDay.body.data.map((p: { price: number }) => p.price)).toEqual([12]);
       const fromOnly = await get(`/api/v1/securities/${secId}/prices?from=2016-01-07`);
@@ -152,15 +226,26 @@ describe("reads", () => {
       const toOnly = await get(`/api/v1/securities/${secId}/prices?to=2016-01-05`);
       expect(toOnly.body.data.map((p: { price: number }) => p.price)).toEqual([10, 11, 10.9]);
 
-      for (const [type, expected] of [["close", [10, 11, 12, 14]], ["mid", [10.9]], ["bid", [13]], ["ask", [13.1]], ["nav", [13.05]]] as const) {
+      for (const [type, expected] of [
+        ["close", [10, 11, 12, 14]],
+        ["mid", [10.9]],
+        ["bid", [13]],
+        ["ask", [13.1]],
+        ["nav", [13.05]],
+      ] as const) {
         const reply = await get(`/api/v1/securities/${secId}/prices?type=${type}`);
-        expect(reply.body.data.map((p: { price: number }) => p.price), type).toEqual(expected);
+        expect(
+          reply.body.data.map((p: { price: number }) => p.price),
+          type,
+        ).toEqual(expected);
         expect(reply.body.data.every((p: { type: string }) => p.type === type)).toBe(true);
       }
       const combined = await get(`/api/v1/securities/${secId}/prices?type=close&from=2016-01-05&to=2016-01-08`);
       expect(combined.body.data.map((p: { price: number }) => p.price)).toEqual([11, 12, 14]);
       // By ISIN in the path too.
-      expect((await get(`/api/v1/securities/${isin}/prices?type=close&from=2016-01-05&to=2016-01-08`)).body.data).toEqual(combined.body.data);
+      expect(
+        (await get(`/api/v1/securities/${isin}/prices?type=close&from=2016-01-05&to=2016-01-08`)).body.data,
+      ).toEqual(combined.body.data);
     });
 
     it("cursor pagination walks every price once, in date order", async () => {
@@ -207,7 +292,14 @@ describe("reads", () => {
       p1 = (await createPortfolio(token)).id;
       p2 = (await createPortfolio(token)).id;
       [s1, s2] = await createSecurities(token, [securityRecord(), securityRecord()]);
-      const t = (n: number, portfolioId: string, securityId: string | undefined, type: string, status: string, tradeDate: string) => ({
+      const t = (
+        n: number,
+        portfolioId: string,
+        securityId: string | undefined,
+        type: string,
+        status: string,
+        tradeDate: string,
+      ) => ({
         externalId: `${tag}-${n}`,
         portfolioId,
         ...(securityId !== undefined ? { securityId } : {}),
@@ -231,7 +323,8 @@ describe("reads", () => {
         ],
       });
     });
-    const ext = (items: { externalId: string }[]): number[] => items.map((t) => Number(t.externalId.slice(tag.length + 1)));
+    const ext = (items: { externalId: string }[]): number[] =>
+      items.map((t) => Number(t.externalId.slice(tag.length + 1)));
     const list = async (query: string): Promise<number[]> => ext(await listAll(token, `/api/v1/transactions?${query}`));
 
     it("portfolioId, sorted by tradeDate", async () => {
@@ -253,7 +346,9 @@ describe("reads", () => {
       expect(await list(`portfolioId=${p1}&from=2016-02-03&to=2016-02-05`).then((l) => l.sort())).toEqual([1, 2, 4]);
       expect(await list(`portfolioId=${p2}&from=2016-02-02`)).toEqual([7, 6]);
       expect(await list(`portfolioId=${p2}&to=2016-02-02`)).toEqual([8, 7]);
-      expect(await list(`portfolioId=${p1}&securityId=${s1}&type=sell&status=pending&from=2016-02-05&to=2016-02-05`)).toEqual([2]);
+      expect(
+        await list(`portfolioId=${p1}&securityId=${s1}&type=sell&status=pending&from=2016-02-05&to=2016-02-05`),
+      ).toEqual([2]);
       expect(await list(`portfolioId=${p2}&securityId=${s1}&status=pending`)).toEqual([]);
       expect(await list(`portfolioId=${p1}&type=fee`)).toEqual([4]);
       const deposit = await listAll(token, `/api/v1/transactions?portfolioId=${p2}&type=deposit`);
@@ -270,7 +365,9 @@ describe("reads", () => {
       const walked = await listAll(token, `/api/v1/transactions?portfolioId=${p1}`, 2);
       expect(ext(walked)).toEqual(await list(`portfolioId=${p1}`));
       expect(new Set(ext(walked)).size).toBe(5);
-      const both = await get(`/api/v1/transactions?portfolioId=${p1}&page=1&cursor=${page1.body.pagination.nextCursor}`);
+      const both = await get(
+        `/api/v1/transactions?portfolioId=${p1}&page=1&cursor=${page1.body.pagination.nextCursor}`,
+      );
       expect(both.status).toBe(400);
     });
 
@@ -290,10 +387,57 @@ describe("reads", () => {
   });
 
   describe("response shapes", () => {
-    const SECURITY = ["assetClass", "country", "createdAt", "currency", "cusip", "exchange", "figi", "id", "isin", "lookThroughPortfolioId", "name", "sedol", "status", "ticker", "updatedAt"];
-    const JOB = ["completedAt", "counts", "dataType", "errors", "feedId", "fileName", "id", "leaseUntil", "source", "startedAt", "status"];
+    const SECURITY = [
+      "assetClass",
+      "country",
+      "createdAt",
+      "currency",
+      "cusip",
+      "exchange",
+      "figi",
+      "id",
+      "isin",
+      "lookThroughPortfolioId",
+      "name",
+      "sedol",
+      "status",
+      "ticker",
+      "updatedAt",
+    ];
+    const JOB = [
+      "completedAt",
+      "counts",
+      "dataType",
+      "errors",
+      "feedId",
+      "fileName",
+      "id",
+      "leaseUntil",
+      "source",
+      "startedAt",
+      "status",
+    ];
     const PRICE = ["currency", "date", "isin", "price", "securityId", "source", "type", "updatedAt"];
-    const TRANSACTION = ["createdAt", "currency", "externalId", "fees", "grossAmount", "id", "netAmount", "portfolioId", "price", "quantity", "securityId", "settlementDate", "source", "status", "statusHistory", "tradeDate", "type", "updatedAt"];
+    const TRANSACTION = [
+      "createdAt",
+      "currency",
+      "externalId",
+      "fees",
+      "grossAmount",
+      "id",
+      "netAmount",
+      "portfolioId",
+      "price",
+      "quantity",
+      "securityId",
+      "settlementDate",
+      "source",
+      "status",
+      "statusHistory",
+      "tradeDate",
+      "type",
+      "updatedAt",
+    ];
     const keys = (o: object): string[] => Object.keys(o).sort();
 
     it("securities: get and list answer the documented fields only (no storage bookkeeping such as _rid, _etag, _ts)", async () => {
@@ -320,7 +464,18 @@ describe("reads", () => {
       const prices = (await get(`/api/v1/securities/sec_${sec.isin}/prices`)).body.data;
       expect(keys(prices[0])).toEqual(PRICE);
       const portfolio = await createPortfolio(token);
-      await imported(token, "transactions", { transactions: [{ externalId: uid("shape"), portfolioId: portfolio.id, type: "deposit", tradeDate: "2016-03-01", netAmount: 1, currency: "EUR" }] });
+      await imported(token, "transactions", {
+        transactions: [
+          {
+            externalId: uid("shape"),
+            portfolioId: portfolio.id,
+            type: "deposit",
+            tradeDate: "2016-03-01",
+            netAmount: 1,
+            currency: "EUR",
+          },
+        ],
+      });
       const transactions = (await get(`/api/v1/transactions?portfolioId=${portfolio.id}`)).body.data;
       expect(keys(transactions[0])).toEqual(TRANSACTION);
     });
@@ -331,16 +486,26 @@ describe("reads", () => {
       const result = await imported(token, "securities", { securities: [securityRecord()] });
       const job = await get(`/api/v1/jobs/${result.jobId}`);
       expect(job.status).toBe(200);
-      expect(job.body.data).toMatchObject({ id: result.jobId, dataType: "securities", status: "completed", source: "api" });
+      expect(job.body.data).toMatchObject({
+        id: result.jobId,
+        dataType: "securities",
+        status: "completed",
+        source: "api",
+      });
       const listed = await listAll(token, `/api/v1/jobs?dataType=securities&status=completed`);
       expect(listed.some((j) => j.id === result.jobId)).toBe(true);
       expect(listed.every((j) => j.dataType === "securities" && j.status === "completed")).toBe(true);
       // newest first
       const starts = listed.map((j) => j.startedAt as string);
       expect([...starts].sort().reverse()).toEqual(starts);
-      expect((await get(`/api/v1/jobs?dataType=prices`)).body.data.some((j: { id: string }) => j.id === result.jobId)).toBe(false);
+      expect(
+        (await get(`/api/v1/jobs?dataType=prices`)).body.data.some((j: { id: string }) => j.id === result.jobId),
+      ).toBe(false);
       expect((await get(`/api/v1/jobs/job_does_not_exist`)).status).toBe(404);
-      for (const [query, field] of [["dataType=holdings", "dataType"], ["status=done", "status"]] as const) {
+      for (const [query, field] of [
+        ["dataType=holdings", "dataType"],
+        ["status=done", "status"],
+      ] as const) {
         const reply = await get(`/api/v1/jobs?${query}`);
         expect(reply.status).toBe(400);
         expect(reply.body.error.details[0].field).toBe(field);
@@ -349,7 +514,11 @@ describe("reads", () => {
 
     it("exceptions: 404 for an unknown id, 400 naming bad filters", async () => {
       expect((await get(`/api/v1/exceptions/exc_does_not_exist`)).status).toBe(404);
-      for (const [query, field] of [["type=FOO", "type"], ["status=closed", "status"], ["severity=fatal", "severity"]] as const) {
+      for (const [query, field] of [
+        ["type=FOO", "type"],
+        ["status=closed", "status"],
+        ["severity=fatal", "severity"],
+      ] as const) {
         const reply = await get(`/api/v1/exceptions?${query}`);
         expect(reply.status, query).toBe(400);
         expect(reply.body.error.code).toBe("INVALID_REQUEST");
@@ -360,14 +529,23 @@ describe("reads", () => {
     it("holdings: 404 for a missing portfolio, 400 naming bad date or lookThrough, empty before any valuation", async () => {
       expect((await get(`/api/v1/portfolios/no-such-portfolio/holdings`)).status).toBe(404);
       const portfolio = await createPortfolio(token);
-      for (const [query, field] of [["date=2016-02-30", "date"], ["lookThrough=yes", "lookThrough"]] as const) {
+      for (const [query, field] of [
+        ["date=2016-02-30", "date"],
+        ["lookThrough=yes", "lookThrough"],
+      ] as const) {
         const reply = await get(`/api/v1/portfolios/${portfolio.id}/holdings?${query}`);
         expect(reply.status, query).toBe(400);
         expect(reply.body.error.details[0].field).toBe(field);
       }
       const empty = await get(`/api/v1/portfolios/${portfolio.id}/holdings`);
       expect(empty.status).toBe(200);
-      expect(empty.body.data).toMatchObject({ portfolioId: portfolio.id, baseCurrency: "EUR", lookThrough: false, totalValue: 0, holdings: [] });
+      expect(empty.body.data).toMatchObject({
+        portfolioId: portfolio.id,
+        baseCurrency: "EUR",
+        lookThrough: false,
+        totalValue: 0,
+        holdings: [],
+      });
     });
   });
 });

@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 import { root } from "./runtime";
 
 /** Every file a clone of the repository has. */
-const tracked = (): string[] => execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter((f) => f !== "");
+const tracked = (): string[] =>
+  execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" })
+    .split("\0")
+    .filter((f) => f !== "");
 
 const TEXT = /\.(md|ts|mts|js|json|bicep|yml|yaml|sh)$|^\.ci\/run$/;
 
@@ -37,7 +40,8 @@ describe("the repository stands on its own", () => {
         if (!existsSync(resolve(root, dirname(file), link))) missing.push(`${file}: ${link}`);
       }
       // Design documents of the people who specified the service are not part of a clone.
-      for (const name of text.matchAll(/\b(ARCHITECTURE|STYLE|API)\.md\b/g)) missing.push(`${file}: mentions ${name[0]}`);
+      for (const name of text.matchAll(/\b(ARCHITECTURE|STYLE|API)\.md\b/g))
+        missing.push(`${file}: mentions ${name[0]}`);
     }
     expect(missing).toEqual([]);
   });

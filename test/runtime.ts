@@ -7,7 +7,9 @@ export const root = projectRoot;
 /** The signing key of the test runtime, so tests can forge tokens signed with the right key. */
 export const TEST_JWT_KEY = Buffer.from("test-signing-key-0123456789-abcdefghijklmnop").toString("base64");
 /** The key sealing webhook secrets in the test runtime (WEBHOOK_SECRET_KEY). */
-export const TEST_WEBHOOK_KEY = Buffer.from("test-webhook-secret-key-0123456789abcdef").subarray(0, 32).toString("base64");
+export const TEST_WEBHOOK_KEY = Buffer.from("test-webhook-secret-key-0123456789abcdef")
+  .subarray(0, 32)
+  .toString("base64");
 export const TEST_ISSUER = "http://test-issuer";
 export const TEST_AUDIENCE = "investment-data-api";
 export const BOOTSTRAP = { id: "test-admin", secret: "test-admin-secret-0123456789" };

@@ -36,7 +36,14 @@ describe("SFTP drop (local runtime)", () => {
     data = tempDir("ids-sftp-");
     const port = String(await freePort());
     // A short login backoff: the tests below fail logins on purpose, all from 127.0.0.1 (sftp-hostile.test.ts tests the backoff).
-    runtime = await startRuntime(await runtimeEnv(data.path, { SFTP_PORT: port, LOCAL_SFTP_PORT: port, SFTP_AUTH_BACKOFF_SECONDS: "0.05", SFTP_AUTH_BACKOFF_MAX_SECONDS: "0.2" }));
+    runtime = await startRuntime(
+      await runtimeEnv(data.path, {
+        SFTP_PORT: port,
+        LOCAL_SFTP_PORT: port,
+        SFTP_AUTH_BACKOFF_SECONDS: "0.05",
+        SFTP_AUTH_BACKOFF_MAX_SECONDS: "0.2",
+      }),
+    );
     token = await adminToken(runtime.baseUrl);
   }, 60_000);
   afterAll(async () => {
@@ -45,18 +52,32 @@ describe("SFTP drop (local runtime)", () => {
     data?.remove();
   }, 60_000);
 
-  const inbound = () => BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
+  const inbound = () =>
+    BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
   const newFeed = async (): Promise<Login> => {
     const reply = await call("POST", BASE, { token, body: positionsCsv, base: runtime.baseUrl });
     expect(reply.status, reply.text).toBe(201);
     const { id, sftp } = reply.body.data;
     return { id, host: sftp.host, port: sftp.port, username: sftp.username, password: sftp.password };
   };
-  const connect = async (login: Login, override: { password?: string; privateKey?: string; username?: string } = {}): Promise<SftpClient> => {
+  const connect = async (
+    login: Login,
+    override: { password?: string; privateKey?: string; username?: string } = {},
+  ): Promise<SftpClient> => {
     const client = new SftpClient();
     clients.push(client);
-    const credentials = override.privateKey !== undefined ? { privateKey: override.privateKey } : { password: override.password ?? login.password };
-    await client.connect({ host: login.host, port: login.port, username: override.username ?? login.username, ...credentials, retries: 0, readyTimeout: 10_000 });
+    const credentials =
+      override.privateKey !== undefined
+        ? { privateKey: override.privateKey }
+        : { password: override.password ?? login.password };
+    await client.connect({
+      host: login.host,
+      port: login.port,
+      username: override.username ?? login.username,
+      ...credentials,
+      retries: 0,
+      readyTimeout: 10_000,
+    });
     return client;
   };
   /** A raw ssh2 session, for what the client library does not do (dropping mid-upload, out-of-order writes). */
@@ -76,7 +97,9 @@ describe("SFTP drop (local runtime)", () => {
     expect(await sftp.cwd()).toBe("/");
     await sftp.put(fixture, "/custodian-positions-2026-11-24.csv");
     const listed = await sftp.list("/");
-    expect(listed.map((f) => ({ name: f.name, size: f.size, type: f.type }))).toEqual([{ name: "custodian-positions-2026-11-24.csv", size: fixture.length, type: "-" }]);
+    expect(listed.map((f) => ({ name: f.name, size: f.size, type: f.type }))).toEqual([
+      { name: "custodian-positions-2026-11-24.csv", size: fixture.length, type: "-" },
+    ]);
     expect(await sftp.exists("custodian-positions-2026-11-24.csv")).toBe("-");
 
     const blob = inbound().getBlockBlobClient(`${login.id}/custodian-positions-2026-11-24.csv`);
@@ -106,10 +129,14 @@ describe("SFTP drop (local runtime)", () => {
   it("an upload dropped before CLOSE leaves no blob; out-of-order writes fail", async () => {
     const login = await newFeed();
     const { conn, sftp } = await raw(login);
-    const handle = await new Promise<Buffer>((resolve, reject) => sftp.open("custodian-positions-dropped.csv", "w", (e, h) => (e ? reject(e) : resolve(h))));
+    const handle = await new Promise<Buffer>((resolve, reject) =>
+      sftp.open("custodian-positions-dropped.csv", "w", (e, h) => (e ? reject(e) : resolve(h))),
+    );
     const chunk = Buffer.alloc(32 * 1024, 7);
     for (let i = 0; i < 200; i++) {
-      await new Promise<void>((resolve, reject) => sftp.write(handle, chunk, 0, chunk.length, i * chunk.length, (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        sftp.write(handle, chunk, 0, chunk.length, i * chunk.length, (e) => (e ? reject(e) : resolve())),
+      );
     }
     const gap = await new Promise<Error | undefined>((resolve) => {
       sftp.open("custodian-positions-gap.csv", "w", (e, h) => {
@@ -149,17 +176,29 @@ describe("SFTP drop (local runtime)", () => {
   it("escapes, subdirectories, links, renames and names off the feed's pattern are refused", async () => {
     const login = await newFeed();
     const sftp = await connect(login);
-    for (const path of ["../custodian-positions-x.csv", "/../custodian-positions-x.csv", "/etc/passwd", "sub/custodian-positions-x.csv", `custodian-positions-${"x".repeat(250)}.csv`]) {
+    for (const path of [
+      "../custodian-positions-x.csv",
+      "/../custodian-positions-x.csv",
+      "/etc/passwd",
+      "sub/custodian-positions-x.csv",
+      `custodian-positions-${"x".repeat(250)}.csv`,
+    ]) {
       await expect(sftp.put(fixture, path), path).rejects.toThrow(/denied/i);
     }
     await expect(sftp.put(fixture, "holdings.csv")).rejects.toThrow(/does not match the feed.s file pattern/);
-    await expect(sftp.put(fixture, "custodian-positions-1.CSV")).rejects.toThrow(/does not match the feed.s file pattern/);
+    await expect(sftp.put(fixture, "custodian-positions-1.CSV")).rejects.toThrow(
+      /does not match the feed.s file pattern/,
+    );
     await expect(sftp.mkdir("/sub")).rejects.toThrow(/denied/i);
     await sftp.put(fixture, "custodian-positions-1.csv");
     await expect(sftp.rename("custodian-positions-1.csv", "custodian-positions-2.csv")).rejects.toThrow(/denied/i);
     const { conn, sftp: wrapper } = await raw(login);
-    const linked = await new Promise<Error | undefined>((r) => wrapper.symlink("custodian-positions-1.csv", "custodian-positions-3.csv", (e) => r(e ?? undefined)));
-    const read = await new Promise<Error | undefined>((r) => wrapper.readlink("custodian-positions-1.csv", (e) => r(e ?? undefined)));
+    const linked = await new Promise<Error | undefined>((r) =>
+      wrapper.symlink("custodian-positions-1.csv", "custodian-positions-3.csv", (e) => r(e ?? undefined)),
+    );
+    const read = await new Promise<Error | undefined>((r) =>
+      wrapper.readlink("custodian-positions-1.csv", (e) => r(e ?? undefined)),
+    );
     conn.end();
     expect(linked?.message).toMatch(/denied/i);
     expect(read?.message).toMatch(/denied/i);
@@ -183,7 +222,11 @@ describe("SFTP drop (local runtime)", () => {
     const keys = utils.generateKeyPairSync("ed25519");
     const other = utils.generateKeyPairSync("ed25519");
     await expect(connect(login, { privateKey: keys.private })).rejects.toThrow(/authentication/i);
-    const patched = await call("PATCH", `${BASE}/${login.id}`, { token, base: runtime.baseUrl, body: { sftp: { publicKeys: [keys.public] } } });
+    const patched = await call("PATCH", `${BASE}/${login.id}`, {
+      token,
+      base: runtime.baseUrl,
+      body: { sftp: { publicKeys: [keys.public] } },
+    });
     expect(patched.status, patched.text).toBe(200);
     const sftp = await connect(login, { privateKey: keys.private });
     await sftp.put(fixture, "custodian-positions-key.csv");

@@ -51,9 +51,14 @@ describe("SFTP drop: hostile clients", () => {
     data?.remove();
   }, 60_000);
 
-  const inbound = () => BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
+  const inbound = () =>
+    BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
   const newFeed = async (fields: Record<string, unknown> = {}): Promise<Login> => {
-    const reply = await call("POST", FEEDS, { token, base: runtime.baseUrl, body: { ...custodianPositionsFeed, status: "paused", ...fields } });
+    const reply = await call("POST", FEEDS, {
+      token,
+      base: runtime.baseUrl,
+      body: { ...custodianPositionsFeed, status: "paused", ...fields },
+    });
     expect(reply.status, reply.text).toBe(201);
     const { id, sftp } = reply.body.data;
     return { id, host: sftp.host, port: runtime.sftpPort, username: sftp.username, password: sftp.password };
@@ -61,7 +66,14 @@ describe("SFTP drop: hostile clients", () => {
   const connect = async (login: Login): Promise<SftpClient> => {
     const client = new SftpClient();
     clients.push(client);
-    await client.connect({ host: login.host, port: login.port, username: login.username, password: login.password, retries: 0, readyTimeout: 20_000 });
+    await client.connect({
+      host: login.host,
+      port: login.port,
+      username: login.username,
+      password: login.password,
+      retries: 0,
+      readyTimeout: 20_000,
+    });
     return client;
   };
   const raw = (login: Login): Promise<{ conn: Client; sftp: SFTPWrapper }> =>
@@ -70,15 +82,26 @@ describe("SFTP drop: hostile clients", () => {
       connections.push(conn);
       conn.on("error", reject);
       conn.on("ready", () => conn.sftp((error, sftp) => (error ? reject(error) : resolve({ conn, sftp }))));
-      conn.connect({ host: login.host, port: login.port, username: login.username, password: login.password, readyTimeout: 20_000 });
+      conn.connect({
+        host: login.host,
+        port: login.port,
+        username: login.username,
+        password: login.password,
+        readyTimeout: 20_000,
+      });
     });
-  const open = (sftp: SFTPWrapper, name: string): Promise<Buffer> => new Promise((resolve, reject) => sftp.open(name, "w", (e, h) => (e ? reject(e) : resolve(h))));
-  const close = (sftp: SFTPWrapper, handle: Buffer): Promise<void> => new Promise((resolve, reject) => sftp.close(handle, (e) => (e ? reject(e) : resolve())));
+  const open = (sftp: SFTPWrapper, name: string): Promise<Buffer> =>
+    new Promise((resolve, reject) => sftp.open(name, "w", (e, h) => (e ? reject(e) : resolve(h))));
+  const close = (sftp: SFTPWrapper, handle: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => sftp.close(handle, (e) => (e ? reject(e) : resolve())));
   const write = (sftp: SFTPWrapper, handle: Buffer, data: Buffer, position: number): Promise<void> =>
-    new Promise((resolve, reject) => sftp.write(handle, data, 0, data.length, position, (e) => (e ? reject(e) : resolve())));
+    new Promise((resolve, reject) =>
+      sftp.write(handle, data, 0, data.length, position, (e) => (e ? reject(e) : resolve())),
+    );
   const inboxOf = async (feedId: string): Promise<string[]> => {
     const names: string[] = [];
-    for await (const blob of inbound().listBlobsFlat({ prefix: `${feedId}/` })) names.push(blob.name.slice(feedId.length + 1));
+    for await (const blob of inbound().listBlobsFlat({ prefix: `${feedId}/` }))
+      names.push(blob.name.slice(feedId.length + 1));
     return names;
   };
   /** The runtime's JSON log lines with this message. */
@@ -95,7 +118,13 @@ describe("SFTP drop: hostile clients", () => {
     const { sftp } = await raw(login);
     // 255 dashes: the longest name, and no `.csv`. Matched by backtracking this took 27 s, the
     // service frozen; an unrelated request sent with it must be answered as usual.
-    const [opened, answered] = await Promise.all([open(sftp, "-".repeat(255)).then(() => undefined, (e: Error) => e), call("GET", "/api/v1/openapi.json", { base: runtime.baseUrl })]);
+    const [opened, answered] = await Promise.all([
+      open(sftp, "-".repeat(255)).then(
+        () => undefined,
+        (e: Error) => e,
+      ),
+      call("GET", "/api/v1/openapi.json", { base: runtime.baseUrl }),
+    ]);
     expect(opened?.message).toMatch(/does not match the feed's file pattern/);
     expect(answered.status).toBe(200);
     const sftpClient = await connect(login);
@@ -107,8 +136,15 @@ describe("SFTP drop: hostile clients", () => {
   it("a name with a line or paragraph separator (or another control character) is refused at upload, never left unseen in the inbox", async () => {
     const login = await newFeed();
     const sftp = await connect(login);
-    for (const name of ["custodian-positions-a\u2028b.csv", "custodian-positions-a\u2029b.csv", "custodian-positions-a\u0085b.csv", "custodian-positions-a\u001bb.csv"]) {
-      await expect(sftp.put(fixture, name), JSON.stringify(name)).rejects.toThrow(/denied: a file name must not hold control characters or line or paragraph separators/);
+    for (const name of [
+      "custodian-positions-a\u2028b.csv",
+      "custodian-positions-a\u2029b.csv",
+      "custodian-positions-a\u0085b.csv",
+      "custodian-positions-a\u001bb.csv",
+    ]) {
+      await expect(sftp.put(fixture, name), JSON.stringify(name)).rejects.toThrow(
+        /denied: a file name must not hold control characters or line or paragraph separators/,
+      );
     }
     expect(await sftp.list("/")).toEqual([]);
     expect(await inboxOf(login.id)).toEqual([]);
@@ -120,7 +156,8 @@ describe("SFTP drop: hostile clients", () => {
     await inbound().getBlockBlobClient(`${login.id}/${name}`).upload(fixture, fixture.length);
     const job = await vi.waitFor(
       async () => {
-        const jobs = (await call("GET", `/api/v1/jobs?feedId=${login.id}`, { token, base: runtime.baseUrl })).body.data as { fileName: string; status: string }[];
+        const jobs = (await call("GET", `/api/v1/jobs?feedId=${login.id}`, { token, base: runtime.baseUrl })).body
+          .data as { fileName: string; status: string }[];
         const done = jobs.find((j) => j.fileName === name && j.status !== "running");
         assert.isDefined(done, "the job of the file");
         return done;
@@ -136,19 +173,30 @@ describe("SFTP drop: hostile clients", () => {
     const [a, b, c] = [await newFeed(), await newFeed(), await newFeed()];
     const sessionA = await raw(a);
     // As the probe did: a hundred uploads opened at once. Two are allowed this login (SFTP_MAX_UPLOADS_PER_LOGIN).
-    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => open(sessionA.sftp, `custodian-positions-${i}.csv`).then((h) => h, (e: Error) => e)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        open(sessionA.sftp, `custodian-positions-${i}.csv`).then(
+          (h) => h,
+          (e: Error) => e,
+        ),
+      ),
+    );
     const handles = outcomes.filter((o): o is Buffer => Buffer.isBuffer(o));
     const refusals = outcomes.filter((o): o is Error => o instanceof Error);
     expect(handles).toHaveLength(2);
     expect(refusals).toHaveLength(98);
-    expect(new Set(refusals.map((e) => e.message))).toEqual(new Set(["this login has 2 uploads open (at most 2): close one first"]));
+    expect(new Set(refusals.map((e) => e.message))).toEqual(
+      new Set(["this login has 2 uploads open (at most 2): close one first"]),
+    );
     // Each holds data short of a block (kept in memory until the block fills or the upload closes).
     for (const h of handles) await write(sessionA.sftp, h, Buffer.alloc(3 * 1024 * 1024, 65), 0);
 
     // Three in all (SFTP_MAX_UPLOADS): another login gets the third, not a fourth.
     const sessionB = await raw(b);
     const b1 = await open(sessionB.sftp, "custodian-positions-b1.csv");
-    await expect(open(sessionB.sftp, "custodian-positions-b2.csv")).rejects.toThrow("the server has 3 uploads open (at most 3): try again shortly");
+    await expect(open(sessionB.sftp, "custodian-positions-b2.csv")).rejects.toThrow(
+      "the server has 3 uploads open (at most 3): try again shortly",
+    );
 
     // Closing one commits it and frees its place.
     await close(sessionA.sftp, handles[0] as Buffer);
@@ -157,15 +205,32 @@ describe("SFTP drop: hostile clients", () => {
     const sessionC = await raw(c);
     await expect(open(sessionC.sftp, "custodian-positions-c1.csv")).rejects.toThrow(/at most 3/);
     sessionA.conn.destroy();
-    const c1 = await vi.waitFor(() => open(sessionC.sftp, "custodian-positions-c1.csv"), { timeout: 10_000, interval: 100 }); // a place freed by the dropped connection
-    for (const [session, h] of [[sessionB, b1], [sessionB, b2], [sessionC, c1]] as const) await close(session.sftp, h);
+    const c1 = await vi.waitFor(() => open(sessionC.sftp, "custodian-positions-c1.csv"), {
+      timeout: 10_000,
+      interval: 100,
+    }); // a place freed by the dropped connection
+    for (const [session, h] of [
+      [sessionB, b1],
+      [sessionB, b2],
+      [sessionC, c1],
+    ] as const)
+      await close(session.sftp, h);
     expect(await inboxOf(a.id)).toEqual([`custodian-positions-${outcomes.indexOf(handles[0] as Buffer)}.csv`]);
-    expect((await inbound().getBlobClient(`${a.id}/custodian-positions-${outcomes.indexOf(handles[0] as Buffer)}.csv`).getProperties()).contentLength).toBe(3 * 1024 * 1024);
+    expect(
+      (
+        await inbound()
+          .getBlobClient(`${a.id}/custodian-positions-${outcomes.indexOf(handles[0] as Buffer)}.csv`)
+          .getProperties()
+      ).contentLength,
+    ).toBe(3 * 1024 * 1024);
     expect(logged("sftp upload refused: too many open uploads").length).toBeGreaterThanOrEqual(100);
   });
 
   /** One connection making password attempts until it is let in, refused for good, or closed. */
-  const tryPasswords = (login: Login, passwords: string[]): Promise<{ tried: number; outcome: "ready" | "closed" | "refused"; ms: number }> =>
+  const tryPasswords = (
+    login: Login,
+    passwords: string[],
+  ): Promise<{ tried: number; outcome: "ready" | "closed" | "refused"; ms: number }> =>
     new Promise((resolve) => {
       const started = Date.now();
       const conn = new Client();
@@ -179,7 +244,9 @@ describe("SFTP drop: hostile clients", () => {
         resolve({ tried, outcome, ms: Date.now() - started });
       };
       conn.on("ready", () => finish("ready"));
-      conn.on("error", (e) => finish(/All configured authentication methods failed/.test(e.message) ? "refused" : "closed"));
+      conn.on("error", (e) =>
+        finish(/All configured authentication methods failed/.test(e.message) ? "refused" : "closed"),
+      );
       conn.on("close", () => finish("closed"));
       conn.connect({
         host: login.host,
@@ -207,7 +274,9 @@ describe("SFTP drop: hostile clients", () => {
       expect(attempt.outcome).toBe("refused");
       times.push(attempt.ms);
     }
-    expect(times.slice(1).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(0.9 * (0.2 + 0.4 + 0.8 + 1.6 + 1.6) * 1000);
+    expect(times.slice(1).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(
+      0.9 * (0.2 + 0.4 + 0.8 + 1.6 + 1.6) * 1000,
+    );
     // The right password still works, once its turn comes: a backoff, not a lock-out.
     const right = await tryPasswords(victim, [victim.password]);
     expect(right.outcome).toBe("ready");
@@ -217,7 +286,9 @@ describe("SFTP drop: hostile clients", () => {
     // would wait longer than the maximum are refused without their password being checked.
     const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => tryPasswords(victim, [`burst-${i}-Xq7w`])));
     expect(burst.every((a) => a.outcome === "refused")).toBe(true);
-    expect(logged("sftp login failed").filter((l) => l.username === victim.username && l.throttled === true).length).toBeGreaterThanOrEqual(4);
+    expect(
+      logged("sftp login failed").filter((l) => l.username === victim.username && l.throttled === true).length,
+    ).toBeGreaterThanOrEqual(4);
 
     // The address's backoff holds for another login name from it too.
     const sprayed = await tryPasswords(other, [other.password]);
@@ -226,20 +297,24 @@ describe("SFTP drop: hostile clients", () => {
 
     const failures = logged("sftp login failed").filter((l) => l.username === victim.username);
     expect(failures).toHaveLength(guesses.length + burst.length);
-    for (const line of failures) expect(line).toMatchObject({ level: "warn", address: "127.0.0.1", method: "password" });
+    for (const line of failures)
+      expect(line).toMatchObject({ level: "warn", address: "127.0.0.1", method: "password" });
     expect(runtime.output()).not.toMatch(/Xq7w/);
     expect(runtime.output()).not.toContain(victim.password);
   }, 90_000);
 
   it("a connection is closed after SFTP_MAX_AUTH_TRIES failed attempts: a hundred passwords in one connection get four tries", async () => {
     const victim = await newFeed();
-    const attempt = await tryPasswords(victim, Array.from({ length: 100 }, (_, i) => `many-${i}-Zk9p`));
+    const attempt = await tryPasswords(
+      victim,
+      Array.from({ length: 100 }, (_, i) => `many-${i}-Zk9p`),
+    );
     expect(attempt.outcome).toBe("closed");
     expect(attempt.tried).toBeLessThanOrEqual(5);
     expect(logged("sftp login failed").filter((l) => l.username === victim.username)).toHaveLength(4);
-    expect(logged("sftp connection closed: too many failed logins").filter((l) => l.username === victim.username)).toEqual([
-      expect.objectContaining({ address: "127.0.0.1", connectionFailures: 4 }),
-    ]);
+    expect(
+      logged("sftp connection closed: too many failed logins").filter((l) => l.username === victim.username),
+    ).toEqual([expect.objectContaining({ address: "127.0.0.1", connectionFailures: 4 })]);
     expect(runtime.output()).not.toMatch(/Zk9p/);
   }, 60_000);
 });

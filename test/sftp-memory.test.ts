@@ -25,7 +25,11 @@ describe("SFTP drop: memory", () => {
     // The trigger of each file is seen in its "inbound file" log line (info).
     runtime = await startRuntime(await runtimeEnv(data.path, { LOG_LEVEL: "info" }));
     const token = await adminToken(runtime.baseUrl);
-    const reply = await call("POST", "/api/v1/settings/feeds", { token, base: runtime.baseUrl, body: { ...custodianPositionsFeed, status: "paused" } });
+    const reply = await call("POST", "/api/v1/settings/feeds", {
+      token,
+      base: runtime.baseUrl,
+      body: { ...custodianPositionsFeed, status: "paused" },
+    });
     expect(reply.status, reply.text).toBe(201);
     const { id, sftp } = reply.body.data;
     login = { id, host: sftp.host, port: runtime.sftpPort, username: sftp.username, password: sftp.password };
@@ -36,9 +40,17 @@ describe("SFTP drop: memory", () => {
   }, 60_000);
 
   const triggered = (name: string): Promise<void> =>
-    expect.poll(() => runtime.output().includes(`"name":"${login.id}/${name}","action":"waiting"`), { message: `the trigger of ${name}`, timeout: 60_000, interval: 100 }).toBe(true);
+    expect
+      .poll(() => runtime.output().includes(`"name":"${login.id}/${name}","action":"waiting"`), {
+        message: `the trigger of ${name}`,
+        timeout: 60_000,
+        interval: 100,
+      })
+      .toBe(true);
   const blobSize = async (name: string): Promise<number | undefined> => {
-    const blob = BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound").getBlobClient(`${login.id}/${name}`);
+    const blob = BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "")
+      .getContainerClient("inbound")
+      .getBlobClient(`${login.id}/${name}`);
     return (await blob.exists()) ? (await blob.getProperties()).contentLength : undefined;
   };
 
@@ -54,7 +66,9 @@ describe("SFTP drop: memory", () => {
     const peak = sampler.stop();
     expect(await blobSize("custodian-positions-large.csv")).toBe(sent);
     const growth = peak - baseline;
-    console.log(`runtime RSS: baseline ${Math.round(baseline / MB)} MB, peak ${Math.round(peak / MB)} MB, growth ${Math.round(growth / MB)} MB for a ${Math.round(sent / MB)} MB file`);
+    console.log(
+      `runtime RSS: baseline ${Math.round(baseline / MB)} MB, peak ${Math.round(peak / MB)} MB, growth ${Math.round(growth / MB)} MB for a ${Math.round(sent / MB)} MB file`,
+    );
     expect(growth).toBeLessThan(100 * MB);
   }, 120_000);
 
@@ -70,7 +84,9 @@ describe("SFTP drop: memory", () => {
     // Either the drop kept up (the file is stored whole) or it gave the upload up (nothing stored).
     if ("sent" in outcome) expect(await blobSize("custodian-positions-flood.csv")).toBe(outcome.sent);
     else expect(await blobSize("custodian-positions-flood.csv")).toBeUndefined();
-    console.log(`runtime RSS under a flood: baseline ${Math.round(baseline / MB)} MB, peak ${Math.round(peak / MB)} MB (${"sent" in outcome ? "stored" : `refused: ${outcome.error}`})`);
+    console.log(
+      `runtime RSS under a flood: baseline ${Math.round(baseline / MB)} MB, peak ${Math.round(peak / MB)} MB (${"sent" in outcome ? "stored" : `refused: ${outcome.error}`})`,
+    );
     expect(peak - baseline).toBeLessThan(100 * MB);
   }, 120_000);
 });

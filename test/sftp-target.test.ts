@@ -12,17 +12,32 @@ describe("SFTP target (the customer's server in tests)", () => {
   const clients: SftpClient[] = [];
 
   beforeAll(async () => {
-    target = await startSftpTarget({ users: [{ username: "acme", password: "s3cret-pass" }, { username: "keyed", publicKeys: [keys.public] }] });
+    target = await startSftpTarget({
+      users: [
+        { username: "acme", password: "s3cret-pass" },
+        { username: "keyed", publicKeys: [keys.public] },
+      ],
+    });
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
     await target?.close();
   });
 
-  const connect = async (credentials: { username: string; password?: string; privateKey?: string }, extra: Record<string, unknown> = {}): Promise<SftpClient> => {
+  const connect = async (
+    credentials: { username: string; password?: string; privateKey?: string },
+    extra: Record<string, unknown> = {},
+  ): Promise<SftpClient> => {
     const client = new SftpClient();
     clients.push(client);
-    await client.connect({ host: "127.0.0.1", port: target.port, retries: 0, readyTimeout: 5_000, ...credentials, ...extra });
+    await client.connect({
+      host: "127.0.0.1",
+      port: target.port,
+      retries: 0,
+      readyTimeout: 5_000,
+      ...credentials,
+      ...extra,
+    });
     return client;
   };
 
@@ -43,7 +58,11 @@ describe("SFTP target (the customer's server in tests)", () => {
     expect(await sftp.realPath("out/../out/daily")).toBe("/out/daily");
     const holdings = await sftp.get("/out/daily/holdings.csv");
     expect(Buffer.isBuffer(holdings) ? holdings.toString("utf8") : holdings).toBe("a,b\n1,2\n");
-    expect(target.operations.filter((o) => o.path.startsWith("/out/daily/")).map((o) => `${o.op} ${o.path}${o.to ? ` → ${o.to}` : ""}`)).toEqual([
+    expect(
+      target.operations
+        .filter((o) => o.path.startsWith("/out/daily/"))
+        .map((o) => `${o.op} ${o.path}${o.to ? ` → ${o.to}` : ""}`),
+    ).toEqual([
       "open-write /out/daily/.holdings.csv.part",
       "close-write /out/daily/.holdings.csv.part",
       "rename /out/daily/.holdings.csv.part → /out/daily/holdings.csv",
@@ -64,18 +83,25 @@ describe("SFTP target (the customer's server in tests)", () => {
     expect(await sftp.exists("/")).toBe("d");
     await expect(connect({ username: "acme", password: "wrong" })).rejects.toThrow(/authentication/i);
     await expect(connect({ username: "nobody", password: "s3cret-pass" })).rejects.toThrow(/authentication/i);
-    await expect(connect({ username: "keyed", privateKey: utils.generateKeyPairSync("ed25519").private })).rejects.toThrow(/authentication/i);
+    await expect(
+      connect({ username: "keyed", privateKey: utils.generateKeyPairSync("ed25519").private }),
+    ).rejects.toThrow(/authentication/i);
   });
 
   it("exposes its host key's fingerprint: a client pinning it connects, one pinning another key is refused", async () => {
     expect(target.hostKeyOpenSshFingerprint).toBe(`SHA256:${target.hostKeyFingerprint.replace(/=+$/, "")}`);
-    const pinned = (expected: string) => ({ hostHash: "sha256", hostVerifier: (hash: string) => Buffer.from(hash, "hex").toString("base64") === expected });
+    const pinned = (expected: string) => ({
+      hostHash: "sha256",
+      hostVerifier: (hash: string) => Buffer.from(hash, "hex").toString("base64") === expected,
+    });
     const ok = await connect({ username: "acme", password: "s3cret-pass" }, pinned(target.hostKeyFingerprint));
     expect(await ok.exists("/")).toBe("d");
     const other = await startSftpTarget({ users: [{ username: "acme", password: "s3cret-pass" }] });
     try {
       expect(other.hostKeyFingerprint).not.toBe(target.hostKeyFingerprint);
-      await expect(connect({ username: "acme", password: "s3cret-pass" }, pinned(other.hostKeyFingerprint))).rejects.toThrow();
+      await expect(
+        connect({ username: "acme", password: "s3cret-pass" }, pinned(other.hostKeyFingerprint)),
+      ).rejects.toThrow();
     } finally {
       await other.close();
     }

@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, call } from "./http";
-import { createPortfolio, createSecurities, imported, importData, listAll, securityRecord, uid, validationDetails } from "./investment-fixtures";
+import {
+  createPortfolio,
+  createSecurities,
+  imported,
+  importData,
+  listAll,
+  securityRecord,
+  uid,
+  validationDetails,
+} from "./investment-fixtures";
 
 let token: string;
 beforeAll(async () => {

@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, useOwnRuntime } from "./http";
-import { createPortfolio, createSecurities, holdingsOf, imported, price, securityRecord, valuedPortfolio, whenValued } from "./investment-fixtures";
+import {
+  createPortfolio,
+  createSecurities,
+  holdingsOf,
+  imported,
+  price,
+  securityRecord,
+  valuedPortfolio,
+  whenValued,
+} from "./investment-fixtures";
 
 useOwnRuntime();
 
@@ -17,7 +26,9 @@ describe("a composite created after its members were valued", () => {
     await imported(token, "prices", { prices: [price(a.isin, "2031-04-01", 12.5), price(b.isin, "2031-04-01", 3.1)] });
     const first = await createPortfolio(token);
     const second = await createPortfolio(token);
-    await imported(token, "positions", { positions: [{ portfolioId: first.id, isin: a.isin, date: "2031-04-01", quantity: 10 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: first.id, isin: a.isin, date: "2031-04-01", quantity: 10 }],
+    });
     await imported(token, "positions", {
       positions: [
         { portfolioId: second.id, isin: a.isin, date: "2031-03-31", quantity: 4 },

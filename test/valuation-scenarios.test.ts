@@ -1,6 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, useOwnRuntime } from "./http";
-import { createPortfolio, createSecurities, eventsWhere, getPortfolio, holdingsOf, imported, price, securityRecord, whenValued, type Holding } from "./investment-fixtures";
+import {
+  createPortfolio,
+  createSecurities,
+  eventsWhere,
+  getPortfolio,
+  holdingsOf,
+  imported,
+  price,
+  securityRecord,
+  whenValued,
+  type Holding,
+} from "./investment-fixtures";
 
 useOwnRuntime();
 
@@ -16,8 +27,26 @@ describe("valuation", () => {
     token = await adminToken();
   });
 
-  const fx = (baseCurrency: string, quoteCurrency: string, date: string, rate: number, source = "wmr") => ({ baseCurrency, quoteCurrency, date, rate, source });
-  const row = (h: Holding) => ({ securityId: h.securityId, quantity: h.quantity, price: h.price, priceDate: h.priceDate, priceType: h.priceType, priceCurrency: h.priceCurrency, fxRate: h.fxRate, fxMethod: h.fxMethod, marketValue: h.marketValue, weight: h.weight, via: h.via });
+  const fx = (baseCurrency: string, quoteCurrency: string, date: string, rate: number, source = "wmr") => ({
+    baseCurrency,
+    quoteCurrency,
+    date,
+    rate,
+    source,
+  });
+  const row = (h: Holding) => ({
+    securityId: h.securityId,
+    quantity: h.quantity,
+    price: h.price,
+    priceDate: h.priceDate,
+    priceType: h.priceType,
+    priceCurrency: h.priceCurrency,
+    fxRate: h.fxRate,
+    fxMethod: h.fxMethod,
+    marketValue: h.marketValue,
+    weight: h.weight,
+    via: h.via,
+  });
 
   it("multi-currency: identity, direct, inverse and USD-cross FX; price choice by date then close > nav > mid", async () => {
     const D = "2025-03-10";
@@ -74,11 +103,71 @@ describe("valuation", () => {
     expect(view).toMatchObject({ portfolioId: portfolio.id, date: D, baseCurrency: "SEK", lookThrough: false });
     expect(view.totalValue).toBe(89426.42);
     expect(view.holdings.map(row)).toEqual([
-      { securityId: id3, quantity: 40, price: 512.5, priceDate: D, priceType: "close", priceCurrency: "DKK", fxRate: 1.5384615385, fxMethod: "inverse", marketValue: 31538.46, weight: 0.35267497, via: undefined },
-      { securityId: id2, quantity: 250, price: 87.6543, priceDate: D, priceType: "mid", priceCurrency: "NOK", fxRate: 0.98765, fxMethod: "direct", marketValue: 21642.94, weight: 0.24201953, via: undefined },
-      { securityId: id4, quantity: 1000, price: 46.3, priceDate: D, priceType: "close", priceCurrency: "CZK", fxRate: 0.4514038877, fxMethod: "cross", marketValue: 20900, weight: 0.23371169, via: undefined },
-      { securityId: id1, quantity: 100, price: 123.45, priceDate: D, priceType: "close", priceCurrency: "SEK", fxRate: 1, fxMethod: "identity", marketValue: 12345, weight: 0.13804645, via: undefined },
-      { securityId: id5, quantity: 3, price: 1000.005, priceDate: "2025-03-08", priceType: "nav", priceCurrency: "SEK", fxRate: 1, fxMethod: "identity", marketValue: 3000.02, weight: 0.03354736, via: undefined },
+      {
+        securityId: id3,
+        quantity: 40,
+        price: 512.5,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "DKK",
+        fxRate: 1.5384615385,
+        fxMethod: "inverse",
+        marketValue: 31538.46,
+        weight: 0.35267497,
+        via: undefined,
+      },
+      {
+        securityId: id2,
+        quantity: 250,
+        price: 87.6543,
+        priceDate: D,
+        priceType: "mid",
+        priceCurrency: "NOK",
+        fxRate: 0.98765,
+        fxMethod: "direct",
+        marketValue: 21642.94,
+        weight: 0.24201953,
+        via: undefined,
+      },
+      {
+        securityId: id4,
+        quantity: 1000,
+        price: 46.3,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "CZK",
+        fxRate: 0.4514038877,
+        fxMethod: "cross",
+        marketValue: 20900,
+        weight: 0.23371169,
+        via: undefined,
+      },
+      {
+        securityId: id1,
+        quantity: 100,
+        price: 123.45,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "SEK",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 12345,
+        weight: 0.13804645,
+        via: undefined,
+      },
+      {
+        securityId: id5,
+        quantity: 3,
+        price: 1000.005,
+        priceDate: "2025-03-08",
+        priceType: "nav",
+        priceCurrency: "SEK",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 3000.02,
+        weight: 0.03354736,
+        via: undefined,
+      },
     ]);
     expect(view.holdings[0]).toMatchObject({ isin: s3.isin, name: s3.name, assetClass: "equity" });
     expect(view.holdings[4]).toMatchObject({ isin: s5.isin, assetClass: "fund" });
@@ -87,7 +176,9 @@ describe("valuation", () => {
     expect(stored.totalValue).toBe(89426.42);
     expect(stored.latestValuationDate).toBe(D);
     const valued = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
-    expect(valued.map((e) => e.data)).toEqual([{ portfolioId: portfolio.id, valuationDate: D, totalValue: 89426.42, currency: "SEK" }]);
+    expect(valued.map((e) => e.data)).toEqual([
+      { portfolioId: portfolio.id, valuationDate: D, totalValue: 89426.42, currency: "SEK" },
+    ]);
 
     // The date selects the latest valuation on or before it.
     expect((await holdingsOf(token, portfolio.id, "date=2025-03-20")).totalValue).toBe(89426.42);
@@ -103,9 +194,15 @@ describe("valuation", () => {
     await whenValued(token, portfolio.id);
     const revalued = await holdingsOf(token, portfolio.id);
     expect(revalued.totalValue).toBe(90019.21);
-    expect(revalued.holdings.find((h) => h.securityId === id3)).toMatchObject({ fxRate: 1.5625, fxMethod: "inverse", marketValue: 32031.25 });
+    expect(revalued.holdings.find((h) => h.securityId === id3)).toMatchObject({
+      fxRate: 1.5625,
+      fxMethod: "inverse",
+      marketValue: 32031.25,
+    });
     expect((await getPortfolio(token, portfolio.id)).totalValue).toBe(90019.21);
-    const totals = (await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).map((e) => e.data.totalValue);
+    const totals = (await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).map(
+      (e) => e.data.totalValue,
+    );
     expect(totals).toEqual([89426.42, 89526.42, 90019.21]);
   });
 
@@ -119,7 +216,11 @@ describe("valuation", () => {
     const sc = securityRecord({ currency: "CHF", assetClass: "bond" });
     const [ida, idb, idc] = await createSecurities(token, [sa, sb, sc]);
     await imported(token, "prices", {
-      prices: [price(sa.isin, D, 100, { currency: "CHF" }), price(sb.isin, D, 25.5, { currency: "PLN" }), price(sc.isin, D, 333.333, { currency: "CHF" })],
+      prices: [
+        price(sa.isin, D, 100, { currency: "CHF" }),
+        price(sb.isin, D, 25.5, { currency: "PLN" }),
+        price(sc.isin, D, 333.333, { currency: "CHF" }),
+      ],
     });
     await imported(token, "fx-rates", { fxRates: [fx("PLN", "CHF", D, 0.2215)] });
     await imported(token, "positions", {
@@ -148,15 +249,56 @@ describe("valuation", () => {
     const view = await holdingsOf(token, composite.id);
     expect(view).toMatchObject({ portfolioId: composite.id, date: D, baseCurrency: "CHF", totalValue: 3070.47 });
     expect(view.holdings.map(row)).toEqual([
-      { securityId: ida, quantity: 15, price: 100, priceDate: D, priceType: "close", priceCurrency: "CHF", fxRate: 1, fxMethod: "identity", marketValue: 1500, weight: 0.48852456, via: undefined },
-      { securityId: idc, quantity: 3, price: 333.333, priceDate: D, priceType: "close", priceCurrency: "CHF", fxRate: 1, fxMethod: "identity", marketValue: 1000, weight: 0.32568304, via: undefined },
-      { securityId: idb, quantity: 101, price: 25.5, priceDate: D, priceType: "close", priceCurrency: "PLN", fxRate: 0.2215, fxMethod: "direct", marketValue: 570.47, weight: 0.1857924, via: undefined },
+      {
+        securityId: ida,
+        quantity: 15,
+        price: 100,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "CHF",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 1500,
+        weight: 0.48852456,
+        via: undefined,
+      },
+      {
+        securityId: idc,
+        quantity: 3,
+        price: 333.333,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "CHF",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 1000,
+        weight: 0.32568304,
+        via: undefined,
+      },
+      {
+        securityId: idb,
+        quantity: 101,
+        price: 25.5,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "PLN",
+        fxRate: 0.2215,
+        fxMethod: "direct",
+        marketValue: 570.47,
+        weight: 0.1857924,
+        via: undefined,
+      },
     ]);
     const stored = await getPortfolio(token, composite.id);
     expect(stored.totalValue).toBe(3070.47);
     expect(stored.latestValuationDate).toBe(D);
     const events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === composite.id);
-    expect(events.at(-1)?.data).toEqual({ portfolioId: composite.id, valuationDate: D, totalValue: 3070.47, currency: "CHF" });
+    expect(events.at(-1)?.data).toEqual({
+      portfolioId: composite.id,
+      valuationDate: D,
+      totalValue: 3070.47,
+      currency: "CHF",
+    });
   });
 
   it("composite: a member's earlier snapshot counts on the composite's later date, whatever the import order", async () => {
@@ -167,12 +309,20 @@ describe("valuation", () => {
     const sy = securityRecord({ currency: "CHF" });
     const [idx, idy] = await createSecurities(token, [sx, sy]);
     await imported(token, "prices", {
-      prices: [price(sx.isin, "2025-07-31", 100, { currency: "CHF" }), price(sy.isin, "2025-07-15", 40, { currency: "CHF" }), price(sy.isin, "2025-07-31", 41, { currency: "CHF" })],
+      prices: [
+        price(sx.isin, "2025-07-31", 100, { currency: "CHF" }),
+        price(sy.isin, "2025-07-15", 40, { currency: "CHF" }),
+        price(sy.isin, "2025-07-31", 41, { currency: "CHF" }),
+      ],
     });
     // C's snapshot of 07-31 first, then D's of 07-15: on 07-31 the composite holds C's 07-31 and
     // D's 07-15 positions (its latest on or before).
-    await imported(token, "positions", { positions: [{ portfolioId: c.id, securityId: idx, date: "2025-07-31", quantity: 2 }] });
-    await imported(token, "positions", { positions: [{ portfolioId: d.id, securityId: idy, date: "2025-07-15", quantity: 10 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: c.id, securityId: idx, date: "2025-07-31", quantity: 2 }],
+    });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: d.id, securityId: idy, date: "2025-07-15", quantity: 10 }],
+    });
     await whenValued(token, c.id, d.id, composite.id);
 
     // 07-31: sx 2 × 100 = 200.00; sy 10 × 41 = 410.00; total 610.00
@@ -213,7 +363,9 @@ describe("valuation", () => {
         price(fas.isin, D, 68.586, { currency: "AUD", type: "nav" }),
       ],
     });
-    await imported(token, "fx-rates", { fxRates: [fx("NZD", "AUD", D, 0.9), fx("AUD", "CAD", D, 0.91), fx("NZD", "CAD", D, 0.819)] });
+    await imported(token, "fx-rates", {
+      fxRates: [fx("NZD", "AUD", D, 0.9), fx("AUD", "CAD", D, 0.91), fx("NZD", "CAD", D, 0.819)],
+    });
     await imported(token, "positions", {
       positions: [
         { portfolioId: fb.id, securityId: id1, date: D, quantity: 1000 },
@@ -243,8 +395,32 @@ describe("valuation", () => {
     const plain = await holdingsOf(token, top.id, "lookThrough=false");
     expect(plain).toMatchObject({ baseCurrency: "CAD", lookThrough: false, totalValue: 36206.63, date: D });
     expect(plain.holdings.map(row)).toEqual([
-      { securityId: idFa, quantity: 500, price: 68.586, priceDate: D, priceType: "nav", priceCurrency: "AUD", fxRate: 0.91, fxMethod: "direct", marketValue: 31206.63, weight: 0.86190375, via: undefined },
-      { securityId: id4, quantity: 100, price: 50, priceDate: D, priceType: "close", priceCurrency: "CAD", fxRate: 1, fxMethod: "identity", marketValue: 5000, weight: 0.13809625, via: undefined },
+      {
+        securityId: idFa,
+        quantity: 500,
+        price: 68.586,
+        priceDate: D,
+        priceType: "nav",
+        priceCurrency: "AUD",
+        fxRate: 0.91,
+        fxMethod: "direct",
+        marketValue: 31206.63,
+        weight: 0.86190375,
+        via: undefined,
+      },
+      {
+        securityId: id4,
+        quantity: 100,
+        price: 50,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "CAD",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 5000,
+        weight: 0.13809625,
+        via: undefined,
+      },
     ]);
     expect(await holdingsOf(token, top.id)).toEqual(plain);
 
@@ -257,16 +433,76 @@ describe("valuation", () => {
     // Children: 20543.25 + 5053.23 + 5610.15 = 31206.63 = fas; total unchanged 36206.63.
     // Weights: 20543.25/36206.63 = 0.56738918, 5610.15/… = 0.15494814, 5053.23/… = 0.13956643, 5000/… = 0.13809625
     const through = await holdingsOf(token, top.id, "lookThrough=true");
-    expect(through).toMatchObject({ portfolioId: top.id, baseCurrency: "CAD", lookThrough: true, totalValue: 36206.63, date: D });
+    expect(through).toMatchObject({
+      portfolioId: top.id,
+      baseCurrency: "CAD",
+      lookThrough: true,
+      totalValue: 36206.63,
+      date: D,
+    });
     expect(through.holdings.map(row)).toEqual([
-      { securityId: id3, quantity: 750, price: 30.1, priceDate: D, priceType: "close", priceCurrency: "AUD", fxRate: 0.91, fxMethod: "direct", marketValue: 20543.25, weight: 0.56738918, via: [idFa] },
-      { securityId: id2, quantity: 100, price: 68.5, priceDate: D, priceType: "close", priceCurrency: "NZD", fxRate: 0.819, fxMethod: "direct", marketValue: 5610.15, weight: 0.15494814, via: [idFa, idFb] },
-      { securityId: id1, quantity: 500, price: 12.34, priceDate: D, priceType: "close", priceCurrency: "NZD", fxRate: 0.819, fxMethod: "direct", marketValue: 5053.23, weight: 0.13956643, via: [idFa, idFb] },
-      { securityId: id4, quantity: 100, price: 50, priceDate: D, priceType: "close", priceCurrency: "CAD", fxRate: 1, fxMethod: "identity", marketValue: 5000, weight: 0.13809625, via: undefined },
+      {
+        securityId: id3,
+        quantity: 750,
+        price: 30.1,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "AUD",
+        fxRate: 0.91,
+        fxMethod: "direct",
+        marketValue: 20543.25,
+        weight: 0.56738918,
+        via: [idFa],
+      },
+      {
+        securityId: id2,
+        quantity: 100,
+        price: 68.5,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "NZD",
+        fxRate: 0.819,
+        fxMethod: "direct",
+        marketValue: 5610.15,
+        weight: 0.15494814,
+        via: [idFa, idFb],
+      },
+      {
+        securityId: id1,
+        quantity: 500,
+        price: 12.34,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "NZD",
+        fxRate: 0.819,
+        fxMethod: "direct",
+        marketValue: 5053.23,
+        weight: 0.13956643,
+        via: [idFa, idFb],
+      },
+      {
+        securityId: id4,
+        quantity: 100,
+        price: 50,
+        priceDate: D,
+        priceType: "close",
+        priceCurrency: "CAD",
+        fxRate: 1,
+        fxMethod: "identity",
+        marketValue: 5000,
+        weight: 0.13809625,
+        via: undefined,
+      },
     ]);
-    const children = through.holdings.filter((h) => h.via?.[0] === idFa).reduce((sum, h) => sum + Math.round((h.marketValue ?? 0) * 100), 0);
+    const children = through.holdings
+      .filter((h) => h.via?.[0] === idFa)
+      .reduce((sum, h) => sum + Math.round((h.marketValue ?? 0) * 100), 0);
     expect(children).toBe(3120663);
-    expect(through.holdings.find((h) => h.securityId === id1)).toMatchObject({ isin: e1.isin, name: e1.name, assetClass: "equity" });
+    expect(through.holdings.find((h) => h.securityId === id1)).toMatchObject({
+      isin: e1.isin,
+      name: e1.name,
+      assetClass: "equity",
+    });
 
     // Fund A looked through on its own: fbs 2343.60 AUD / (26040 NZD × 0.9) = 0.1 of fund B;
     // e1 2343.60 × 12340/26040 = 1110.60 (100 units), e2 × 13700/26040 = 1233.00 (20 units), fx 0.9.

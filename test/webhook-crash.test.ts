@@ -70,12 +70,18 @@ class CountingReceiver {
 async function deliveriesAtRest(dataDir: string): Promise<Map<string, string>> {
   const port = await freePort();
   const standIn = await startDurableStandIn({ port, dir: join(dataDir, "cosmos") });
-  const cosmos = new CosmosClient({ endpoint: `http://127.0.0.1:${port}`, key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+  const cosmos = new CosmosClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    key: COSMOS_KEY,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
   try {
     const { resources } = await cosmos
       .database("investment-data")
       .container("deliveries")
-      .items.query<{ id: string; status: string }>("SELECT c.id, c.status FROM c WHERE c.docType = 'delivery' AND c.event = 'transaction.settled'")
+      .items.query<{ id: string; status: string }>(
+        "SELECT c.id, c.status FROM c WHERE c.docType = 'delivery' AND c.event = 'transaction.settled'",
+      )
       .fetchAll();
     return new Map(resources.map((d) => [d.id, d.status]));
   } finally {
@@ -107,13 +113,25 @@ describe("webhook deliveries across a crash", () => {
     runtimes.push(first);
     let token = await adminToken(first.baseUrl);
     for (let i = 0; i < WEBHOOKS; i++) {
-      const created = await call("POST", "/api/v1/settings/webhooks", { base: first.baseUrl, token, body: { url: receiver.url, events: ["transaction.settled"], secret: newWebhookSecret() } });
+      const created = await call("POST", "/api/v1/settings/webhooks", {
+        base: first.baseUrl,
+        token,
+        body: { url: receiver.url, events: ["transaction.settled"], secret: newWebhookSecret() },
+      });
       expect(created.status, created.text).toBe(201);
     }
-    const portfolio = await call("POST", "/api/v1/portfolios", { base: first.baseUrl, token, body: { code: `WHCRASH-${Date.now()}`, name: "Webhook crash", clientId: "crash", baseCurrency: "EUR" } });
+    const portfolio = await call("POST", "/api/v1/portfolios", {
+      base: first.baseUrl,
+      token,
+      body: { code: `WHCRASH-${Date.now()}`, name: "Webhook crash", clientId: "crash", baseCurrency: "EUR" },
+    });
     expect(portfolio.status, portfolio.text).toBe(201);
     const isin = newIsin();
-    const security = await call("POST", "/api/v1/import/securities", { base: first.baseUrl, token, body: { securities: [{ isin, name: "Webhook crash security", assetClass: "equity", currency: "EUR" }] } });
+    const security = await call("POST", "/api/v1/import/securities", {
+      base: first.baseUrl,
+      token,
+      body: { securities: [{ isin, name: "Webhook crash security", assetClass: "equity", currency: "EUR" }] },
+    });
     expect(security.status, security.text).toBe(200);
 
     // Killed once a third of the deliveries arrived and the import has answered (its events are all
@@ -137,14 +155,19 @@ describe("webhook deliveries across a crash", () => {
       price: 10,
       currency: "EUR",
     }));
-    const reply = await call("POST", "/api/v1/import/transactions", { base: first.baseUrl, token, body: { transactions } });
+    const reply = await call("POST", "/api/v1/import/transactions", {
+      base: first.baseUrl,
+      token,
+      body: { transactions },
+    });
     expect(reply.status, reply.text).toBe(200);
     imported = true;
     killIfDue(receiver.arrivals.size);
     // Left a loop: with vi.waitFor here every delivery arrived before the kill (2 runs of 2), with this loop none did (3 of 3); not yet understood.
     const deadline = Date.now() + 60_000;
     while (killing === undefined) {
-      if (Date.now() > deadline) throw new Error(`only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`only ${receiver.arrivals.size} deliveries arrived:\n${first.output()}`);
       await sleep(20);
     }
     await killing;
@@ -161,9 +184,15 @@ describe("webhook deliveries across a crash", () => {
     runtimes.push(second);
     const restarted = Date.now();
     token = await adminToken(second.baseUrl);
-    const newArrivals = (): number[] => [...receiver.arrivals].filter(([id]) => !arrivedBeforeKill.has(id)).map(([, at]) => at[0] ?? 0);
+    const newArrivals = (): number[] =>
+      [...receiver.arrivals].filter(([id]) => !arrivedBeforeKill.has(id)).map(([, at]) => at[0] ?? 0);
     // Waits up to 45 s from the restart; the assertions below say how far it got.
-    await vi.waitFor(() => expect(receiver.arrivals.size).toBe(DELIVERIES), { timeout: Math.max(0, restarted + 45_000 - Date.now()), interval: 250 }).catch(() => {});
+    await vi
+      .waitFor(() => expect(receiver.arrivals.size).toBe(DELIVERIES), {
+        timeout: Math.max(0, restarted + 45_000 - Date.now()),
+        interval: 250,
+      })
+      .catch(() => {});
     const resumed = newArrivals().sort((a, b) => a - b);
     const summary = `${receiver.arrivals.size} of ${DELIVERIES} delivered; ${arrivedBeforeKill.size} before the kill (${inFlight.size} in flight), ${resumed.length} after the restart, the first ${(((resumed[0] ?? Number.NaN) - restarted) / 1000).toFixed(1)} s after it, the last ${(((resumed.at(-1) ?? Number.NaN) - restarted) / 1000).toFixed(1)} s after it`;
 
@@ -173,14 +202,24 @@ describe("webhook deliveries across a crash", () => {
     expect((resumed.at(-1) ?? Number.POSITIVE_INFINITY) - restarted, summary).toBeLessThan(30_000);
     await sleep(3_000); // any late duplicate shows up by now
     const twice = [...receiver.arrivals].filter(([, at]) => at.length > 1).map(([id]) => id);
-    expect(twice.filter((id) => !inFlight.has(id)), summary).toEqual([]);
+    expect(
+      twice.filter((id) => !inFlight.has(id)),
+      summary,
+    ).toEqual([]);
 
     // The log says what happened: every delivery succeeded, none pending.
     const webhooks = await call("GET", "/api/v1/settings/webhooks?pageSize=10", { base: second.baseUrl, token });
     for (const { id } of webhooks.body.data as { id: string }[]) {
-      const succeeded = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries?status=succeeded&event=transaction.settled&pageSize=1&page=1`, { base: second.baseUrl, token });
+      const succeeded = await call(
+        "GET",
+        `/api/v1/settings/webhooks/${id}/deliveries?status=succeeded&event=transaction.settled&pageSize=1&page=1`,
+        { base: second.baseUrl, token },
+      );
       expect(succeeded.body.pagination.totalItems, summary).toBe(EVENTS);
-      const pending = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries?status=pending&pageSize=1&page=1`, { base: second.baseUrl, token });
+      const pending = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries?status=pending&pageSize=1&page=1`, {
+        base: second.baseUrl,
+        token,
+      });
       expect(pending.body.pagination.totalItems, summary).toBe(0);
     }
   }, 180_000);

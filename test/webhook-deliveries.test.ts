@@ -2,7 +2,15 @@ import { CosmosClient } from "@azure/cosmos";
 import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
-import { COSMOS_KEY, createPortfolio, createSecurities, imported, price, securityRecord, uid } from "./investment-fixtures";
+import {
+  COSMOS_KEY,
+  createPortfolio,
+  createSecurities,
+  imported,
+  price,
+  securityRecord,
+  uid,
+} from "./investment-fixtures";
 import { newWebhookSecret, WebhookReceiver, type Answer } from "./webhook-receiver";
 
 // Retries every second or so (±10% jitter), seven attempts in all; the outbox relay, the reaper and
@@ -40,7 +48,10 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
   async function webhook(r: WebhookReceiver, events: string[]): Promise<string> {
     const secret = newWebhookSecret();
     r.secrets = [secret];
-    const reply = await call("POST", "/api/v1/settings/webhooks", { token, body: { url: r.url, events, secret, description: "delivery test" } });
+    const reply = await call("POST", "/api/v1/settings/webhooks", {
+      token,
+      body: { url: r.url, events, secret, description: "delivery test" },
+    });
     expect(reply.status, reply.text).toBe(201);
     return reply.body.data.id as string;
   }
@@ -49,7 +60,20 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
   async function settledTransaction(portfolioId: string, isin: string): Promise<string> {
     const externalId = uid("T");
     await imported(token, "transactions", {
-      transactions: [{ externalId, portfolioId, isin, type: "buy", status: "settled", tradeDate: "2024-02-01", settlementDate: "2024-02-05", quantity: 3, price: 10, currency: "EUR" }],
+      transactions: [
+        {
+          externalId,
+          portfolioId,
+          isin,
+          type: "buy",
+          status: "settled",
+          tradeDate: "2024-02-01",
+          settlementDate: "2024-02-05",
+          quantity: 3,
+          price: 10,
+          currency: "EUR",
+        },
+      ],
     });
     return externalId;
   }
@@ -63,13 +87,21 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     isin = sec.isin;
   });
 
-  const settledFor = (r: WebhookReceiver) => r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === portfolioId);
-  const deliveryLog = async (webhookId: string, query = "") => (await call("GET", `/api/v1/settings/webhooks/${webhookId}/deliveries${query}`, { token })).body;
+  const settledFor = (r: WebhookReceiver) =>
+    r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === portfolioId);
+  const deliveryLog = async (webhookId: string, query = "") =>
+    (await call("GET", `/api/v1/settings/webhooks/${webhookId}/deliveries${query}`, { token })).body;
 
   it("delivers each of the five events with its documented data, signed, to subscribed webhooks only", async () => {
     const all = await receiver();
     const valuedOnly = await receiver();
-    const allId = await webhook(all, ["refresh_job.completed", "refresh_job.failed", "transaction.settled", "exception.created", "portfolio.valued"]);
+    const allId = await webhook(all, [
+      "refresh_job.completed",
+      "refresh_job.failed",
+      "transaction.settled",
+      "exception.created",
+      "portfolio.valued",
+    ]);
     await webhook(valuedOnly, ["portfolio.valued"]);
 
     // refresh_job.completed and transaction.settled
@@ -78,19 +110,52 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const [secId] = await createSecurities(token, [sec]);
     const externalId = uid("T");
     const job = await imported(token, "transactions", {
-      transactions: [{ externalId, portfolioId: portfolio.id, isin: sec.isin, type: "buy", status: "settled", tradeDate: "2024-01-02", settlementDate: "2024-01-04", quantity: 5, price: 20, currency: "EUR" }],
+      transactions: [
+        {
+          externalId,
+          portfolioId: portfolio.id,
+          isin: sec.isin,
+          type: "buy",
+          status: "settled",
+          tradeDate: "2024-01-02",
+          settlementDate: "2024-01-04",
+          quantity: 5,
+          price: 20,
+          currency: "EUR",
+        },
+      ],
     });
     // exception.created (a price jump of 100%) and portfolio.valued (positions priced on a date)
     await imported(token, "prices", { prices: [price(sec.isin, "2024-01-02", 10), price(sec.isin, "2024-01-03", 20)] });
-    await imported(token, "positions", { positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2024-01-03", quantity: 4 }] });
+    await imported(token, "positions", {
+      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2024-01-03", quantity: 4 }],
+    });
     // refresh_job.failed: a running import whose lease ran out, which the reaper fails
     const jobId = `job_${uid("abandoned")}`;
     const startedAt = new Date(Date.now() - 60_000).toISOString();
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     await cosmos
       .database("investment-data")
       .container("jobs")
-      .items.create({ id: jobId, source: "api", dataType: "prices", feedId: null, fileName: null, status: "running", counts: { received: 7, accepted: 0, rejected: 0 }, errors: [], startedAt, completedAt: null, leaseUntil: new Date(Date.now() - 1000).toISOString(), docType: "job", sortKey: `${startedAt}|${jobId}` });
+      .items.create({
+        id: jobId,
+        source: "api",
+        dataType: "prices",
+        feedId: null,
+        fileName: null,
+        status: "running",
+        counts: { received: 7, accepted: 0, rejected: 0 },
+        errors: [],
+        startedAt,
+        completedAt: null,
+        leaseUntil: new Date(Date.now() - 1000).toISOString(),
+        docType: "job",
+        sortKey: `${startedAt}|${jobId}`,
+      });
     cosmos.dispose();
 
     const find = (event: string, where: (d: Record<string, unknown>) => boolean) =>
@@ -103,15 +168,52 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
         { timeout: 30_000, interval: 100 },
       );
     const completed = await find("refresh_job.completed", (d) => d.jobId === job.jobId);
-    expect(completed.envelope.data).toEqual({ jobId: job.jobId, source: "api", dataType: "transactions", counts: { received: 1, accepted: 1, rejected: 0 }, startedAt: iso, completedAt: iso });
+    expect(completed.envelope.data).toEqual({
+      jobId: job.jobId,
+      source: "api",
+      dataType: "transactions",
+      counts: { received: 1, accepted: 1, rejected: 0 },
+      startedAt: iso,
+      completedAt: iso,
+    });
     const settled = await find("transaction.settled", (d) => d.portfolioId === portfolio.id);
-    expect(settled.envelope.data).toEqual({ transactionId: expect.any(String), portfolioId: portfolio.id, securityId: secId, settlementDate: "2024-01-04", quantity: 5, netAmount: expect.any(Number), currency: "EUR" });
-    const exception = await find("exception.created", (d) => d.type === "PRICE_JUMP" && JSON.stringify(d.entity).includes(sec.isin));
-    expect(exception.envelope.data).toMatchObject({ exceptionId: expect.any(String), type: "PRICE_JUMP", severity: expect.any(String), message: expect.any(String), entity: expect.any(Object) });
+    expect(settled.envelope.data).toEqual({
+      transactionId: expect.any(String),
+      portfolioId: portfolio.id,
+      securityId: secId,
+      settlementDate: "2024-01-04",
+      quantity: 5,
+      netAmount: expect.any(Number),
+      currency: "EUR",
+    });
+    const exception = await find(
+      "exception.created",
+      (d) => d.type === "PRICE_JUMP" && JSON.stringify(d.entity).includes(sec.isin),
+    );
+    expect(exception.envelope.data).toMatchObject({
+      exceptionId: expect.any(String),
+      type: "PRICE_JUMP",
+      severity: expect.any(String),
+      message: expect.any(String),
+      entity: expect.any(Object),
+    });
     const valued = await find("portfolio.valued", (d) => d.portfolioId === portfolio.id);
-    expect(valued.envelope.data).toEqual({ portfolioId: portfolio.id, valuationDate: "2024-01-03", totalValue: 80, currency: "EUR" });
+    expect(valued.envelope.data).toEqual({
+      portfolioId: portfolio.id,
+      valuationDate: "2024-01-03",
+      totalValue: 80,
+      currency: "EUR",
+    });
     const failed = await find("refresh_job.failed", (d) => d.jobId === jobId);
-    expect(failed.envelope.data).toMatchObject({ jobId, source: "api", dataType: "prices", counts: { received: 7, accepted: 0, rejected: 0 }, startedAt, completedAt: iso, error: expect.anything() });
+    expect(failed.envelope.data).toMatchObject({
+      jobId,
+      source: "api",
+      dataType: "prices",
+      counts: { received: 7, accepted: 0, rejected: 0 },
+      startedAt,
+      completedAt: iso,
+      error: expect.anything(),
+    });
 
     for (const r of [completed, settled, exception, valued, failed]) {
       expect(r.verifiedWith).toEqual(all.secrets);
@@ -121,8 +223,15 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       expect(r.headers["content-type"]).toMatch(/^application\/json/);
     }
     // The other webhook hears only portfolio.valued.
-    await expect.poll(() => valuedOnly.of("portfolio.valued").some((r) => r.envelope.data.portfolioId === portfolio.id), { timeout: 10_000, interval: 100 }).toBe(true);
-    expect(new Set(valuedOnly.received.map((r) => r.envelope.event))).toEqual(new Set(["webhook.test", "portfolio.valued"]));
+    await expect
+      .poll(() => valuedOnly.of("portfolio.valued").some((r) => r.envelope.data.portfolioId === portfolio.id), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(true);
+    expect(new Set(valuedOnly.received.map((r) => r.envelope.event))).toEqual(
+      new Set(["webhook.test", "portfolio.valued"]),
+    );
     // Every delivery to the first webhook is logged as succeeded.
     const log = await deliveryLog(allId, "?pageSize=200");
     expect(log.data.length).toBeGreaterThanOrEqual(5);
@@ -131,7 +240,12 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
   it("retries a failing endpoint with the same webhook-id and body until it answers 2xx", async () => {
     const r = await receiver();
     const id = await webhook(r, ["transaction.settled"]);
-    r.answer = (envelope, received) => ({ status: envelope.event === "transaction.settled" && received.filter((x) => x.envelope.id === envelope.id).length <= 2 ? 500 : 200 });
+    r.answer = (envelope, received) => ({
+      status:
+        envelope.event === "transaction.settled" && received.filter((x) => x.envelope.id === envelope.id).length <= 2
+          ? 500
+          : 200,
+    });
     await settledTransaction(portfolioId, isin);
     await expect.poll(() => settledFor(r).length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(3);
     const attempts = settledFor(r);
@@ -147,7 +261,15 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       },
       { timeout: 20_000, interval: 100 },
     );
-    expect(detail).toMatchObject({ id: deliveryId, webhookId: id, event: "transaction.settled", status: "succeeded", attempts: 3, lastAttempt: { statusCode: 200 }, completedAt: iso });
+    expect(detail).toMatchObject({
+      id: deliveryId,
+      webhookId: id,
+      event: "transaction.settled",
+      status: "succeeded",
+      attempts: 3,
+      lastAttempt: { statusCode: 200 },
+      completedAt: iso,
+    });
     expect(detail.attemptLog.map((a: { statusCode?: number }) => a.statusCode)).toEqual([500, 500, 200]);
     expect(detail).not.toHaveProperty("nextAttemptAt");
     expect(detail).not.toHaveProperty("payload");
@@ -172,7 +294,8 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       expect(d.status).toBe("succeeded");
       expect(d.attempts).toBeGreaterThan(1);
     }
-    const one = (await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}`, { token })).body.data;
+    const one = (await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}`, { token })).body
+      .data;
     expect(one.attemptLog[0].statusCode).toBeUndefined();
     expect(one.attemptLog[0].error).toEqual(expect.any(String));
   }, 40_000);
@@ -198,7 +321,9 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     await sleep(3000); // waits to show that nothing is sent to the disabled webhook
     expect(settledFor(r)).toHaveLength(1);
     // A disabled webhook's failed delivery is not retried until it is enabled again.
-    expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}/retry`, { token })).status).toBe(409);
+    expect(
+      (await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${log.data[0].id}/retry`, { token })).status,
+    ).toBe(409);
   }, 30_000);
 
   it("a redirect is a failed attempt and is never followed; Retry-After is honoured", async () => {
@@ -293,7 +418,9 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       { timeout: 10_000, interval: 100 },
     );
     expect(done).toMatchObject({ id: failed.id, attempts: 8, lastAttempt: { statusCode: 200 } });
-    expect((await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token })).status).toBe(409);
+    expect(
+      (await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${failed.id}/retry`, { token })).status,
+    ).toBe(409);
   }, 40_000);
 
   it("a pending delivery whose queue message was lost is sent by the sweep; a deleted webhook's pending deliveries stop", async () => {
@@ -302,10 +429,34 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     // A delivery recorded as due 10 s ago with no message on the queue (lost, or the process died in between).
     const deliveryId = `msg_lost_${uid("d")}`;
     const createdAt = new Date(Date.now() - 10_000).toISOString();
-    const payload = JSON.stringify({ id: deliveryId, event: "transaction.settled", timestamp: createdAt, data: { transactionId: "lost" } });
-    const cosmos = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const payload = JSON.stringify({
+      id: deliveryId,
+      event: "transaction.settled",
+      timestamp: createdAt,
+      data: { transactionId: "lost" },
+    });
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const deliveries = cosmos.database("investment-data").container("deliveries");
-    await deliveries.items.create({ id: deliveryId, webhookId: id, eventId: "evt_lost", event: "transaction.settled", status: "pending", attempts: 0, nextAttemptAt: createdAt, createdAt, attemptLog: [], payload, eventTimestamp: createdAt, scheduleOffset: 0, docType: "delivery", sortKey: `${createdAt}|${deliveryId}` });
+    await deliveries.items.create({
+      id: deliveryId,
+      webhookId: id,
+      eventId: "evt_lost",
+      event: "transaction.settled",
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: createdAt,
+      createdAt,
+      attemptLog: [],
+      payload,
+      eventTimestamp: createdAt,
+      scheduleOffset: 0,
+      docType: "delivery",
+      sortKey: `${createdAt}|${deliveryId}`,
+    });
     const got = await vi.waitFor(
       () => {
         const delivery = r.received.find((x) => x.headers["webhook-id"] === deliveryId);
@@ -320,7 +471,12 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     // Receiver down: the next delivery stays pending; the webhook is deleted; back up, nothing arrives.
     await r.down();
     await settledTransaction(portfolioId, isin);
-    await expect.poll(async () => (await deliveryLog(id, "?status=pending&event=transaction.settled")).data.length, { timeout: 10_000, interval: 100 }).toBe(1);
+    await expect
+      .poll(async () => (await deliveryLog(id, "?status=pending&event=transaction.settled")).data.length, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(1);
     expect((await call("DELETE", `/api/v1/settings/webhooks/${id}`, { token })).status).toBe(204);
     await r.up();
     await sleep(4000); // waits to show that nothing is sent for the deleted webhook
@@ -332,14 +488,23 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const r = await receiver();
     await webhook(r, ["transaction.settled"]);
     const at = new Date().toISOString();
-    const envelopes = [1, 2, 3].map((n) => ({ id: `evt_batch_${uid("e")}_${n}`, event: "transaction.settled", timestamp: at, data: { transactionId: `batch-${n}`, portfolioId: "batch" } }));
+    const envelopes = [1, 2, 3].map((n) => ({
+      id: `evt_batch_${uid("e")}_${n}`,
+      event: "transaction.settled",
+      timestamp: at,
+      data: { transactionId: `batch-${n}`, portfolioId: "batch" },
+    }));
     const events = QueueServiceClient.fromConnectionString(storageConnectionString()).getQueueClient("events");
     await events.sendMessage(Buffer.from(JSON.stringify(envelopes)).toString("base64"));
     await events.sendMessage(Buffer.from(JSON.stringify(envelopes[0])).toString("base64")); // a repeat of one of them
     const batch = () => r.of("transaction.settled").filter((x) => x.envelope.data.portfolioId === "batch");
     await expect.poll(() => batch().length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(3);
     await sleep(2000); // waits to show that the repeated envelope is not delivered again
-    expect(batch().map((x) => x.envelope.data.transactionId).sort()).toEqual(["batch-1", "batch-2", "batch-3"]);
+    expect(
+      batch()
+        .map((x) => x.envelope.data.transactionId)
+        .sort(),
+    ).toEqual(["batch-1", "batch-2", "batch-3"]);
     expect(batch().every((x) => x.verifiedWith.length === 1)).toBe(true);
   }, 30_000);
 
@@ -348,7 +513,15 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     const id = await webhook(r, ["transaction.settled"]);
     const reply = await call("POST", `/api/v1/settings/webhooks/${id}/test`, { token });
     expect(reply.status).toBe(200);
-    expect(reply.body.data).toMatchObject({ webhookId: id, event: "webhook.test", status: "succeeded", attempts: 1, lastAttempt: { statusCode: 200, durationMs: expect.any(Number), at: iso }, createdAt: iso, completedAt: iso });
+    expect(reply.body.data).toMatchObject({
+      webhookId: id,
+      event: "webhook.test",
+      status: "succeeded",
+      attempts: 1,
+      lastAttempt: { statusCode: 200, durationMs: expect.any(Number), at: iso },
+      createdAt: iso,
+      completedAt: iso,
+    });
     const test = r.received.find((x) => x.envelope.id === reply.body.data.id);
     expect(test?.envelope).toMatchObject({ event: "webhook.test", data: { webhookId: id } });
     expect(test?.verifiedWith).toEqual(r.secrets);
@@ -356,8 +529,15 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     await settledTransaction(portfolioId, isin);
     await settledTransaction(portfolioId, isin);
     await expect.poll(() => settledFor(r).length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(2);
-    await expect.poll(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length, { timeout: 10_000, interval: 100 }).toBe(2);
-    expect((await deliveryLog(id, "?event=webhook.test")).data.map((d: { id: string }) => d.id)).toEqual([reply.body.data.id]);
+    await expect
+      .poll(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(2);
+    expect((await deliveryLog(id, "?event=webhook.test")).data.map((d: { id: string }) => d.id)).toEqual([
+      reply.body.data.id,
+    ]);
     expect((await deliveryLog(id, "?status=pending")).data).toEqual([]);
     const first = await deliveryLog(id, "?pageSize=1&cursor=");
     expect(first.error.code).toBe("INVALID_REQUEST");
@@ -394,7 +574,9 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(status);
       expect(reply.body.error.code).toEqual(expect.any(String));
     }
-    expect((await call("POST", `/api/v1/settings/webhooks/${id}/test`, { token, body: "{not json" })).status).toBeLessThan(500);
+    expect(
+      (await call("POST", `/api/v1/settings/webhooks/${id}/test`, { token, body: "{not json" })).status,
+    ).toBeLessThan(500);
     expect((await call("GET", `/api/v1/settings/webhooks/${id}/deliveries`)).status).toBe(401);
   }, 20_000);
 });

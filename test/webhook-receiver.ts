@@ -97,7 +97,8 @@ export class WebhookReceiver {
   /** How many times each webhook-id arrived. */
   countsById(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const r of this.received) counts.set(String(r.headers["webhook-id"]), (counts.get(String(r.headers["webhook-id"])) ?? 0) + 1);
+    for (const r of this.received)
+      counts.set(String(r.headers["webhook-id"]), (counts.get(String(r.headers["webhook-id"])) ?? 0) + 1);
     return counts;
   }
 }

@@ -33,12 +33,18 @@ describe("System settings › webhooks (real receivers, signatures checked with 
   }
 
   const create = (body: unknown): Promise<Reply> => call("POST", BASE, { token, body });
-  const total = async (): Promise<number> => (await call("GET", `${BASE}?pageSize=200`, { token })).body.pagination.totalItems as number;
-  const verify = (secret: string, r: Received): unknown => new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+  const total = async (): Promise<number> =>
+    (await call("GET", `${BASE}?pageSize=200`, { token })).body.pagination.totalItems as number;
+  const verify = (secret: string, r: Received): unknown =>
+    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
 
   it("creates a webhook after the URL accepted a signed webhook.test, and shows the generated secret once", async () => {
     const r = await receiver();
-    const reply = await create({ url: r.url, events: ["portfolio.valued", "exception.created"], description: "BI sync" });
+    const reply = await create({
+      url: r.url,
+      events: ["portfolio.valued", "exception.created"],
+      description: "BI sync",
+    });
     expect(reply.status, reply.text).toBe(201);
     const data = reply.body.data;
     expect(data).toEqual({
@@ -56,7 +62,12 @@ describe("System settings › webhooks (real receivers, signatures checked with 
 
     expect(r.received).toHaveLength(1);
     const test = r.received[0]!;
-    expect(verify(data.secret, test)).toEqual({ id: test.headers["webhook-id"], event: "webhook.test", timestamp: iso, data: { webhookId: data.id } });
+    expect(verify(data.secret, test)).toEqual({
+      id: test.headers["webhook-id"],
+      event: "webhook.test",
+      timestamp: iso,
+      data: { webhookId: data.id },
+    });
     expect(test.headers["webhook-timestamp"]).toMatch(/^\d{10}$/);
 
     const got = await call("GET", `${BASE}/${data.id}`, { token });
@@ -80,8 +91,16 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     expect(reply.body.data.secret).toBe(secret);
     expect(r.received[0]?.verifiedWith).toEqual([secret]);
 
-    const client = new CosmosClient({ endpoint: cosmosEndpoint(), key: COSMOS_KEY, connectionPolicy: { enableEndpointDiscovery: false } });
-    const { resource } = await client.database("investment-data").container("settings").item(reply.body.data.id, "webhook").read();
+    const client = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const { resource } = await client
+      .database("investment-data")
+      .container("settings")
+      .item(reply.body.data.id, "webhook")
+      .read();
     expect(resource).toMatchObject({ id: reply.body.data.id, kind: "webhook", url: r.url });
     const stored = JSON.stringify(resource);
     expect(stored).not.toContain(secret);
@@ -91,7 +110,11 @@ describe("System settings › webhooks (real receivers, signatures checked with 
 
   it.each([
     ["a 500", { status: 500 }, /the endpoint answered 500/],
-    ["a redirect", { status: 302, headers: { Location: "https://example.com/" } }, /answered 302 \(a redirect, which is not followed\)/],
+    [
+      "a redirect",
+      { status: 302, headers: { Location: "https://example.com/" } },
+      /answered 302 \(a redirect, which is not followed\)/,
+    ],
     ["410 Gone", { status: 410 }, /the endpoint answered 410/],
   ])("refuses a URL answering %s with 422 on url and saves nothing", async (_what, answer, message) => {
     const r = await receiver(() => answer);
@@ -110,15 +133,29 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     await r.down();
     const reply = await create({ url, events: ["portfolio.valued"] });
     expect(reply.status).toBe(422);
-    expect(reply.body.error.details).toEqual([{ field: "url", message: expect.stringMatching(/connection was refused/) }]);
+    expect(reply.body.error.details).toEqual([
+      { field: "url", message: expect.stringMatching(/connection was refused/) },
+    ]);
   });
 
   it.each([
     ["no events", { url: "https://example.com/", events: [] }, "events"],
     ["an unknown event", { url: "https://example.com/", events: ["portfolio.deleted"] }, "events[0]"],
     ["a repeated event", { url: "https://example.com/", events: ["portfolio.valued", "portfolio.valued"] }, "events"],
-    ["a secret without whsec_", { url: "https://example.com/", events: ["portfolio.valued"], secret: randomBytes(32).toString("base64") }, "secret"],
-    ["a secret too short", { url: "https://example.com/", events: ["portfolio.valued"], secret: `whsec_${randomBytes(16).toString("base64")}` }, "secret"],
+    [
+      "a secret without whsec_",
+      { url: "https://example.com/", events: ["portfolio.valued"], secret: randomBytes(32).toString("base64") },
+      "secret",
+    ],
+    [
+      "a secret too short",
+      {
+        url: "https://example.com/",
+        events: ["portfolio.valued"],
+        secret: `whsec_${randomBytes(16).toString("base64")}`,
+      },
+      "secret",
+    ],
     ["a URL that is not one", { url: "hooks", events: ["portfolio.valued"] }, "url"],
     ["an ftp URL", { url: "ftp://example.com/", events: ["portfolio.valued"] }, "url"],
     ["an unknown field", { url: "https://example.com/", events: ["portfolio.valued"], status: "enabled" }, "body"],
@@ -131,12 +168,19 @@ describe("System settings › webhooks (real receivers, signatures checked with 
   });
 
   it("answers malformed requests, unknown ids and other scopes in the error shape", async () => {
-    expect((await call("POST", BASE, { token, body: "not json", headers: { "Content-Type": "application/json" } })).status).toBe(400);
+    expect(
+      (await call("POST", BASE, { token, body: "not json", headers: { "Content-Type": "application/json" } })).status,
+    ).toBe(400);
     expect((await call("POST", BASE, { token, body: "[]" })).status).toBe(400);
     const missing = await call("GET", `${BASE}/wh_missing`, { token });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("NOT_FOUND");
-    for (const [method, path] of [["GET", `${BASE}/bad%25id`], ["PATCH", `${BASE}/%20x`], ["DELETE", `${BASE}/a%5Cb`], ["POST", `${BASE}/a%23b/rotate-secret`]] as const) {
+    for (const [method, path] of [
+      ["GET", `${BASE}/bad%25id`],
+      ["PATCH", `${BASE}/%20x`],
+      ["DELETE", `${BASE}/a%5Cb`],
+      ["POST", `${BASE}/a%23b/rotate-secret`],
+    ] as const) {
       const reply = await call(method, path, { token, ...(method === "PATCH" ? { body: { description: "x" } } : {}) });
       expect(reply.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
       expect(reply.status, `${method} ${path}`).toBeLessThan(500);
@@ -151,7 +195,14 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     expect(deep.body.error.details).toEqual([{ field: "page", message: expect.any(String) }]);
     const reader = await newClient(token, ["api.read", "api.write"]);
     expect((await call("GET", BASE, { token: reader.token })).status).toBe(403);
-    expect((await call("POST", BASE, { token: reader.token, body: { url: "https://example.com/", events: ["portfolio.valued"] } })).status).toBe(403);
+    expect(
+      (
+        await call("POST", BASE, {
+          token: reader.token,
+          body: { url: "https://example.com/", events: ["portfolio.valued"] },
+        })
+      ).status,
+    ).toBe(403);
     expect((await call("GET", BASE)).status).toBe(401);
   });
 
@@ -177,12 +228,21 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     expect(second.received[0]?.verifiedWith).toEqual([secret]);
     expect(second.received[0]?.envelope).toMatchObject({ event: "webhook.test", data: { webhookId: id } });
 
-    const changed = await call("PATCH", `${BASE}/${id}`, { token, body: { events: ["refresh_job.completed", "refresh_job.failed"], description: "jobs", status: "disabled" } });
+    const changed = await call("PATCH", `${BASE}/${id}`, {
+      token,
+      body: { events: ["refresh_job.completed", "refresh_job.failed"], description: "jobs", status: "disabled" },
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body.data).toMatchObject({ events: ["refresh_job.completed", "refresh_job.failed"], description: "jobs", status: "disabled" });
+    expect(changed.body.data).toMatchObject({
+      events: ["refresh_job.completed", "refresh_job.failed"],
+      description: "jobs",
+      status: "disabled",
+    });
     expect(changed.body.data.updatedAt >= created.updatedAt).toBe(true);
     expect(second.received).toHaveLength(1); // no new URL, no test event
-    expect((await call("PATCH", `${BASE}/${id}`, { token, body: { status: "enabled", description: null } })).body.data).toMatchObject({ status: "enabled", description: null });
+    expect(
+      (await call("PATCH", `${BASE}/${id}`, { token, body: { status: "enabled", description: null } })).body.data,
+    ).toMatchObject({ status: "enabled", description: null });
 
     expect((await call("PATCH", `${BASE}/${id}`, { token, body: {} })).status).toBe(422);
     expect((await call("PATCH", `${BASE}/${id}`, { token, body: { events: ["nope"] } })).status).toBe(422);
@@ -216,7 +276,9 @@ describe("System settings › webhooks (real receivers, signatures checked with 
     expect(deleted.text).toBe("");
     expect((await call("GET", `${BASE}/${id}`, { token })).status).toBe(404);
     expect((await call("DELETE", `${BASE}/${id}`, { token })).status).toBe(404);
-    expect((await call("GET", `${BASE}?pageSize=200`, { token })).body.data.map((w: { id: string }) => w.id)).not.toContain(id);
+    expect(
+      (await call("GET", `${BASE}?pageSize=200`, { token })).body.data.map((w: { id: string }) => w.id),
+    ).not.toContain(id);
   });
 
   it("pages the list", async () => {

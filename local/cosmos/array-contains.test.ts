@@ -2,7 +2,6 @@ import query from "@zeit/cosmosdb-query";
 import { describe, expect, it } from "vitest";
 import { installArrayContains, startQuery } from "./array-contains";
 
- 
 const builtins = require("@zeit/cosmosdb-query/lib/builtin-functions") as Record<
   string,
   (...args: unknown[]) => unknown

@@ -59,7 +59,7 @@ export function installChangeFeed(Documents: new (...args: unknown[]) => object)
   if (installed) return;
   installed = true;
   const proto = Documents.prototype as StandInDocuments;
-   
+
   const { _set: set, delete: del } = proto;
 
   proto._set = function (this: StandInDocuments, data: Doc): Doc {

@@ -50,11 +50,17 @@ function prepare(): () => StandInAccount {
  */
 function assertQueryEnginePatched(): void {
   if (query("SELECT * FROM c").code.includes("[...$")) {
-    throw new Error("@zeit/cosmosdb-query is not patched (its FROM clause is quadratic); run `npm ci` so that patch-package applies patches/");
+    throw new Error(
+      "@zeit/cosmosdb-query is not patched (its FROM clause is quadratic); run `npm ci` so that patch-package applies patches/",
+    );
   }
 }
 
-export async function startDurableStandIn(options: { port: number; dir: string; host?: string }): Promise<DurableStandIn> {
+export async function startDurableStandIn(options: {
+  port: number;
+  dir: string;
+  host?: string;
+}): Promise<DurableStandIn> {
   const account = prepare();
   const server = createHttpServer({ keepAlive: true });
   const [standIn] = server.listeners("request") as RequestHandler[];

@@ -15,7 +15,18 @@ export type JournalEntry =
   | { op: "put"; db: string; coll: string; doc: Doc; lsn?: number; ts?: number }
   | { op: "del"; db: string; coll: string; id: string; pk: unknown };
 
-const SYSTEM = ["_rid", "_self", "_etag", "_ts", "_attachments", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"];
+const SYSTEM = [
+  "_rid",
+  "_self",
+  "_etag",
+  "_ts",
+  "_attachments",
+  "_docs",
+  "_sprocs",
+  "_triggers",
+  "_udfs",
+  "_conflicts",
+];
 
 /** A resource without the system properties the stand-in assigns again when it is stored. */
 export function strip(value: Doc): Doc {

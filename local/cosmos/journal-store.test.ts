@@ -14,7 +14,11 @@ describe("the durable stand-in across restarts", () => {
 
   const start = async (): Promise<Container> => {
     standIn = await startDurableStandIn({ port: 0, dir });
-    client = new CosmosClient({ endpoint: `http://127.0.0.1:${standIn.port}`, key: KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    client = new CosmosClient({
+      endpoint: `http://127.0.0.1:${standIn.port}`,
+      key: KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
     const { database } = await client.databases.createIfNotExists({ id: "unit" });
     return (await database.containers.createIfNotExists({ id: "things", partitionKey: { paths: ["/pk"] } })).container;
   };
@@ -38,9 +42,13 @@ describe("the durable stand-in across restarts", () => {
     expect(after?._etag).toBe(before?._etag);
     expect(after?._rid).toBe(before?._rid);
     // A write made with an etag read before the restart still succeeds.
-    await things.item("a3", "p").replace({ id: "a3", pk: "p", v: 1 }, { accessCondition: { type: "IfMatch", condition: before?._etag ?? "" } });
+    await things
+      .item("a3", "p")
+      .replace({ id: "a3", pk: "p", v: 1 }, { accessCondition: { type: "IfMatch", condition: before?._etag ?? "" } });
     for (let i = 0; i < 5; i++) await things.items.create({ id: `b${i}`, pk: "p" });
-    const { resources } = await things.items.query<string>("SELECT VALUE c.id FROM c", { partitionKey: "p" }).fetchAll();
+    const { resources } = await things.items
+      .query<string>("SELECT VALUE c.id FROM c", { partitionKey: "p" })
+      .fetchAll();
     expect(resources.sort()).toEqual(["a0", "a1", "a2", "a3", "a4", "b0", "b1", "b2", "b3", "b4"]);
     await stop();
 

@@ -3,7 +3,20 @@
  * journal (every acknowledged write after it), both JSON lines. Restore replays the newest snapshot and
  * the journals after it into the stand-in's memory; a snapshot starts the next generation.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync, appendFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  appendFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { apply, snapshotEntries, type JournalEntry } from "./journal-entries";
 import type { StandInAccount } from "./stand-in-internals";
@@ -70,7 +83,8 @@ export class JournalStore {
     const snapshot = [...files].reverse().find((f) => f.kind === "snapshot");
     let journalled = 0;
     for (const file of files) {
-      if (snapshot !== undefined && (file.gen < snapshot.gen || (file.kind === "snapshot" && file !== snapshot))) continue;
+      if (snapshot !== undefined && (file.gen < snapshot.gen || (file.kind === "snapshot" && file !== snapshot)))
+        continue;
       forEachLine(file.path, (line) => {
         let entry: JournalEntry;
         try {

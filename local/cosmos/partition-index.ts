@@ -104,9 +104,23 @@ export function partitionItems(documents: StandInDocuments, partition: string): 
  * that shape: no OR, NOT, JOIN or conditional anywhere, so the WHERE clause is a conjunction and the
  * condition holds for every row it returns; the engine still evaluates the whole query over the view.
  */
-export function namedById(documents: StandInDocuments, params: unknown, partition: string, items: ReadonlyMap<string, StandInItem>): Map<string, StandInItem> | undefined {
-  const { query: sql, parameters } = (params ?? {}) as { query?: unknown; parameters?: { name?: unknown; value?: unknown }[] };
-  if (partition === NO_DOCUMENTS || typeof sql !== "string" || !/\bFROM\s+c\b/i.test(sql) || /\b(OR|NOT|JOIN|IIF)\b|\?/i.test(sql)) return undefined;
+export function namedById(
+  documents: StandInDocuments,
+  params: unknown,
+  partition: string,
+  items: ReadonlyMap<string, StandInItem>,
+): Map<string, StandInItem> | undefined {
+  const { query: sql, parameters } = (params ?? {}) as {
+    query?: unknown;
+    parameters?: { name?: unknown; value?: unknown }[];
+  };
+  if (
+    partition === NO_DOCUMENTS ||
+    typeof sql !== "string" ||
+    !/\bFROM\s+c\b/i.test(sql) ||
+    /\b(OR|NOT|JOIN|IIF)\b|\?/i.test(sql)
+  )
+    return undefined;
   const match = /\bWHERE\b[\s\S]*\bARRAY_CONTAINS\(\s*(@\w+)\s*,\s*c\.id\s*\)/i.exec(sql);
   const ids = match === null ? undefined : parameters?.find((p) => p.name === match[1])?.value;
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) return undefined;

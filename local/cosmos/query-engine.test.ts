@@ -16,7 +16,11 @@ const run = (sql: string, parameters: { name: string; value: unknown }[] = []): 
 
 describe("@zeit/cosmosdb-query as patched (patches/@zeit+cosmosdb-query+0.7.2.patch)", () => {
   it("compiles FROM and JOIN without copying the accumulator per document", () => {
-    for (const sql of ["SELECT * FROM c", "SELECT c.id, m FROM c JOIN m IN c.memberIds", "SELECT f.id, x FROM f JOIN f.memberIds x"]) {
+    for (const sql of [
+      "SELECT * FROM c",
+      "SELECT c.id, m FROM c JOIN m IN c.memberIds",
+      "SELECT f.id, x FROM f JOIN f.memberIds x",
+    ]) {
       expect(query(sql).code).not.toContain("[...$");
     }
   });
@@ -37,18 +41,28 @@ describe("@zeit/cosmosdb-query as patched (patches/@zeit+cosmosdb-query+0.7.2.pa
   });
 
   it("EXISTS over a subquery", () => {
-    const rows = run("SELECT VALUE c.id FROM c WHERE EXISTS(SELECT VALUE m FROM m IN c.memberIds WHERE ARRAY_CONTAINS(@ids, m))", [{ name: "@ids", value: ["m2"] }]);
+    const rows = run(
+      "SELECT VALUE c.id FROM c WHERE EXISTS(SELECT VALUE m FROM m IN c.memberIds WHERE ARRAY_CONTAINS(@ids, m))",
+      [{ name: "@ids", value: ["m2"] }],
+    );
     expect(rows).toEqual(docs.filter((d) => d.memberIds.includes("m2")).map((d) => d.id));
   });
 
   it("TOP with ORDER BY, and COUNT", () => {
-    const top = run("SELECT TOP 1 * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC", [
-      { name: "@s", value: "s2" },
-      { name: "@d", value: "2024-01-10" },
-    ]);
-    const expected = docs.filter((d) => d.securityId === "s2" && d.docType === "price" && d.date <= "2024-01-10").sort((a, b) => (a.id < b.id ? 1 : -1))[0];
+    const top = run(
+      "SELECT TOP 1 * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date <= @d ORDER BY c.id DESC",
+      [
+        { name: "@s", value: "s2" },
+        { name: "@d", value: "2024-01-10" },
+      ],
+    );
+    const expected = docs
+      .filter((d) => d.securityId === "s2" && d.docType === "price" && d.date <= "2024-01-10")
+      .sort((a, b) => (a.id < b.id ? 1 : -1))[0];
     expect(top).toEqual([expected]);
-    expect(run("SELECT VALUE COUNT(1) FROM c WHERE c.securityId = 's2'")).toEqual([docs.filter((d) => d.securityId === "s2").length]);
+    expect(run("SELECT VALUE COUNT(1) FROM c WHERE c.securityId = 's2'")).toEqual([
+      docs.filter((d) => d.securityId === "s2").length,
+    ]);
   });
 
   it("a result with many rows keeps them all (undefined array elements still dropped)", () => {

@@ -26,7 +26,13 @@ function partitionValue(header: string | string[] | undefined): unknown {
 }
 
 /** The journal entries for one acknowledged request (none for reads and queries). */
-function journalEntries(req: IncomingMessage, requestBody: Buffer, status: number, responseBody: string, versionOf: VersionOf): JournalEntry[] {
+function journalEntries(
+  req: IncomingMessage,
+  requestBody: Buffer,
+  status: number,
+  responseBody: string,
+  versionOf: VersionOf,
+): JournalEntry[] {
   const match = DOCS.exec(req.url ?? "");
   if (match === null || status < 200 || status > 299) return [];
   const db = decodeURIComponent(match[1] ?? "");
@@ -49,8 +55,16 @@ function journalEntries(req: IncomingMessage, requestBody: Buffer, status: numbe
     results.forEach((result, i) => {
       const op = ops[i];
       if (op === undefined || result.statusCode === undefined || result.statusCode > 299) return;
-      if (op.operationType === "Delete" && op.id !== undefined) entries.push({ op: "del", db, coll, id: op.id, pk: partitionValue(op.partitionKey) });
-      else if (op.operationType !== "Read" && result.resourceBody !== undefined) entries.push({ op: "put", db, coll, doc: strip(result.resourceBody), ...versionOf(db, coll, result.resourceBody) });
+      if (op.operationType === "Delete" && op.id !== undefined)
+        entries.push({ op: "del", db, coll, id: op.id, pk: partitionValue(op.partitionKey) });
+      else if (op.operationType !== "Read" && result.resourceBody !== undefined)
+        entries.push({
+          op: "put",
+          db,
+          coll,
+          doc: strip(result.resourceBody),
+          ...versionOf(db, coll, result.resourceBody),
+        });
     });
     return entries;
   }
@@ -65,7 +79,8 @@ function creationEntries(req: IncomingMessage, status: number, responseBody: str
   const body = JSON.parse(responseBody) as Record<string, unknown>;
   if (/^\/dbs\/?(\?.*)?$/.test(url)) return [{ op: "db", db: String(body.id) }];
   const m = /^\/dbs\/([^/?]+)\/colls\/?(\?.*)?$/.exec(url);
-  if (m?.[1] !== undefined) return [{ op: "coll", db: decodeURIComponent(m[1]), coll: String(body.id), def: strip(body) }];
+  if (m?.[1] !== undefined)
+    return [{ op: "coll", db: decodeURIComponent(m[1]), coll: String(body.id), def: strip(body) }];
   return [];
 }
 
@@ -86,10 +101,18 @@ function isWrite(req: IncomingMessage): boolean {
  * The stand-in's request handler with writes journalled into `store`, and queries that name a partition
  * scoped to it.
  */
-export function journalling(standIn: RequestHandler, store: JournalStore, versionOf: VersionOf = () => ({})): RequestHandler {
+export function journalling(
+  standIn: RequestHandler,
+  store: JournalStore,
+  versionOf: VersionOf = () => ({}),
+): RequestHandler {
   return (req, res) => {
     if (!isWrite(req)) {
-      const partition = isQueryPlan(req) ? NO_DOCUMENTS : isQuery(req) ? partitionFromHeader(req.headers["x-ms-documentdb-partitionkey"]) : undefined;
+      const partition = isQueryPlan(req)
+        ? NO_DOCUMENTS
+        : isQuery(req)
+          ? partitionFromHeader(req.headers["x-ms-documentdb-partitionkey"])
+          : undefined;
       inPartition(partition, () => standIn(req, res));
       return;
     }
@@ -103,7 +126,10 @@ export function journalling(standIn: RequestHandler, store: JournalStore, versio
       res.end = ((chunk?: unknown) => {
         const text = typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) ? chunk.toString() : "";
         if (res.statusCode >= 200 && res.statusCode <= 299 && text !== "") {
-          store.append([...creationEntries(req, res.statusCode, text), ...journalEntries(req, body, res.statusCode, text, versionOf)]);
+          store.append([
+            ...creationEntries(req, res.statusCode, text),
+            ...journalEntries(req, body, res.statusCode, text, versionOf),
+          ]);
         } else if (req.method === "DELETE" && res.statusCode === 204) {
           store.append(journalEntries(req, body, 200, "{}", versionOf));
         }

@@ -68,14 +68,16 @@ function requireModule(path: string): Record<string, unknown> {
 
 function requireMethods(prototype: object, owner: string, names: readonly string[]): void {
   for (const name of names) {
-    if (typeof (prototype as Record<string, unknown>)[name] !== "function") fail(`${owner}.prototype.${name} is not a function`);
+    if (typeof (prototype as Record<string, unknown>)[name] !== "function")
+      fail(`${owner}.prototype.${name} is not a function`);
   }
 }
 
 /** The stand-in's classes this process reaches into, after checking the version and every member used. */
 export function standInClasses(): { accountModule: { default: Constructor }; Documents: Constructor } {
   const pkg = requireModule("@vercel/cosmosdb-server/package.json");
-  if (pkg.version !== PINNED_STAND_IN_VERSION) fail(`installed version is ${String(pkg.version)}, expected ${PINNED_STAND_IN_VERSION}`);
+  if (pkg.version !== PINNED_STAND_IN_VERSION)
+    fail(`installed version is ${String(pkg.version)}, expected ${PINNED_STAND_IN_VERSION}`);
   const accountModule = requireModule("@vercel/cosmosdb-server/lib/account");
   const documentsModule = requireModule("@vercel/cosmosdb-server/lib/account/documents");
   const Account = accountModule.default;
@@ -83,7 +85,16 @@ export function standInClasses(): { accountModule: { default: Constructor }; Doc
   if (typeof Account !== "function") fail("lib/account has no default export class");
   if (typeof Documents !== "function") fail("lib/account/documents has no default export class");
   requireMethods((Account as Constructor).prototype, "Account", ["database"]);
-  requireMethods((Documents as Constructor).prototype, "Documents", ["_set", "_toRid", "_getPartition", "query", "create", "upsert", "delete", "read"]);
+  requireMethods((Documents as Constructor).prototype, "Documents", [
+    "_set",
+    "_toRid",
+    "_getPartition",
+    "query",
+    "create",
+    "upsert",
+    "delete",
+    "read",
+  ]);
   return { accountModule: accountModule as { default: Constructor }, Documents: Documents as Constructor };
 }
 

@@ -16,4 +16,3 @@ export function longname(name: string, size: number, modified: Date): string {
   const time = `${MONTHS[modified.getUTCMonth()]} ${String(modified.getUTCDate()).padStart(2)} ${String(modified.getUTCHours()).padStart(2, "0")}:${String(modified.getUTCMinutes()).padStart(2, "0")}`;
   return `-rw-r--r--    1 feed     feed     ${String(size).padStart(12)} ${time} ${name}`;
 }
-

@@ -36,7 +36,14 @@ describe("SFTP login backoff", () => {
     guard.failed("feed-a", "10.0.0.1");
     guard.failed("feed-a", "10.0.0.1");
     // Delay 2 s: a burst gets 2 s, 4 s, 6 s, 8 s, then nothing.
-    expect([1, 2, 3, 4, 5, 6].map(() => guard.admit("feed-a", "10.0.0.1"))).toEqual([2000, 4000, 6000, 8000, undefined, undefined]);
+    expect([1, 2, 3, 4, 5, 6].map(() => guard.admit("feed-a", "10.0.0.1"))).toEqual([
+      2000,
+      4000,
+      6000,
+      8000,
+      undefined,
+      undefined,
+    ]);
     advance(15 * 60 * 1000 + 10_000);
     expect(guard.admit("feed-a", "10.0.0.1")).toBe(0);
   });

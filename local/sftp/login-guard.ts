@@ -84,7 +84,10 @@ export class LoginGuard {
 
   private delayMs(count: number): number {
     if (count <= 0) return 0;
-    return Math.min(this.settings.backoffSeconds * 1000 * 2 ** Math.min(count - 1, 30), this.settings.maxBackoffSeconds * 1000);
+    return Math.min(
+      this.settings.backoffSeconds * 1000 * 2 ** Math.min(count - 1, 30),
+      this.settings.maxBackoffSeconds * 1000,
+    );
   }
 
   private prune(now: number): void {

@@ -17,7 +17,8 @@ const BAD_NAME_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 /** Why a file name cannot be in an inbox, or undefined when it can. */
 export function fileNameProblem(name: string): string | undefined {
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) return `a file name has at most ${MAX_NAME_BYTES} bytes`;
-  if (BAD_NAME_CHARACTER.test(name)) return "a file name must not hold control characters or line or paragraph separators (U+2028, U+2029)";
+  if (BAD_NAME_CHARACTER.test(name))
+    return "a file name must not hold control characters or line or paragraph separators (U+2028, U+2029)";
   return undefined;
 }
 

@@ -12,8 +12,10 @@ export class UploadSlots {
   /** Takes a slot for `login`; undefined when one is free, else why not. */
   take(login: string): string | undefined {
     const mine = this.byLogin.get(login) ?? 0;
-    if (mine >= this.limits.perLogin) return `this login has ${mine} uploads open (at most ${this.limits.perLogin}): close one first`;
-    if (this.total >= this.limits.total) return `the server has ${this.total} uploads open (at most ${this.limits.total}): try again shortly`;
+    if (mine >= this.limits.perLogin)
+      return `this login has ${mine} uploads open (at most ${this.limits.perLogin}): close one first`;
+    if (this.total >= this.limits.total)
+      return `the server has ${this.total} uploads open (at most ${this.limits.total}): try again shortly`;
     this.byLogin.set(login, mine + 1);
     this.total++;
     return undefined;

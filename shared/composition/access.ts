@@ -36,7 +36,13 @@ export class AccessServices {
     );
   });
   readonly authenticator = lazy(
-    () => new Authenticator(this.tokenService(), this.apiClientRepository(), this.core.clock, this.core.config.AUTH_CLIENT_CACHE_SECONDS),
+    () =>
+      new Authenticator(
+        this.tokenService(),
+        this.apiClientRepository(),
+        this.core.clock,
+        this.core.config.AUTH_CLIENT_CACHE_SECONDS,
+      ),
   );
   readonly rateLimiter = lazy(() => {
     const c = this.core.config;
@@ -50,7 +56,9 @@ export class AccessServices {
       this.core.clock,
     );
   });
-  readonly idempotency = lazy(() => new Idempotency(new CosmosIdempotencyStore(this.core.cosmos().container("counters")), this.core.clock));
+  readonly idempotency = lazy(
+    () => new Idempotency(new CosmosIdempotencyStore(this.core.cosmos().container("counters")), this.core.clock),
+  );
   /** What the API client use cases share; a change drops the authenticator's copy of the client. */
   readonly apiClientDeps = lazy<ApiClientDeps>(() => ({
     repository: this.apiClientRepository(),
@@ -68,7 +76,14 @@ export class AccessServices {
       if (id !== undefined && secret !== undefined) await ensureBootstrapClient(this.apiClientDeps(), id, secret);
     }),
   );
-  readonly issueToken = lazy(() => new IssueToken({ clients: this.apiClientRepository(), tokens: this.tokenService(), ready: this.ensureBootstrap() }));
+  readonly issueToken = lazy(
+    () =>
+      new IssueToken({
+        clients: this.apiClientRepository(),
+        tokens: this.tokenService(),
+        ready: this.ensureBootstrap(),
+      }),
+  );
   readonly createApiClient = lazy(() => new CreateApiClient(this.apiClientDeps()));
   readonly getApiClient = lazy(() => new GetApiClient(this.apiClientDeps()));
   readonly listApiClients = lazy(() => new ListApiClients(this.apiClientDeps()));

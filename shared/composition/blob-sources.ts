@@ -30,10 +30,18 @@ export class BlobSourceServices {
   readonly blobSourceRepository = lazy<BlobSourceRepository>(
     () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "blob-source", "Blob source"),
   );
-  readonly blobSourceRuns = lazy(() => new CosmosScheduledRuns(this.core.cosmos().container("runs"), blobSourceRunDocuments));
+  readonly blobSourceRuns = lazy(
+    () => new CosmosScheduledRuns(this.core.cosmos().container("runs"), blobSourceRunDocuments),
+  );
   readonly blobSourceVersions = lazy(() => new CosmosBlobSourceVersions(this.core.cosmos().container("runs")));
   readonly customerContainers = lazy(() =>
-    BlobCustomerContainers.forService({ connectionString: this.core.config.STORAGE_CONNECTION_STRING, blobEndpoint: this.core.config.STORAGE_BLOB_ENDPOINT }, this.core.credential),
+    BlobCustomerContainers.forService(
+      {
+        connectionString: this.core.config.STORAGE_CONNECTION_STRING,
+        blobEndpoint: this.core.config.STORAGE_BLOB_ENDPOINT,
+      },
+      this.core.credential,
+    ),
   );
   /** Claims due times, sends runs, re-sends lost ones: the mechanism exports use too. */
   readonly scheduledRuns = lazy(
@@ -53,14 +61,23 @@ export class BlobSourceServices {
   readonly getBlobSource = lazy(() => new GetBlobSource({ repository: this.blobSourceRepository() }));
   readonly updateBlobSource = lazy(() => new UpdateBlobSource(this.definitionDeps()));
   readonly deleteBlobSource = lazy(() => new DeleteBlobSource({ repository: this.blobSourceRepository() }));
-  readonly runBlobSourceNow = lazy(() => new RunBlobSourceNow({ repository: this.blobSourceRepository(), scheduledRuns: this.scheduledRuns() }));
-  readonly listBlobSourceRuns = lazy(() => new ListBlobSourceRuns({ repository: this.blobSourceRepository(), runs: this.blobSourceRuns() }));
+  readonly runBlobSourceNow = lazy(
+    () => new RunBlobSourceNow({ repository: this.blobSourceRepository(), scheduledRuns: this.scheduledRuns() }),
+  );
+  readonly listBlobSourceRuns = lazy(
+    () => new ListBlobSourceRuns({ repository: this.blobSourceRepository(), runs: this.blobSourceRuns() }),
+  );
   readonly runBlobSource = lazy(
     () =>
       new RunBlobSource({
         sources: this.blobSourceRepository(),
         feeds: this.feeds.feedRepository(),
-        lease: new RunLease({ runs: this.blobSourceRuns(), kind: blobSourceRunKind, bus: this.core.messageBus(), clock: this.core.clock }),
+        lease: new RunLease({
+          runs: this.blobSourceRuns(),
+          kind: blobSourceRunKind,
+          bus: this.core.messageBus(),
+          clock: this.core.clock,
+        }),
         versions: this.blobSourceVersions(),
         containers: this.customerContainers(),
         clock: this.core.clock,
@@ -72,6 +89,11 @@ export class BlobSourceServices {
 
   /** What creating and changing a source check it against. */
   private definitionDeps(): BlobSourceDefinitionDeps {
-    return { repository: this.blobSourceRepository(), feeds: this.feeds.feedRepository(), clock: this.core.clock, storage: this.core.serviceStorage() };
+    return {
+      repository: this.blobSourceRepository(),
+      feeds: this.feeds.feedRepository(),
+      clock: this.core.clock,
+      storage: this.core.serviceStorage(),
+    };
   }
 }

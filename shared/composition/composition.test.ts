@@ -18,7 +18,17 @@ describe("the composition root", () => {
   it("builds every adapter and use case of every feature from config", () => {
     const composition = new Composition(config);
     const features = Object.entries(composition).filter(([name]) => name !== "config" && name !== "clock");
-    expect(features.map(([name]) => name).sort()).toEqual(["access", "blobSources", "console", "core", "exports", "feeds", "investments", "replica", "webhooks"]);
+    expect(features.map(([name]) => name).sort()).toEqual([
+      "access",
+      "blobSources",
+      "console",
+      "core",
+      "exports",
+      "feeds",
+      "investments",
+      "replica",
+      "webhooks",
+    ]);
     let built = 0;
     for (const [feature, services] of features) {
       for (const [name, build] of Object.entries(services as Record<string, unknown>)) {

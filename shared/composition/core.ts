@@ -37,28 +37,44 @@ export class CoreServices {
   readonly messageBus = lazy<MessageBus>(() => {
     const c = this.config;
     if (c.MESSAGE_BUS === "service-bus") {
-      if (c.SERVICEBUS_CONNECTION_STRING !== undefined) return ServiceBusMessageBus.fromConnectionString(c.SERVICEBUS_CONNECTION_STRING);
-      if (c.SERVICEBUS_NAMESPACE !== undefined) return ServiceBusMessageBus.fromNamespace(c.SERVICEBUS_NAMESPACE, this.credential());
+      if (c.SERVICEBUS_CONNECTION_STRING !== undefined)
+        return ServiceBusMessageBus.fromConnectionString(c.SERVICEBUS_CONNECTION_STRING);
+      if (c.SERVICEBUS_NAMESPACE !== undefined)
+        return ServiceBusMessageBus.fromNamespace(c.SERVICEBUS_NAMESPACE, this.credential());
       throw new Error("MESSAGE_BUS=service-bus needs SERVICEBUS_CONNECTION_STRING or SERVICEBUS_NAMESPACE");
     }
-    if (c.STORAGE_CONNECTION_STRING !== undefined) return StorageQueueMessageBus.fromConnectionString(c.STORAGE_CONNECTION_STRING);
-    if (c.STORAGE_QUEUE_ENDPOINT !== undefined) return StorageQueueMessageBus.fromEndpoint(c.STORAGE_QUEUE_ENDPOINT, this.credential());
+    if (c.STORAGE_CONNECTION_STRING !== undefined)
+      return StorageQueueMessageBus.fromConnectionString(c.STORAGE_CONNECTION_STRING);
+    if (c.STORAGE_QUEUE_ENDPOINT !== undefined)
+      return StorageQueueMessageBus.fromEndpoint(c.STORAGE_QUEUE_ENDPOINT, this.credential());
     throw new Error("MESSAGE_BUS=storage-queue needs STORAGE_CONNECTION_STRING or STORAGE_QUEUE_ENDPOINT");
   });
 
   /** Files in the service's blob containers (inbound, archive, quarantine). */
   readonly fileStore = lazy(() => {
     const c = this.config;
-    if (c.STORAGE_CONNECTION_STRING !== undefined) return BlobFileStore.fromConnectionString(c.STORAGE_CONNECTION_STRING);
-    if (c.STORAGE_BLOB_ENDPOINT !== undefined) return BlobFileStore.fromEndpoint(c.STORAGE_BLOB_ENDPOINT, this.credential());
+    if (c.STORAGE_CONNECTION_STRING !== undefined)
+      return BlobFileStore.fromConnectionString(c.STORAGE_CONNECTION_STRING);
+    if (c.STORAGE_BLOB_ENDPOINT !== undefined)
+      return BlobFileStore.fromEndpoint(c.STORAGE_BLOB_ENDPOINT, this.credential());
     throw new Error("file ingestion needs STORAGE_CONNECTION_STRING or STORAGE_BLOB_ENDPOINT");
   });
 
   readonly outboxStore = lazy(() => new CosmosOutbox(this.cosmos().container("events"), this.clock));
   /** The outbox the use cases append to: it stores the events, then publishes them to the `events` queue. */
-  readonly outbox = lazy<Outbox>(() => new EventPublisher(this.outboxStore(), () => this.messageBus(), this.logger("event-publisher")));
+  readonly outbox = lazy<Outbox>(
+    () => new EventPublisher(this.outboxStore(), () => this.messageBus(), this.logger("event-publisher")),
+  );
   readonly relayOutbox = lazy(
-    () => new RelayOutbox({ outbox: this.outboxStore(), bus: this.messageBus(), clock: this.clock, graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS, batchSize: 100, maxBatches: 20 }),
+    () =>
+      new RelayOutbox({
+        outbox: this.outboxStore(),
+        bus: this.messageBus(),
+        clock: this.clock,
+        graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS,
+        batchSize: 100,
+        maxBatches: 20,
+      }),
   );
 
   /** Seals webhook signing secrets and export destination secrets at rest (WEBHOOK_SECRET_KEY). */
@@ -73,5 +89,7 @@ export class CoreServices {
     }),
   );
   /** The SSRF guard for customer hosts that are not URLs (export SFTP servers): the webhooks' address rules and setting. */
-  readonly outboundHosts = lazy(() => new OutboundHostGuard({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly outboundHosts = lazy(
+    () => new OutboundHostGuard({ allowPrivateNetworks: this.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+  );
 }

@@ -50,7 +50,9 @@ export class ExportServices {
   });
   /** The CSV, XLSX and JSON writers. */
   readonly writeExport: WriteExport = writeExport;
-  readonly exportRepository = lazy<ExportRepository>(() => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export"));
+  readonly exportRepository = lazy<ExportRepository>(
+    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export"),
+  );
   readonly exportRuns = lazy(() => new CosmosScheduledRuns(this.core.cosmos().container("runs"), exportRunDocuments));
   readonly exportRunKind = lazy(() => exportRunKind(this.core.config.EXPORTS_RUN_LEASE_SECONDS));
   /** Claims due times, sends runs, re-sends lost ones: the mechanism blob sources use too. */
@@ -73,25 +75,44 @@ export class ExportServices {
   readonly getExport = lazy(() => new GetExport({ repository: this.exportRepository() }));
   readonly updateExport = lazy(() => new UpdateExport(this.definitionDeps()));
   readonly deleteExport = lazy(() => new DeleteExport({ repository: this.exportRepository() }));
-  readonly runExportNow = lazy(() => new RunExportNow({ repository: this.exportRepository(), scheduledRuns: this.scheduledRuns() }));
-  readonly listExportRuns = lazy(() => new ListExportRuns({ repository: this.exportRepository(), runs: this.exportRuns() }));
+  readonly runExportNow = lazy(
+    () => new RunExportNow({ repository: this.exportRepository(), scheduledRuns: this.scheduledRuns() }),
+  );
+  readonly listExportRuns = lazy(
+    () => new ListExportRuns({ repository: this.exportRepository(), runs: this.exportRuns() }),
+  );
   readonly scheduleExports = lazy(() => new ScheduleExports({ scheduledRuns: this.scheduledRuns() }));
   private readonly emulatorAccount = lazy(() => {
     const connectionString = this.core.config.STORAGE_CONNECTION_STRING;
-    return connectionString === undefined ? undefined : emulatorAccountOf(parseStorageConnectionString(connectionString));
+    return connectionString === undefined
+      ? undefined
+      : emulatorAccountOf(parseStorageConnectionString(connectionString));
   });
   /** The adapter uploading to one destination: the customer's SFTP server (through the SSRF guard), or their container (managed identity; the emulator's key when the URL is the emulator's). */
   readonly openDestination = (d: OpenedDestination) => {
     const c = this.core.config;
-    if (d.type === "blob") return new BlobDestination(d.containerUrl, d.prefix ?? "", this.core.credential(), this.emulatorAccount());
-    return new SftpDestination({ ...d, connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS, timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS }, this.core.outboundHosts());
+    if (d.type === "blob")
+      return new BlobDestination(d.containerUrl, d.prefix ?? "", this.core.credential(), this.emulatorAccount());
+    return new SftpDestination(
+      {
+        ...d,
+        connectTimeoutSeconds: c.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS,
+        timeoutSeconds: c.EXPORTS_UPLOAD_TIMEOUT_SECONDS,
+      },
+      this.core.outboundHosts(),
+    );
   };
   readonly runExport = lazy(
     () =>
       new RunExport({
         exports: this.exportRepository(),
         lease: new ExportRunLease({
-          lease: new RunLease({ runs: this.exportRuns(), kind: this.exportRunKind(), bus: this.core.messageBus(), clock: this.core.clock }),
+          lease: new RunLease({
+            runs: this.exportRuns(),
+            kind: this.exportRunKind(),
+            bus: this.core.messageBus(),
+            clock: this.core.clock,
+          }),
           retryDelaySeconds: this.core.config.EXPORTS_RETRY_DELAY_SECONDS,
         }),
         targets: this.exportTargets(),
@@ -108,6 +129,11 @@ export class ExportServices {
 
   /** What saving a definition seals its secrets with and checks it against. */
   private definitionDeps(): ExportDefinitionDeps {
-    return { repository: this.exportRepository(), cipher: this.core.secretCipher(), clock: this.core.clock, destinations: this.destinationRules() };
+    return {
+      repository: this.exportRepository(),
+      cipher: this.core.secretCipher(),
+      clock: this.core.clock,
+      destinations: this.destinationRules(),
+    };
   }
 }

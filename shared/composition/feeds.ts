@@ -26,26 +26,43 @@ export class FeedServices {
     private readonly investments: InvestmentServices,
   ) {}
 
-  readonly feedRepository = lazy<FeedRepository>(() => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed"));
+  readonly feedRepository = lazy<FeedRepository>(
+    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed"),
+  );
   /** The feeds' SFTP logins: the local drop's (hashes with the feed) or the storage account's local users (ARM, managed identity). */
   readonly sftpLogins = lazy<SftpLogins>(() => {
     const c = this.core.config;
     const endpoint = { host: c.SFTP_HOST, port: c.SFTP_PORT };
     if (c.SFTP_LOGINS === "local") return new LocalSftpLogins(endpoint);
-    if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined) throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
-    return new AzureSftpLogins(this.core.credential(), c.STORAGE_ACCOUNT_RESOURCE_ID, endpoint, this.core.fileStore(), this.core.logger("sftp-logins"));
+    if (c.STORAGE_ACCOUNT_RESOURCE_ID === undefined)
+      throw new Error("SFTP_LOGINS=azure needs STORAGE_ACCOUNT_RESOURCE_ID");
+    return new AzureSftpLogins(
+      this.core.credential(),
+      c.STORAGE_ACCOUNT_RESOURCE_ID,
+      endpoint,
+      this.core.fileStore(),
+      this.core.logger("sftp-logins"),
+    );
   });
   /** What the feed settings use cases share: the stored feeds, their logins, the clock. */
-  private readonly settings = lazy((): FeedsDeps => ({ repository: this.feedRepository(), logins: this.sftpLogins(), clock: this.core.clock }));
+  private readonly settings = lazy((): FeedsDeps => ({
+    repository: this.feedRepository(),
+    logins: this.sftpLogins(),
+    clock: this.core.clock,
+  }));
   readonly createFeed = lazy(() => new CreateFeed(this.settings()));
   readonly listFeeds = lazy(() => new ListFeeds(this.settings()));
   readonly getFeed = lazy(() => new GetFeed(this.settings()));
-  readonly updateFeed = lazy(() => new UpdateFeed({ ...this.settings(), inbound: this.core.fileStore(), log: this.core.logger("feeds") }));
+  readonly updateFeed = lazy(
+    () => new UpdateFeed({ ...this.settings(), inbound: this.core.fileStore(), log: this.core.logger("feeds") }),
+  );
   readonly deleteFeed = lazy(() => new DeleteFeed(this.settings()));
   readonly rotateFeedCredentials = lazy(() => new RotateFeedCredentials(this.settings()));
   /** The dry runs parsing at once on this instance: one count, whatever builds a dry run. */
   readonly dryRunSlots = lazy(() => new Slots(this.core.config.FEED_DRY_RUN_CONCURRENCY));
-  readonly dryRunFeed = lazy(() => new DryRunFeed({ repository: this.feedRepository(), readers: feedFileReaders, slots: this.dryRunSlots() }));
+  readonly dryRunFeed = lazy(
+    () => new DryRunFeed({ repository: this.feedRepository(), readers: feedFileReaders, slots: this.dryRunSlots() }),
+  );
   readonly ingestFile = lazy(
     () =>
       new IngestFile({

@@ -40,9 +40,13 @@ export class InvestmentServices {
   readonly priceRepository = lazy(() => new CosmosPriceRepository(this.core.cosmos().container("prices")));
   readonly fxRateRepository = lazy(() => new CosmosFxRateRepository(this.core.cosmos().container("fxRates")));
   readonly positionRepository = lazy(() => new CosmosPositionRepository(this.core.cosmos().container("positions")));
-  readonly transactionRepository = lazy(() => new CosmosTransactionRepository(this.core.cosmos().container("transactions")));
+  readonly transactionRepository = lazy(
+    () => new CosmosTransactionRepository(this.core.cosmos().container("transactions")),
+  );
   readonly jobRepository = lazy(() => new CosmosJobRepository(this.core.cosmos().container("jobs")));
-  readonly dataQualityExceptionRepository = lazy(() => new CosmosDataQualityExceptionRepository(this.core.cosmos().container("exceptions")));
+  readonly dataQualityExceptionRepository = lazy(
+    () => new CosmosDataQualityExceptionRepository(this.core.cosmos().container("exceptions")),
+  );
   /** The stores and the clock, as the use cases take them. */
   readonly stores = lazy<InvestmentDeps>(() => ({
     portfolios: this.portfolioRepository(),
@@ -56,7 +60,9 @@ export class InvestmentServices {
     clock: this.core.clock,
   }));
 
-  readonly dataQualityExceptions = lazy(() => new DataQualityExceptions(this.dataQualityExceptionRepository(), this.core.outbox(), this.core.clock));
+  readonly dataQualityExceptions = lazy(
+    () => new DataQualityExceptions(this.dataQualityExceptionRepository(), this.core.outbox(), this.core.clock),
+  );
   readonly valuation = lazy(
     () =>
       new ValuationService(
@@ -68,16 +74,25 @@ export class InvestmentServices {
         this.core.outbox(),
         this.dataQualityExceptions(),
         this.core.clock,
-        { pricePreference: this.core.config.VALUATION_PRICE_PREFERENCE, staleAfterDays: this.core.config.STALE_PRICE_DAYS },
+        {
+          pricePreference: this.core.config.VALUATION_PRICE_PREFERENCE,
+          staleAfterDays: this.core.config.STALE_PRICE_DAYS,
+        },
       ),
   );
-  readonly newCompositeValuation = lazy(() => new NewCompositeValuation({ ...this.stores(), valuation: this.valuation(), bus: this.core.messageBus() }));
+  readonly newCompositeValuation = lazy(
+    () => new NewCompositeValuation({ ...this.stores(), valuation: this.valuation(), bus: this.core.messageBus() }),
+  );
 
   readonly listPortfolios = lazy(() => new ListPortfolios(this.stores()));
   readonly getPortfolio = lazy(() => new GetPortfolio(this.stores()));
   /** The new composite's valuation is built on first use: creating any other portfolio needs neither valuation nor queue. */
   readonly createPortfolio = lazy(
-    () => new CreatePortfolio({ ...this.stores(), valuations: { valueNewComposite: (composite) => this.newCompositeValuation().valueNewComposite(composite) } }),
+    () =>
+      new CreatePortfolio({
+        ...this.stores(),
+        valuations: { valueNewComposite: (composite) => this.newCompositeValuation().valueNewComposite(composite) },
+      }),
   );
   readonly updatePortfolio = lazy(() => new UpdatePortfolio(this.stores()));
   readonly getHoldings = lazy(() => new GetHoldings(this.stores()));
@@ -102,9 +117,16 @@ export class InvestmentServices {
         priceJumpThreshold: this.core.config.PRICE_JUMP_THRESHOLD,
       }),
   );
-  readonly valueStalePortfolios = lazy(() => new ValueStalePortfolios({ ...this.stores(), valuation: this.valuation(), bus: this.core.messageBus() }));
+  readonly valueStalePortfolios = lazy(
+    () => new ValueStalePortfolios({ ...this.stores(), valuation: this.valuation(), bus: this.core.messageBus() }),
+  );
   readonly sweepStaleValuations = lazy(
-    () => new SweepStaleValuations({ ...this.stores(), bus: this.core.messageBus(), ageSeconds: this.core.config.VALUATION_SWEEP_AGE_SECONDS }),
+    () =>
+      new SweepStaleValuations({
+        ...this.stores(),
+        bus: this.core.messageBus(),
+        ageSeconds: this.core.config.VALUATION_SWEEP_AGE_SECONDS,
+      }),
   );
   readonly reapAbandonedJobs = lazy(() => new ReapAbandonedJobs({ ...this.stores(), outbox: this.core.outbox() }));
 }

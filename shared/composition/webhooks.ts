@@ -27,10 +27,20 @@ import { lazy } from "./lazy";
 export class WebhookServices {
   constructor(private readonly core: CoreServices) {}
 
-  readonly webhookRepository = lazy<WebhookRepository>(() => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook"));
-  readonly webhookSender = lazy(() => new GuardedWebhookSender({ allowPrivateNetworks: this.core.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }));
+  readonly webhookRepository = lazy<WebhookRepository>(
+    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook"),
+  );
+  readonly webhookSender = lazy(
+    () => new GuardedWebhookSender({ allowPrivateNetworks: this.core.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+  );
   readonly webhookDirectory = lazy(
-    () => new CachedWebhookDirectory(this.webhookRepository(), this.core.secretCipher(), this.core.clock, this.core.config.AUTH_CLIENT_CACHE_SECONDS),
+    () =>
+      new CachedWebhookDirectory(
+        this.webhookRepository(),
+        this.core.secretCipher(),
+        this.core.clock,
+        this.core.config.AUTH_CLIENT_CACHE_SECONDS,
+      ),
   );
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.core.cosmos().container("deliveries")));
   readonly deliveryAttempts = lazy(
@@ -47,15 +57,13 @@ export class WebhookServices {
   );
 
   /** What the settings use cases share; a change drops the directory's copy of that webhook at once. */
-  private readonly settings = lazy(
-    (): WebhookSettingsDeps => ({
-      repository: this.webhookRepository(),
-      sender: this.webhookSender(),
-      cipher: this.core.secretCipher(),
-      clock: this.core.clock,
-      onChange: (id) => this.webhookDirectory().forget(id),
-    }),
-  );
+  private readonly settings = lazy((): WebhookSettingsDeps => ({
+    repository: this.webhookRepository(),
+    sender: this.webhookSender(),
+    cipher: this.core.secretCipher(),
+    clock: this.core.clock,
+    onChange: (id) => this.webhookDirectory().forget(id),
+  }));
   readonly createWebhook = lazy(() => new CreateWebhook(this.settings()));
   readonly listWebhooks = lazy(() => new ListWebhooks(this.settings()));
   readonly getWebhook = lazy(() => new GetWebhook(this.settings()));
@@ -64,18 +72,18 @@ export class WebhookServices {
   readonly rotateWebhookSecret = lazy(() => new RotateWebhookSecret(this.settings()));
 
   /** What the delivery side's use cases share: the fan-out, the retries, the log, its manual retry and the test event. */
-  private readonly delivering = lazy(
-    (): DeliveryLogDeps => ({
-      deliveries: this.deliveryRepository(),
-      directory: this.webhookDirectory(),
-      attempts: this.deliveryAttempts(),
-      bus: this.core.messageBus(),
-      clock: this.core.clock,
-    }),
-  );
+  private readonly delivering = lazy((): DeliveryLogDeps => ({
+    deliveries: this.deliveryRepository(),
+    directory: this.webhookDirectory(),
+    attempts: this.deliveryAttempts(),
+    bus: this.core.messageBus(),
+    clock: this.core.clock,
+  }));
   readonly fanOutEvents = lazy(() => new FanOutEvents(this.delivering()));
   readonly deliverWebhooks = lazy(() => new DeliverWebhooks(this.delivering()));
-  readonly sweepDeliveries = lazy(() => new SweepDeliveries({ ...this.delivering(), graceSeconds: this.core.config.DELIVERIES_SWEEP_GRACE_SECONDS }));
+  readonly sweepDeliveries = lazy(
+    () => new SweepDeliveries({ ...this.delivering(), graceSeconds: this.core.config.DELIVERIES_SWEEP_GRACE_SECONDS }),
+  );
   readonly listWebhookDeliveries = lazy(() => new ListWebhookDeliveries(this.delivering()));
   readonly getWebhookDelivery = lazy(() => new GetWebhookDelivery(this.delivering()));
   readonly retryWebhookDelivery = lazy(() => new RetryWebhookDelivery(this.delivering()));

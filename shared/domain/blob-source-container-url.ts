@@ -17,9 +17,11 @@ export interface ContainerLocation {
  * The blob endpoints of Azure's clouds: public, US Government, China (21Vianet). Only these hosts ever
  * get the service's managed-identity token; Germany's `blob.core.cloudapi.de` was retired in 2021.
  */
-const AZURE = /^https:\/\/([a-z0-9]{3,24})\.blob\.core\.(?:windows\.net|usgovcloudapi\.net|chinacloudapi\.cn)\/([^/]+)\/?$/;
+const AZURE =
+  /^https:\/\/([a-z0-9]{3,24})\.blob\.core\.(?:windows\.net|usgovcloudapi\.net|chinacloudapi\.cn)\/([^/]+)\/?$/;
 const CONTAINER = /^(?=.{3,63}$)[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9]))*$/;
-const EXPECTED = "https://ACCOUNT.blob.core.windows.net/CONTAINER (or .blob.core.usgovcloudapi.net, .blob.core.chinacloudapi.cn)";
+const EXPECTED =
+  "https://ACCOUNT.blob.core.windows.net/CONTAINER (or .blob.core.usgovcloudapi.net, .blob.core.chinacloudapi.cn)";
 
 /**
  * Reads a customer's `containerUrl` (a blob source's, a blob export's): `https://ACCOUNT.blob.core.windows.net/CONTAINER`
@@ -42,23 +44,31 @@ function locate(value: string, emulatorEndpoint: string | undefined): ContainerL
   } catch {
     return { problem: `must be an absolute URL: ${EXPECTED}` };
   }
-  if (url.username !== "" || url.password !== "") return { problem: "must not contain credentials: the service reads with its managed identity" };
-  if (url.search !== "" || value.includes("?")) return { problem: "must not carry a query or SAS token: the service reads with its managed identity" };
+  if (url.username !== "" || url.password !== "")
+    return { problem: "must not contain credentials: the service reads with its managed identity" };
+  if (url.search !== "" || value.includes("?"))
+    return { problem: "must not carry a query or SAS token: the service reads with its managed identity" };
   if (url.hash !== "" || value.includes("#")) return { problem: "must not carry a fragment" };
   const azure = AZURE.exec(value);
   if (azure !== null) {
     const container = azure[2] ?? "";
-    if (!CONTAINER.test(container)) return { problem: `"${container}" is not a container name (3-63 lowercase letters, digits and single hyphens)` };
+    if (!CONTAINER.test(container))
+      return { problem: `"${container}" is not a container name (3-63 lowercase letters, digits and single hyphens)` };
     return { url: value.replace(/\/$/, ""), account: azure[1] ?? "", container, emulator: false };
   }
   if (emulatorEndpoint !== undefined) {
     const base = emulatorEndpoint.replace(/\/$/, "");
     if (value.startsWith(`${base}/`)) {
       const container = value.slice(base.length + 1).replace(/\/$/, "");
-      if (!CONTAINER.test(container)) return { problem: `"${container}" is not a container name (3-63 lowercase letters, digits and single hyphens)` };
+      if (!CONTAINER.test(container))
+        return {
+          problem: `"${container}" is not a container name (3-63 lowercase letters, digits and single hyphens)`,
+        };
       return { url: `${base}/${container}`, account: base.slice(base.lastIndexOf("/") + 1), container, emulator: true };
     }
     return { problem: `must be ${EXPECTED} or, on this emulator-backed service, ${base}/CONTAINER` };
   }
-  return { problem: `must be ${EXPECTED} (lowercase account of 3-24 letters and digits, one container, nothing after it)` };
+  return {
+    problem: `must be ${EXPECTED} (lowercase account of 3-24 letters and digits, one container, nothing after it)`,
+  };
 }

@@ -4,8 +4,12 @@ import { baseNameOf, inboundNameOf, scheduledRunId } from "./blob-source-run";
 describe("blob source runs and copied versions", () => {
   it("a due time of a source is one run id, whoever claims it", () => {
     expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).toBe(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z"));
-    expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).not.toBe(scheduledRunId("bs_1", "2026-03-02T06:30:00.000Z"));
-    expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).not.toBe(scheduledRunId("bs_2", "2026-03-01T06:30:00.000Z"));
+    expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).not.toBe(
+      scheduledRunId("bs_1", "2026-03-02T06:30:00.000Z"),
+    );
+    expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).not.toBe(
+      scheduledRunId("bs_2", "2026-03-01T06:30:00.000Z"),
+    );
     expect(scheduledRunId("bs_1", "2026-03-01T06:30:00.000Z")).toMatch(/^bsr_[0-9a-f]{24}$/);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { blobSourceScheduleSchema, ncrontabProblem, nextRunAfter } from "./blob-source-schedule";
 
-const next = (schedule: Parameters<typeof nextRunAfter>[0], after: string): string | undefined => nextRunAfter(schedule, new Date(after))?.toISOString();
+const next = (schedule: Parameters<typeof nextRunAfter>[0], after: string): string | undefined =>
+  nextRunAfter(schedule, new Date(after))?.toISOString();
 
 describe("blob source schedules", () => {
   it("NCRONTAB: six fields, UTC, the next time strictly after", () => {

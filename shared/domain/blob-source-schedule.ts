@@ -12,7 +12,10 @@ const ncrontab = z
     const problem = ncrontabProblem(expression);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   })
-  .meta({ description: "NCRONTAB, six fields (second minute hour day month day-of-week), UTC; at most once a minute", example: "0 30 6 * * 1-5" });
+  .meta({
+    description: "NCRONTAB, six fields (second minute hour day month day-of-week), UTC; at most once a minute",
+    example: "0 30 6 * * 1-5",
+  });
 
 const every = z
   .strictObject({
@@ -21,7 +24,10 @@ const every = z
       .string()
       .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "must be HH:mm (00:00 to 23:59)" })
       .optional()
-      .meta({ description: "UTC time the slots are anchored on (default 00:00): 1d runs at it, 1h at its minute, 15m at its minute modulo 15" }),
+      .meta({
+        description:
+          "UTC time the slots are anchored on (default 00:00): 1d runs at it, 1h at its minute, 15m at its minute modulo 15",
+      }),
   })
   .meta({ id: "BlobSourceEvery" });
 
@@ -36,8 +42,10 @@ export type BlobSourceSchedule = z.infer<typeof blobSourceScheduleSchema>;
  */
 export function ncrontabProblem(expression: string): string | undefined {
   const fields = expression.split(/\s+/).filter((f) => f !== "");
-  if (fields.length !== 6) return `must have six fields (second minute hour day month day-of-week), not ${fields.length}`;
-  if (!/^[0-5]?\d$/.test(fields[0] ?? "")) return "the seconds field must be a single value (0-59): a blob source runs at most once a minute";
+  if (fields.length !== 6)
+    return `must have six fields (second minute hour day month day-of-week), not ${fields.length}`;
+  if (!/^[0-5]?\d$/.test(fields[0] ?? ""))
+    return "the seconds field must be a single value (0-59): a blob source runs at most once a minute";
   let cron: Cron;
   try {
     cron = new Cron(fields.join(" "), { timezone: "UTC", paused: true });

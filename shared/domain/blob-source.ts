@@ -11,21 +11,20 @@ export type BlobSourceStatus = z.infer<typeof blobSourceStatusSchema>;
 const name = z.string().trim().min(1).max(200);
 
 /** Shape only; the service then checks it is an Azure container URL, or its own emulator's (see parseContainerUrl). */
-const containerUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .meta({
-    description: "https://ACCOUNT.blob.core.windows.net/CONTAINER (or the local emulator's container URL when the service runs on the emulator); no SAS or credentials: grant the service's managed identity Storage Blob Data Reader on the container",
-    example: "https://custodianexports.blob.core.windows.net/positions",
-  });
+const containerUrl = z.string().trim().min(1).max(2048).meta({
+  description:
+    "https://ACCOUNT.blob.core.windows.net/CONTAINER (or the local emulator's container URL when the service runs on the emulator); no SAS or credentials: grant the service's managed identity Storage Blob Data Reader on the container",
+  example: "https://custodianexports.blob.core.windows.net/positions",
+});
 
 const prefix = z
   .string()
   .max(1024)
   .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), { message: "must not contain control characters" })
-  .meta({ description: "Only blobs whose names start with it are listed (a folder such as daily/)", example: "daily/" });
+  .meta({
+    description: "Only blobs whose names start with it are listed (a folder such as daily/)",
+    example: "daily/",
+  });
 
 export const blobSourceCreateSchema = z
   .strictObject({

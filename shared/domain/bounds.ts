@@ -36,7 +36,9 @@ export const fxRateNumber = z
   .finite()
   .min(MIN_FX_RATE, { message: `must be at least ${MIN_FX_RATE.toExponential()}` })
   .max(MAX_FX_RATE, { message: `must be at most ${MAX_FX_RATE.toExponential()}` })
-  .meta({ description: `1 baseCurrency in quoteCurrency; between ${MIN_FX_RATE.toExponential()} and ${MAX_FX_RATE.toExponential()} so that the inverse is bounded too` });
+  .meta({
+    description: `1 baseCurrency in quoteCurrency; between ${MIN_FX_RATE.toExponential()} and ${MAX_FX_RATE.toExponential()} so that the inverse is bounded too`,
+  });
 
 /** A money amount: finite, |amount| ≤ 1e15. */
 export const amountNumber = z

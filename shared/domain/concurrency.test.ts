@@ -16,6 +16,10 @@ describe("Slots", () => {
     expect(slots.tryAcquire()).toBeUndefined();
     b?.();
     c?.();
-    expect([slots.tryAcquire(), slots.tryAcquire(), slots.tryAcquire()].map((r) => r !== undefined)).toEqual([true, true, false]);
+    expect([slots.tryAcquire(), slots.tryAcquire(), slots.tryAcquire()].map((r) => r !== undefined)).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });

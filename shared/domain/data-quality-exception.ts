@@ -1,7 +1,16 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 
-export const dataQualityTypeSchema = z.enum(["VALIDATION_FAILED", "UNKNOWN_SECURITY", "MISSING_PRICE", "STALE_PRICE", "PRICE_JUMP", "MISSING_FX_RATE", "NAV_MISMATCH", "VALUE_OUT_OF_RANGE"]);
+export const dataQualityTypeSchema = z.enum([
+  "VALIDATION_FAILED",
+  "UNKNOWN_SECURITY",
+  "MISSING_PRICE",
+  "STALE_PRICE",
+  "PRICE_JUMP",
+  "MISSING_FX_RATE",
+  "NAV_MISMATCH",
+  "VALUE_OUT_OF_RANGE",
+]);
 export const dataQualitySeveritySchema = z.enum(["info", "warning", "error"]);
 export const dataQualityStatusSchema = z.enum(["open", "resolved"]);
 
@@ -30,4 +39,5 @@ export interface DataQualityCandidate {
   entity: { type: string; id: string };
 }
 
-export const dataQualityExceptionIdOf = (key: string): string => `exc_${createHash("sha256").update(key).digest("hex").slice(0, 24)}`;
+export const dataQualityExceptionIdOf = (key: string): string =>
+  `exc_${createHash("sha256").update(key).digest("hex").slice(0, 24)}`;

@@ -15,7 +15,11 @@ export const MAX_ATTEMPT_LOG = 25;
 export const deliveryAttemptSchema = z
   .object({
     at: z.iso.datetime(),
-    statusCode: z.number().int().optional().meta({ description: "The endpoint's HTTP status; absent when no answer came" }),
+    statusCode: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "The endpoint's HTTP status; absent when no answer came" }),
     error: z.string().optional().meta({ description: "Why the attempt failed" }),
     durationMs: z.number().int(),
   })
@@ -24,7 +28,9 @@ export type DeliveryAttempt = z.infer<typeof deliveryAttemptSchema>;
 
 export const deliverySchema = z
   .object({
-    id: z.string().meta({ description: "The webhook-id header and the envelope's id: one per event and webhook, the same on every retry" }),
+    id: z.string().meta({
+      description: "The webhook-id header and the envelope's id: one per event and webhook, the same on every retry",
+    }),
     webhookId: z.string(),
     eventId: z.string(),
     event: z.enum(deliveryEventNames),
@@ -40,7 +46,11 @@ export const deliverySchema = z
 export type Delivery = z.infer<typeof deliverySchema>;
 
 export const deliveryDetailSchema = deliverySchema
-  .extend({ attemptLog: z.array(deliveryAttemptSchema).meta({ description: `The latest attempts, oldest first (at most ${MAX_ATTEMPT_LOG})` }) })
+  .extend({
+    attemptLog: z
+      .array(deliveryAttemptSchema)
+      .meta({ description: `The latest attempts, oldest first (at most ${MAX_ATTEMPT_LOG})` }),
+  })
   .meta({ id: "WebhookDeliveryDetail" });
 export type DeliveryDetail = z.infer<typeof deliveryDetailSchema>;
 
@@ -65,7 +75,11 @@ export const deliveryIdOf = (eventId: string, webhookId: string): string =>
   `msg_${createHash("sha256").update(`${eventId}|${webhookId}`).digest("hex").slice(0, 32)}`;
 
 /** A new pending delivery of `event` to one webhook, due now. */
-export function newDelivery(event: Pick<EventEnvelope, "id" | "timestamp" | "data"> & { event: DeliveryEventName }, webhookId: string, now: Date): StoredDelivery {
+export function newDelivery(
+  event: Pick<EventEnvelope, "id" | "timestamp" | "data"> & { event: DeliveryEventName },
+  webhookId: string,
+  now: Date,
+): StoredDelivery {
   const id = deliveryIdOf(event.id, webhookId);
   const createdAt = now.toISOString();
   return {
@@ -86,19 +100,37 @@ export function newDelivery(event: Pick<EventEnvelope, "id" | "timestamp" | "dat
 
 /** The public record (list items): no payload, no log. */
 export function publicDelivery(stored: StoredDelivery): Delivery {
-  const { payload: _p, eventTimestamp: _t, scheduleOffset: _o, attemptLog: _l, _etag: _e, ...delivery } = stored as StoredDelivery & { _etag?: string };
+  const {
+    payload: _p,
+    eventTimestamp: _t,
+    scheduleOffset: _o,
+    attemptLog: _l,
+    _etag: _e,
+    ...delivery
+  } = stored as StoredDelivery & { _etag?: string };
   return delivery;
 }
 
 /** The single GET's record, with the attempt log. */
 export function deliveryDetail(stored: StoredDelivery): DeliveryDetail {
-  const { payload: _p, eventTimestamp: _t, scheduleOffset: _o, _etag: _e, ...delivery } = stored as StoredDelivery & { _etag?: string };
+  const {
+    payload: _p,
+    eventTimestamp: _t,
+    scheduleOffset: _o,
+    _etag: _e,
+    ...delivery
+  } = stored as StoredDelivery & { _etag?: string };
   return delivery;
 }
 
 /** Records one attempt: the count, the last attempt, and the log bounded to its newest entries. */
 export function withAttempt(delivery: StoredDelivery, attempt: DeliveryAttempt): StoredDelivery {
-  return { ...delivery, attempts: delivery.attempts + 1, lastAttempt: attempt, attemptLog: [...delivery.attemptLog, attempt].slice(-MAX_ATTEMPT_LOG) };
+  return {
+    ...delivery,
+    attempts: delivery.attempts + 1,
+    lastAttempt: attempt,
+    attemptLog: [...delivery.attemptLog, attempt].slice(-MAX_ATTEMPT_LOG),
+  };
 }
 
 /** Final states drop the due time. */

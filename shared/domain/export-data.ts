@@ -1,6 +1,15 @@
 /** What an export writes: its data types, formats, filters and the columns of its files. */
 
-export const exportDataTypes = ["portfolios", "holdings", "positions", "transactions", "prices", "fx-rates", "securities", "exceptions"] as const;
+export const exportDataTypes = [
+  "portfolios",
+  "holdings",
+  "positions",
+  "transactions",
+  "prices",
+  "fx-rates",
+  "securities",
+  "exceptions",
+] as const;
 export type ExportDataType = (typeof exportDataTypes)[number];
 
 export const exportFormats = ["csv", "xlsx", "json"] as const;
@@ -21,4 +30,3 @@ export interface DateWindow {
 
 /** `date` is an ISO date `yyyy-MM-dd`, `timestamp` an ISO date-time; `json` an array or object written as JSON text. */
 export type ColumnType = "string" | "number" | "boolean" | "date" | "timestamp" | "json";
-

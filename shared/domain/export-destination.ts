@@ -24,7 +24,10 @@ const HOST_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
  */
 export function sftpHostProblem(host: string): string | undefined {
   if (host.startsWith("[") || host.endsWith("]")) return "write an IPv6 address without brackets (::1, not [::1])";
-  if (host.includes(":")) return isIPv6(host) && !host.includes("%") ? undefined : "must be a host name, an IPv4 address or an IPv6 address (without a zone)";
+  if (host.includes(":"))
+    return isIPv6(host) && !host.includes("%")
+      ? undefined
+      : "must be a host name, an IPv4 address or an IPv6 address (without a zone)";
   if (!HOST_NAME.test(host) || host.length > 253) return "must be a host name, an IPv4 address or an IPv6 address";
   // The WHATWG URL parser reads a host the way resolvers do: a name whose last label is numeric is an IPv4 address in some encoding.
   let canonical: string;
@@ -33,7 +36,8 @@ export function sftpHostProblem(host: string): string | undefined {
   } catch {
     return "must be a host name, an IPv4 address or an IPv6 address";
   }
-  if (isIPv4(canonical) && canonical !== host.replace(/\.$/, "")) return `write the IPv4 address as four decimal numbers (${canonical}), not in another encoding`;
+  if (isIPv4(canonical) && canonical !== host.replace(/\.$/, ""))
+    return `write the IPv4 address as four decimal numbers (${canonical}), not in another encoding`;
   return undefined;
 }
 
@@ -45,13 +49,19 @@ const host = z
     const problem = sftpHostProblem(v);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   })
-  .meta({ description: "DNS name, IPv4 address or IPv6 address (no brackets). A public address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true" });
+  .meta({
+    description:
+      "DNS name, IPv4 address or IPv6 address (no brackets). A public address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true",
+  });
 
 /** OpenSSH's `SHA256:<base64>` (as `ssh-keygen -lf` prints it), bare base64, or 64 hex digits. */
 const fingerprint = z
   .string()
   .max(100)
-  .refine((v) => normalizeFingerprint(v) !== undefined, "must be a SHA-256 host key fingerprint: SHA256:<base64> as ssh-keygen -l prints it, or 64 hex digits");
+  .refine(
+    (v) => normalizeFingerprint(v) !== undefined,
+    "must be a SHA-256 host key fingerprint: SHA256:<base64> as ssh-keygen -l prints it, or 64 hex digits",
+  );
 
 /** The base64 (unpadded) of a SHA-256 fingerprint in any of the accepted spellings; undefined when it is none. */
 export function normalizeFingerprint(value: string): string | undefined {
@@ -70,22 +80,26 @@ const sftpFields = {
   privateKey: z
     .string()
     .max(16384)
-    .refine((v) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(v), "must be a PEM or OpenSSH private key (-----BEGIN ... PRIVATE KEY-----)")
+    .refine(
+      (v) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(v),
+      "must be a PEM or OpenSSH private key (-----BEGIN ... PRIVATE KEY-----)",
+    )
     .optional()
     .meta({ description: "Write-only; stored encrypted. Unencrypted PEM or OpenSSH format" }),
-  hostKeyFingerprint: fingerprint.optional().meta({ description: "The server's SHA-256 host key fingerprint (SHA256:... as ssh-keygen -l prints it); when set, any other host key is refused" }),
+  hostKeyFingerprint: fingerprint.optional().meta({
+    description:
+      "The server's SHA-256 host key fingerprint (SHA256:... as ssh-keygen -l prints it); when set, any other host key is refused",
+  }),
   path: safePath("path").pipe(z.string().min(1)).meta({ description: "Directory on the server, created if missing" }),
 };
 
 const blobFields = {
   type: z.literal("blob"),
   // Shape only: the service then checks it is a container of an Azure storage account (or of its own emulator), never the service's own (parseContainerUrl).
-  containerUrl: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
-    .meta({ description: "https://ACCOUNT.blob.core.windows.net/CONTAINER (sovereign clouds: .blob.core.usgovcloudapi.net, .blob.core.chinacloudapi.cn; or the local emulator's container URL when the service runs on it); no SAS or credentials: grant the service's managed identity Storage Blob Data Contributor on the container" }),
+  containerUrl: z.string().trim().min(1).max(2048).meta({
+    description:
+      "https://ACCOUNT.blob.core.windows.net/CONTAINER (sovereign clouds: .blob.core.usgovcloudapi.net, .blob.core.chinacloudapi.cn; or the local emulator's container URL when the service runs on it); no SAS or credentials: grant the service's managed identity Storage Blob Data Contributor on the container",
+  }),
   prefix: safePath("prefix")
     .refine((v) => !v.startsWith("/"), "prefix must not start with /")
     .optional()
@@ -94,18 +108,29 @@ const blobFields = {
 
 export const sftpDestinationSchema = z
   .strictObject(sftpFields)
-  .refine((d) => d.password === undefined || d.privateKey === undefined, { path: ["privateKey"], message: "give a password or a privateKey, not both" });
+  .refine((d) => d.password === undefined || d.privateKey === undefined, {
+    path: ["privateKey"],
+    message: "give a password or a privateKey, not both",
+  });
 export const blobDestinationSchema = z.strictObject(blobFields);
 
 /** Where an export's files go (as sent: secrets in the clear). */
-export const exportDestinationSchema = z.discriminatedUnion("type", [sftpDestinationSchema, blobDestinationSchema], { error: 'type must be "sftp" or "blob"' }).meta({ id: "ExportDestinationInput" });
+export const exportDestinationSchema = z
+  .discriminatedUnion("type", [sftpDestinationSchema, blobDestinationSchema], {
+    error: 'type must be "sftp" or "blob"',
+  })
+  .meta({ id: "ExportDestinationInput" });
 export type ExportDestinationInput = z.infer<typeof exportDestinationSchema>;
 
 /** A destination in a PATCH: any field; it is merged into the stored one (a changed type must bring what it needs). */
 export const exportDestinationPatchSchema = z
   .strictObject({
     type: z.enum(["sftp", "blob"]).optional(),
-    ...Object.fromEntries(Object.entries({ ...sftpFields, ...blobFields }).filter(([k]) => k !== "type").map(([k, v]) => [k, (v as z.ZodType).optional()])),
+    ...Object.fromEntries(
+      Object.entries({ ...sftpFields, ...blobFields })
+        .filter(([k]) => k !== "type")
+        .map(([k, v]) => [k, (v as z.ZodType).optional()]),
+    ),
   })
   .meta({ id: "ExportDestinationPatch" });
 
@@ -129,11 +154,21 @@ export type PublicExportDestination = z.infer<typeof publicExportDestinationSche
 
 /** A stored destination: secrets sealed (see WebhookSecretCipher; the export id is the additional data). */
 export type StoredExportDestination =
-  | { type: "sftp"; host: string; port: number; username: string; path: string; hostKeyFingerprint?: string; password?: string; privateKey?: string }
+  | {
+      type: "sftp";
+      host: string;
+      port: number;
+      username: string;
+      path: string;
+      hostKeyFingerprint?: string;
+      password?: string;
+      privateKey?: string;
+    }
   | { type: "blob"; containerUrl: string; prefix?: string };
 
 export function toPublicDestination(d: StoredExportDestination): PublicExportDestination {
-  if (d.type === "blob") return { type: "blob", containerUrl: d.containerUrl, ...(d.prefix !== undefined ? { prefix: d.prefix } : {}) };
+  if (d.type === "blob")
+    return { type: "blob", containerUrl: d.containerUrl, ...(d.prefix !== undefined ? { prefix: d.prefix } : {}) };
   return {
     type: "sftp",
     host: d.host,

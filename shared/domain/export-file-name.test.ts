@@ -1,12 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { fileNameProblem, renderedNameProblem, renderFileName } from "./export-file-name";
 
-const context = { exportId: "ex_1", dataType: "holdings", format: "csv", scheduledFor: new Date("2026-03-29T06:30:00Z"), timezone: "Europe/London" };
+const context = {
+  exportId: "ex_1",
+  dataType: "holdings",
+  format: "csv",
+  scheduledFor: new Date("2026-03-29T06:30:00Z"),
+  timezone: "Europe/London",
+};
 
 describe("file name tokens", () => {
   it("renders every token in the export's time zone", () => {
-    expect(renderFileName("{dataType}_{date:yyyyMMdd}_{time:HHmm}.{format}", context)).toBe("holdings_20260329_0730.csv");
-    expect(renderFileName("{exportId}-{date:yyyy-MM-dd}-{date}-{time}.{format}", context)).toBe("ex_1-2026-03-29-20260329-073000.csv");
+    expect(renderFileName("{dataType}_{date:yyyyMMdd}_{time:HHmm}.{format}", context)).toBe(
+      "holdings_20260329_0730.csv",
+    );
+    expect(renderFileName("{exportId}-{date:yyyy-MM-dd}-{date}-{time}.{format}", context)).toBe(
+      "ex_1-2026-03-29-20260329-073000.csv",
+    );
     expect(renderFileName("fixed.json", context)).toBe("fixed.json");
   });
 
@@ -31,7 +41,9 @@ describe("file name tokens", () => {
     expect(fileNameProblem("{date:.}")).toMatch(/render letters or digits/);
     expect(fileNameProblem("x{time:-}.csv")).toMatch(/render letters or digits/);
     expect(fileNameProblem("{time:QQQQ}.csv")).toMatch(/"1st quarter"/);
-    expect(fileNameProblem("{date:yyyy.}{time:.HH}.csv")).toMatch(/renders as "2024\.\.\d\d\.csv", which contains \.\./);
+    expect(fileNameProblem("{date:yyyy.}{time:.HH}.csv")).toMatch(
+      /renders as "2024\.\.\d\d\.csv", which contains \.\./,
+    );
     expect(fileNameProblem("x_{time:aaaa}.csv")).toMatch(/which contains \.\./);
     expect(fileNameProblem("{date:yyyy.}")).toMatch(/ends with a dot/);
     expect(fileNameProblem(`${"a".repeat(220)}_{exportId}`)).toMatch(/longer than 230/);
@@ -40,7 +52,8 @@ describe("file name tokens", () => {
   });
 
   it("refuses rendered names that are . or .. or would escape a directory", () => {
-    for (const name of ["", ".", "..", "a..b", ".x", "x.", " x", "a/b", "a\\b", "a\u0000"]) expect(renderedNameProblem(name), JSON.stringify(name)).toBeDefined();
+    for (const name of ["", ".", "..", "a..b", ".x", "x.", " x", "a/b", "a\\b", "a\u0000"])
+      expect(renderedNameProblem(name), JSON.stringify(name)).toBeDefined();
     expect(renderedNameProblem("holdings_20261125.csv")).toBeUndefined();
   });
 });

@@ -37,7 +37,8 @@ const SAMPLE_TIMES: readonly Date[] = [
 
 /** Why a FORMAT may render something unsafe, or undefined when every rendering is letters and digits with `. _ -` between. */
 function formatProblem(body: string, pattern: string): string | undefined {
-  if (!SAFE_FORMAT.test(pattern)) return `{${body}}: the FORMAT may use the date-fns letters y M d H h m s S E a Q w I R u L and - _ . only`;
+  if (!SAFE_FORMAT.test(pattern))
+    return `{${body}}: the FORMAT may use the date-fns letters y M d H h m s S E a Q w I R u L and - _ . only`;
   for (const at of SAMPLE_TIMES) {
     let out: string;
     try {
@@ -45,7 +46,8 @@ function formatProblem(body: string, pattern: string): string | undefined {
     } catch (error) {
       return `{${body}}: ${error instanceof Error ? error.message : "not a date format"}`;
     }
-    if (!SAFE_OUTPUT.test(out)) return `{${body}} can render "${out}": a FORMAT must render letters or digits (with . _ - between them), never only separators or spaces`;
+    if (!SAFE_OUTPUT.test(out))
+      return `{${body}} can render "${out}": a FORMAT must render letters or digits (with . _ - between them), never only separators or spaces`;
   }
   return undefined;
 }
@@ -90,7 +92,13 @@ export function fileNameProblem(template: string): string | undefined {
   if (template.startsWith(".")) return "must not start with a dot";
   // The name as runs will render it: tokens side by side can make what the template alone does not show.
   for (const scheduledFor of SAMPLE_TIMES) {
-    const rendered = renderFileName(template, { exportId: "ex_0123456789abcdef01", dataType: "fx-rates", format: "xlsx", scheduledFor, timezone: "UTC" });
+    const rendered = renderFileName(template, {
+      exportId: "ex_0123456789abcdef01",
+      dataType: "fx-rates",
+      format: "xlsx",
+      scheduledFor,
+      timezone: "UTC",
+    });
     const problem = renderedNameProblem(rendered);
     if (problem !== undefined) return `renders as "${rendered}", which ${problem}`;
   }

@@ -20,21 +20,43 @@ const stored: StoredExport = {
 describe("PATCH of an export: nested objects merged, then validated whole", () => {
   it("keeps the sealed secret of a destination of the same type sent without one", () => {
     const r = patchedExport(stored, { destination: { path: "/v2" } });
-    expect(r).toMatchObject({ success: true, keep: { password: "v1.sealed" }, data: { destination: { type: "sftp", host: "h.example", path: "/v2" } } });
+    expect(r).toMatchObject({
+      success: true,
+      keep: { password: "v1.sealed" },
+      data: { destination: { type: "sftp", host: "h.example", path: "/v2" } },
+    });
   });
 
   it("a new secret replaces the stored one (of either kind); a new type starts afresh", () => {
-    expect(patchedExport(stored, { destination: { privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n-----END OPENSSH PRIVATE KEY-----" } })).toMatchObject({ success: true, keep: {} });
-    const blob = patchedExport(stored, { destination: { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports" } });
-    expect(blob).toMatchObject({ success: true, keep: {}, data: { destination: { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports" } } });
+    expect(
+      patchedExport(stored, {
+        destination: { privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n-----END OPENSSH PRIVATE KEY-----" },
+      }),
+    ).toMatchObject({ success: true, keep: {} });
+    const blob = patchedExport(stored, {
+      destination: { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports" },
+    });
+    expect(blob).toMatchObject({
+      success: true,
+      keep: {},
+      data: { destination: { type: "blob", containerUrl: "https://a.blob.core.windows.net/exports" } },
+    });
     const bare = patchedExport(stored, { destination: { type: "blob" } });
     expect(bare.success).toBe(false);
   });
 
   it("a frequency change drops the day that no longer applies; null removes a field; filters: null clears them", () => {
-    expect(patchedExport(stored, { schedule: { frequency: "daily" } })).toMatchObject({ success: true, data: { schedule: { frequency: "daily", time: "06:30", timezone: "Europe/London" } } });
+    expect(patchedExport(stored, { schedule: { frequency: "daily" } })).toMatchObject({
+      success: true,
+      data: { schedule: { frequency: "daily", time: "06:30", timezone: "Europe/London" } },
+    });
     const monthly = patchedExport(stored, { schedule: { frequency: "monthly", dayOfMonth: "last" } });
-    expect(monthly.success && monthly.data.schedule).toEqual({ frequency: "monthly", time: "06:30", timezone: "Europe/London", dayOfMonth: "last" });
+    expect(monthly.success && monthly.data.schedule).toEqual({
+      frequency: "monthly",
+      time: "06:30",
+      timezone: "Europe/London",
+      dayOfMonth: "last",
+    });
     const noPeriod = patchedExport(stored, { filters: { period: null } });
     expect(noPeriod.success && noPeriod.data.filters).toEqual({ clientId: "c1" });
     const cleared = patchedExport(stored, { filters: null, dataType: "securities" });

@@ -26,16 +26,32 @@ export type PatchedExport =
  * everything it needs.
  */
 export function patchedExport(stored: StoredExport, patch: ExportPatch): PatchedExport {
-  const { password: sealedPassword, privateKey: sealedKey, ...storedDestination } = stored.destination as StoredExportDestination & { password?: string; privateKey?: string };
+  const {
+    password: sealedPassword,
+    privateKey: sealedKey,
+    ...storedDestination
+  } = stored.destination as StoredExportDestination & { password?: string; privateKey?: string };
   let schedule = overlay(stored.schedule, patch.schedule ?? {});
   if (patch.schedule?.frequency !== undefined && patch.schedule.frequency !== stored.schedule.frequency) {
     const { dayOfWeek, dayOfMonth, ...rest } = schedule;
-    schedule = { ...rest, ...(patch.schedule.dayOfWeek != null ? { dayOfWeek } : {}), ...(patch.schedule.dayOfMonth != null ? { dayOfMonth } : {}) };
+    schedule = {
+      ...rest,
+      ...(patch.schedule.dayOfWeek != null ? { dayOfWeek } : {}),
+      ...(patch.schedule.dayOfMonth != null ? { dayOfMonth } : {}),
+    };
   }
   const sameType = patch.destination?.type === undefined || patch.destination.type === stored.destination.type;
-  const destination = sameType ? overlay(storedDestination, patch.destination ?? {}) : overlay({}, patch.destination ?? {});
+  const destination = sameType
+    ? overlay(storedDestination, patch.destination ?? {})
+    : overlay({}, patch.destination ?? {});
   const bringsSecret = patch.destination?.password != null || patch.destination?.privateKey != null;
-  const keep = sameType && !bringsSecret ? { ...(sealedPassword !== undefined ? { password: sealedPassword } : {}), ...(sealedKey !== undefined ? { privateKey: sealedKey } : {}) } : {};
+  const keep =
+    sameType && !bringsSecret
+      ? {
+          ...(sealedPassword !== undefined ? { password: sealedPassword } : {}),
+          ...(sealedKey !== undefined ? { privateKey: sealedKey } : {}),
+        }
+      : {};
   const candidate = {
     name: patch.name ?? stored.name,
     dataType: patch.dataType ?? stored.dataType,

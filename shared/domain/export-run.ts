@@ -6,9 +6,14 @@ export const exportRunSchema = z
     id: z.string(),
     exportId: z.string(),
     trigger: z.enum(["schedule", "manual"]),
-    scheduledFor: z.iso.datetime().meta({ description: "The scheduled time (a manual run's: when it was asked for); the naming tokens use it" }),
+    scheduledFor: z.iso
+      .datetime()
+      .meta({ description: "The scheduled time (a manual run's: when it was asked for); the naming tokens use it" }),
     status: z.enum(["running", "succeeded", "failed"]),
-    fileName: z.string().meta({ description: "The file the run writes: rendered when the run is claimed, and again by each attempt from the definition that attempt works from" }),
+    fileName: z.string().meta({
+      description:
+        "The file the run writes: rendered when the run is claimed, and again by each attempt from the definition that attempt works from",
+    }),
     rows: z.number().int(),
     bytes: z.number().int(),
     error: z.string().optional().meta({ description: "Why the last attempt failed (never a secret)" }),

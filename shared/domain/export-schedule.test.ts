@@ -14,7 +14,9 @@ describe("nextRunAt in the export's time zone across daylight-saving changes", (
   });
 
   it("Europe/London: a time inside the skipped hour runs just after the gap; a repeated hour runs once", () => {
-    expect(next({ frequency: "daily", time: "01:30", timezone: "Europe/London" }, "2026-03-29T00:00:00Z")).toBe("2026-03-29T01:00:00.000Z");
+    expect(next({ frequency: "daily", time: "01:30", timezone: "Europe/London" }, "2026-03-29T00:00:00Z")).toBe(
+      "2026-03-29T01:00:00.000Z",
+    );
     const s = { frequency: "daily", time: "01:30", timezone: "Europe/London" } as const;
     expect(next(s, "2026-10-24T12:00:00Z")).toBe("2026-10-25T00:30:00.000Z");
     expect(next(s, "2026-10-25T00:30:00Z")).toBe("2026-10-26T01:30:00.000Z");
@@ -37,7 +39,9 @@ describe("nextRunAt in the export's time zone across daylight-saving changes", (
   });
 
   it("monthly on a day 1 to 28; UTC by default", () => {
-    expect(next({ frequency: "monthly", time: "06:00", dayOfMonth: 28 }, "2026-02-28T06:00:00Z")).toBe("2026-03-28T06:00:00.000Z");
+    expect(next({ frequency: "monthly", time: "06:00", dayOfMonth: 28 }, "2026-02-28T06:00:00Z")).toBe(
+      "2026-03-28T06:00:00.000Z",
+    );
   });
 });
 
@@ -48,14 +52,20 @@ describe("schedule validation", () => {
   };
 
   it("names each impossible combination", () => {
-    expect(problems({ frequency: "daily", time: "07:00", dayOfWeek: 2 })).toEqual(["dayOfWeek: applies to weekly schedules only, not daily"]);
+    expect(problems({ frequency: "daily", time: "07:00", dayOfWeek: 2 })).toEqual([
+      "dayOfWeek: applies to weekly schedules only, not daily",
+    ]);
     expect(problems({ frequency: "weekly", time: "07:00" })).toEqual(["dayOfWeek: is required for a weekly schedule"]);
     expect(problems({ frequency: "monthly", time: "07:00", dayOfMonth: 29 })[0]).toMatch(/^dayOfMonth:/);
-    expect(problems({ frequency: "monthly", time: "07:00" })).toEqual(["dayOfMonth: is required for a monthly schedule"]);
+    expect(problems({ frequency: "monthly", time: "07:00" })).toEqual([
+      "dayOfMonth: is required for a monthly schedule",
+    ]);
     expect(problems({ frequency: "weekly", time: "07:00", dayOfWeek: 0 })[0]).toMatch(/^dayOfWeek:/);
     expect(problems({ frequency: "daily", time: "24:00" })[0]).toMatch(/^time:/);
     expect(problems({ frequency: "daily", time: "7:00" })[0]).toMatch(/^time:/);
-    expect(problems({ frequency: "daily", time: "07:00", timezone: "Mars/Olympus" })).toEqual(["timezone: is not an IANA time zone (e.g. Europe/London, America/New_York, UTC)"]);
+    expect(problems({ frequency: "daily", time: "07:00", timezone: "Mars/Olympus" })).toEqual([
+      "timezone: is not an IANA time zone (e.g. Europe/London, America/New_York, UTC)",
+    ]);
     expect(problems({ frequency: "hourly", time: "07:00" })[0]).toMatch(/^frequency:/);
   });
 
@@ -70,11 +80,26 @@ describe("schedule validation", () => {
 describe("period windows, relative to the scheduled time's local date", () => {
   it("previous day, ISO week and calendar month", () => {
     // 00:30 on 2 March in Sydney is still 1 March in UTC: the local date decides.
-    expect(periodWindow("previous-day", at("2026-03-01T13:30:00Z"), "Australia/Sydney")).toEqual({ from: "2026-03-01", to: "2026-03-01" });
-    expect(periodWindow("previous-day", at("2026-03-01T13:30:00Z"), "UTC")).toEqual({ from: "2026-02-28", to: "2026-02-28" });
-    expect(periodWindow("previous-week", at("2026-03-04T08:00:00Z"), "UTC")).toEqual({ from: "2026-02-23", to: "2026-03-01" });
-    expect(periodWindow("previous-month", at("2026-03-01T08:00:00Z"), "UTC")).toEqual({ from: "2026-02-01", to: "2026-02-28" });
-    expect(periodWindow("previous-month", at("2026-01-15T08:00:00Z"), "UTC")).toEqual({ from: "2025-12-01", to: "2025-12-31" });
+    expect(periodWindow("previous-day", at("2026-03-01T13:30:00Z"), "Australia/Sydney")).toEqual({
+      from: "2026-03-01",
+      to: "2026-03-01",
+    });
+    expect(periodWindow("previous-day", at("2026-03-01T13:30:00Z"), "UTC")).toEqual({
+      from: "2026-02-28",
+      to: "2026-02-28",
+    });
+    expect(periodWindow("previous-week", at("2026-03-04T08:00:00Z"), "UTC")).toEqual({
+      from: "2026-02-23",
+      to: "2026-03-01",
+    });
+    expect(periodWindow("previous-month", at("2026-03-01T08:00:00Z"), "UTC")).toEqual({
+      from: "2026-02-01",
+      to: "2026-02-28",
+    });
+    expect(periodWindow("previous-month", at("2026-01-15T08:00:00Z"), "UTC")).toEqual({
+      from: "2025-12-01",
+      to: "2025-12-31",
+    });
     expect(periodWindow("all", at("2026-01-15T08:00:00Z"), "UTC")).toBeUndefined();
   });
 });

@@ -19,24 +19,45 @@ export const exportFrequencies = ["daily", "weekly", "monthly"] as const;
 export const exportScheduleSchema = z
   .strictObject({
     frequency: z.enum(exportFrequencies),
-    time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be HH:mm, 00:00 to 23:59").meta({ description: "Local time of day in `timezone`" }),
+    time: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be HH:mm, 00:00 to 23:59")
+      .meta({ description: "Local time of day in `timezone`" }),
     timezone: z
       .string()
       .max(100)
       .refine(isTimeZone, "is not an IANA time zone (e.g. Europe/London, America/New_York, UTC)")
       .default("UTC")
       .meta({ description: "IANA time zone of `time` (default UTC)" }),
-    dayOfWeek: z.number().int().min(1).max(7).optional().meta({ description: "1 = Monday … 7 = Sunday; weekly only, required there" }),
+    dayOfWeek: z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .optional()
+      .meta({ description: "1 = Monday … 7 = Sunday; weekly only, required there" }),
     dayOfMonth: z
       .union([z.number().int().min(1).max(28), z.literal("last")], { error: 'must be a day 1 to 28, or "last"' })
       .optional()
       .meta({ description: '1 to 28, or "last"; monthly only, required there' }),
   })
   .superRefine((s, ctx) => {
-    if (s.frequency === "weekly" && s.dayOfWeek === undefined) ctx.addIssue({ code: "custom", path: ["dayOfWeek"], message: "is required for a weekly schedule" });
-    if (s.frequency !== "weekly" && s.dayOfWeek !== undefined) ctx.addIssue({ code: "custom", path: ["dayOfWeek"], message: `applies to weekly schedules only, not ${s.frequency}` });
-    if (s.frequency === "monthly" && s.dayOfMonth === undefined) ctx.addIssue({ code: "custom", path: ["dayOfMonth"], message: "is required for a monthly schedule" });
-    if (s.frequency !== "monthly" && s.dayOfMonth !== undefined) ctx.addIssue({ code: "custom", path: ["dayOfMonth"], message: `applies to monthly schedules only, not ${s.frequency}` });
+    if (s.frequency === "weekly" && s.dayOfWeek === undefined)
+      ctx.addIssue({ code: "custom", path: ["dayOfWeek"], message: "is required for a weekly schedule" });
+    if (s.frequency !== "weekly" && s.dayOfWeek !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["dayOfWeek"],
+        message: `applies to weekly schedules only, not ${s.frequency}`,
+      });
+    if (s.frequency === "monthly" && s.dayOfMonth === undefined)
+      ctx.addIssue({ code: "custom", path: ["dayOfMonth"], message: "is required for a monthly schedule" });
+    if (s.frequency !== "monthly" && s.dayOfMonth !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["dayOfMonth"],
+        message: `applies to monthly schedules only, not ${s.frequency}`,
+      });
   })
   .meta({ id: "ExportSchedule" });
 export type ExportSchedule = z.infer<typeof exportScheduleSchema>;
@@ -75,7 +96,11 @@ const isoDate = (d: Date): string => format(d, "yyyy-MM-dd");
  * date in `timezone`: the day before, the ISO week (Monday to Sunday) before, or the calendar month
  * before. `all` selects every date (undefined).
  */
-export function periodWindow(period: ExportPeriod, scheduledFor: Date, timezone: string): { from: string; to: string } | undefined {
+export function periodWindow(
+  period: ExportPeriod,
+  scheduledFor: Date,
+  timezone: string,
+): { from: string; to: string } | undefined {
   const local = new TZDate(scheduledFor.getTime(), timezone);
   // A plain calendar date (no time zone arithmetic left to go wrong).
   const today = new Date(local.getFullYear(), local.getMonth(), local.getDate());

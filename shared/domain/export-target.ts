@@ -7,7 +7,8 @@ import type { StoredExportDestination } from "./export-destination";
  * they belong to. (Two spellings of one server, a name and its address, are two keys.)
  */
 export function exportTargetKey(destination: StoredExportDestination, fileName: string): string {
-  if (destination.type === "blob") return `blob ${destination.containerUrl.replace(/\/+$/, "").toLowerCase()}/${destination.prefix ?? ""}${fileName}`;
+  if (destination.type === "blob")
+    return `blob ${destination.containerUrl.replace(/\/+$/, "").toLowerCase()}/${destination.prefix ?? ""}${fileName}`;
   const host = destination.host.toLowerCase().replace(/\.$/, "");
   return `sftp ${host}:${destination.port} ${posix.join(posix.normalize(destination.path), fileName)}`;
 }

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { exportDataTypes, exportFormats } from "./export-data";
-import { exportDestinationPatchSchema, exportDestinationSchema, publicExportDestinationSchema, type StoredExportDestination, toPublicDestination } from "./export-destination";
+import {
+  exportDestinationPatchSchema,
+  exportDestinationSchema,
+  publicExportDestinationSchema,
+  type StoredExportDestination,
+  toPublicDestination,
+} from "./export-destination";
 import { fileNameProblem } from "./export-file-name";
 import { exportPeriods, exportScheduleSchema, type ExportSchedule } from "./export-schedule";
 import { idParam } from "./ids";
@@ -29,7 +35,10 @@ export const exportFiltersSchema = z
     portfolioIds: z.array(idParam(100)).min(1).max(1000).optional(),
     clientId: z.string().min(1).max(200).optional(),
     status: z.string().min(1).max(50).optional(),
-    period: z.enum(exportPeriods).optional().meta({ description: "transactions and prices: previous-day, previous-week, previous-month (relative to the run's scheduled time, in the export's time zone) or all; default by frequency" }),
+    period: z.enum(exportPeriods).optional().meta({
+      description:
+        "transactions and prices: previous-day, previous-week, previous-month (relative to the run's scheduled time, in the export's time zone) or all; default by frequency",
+    }),
   })
   .meta({ id: "ExportFilters" });
 export type ExportFiltersInput = z.infer<typeof exportFiltersSchema>;
@@ -51,7 +60,12 @@ const definitionFields = {
 export const exportCreateSchema = z
   .strictObject(definitionFields)
   .superRefine((d, ctx) => {
-    if (d.filters.period !== undefined && !PERIOD_TYPES.has(d.dataType)) ctx.addIssue({ code: "custom", path: ["filters", "period"], message: `applies to transactions and prices only, not ${d.dataType}` });
+    if (d.filters.period !== undefined && !PERIOD_TYPES.has(d.dataType))
+      ctx.addIssue({
+        code: "custom",
+        path: ["filters", "period"],
+        message: `applies to transactions and prices only, not ${d.dataType}`,
+      });
   })
   .meta({ id: "ExportCreate" });
 export type ExportCreate = z.infer<typeof exportCreateSchema>;
@@ -77,7 +91,16 @@ export const exportPatchDocSchema = z
     name: definitionFields.name.optional(),
     dataType: dataTypeSchema.optional(),
     format: formatSchema.optional(),
-    schedule: z.object({ frequency: z.string(), time: z.string(), timezone: z.string(), dayOfWeek: z.number().nullable(), dayOfMonth: z.union([z.number(), z.string()]).nullable() }).partial().optional(),
+    schedule: z
+      .object({
+        frequency: z.string(),
+        time: z.string(),
+        timezone: z.string(),
+        dayOfWeek: z.number().nullable(),
+        dayOfMonth: z.union([z.number(), z.string()]).nullable(),
+      })
+      .partial()
+      .optional(),
     destination: exportDestinationPatchSchema.optional(),
     fileName: fileNameSchema.optional(),
     filters: exportFiltersSchema.nullable().optional(),

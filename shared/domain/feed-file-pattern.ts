@@ -16,15 +16,19 @@ export const filePatternSchema = z
   .min(1)
   .max(200)
   .superRefine((p, ctx) => {
-    const problem = p.includes("/") || p.includes("\\")
-      ? "is matched against the file name alone: no / or \\"
-      : p.includes("..")
-        ? "must not contain .."
-        : /[\u0000-\u001f\u007f]/.test(p)
-          ? "must not contain control characters"
-          : p.startsWith("!")
-            ? "must not start with ! (negation is not supported)"
-            : undefined;
+    const problem =
+      p.includes("/") || p.includes("\\")
+        ? "is matched against the file name alone: no / or \\"
+        : p.includes("..")
+          ? "must not contain .."
+          : /[\u0000-\u001f\u007f]/.test(p)
+            ? "must not contain control characters"
+            : p.startsWith("!")
+              ? "must not start with ! (negation is not supported)"
+              : undefined;
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   })
-  .meta({ description: "A glob on the file's base name, e.g. positions_*.csv (*, ?, [abc], [!abc], {a,b}; case-sensitive)", example: "positions_*.csv" });
+  .meta({
+    description: "A glob on the file's base name, e.g. positions_*.csv (*, ?, [abc], [!abc], {a,b}; case-sensitive)",
+    example: "positions_*.csv",
+  });

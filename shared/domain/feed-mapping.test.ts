@@ -30,18 +30,34 @@ describe("mapping csv-like records", () => {
       source: { value: "Custodian AG" },
     },
   });
-  const row = { ISIN: " DE0007164600 ", Kursdatum: "28.03.2024", Kurs: "1.234,56", "Währung": "EUR", Art: "S" };
+  const row = { ISIN: " DE0007164600 ", Kursdatum: "28.03.2024", Kurs: "1.234,56", Währung: "EUR", Art: "S" };
 
   it("maps headers, separators, the date format, map and constants into an import record", () => {
-    expect(ok(prices({ row: 1, values: row }))).toEqual({ isin: "DE0007164600", date: "2024-03-28", price: 1234.56, currency: "EUR", type: "close", source: "Custodian AG" });
+    expect(ok(prices({ row: 1, values: row }))).toEqual({
+      isin: "DE0007164600",
+      date: "2024-03-28",
+      price: 1234.56,
+      currency: "EUR",
+      type: "close",
+      source: "Custodian AG",
+    });
   });
 
   it("reports a value missing from map with field and column", () => {
-    expect(errors(prices({ row: 7, values: { ...row, Art: "X" } }))).toEqual([{ row: 7, field: "type", column: "Art", message: expect.stringMatching(/"X" is not in the mapping's map \(known: "S", "M", "NAV"\)/) }]);
+    expect(errors(prices({ row: 7, values: { ...row, Art: "X" } }))).toEqual([
+      {
+        row: 7,
+        field: "type",
+        column: "Art",
+        message: expect.stringMatching(/"X" is not in the mapping's map \(known: "S", "M", "NAV"\)/),
+      },
+    ]);
   });
 
   it("rejects garbage numbers and impossible dates as row errors, with the schema's other issues", () => {
-    const errs = errors(prices({ row: 3, values: { ...row, Kurs: "12abc", Kursdatum: "31.02.2024", "Währung": "EURO" } }));
+    const errs = errors(
+      prices({ row: 3, values: { ...row, Kurs: "12abc", Kursdatum: "31.02.2024", Währung: "EURO" } }),
+    );
     expect(errs.map((e) => [e.field, e.column])).toEqual([
       ["date", "Kursdatum"],
       ["price", "Kurs"],
@@ -54,11 +70,17 @@ describe("mapping csv-like records", () => {
 
   it("says which column is empty when a required field has no value", () => {
     const errs = errors(prices({ row: 2, values: { ...row, ISIN: "  " } }));
-    expect(errs).toEqual([{ row: 2, field: "isin", column: "ISIN", message: 'is required, but column "ISIN" has no value' }]);
+    expect(errs).toEqual([
+      { row: 2, field: "isin", column: "ISIN", message: 'is required, but column "ISIN" has no value' },
+    ]);
   });
 
   it("says so when a required field is not mapped at all", () => {
-    const noType = mapper({ dataType: "prices", format: "csv", mapping: { isin: "ISIN", date: "D", price: "P", currency: { value: "EUR" }, source: { value: "x" } } });
+    const noType = mapper({
+      dataType: "prices",
+      format: "csv",
+      mapping: { isin: "ISIN", date: "D", price: "P", currency: { value: "EUR" }, source: { value: "x" } },
+    });
     expect(errors(noType({ row: 1, values: { ISIN: "DE0007164600", D: "2024-03-28", P: "10" } }))).toEqual([
       { row: 1, field: "type", message: "is required, and the feed's mapping does not map it" },
     ]);
@@ -67,7 +89,17 @@ describe("mapping csv-like records", () => {
 
 describe("numbers", () => {
   const positions = (options: Record<string, unknown>, multiply?: number) =>
-    mapper({ dataType: "positions", format: "csv", options, mapping: { portfolioCode: { value: "P1" }, isin: { value: "DE0007164600" }, date: { value: "2024-03-28" }, quantity: multiply === undefined ? "Q" : { source: "Q", multiply } } });
+    mapper({
+      dataType: "positions",
+      format: "csv",
+      options,
+      mapping: {
+        portfolioCode: { value: "P1" },
+        isin: { value: "DE0007164600" },
+        date: { value: "2024-03-28" },
+        quantity: multiply === undefined ? "Q" : { source: "Q", multiply },
+      },
+    });
   const quantity = (m: ReturnType<typeof positions>, q: unknown) => {
     const r = m({ row: 1, values: { Q: q } });
     return r.ok ? r.record.quantity : r.errors[0]?.message;
@@ -88,7 +120,8 @@ describe("numbers", () => {
     const plain = positions({});
     expect(quantity(plain, "1,234.56")).toMatch(/not a number/);
     expect(quantity(plain, "1.5e3")).toBe(1500);
-    for (const junk of ["abc", "1.2.3", "--1", "1 000", "0x10", "Infinity", "NaN", "12abc", "."]) expect(quantity(plain, junk), junk).toMatch(/not a number/);
+    for (const junk of ["abc", "1.2.3", "--1", "1 000", "0x10", "Infinity", "NaN", "12abc", "."])
+      expect(quantity(plain, junk), junk).toMatch(/not a number/);
     expect(quantity(en, `${"1".repeat(200_000)}x`)).toMatch(/not a number/);
     // A spreadsheet or JSON number arrives as a number.
     expect(quantity(plain, 42.5)).toBe(42.5);
@@ -109,7 +142,13 @@ describe("dates", () => {
       dataType: "fx-rates",
       format: "csv",
       options: feedFormat === undefined ? {} : { dateFormat: feedFormat },
-      mapping: { baseCurrency: { value: "EUR" }, quoteCurrency: { value: "USD" }, rate: { value: 1.08 }, source: { value: "ECB" }, date: format === undefined ? "D" : { source: "D", format } },
+      mapping: {
+        baseCurrency: { value: "EUR" },
+        quoteCurrency: { value: "USD" },
+        rate: { value: 1.08 },
+        source: { value: "ECB" },
+        date: format === undefined ? "D" : { source: "D", format },
+      },
     });
     const r = m({ row: 1, values: { D: value } });
     return r.ok ? r.record.date : "invalid";
@@ -159,22 +198,67 @@ describe("mapping nested (json, xml) records", () => {
   const values = {
     "@asOf": "2024-03-28",
     Acct: { "@id": "P-100" },
-    Instrm: { Id: [{ "@scheme": "WKN", "#text": "716460" }, { "@scheme": "ISIN", "#text": "DE0007164600" }] },
-    Bal: { Qty: [{ "#text": "150", "@unit": "SHS" }, "999"], Cost: [{ "@ccy": "USD", "#text": "1" }, { "@ccy": "EUR", "#text": "17500.25" }] },
+    Instrm: {
+      Id: [
+        { "@scheme": "WKN", "#text": "716460" },
+        { "@scheme": "ISIN", "#text": "DE0007164600" },
+      ],
+    },
+    Bal: {
+      Qty: [{ "#text": "150", "@unit": "SHS" }, "999"],
+      Cost: [
+        { "@ccy": "USD", "#text": "1" },
+        { "@ccy": "EUR", "#text": "17500.25" },
+      ],
+    },
   };
 
   it("follows dotted paths, @attributes, indexes, selectors and the first entry of a list", () => {
-    expect(ok(positions({ row: 4, values }))).toEqual({ portfolioCode: "P-100", isin: "DE0007164600", date: "2024-03-28", quantity: 150, costBasis: 17500.25, currency: "EUR" });
+    expect(ok(positions({ row: 4, values }))).toEqual({
+      portfolioCode: "P-100",
+      isin: "DE0007164600",
+      date: "2024-03-28",
+      quantity: 150,
+      costBasis: 17500.25,
+      currency: "EUR",
+    });
   });
 
   it("leaves absent what the record does not have, and refuses a path ending on a structure", () => {
     const partial = { ...values, Bal: { Qty: "5" } };
-    expect(ok(positions({ row: 1, values: partial }))).toEqual({ portfolioCode: "P-100", isin: "DE0007164600", date: "2024-03-28", quantity: 5 });
-    const json = mapper({ dataType: "positions", format: "json", mapping: { portfolioCode: "account", isin: "security", date: "date", quantity: "qty" } });
-    const errs = errors(json({ row: 9, values: { account: "P1", security: { isin: "DE0007164600" }, date: "2024-03-28", qty: 1 } }));
-    expect(errs).toEqual([{ row: 9, field: "isin", column: "security", message: '"security" holds a nested structure, not a value' }]);
-    const arrayIndex = mapper({ dataType: "positions", format: "json", mapping: { portfolioCode: "a[0]", securityId: "lines[2].id", date: { value: "2024-03-28" }, quantity: "lines[2].q" } });
-    expect(ok(arrayIndex({ row: 1, values: { a: "P1", lines: [{}, {}, { id: "SEC-9", q: -3 }] } }))).toEqual({ portfolioCode: "P1", securityId: "SEC-9", date: "2024-03-28", quantity: -3 });
+    expect(ok(positions({ row: 1, values: partial }))).toEqual({
+      portfolioCode: "P-100",
+      isin: "DE0007164600",
+      date: "2024-03-28",
+      quantity: 5,
+    });
+    const json = mapper({
+      dataType: "positions",
+      format: "json",
+      mapping: { portfolioCode: "account", isin: "security", date: "date", quantity: "qty" },
+    });
+    const errs = errors(
+      json({ row: 9, values: { account: "P1", security: { isin: "DE0007164600" }, date: "2024-03-28", qty: 1 } }),
+    );
+    expect(errs).toEqual([
+      { row: 9, field: "isin", column: "security", message: '"security" holds a nested structure, not a value' },
+    ]);
+    const arrayIndex = mapper({
+      dataType: "positions",
+      format: "json",
+      mapping: {
+        portfolioCode: "a[0]",
+        securityId: "lines[2].id",
+        date: { value: "2024-03-28" },
+        quantity: "lines[2].q",
+      },
+    });
+    expect(ok(arrayIndex({ row: 1, values: { a: "P1", lines: [{}, {}, { id: "SEC-9", q: -3 }] } }))).toEqual({
+      portfolioCode: "P1",
+      securityId: "SEC-9",
+      date: "2024-03-28",
+      quantity: -3,
+    });
   });
 });
 
@@ -183,12 +267,37 @@ describe("mapping fix-like tag records", () => {
     dataType: "positions",
     format: "fix",
     options: { msgTypes: ["AP"], dateFormat: "yyyyMMdd" },
-    mapping: { portfolioCode: "1", isin: "48", date: "715", quantity: "702[703=TQ].704", costBasis: "702.704", currency: "15" },
+    mapping: {
+      portfolioCode: "1",
+      isin: "48",
+      date: "715",
+      quantity: "702[703=TQ].704",
+      costBasis: "702.704",
+      currency: "15",
+    },
   });
-  const values = { "35": "AP", "1": "ACC-1", "48": "US0378331005", "22": "4", "715": "20240328", "15": "USD", "702": [{ "703": "SOD", "704": "90" }, { "703": "TQ", "704": "100", "705": "0" }] };
+  const values = {
+    "35": "AP",
+    "1": "ACC-1",
+    "48": "US0378331005",
+    "22": "4",
+    "715": "20240328",
+    "15": "USD",
+    "702": [
+      { "703": "SOD", "704": "90" },
+      { "703": "TQ", "704": "100", "705": "0" },
+    ],
+  };
 
   it("reads tags and repeating-group entries by selector and by first entry", () => {
-    expect(ok(reports({ row: 2, values }))).toEqual({ portfolioCode: "ACC-1", isin: "US0378331005", date: "2024-03-28", quantity: 100, costBasis: 90, currency: "USD" });
+    expect(ok(reports({ row: 2, values }))).toEqual({
+      portfolioCode: "ACC-1",
+      isin: "US0378331005",
+      date: "2024-03-28",
+      quantity: 100,
+      costBasis: 90,
+      currency: "USD",
+    });
   });
 
   it("names the repeating group and a selector when a tag mapped plainly lives only inside a group", () => {
@@ -199,15 +308,34 @@ describe("mapping fix-like tag records", () => {
       mapping: { portfolioCode: "448", isin: "48", date: "715", quantity: "704", currency: "15" },
     });
     expect(errors(plain({ row: 3, values: { ...values, "453": [{ "448": "ACC-1", "452": "24" }] } }))).toEqual([
-      { row: 3, field: "portfolioCode", column: "448", message: "tag 448 has no value: tag 448 is found only inside the repeating group 453 (NoPartyIDs); name its entry with a selector, e.g. 453[452=…].448" },
-      { row: 3, field: "quantity", column: "704", message: "is required, but tag 704 has no value: tag 704 is found only inside the repeating group 702 (NoPositions); name its entry with a selector, e.g. 702[703=…].704" },
+      {
+        row: 3,
+        field: "portfolioCode",
+        column: "448",
+        message:
+          "tag 448 has no value: tag 448 is found only inside the repeating group 453 (NoPartyIDs); name its entry with a selector, e.g. 453[452=…].448",
+      },
+      {
+        row: 3,
+        field: "quantity",
+        column: "704",
+        message:
+          "is required, but tag 704 has no value: tag 704 is found only inside the repeating group 702 (NoPositions); name its entry with a selector, e.g. 702[703=…].704",
+      },
     ]);
-    const nested = mapper({ dataType: "positions", format: "fix", options: {}, mapping: { portfolioCode: "524", isin: "48", date: { value: "2024-03-28" }, quantity: "702[0].704" } });
+    const nested = mapper({
+      dataType: "positions",
+      format: "fix",
+      options: {},
+      mapping: { portfolioCode: "524", isin: "48", date: { value: "2024-03-28" }, quantity: "702[0].704" },
+    });
     expect(errors(nested({ row: 1, values }))[0]?.message).toBe(
       "tag 524 has no value: tag 524 is found only inside the repeating groups 702 (NoPositions) › 539 (NoNestedPartyIDs); name its entry with a selector, e.g. 702[703=…].539[538=…].524",
     );
     // A tag of no group, missing, says only that.
-    expect(errors(plain({ row: 4, values: { ...values, "715": "" } })).find((e) => e.field === "date")?.message).toBe("is required, but tag 715 has no value");
+    expect(errors(plain({ row: 4, values: { ...values, "715": "" } })).find((e) => e.field === "date")?.message).toBe(
+      "is required, but tag 715 has no value",
+    );
   });
 
   it("maps execution reports with map and multiply", () => {
@@ -228,10 +356,34 @@ describe("mapping fix-like tag records", () => {
         status: { value: "settled" },
       },
     });
-    const exec = { "35": "8", "17": "EX-1", "48": "GB0002634946", "54": "2", "75": "20240328", "64": "20240402", "32": "1000", "31": "512.5", "15": "GBP", "453": [{ "448": "BRK", "452": "1" }, { "448": "CUST-7", "452": "24" }] };
-    expect(ok(fills({ row: 1, values: exec }))).toMatchObject({ externalId: "EX-1", portfolioCode: "CUST-7", type: "sell", quantity: 1000, price: 5.125, tradeDate: "2024-03-28", status: "settled" });
+    const exec = {
+      "35": "8",
+      "17": "EX-1",
+      "48": "GB0002634946",
+      "54": "2",
+      "75": "20240328",
+      "64": "20240402",
+      "32": "1000",
+      "31": "512.5",
+      "15": "GBP",
+      "453": [
+        { "448": "BRK", "452": "1" },
+        { "448": "CUST-7", "452": "24" },
+      ],
+    };
+    expect(ok(fills({ row: 1, values: exec }))).toMatchObject({
+      externalId: "EX-1",
+      portfolioCode: "CUST-7",
+      type: "sell",
+      quantity: 1000,
+      price: 5.125,
+      tradeDate: "2024-03-28",
+      status: "settled",
+    });
     const errs = errors(fills({ row: 5, values: { ...exec, "54": "5", "64": "20240301" } }));
-    expect(errs).toEqual([{ row: 5, field: "type", column: "54", message: expect.stringMatching(/"5" is not in the mapping's map/) }]);
+    expect(errs).toEqual([
+      { row: 5, field: "type", column: "54", message: expect.stringMatching(/"5" is not in the mapping's map/) },
+    ]);
     const early = errors(fills({ row: 6, values: { ...exec, "64": "20240301" } }));
     expect(early).toEqual([{ row: 6, field: "settlementDate", column: "64", message: "must not be before tradeDate" }]);
     const missing = errors(fills({ row: 7, values: { ...exec, "453": [] } }));
@@ -241,14 +393,37 @@ describe("mapping fix-like tag records", () => {
 
 describe("compileMapping", () => {
   it("refuses a stored feed whose mapping names a field the data type does not have", () => {
-    expect(() => compileMapping({ dataType: "prices", format: "csv", options: {}, mapping: { foo: "Foo" } })).toThrow(/mapping.foo/);
+    expect(() => compileMapping({ dataType: "prices", format: "csv", options: {}, mapping: { foo: "Foo" } })).toThrow(
+      /mapping.foo/,
+    );
   });
 
   it("gives the import record as the import's schema reads it (defaults filled)", () => {
-    const m = mapper({ dataType: "securities", format: "csv", mapping: { isin: "ISIN", name: "Name", assetClass: { value: "equity" }, currency: "Ccy", ticker: "Ticker" } });
-    expect(ok(m({ row: 1, values: { ISIN: "DE0007164600", Name: "SAP SE", Ccy: "EUR", Ticker: "" } }))).toEqual({ isin: "DE0007164600", name: "SAP SE", assetClass: "equity", currency: "EUR", status: "active" });
+    const m = mapper({
+      dataType: "securities",
+      format: "csv",
+      mapping: { isin: "ISIN", name: "Name", assetClass: { value: "equity" }, currency: "Ccy", ticker: "Ticker" },
+    });
+    expect(ok(m({ row: 1, values: { ISIN: "DE0007164600", Name: "SAP SE", Ccy: "EUR", Ticker: "" } }))).toEqual({
+      isin: "DE0007164600",
+      name: "SAP SE",
+      assetClass: "equity",
+      currency: "EUR",
+      status: "active",
+    });
     // A number in a text column (a spreadsheet cell) is its text.
-    const codes = mapper({ dataType: "positions", format: "xlsx", mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Date", quantity: "Qty" } });
-    expect(ok(codes({ row: 1, values: { Depot: 4711, ISIN: "DE0007164600", Date: new Date(Date.UTC(2024, 2, 28)), Qty: 10 } }))).toEqual({ portfolioCode: "4711", isin: "DE0007164600", date: "2024-03-28", quantity: 10 });
+    const codes = mapper({
+      dataType: "positions",
+      format: "xlsx",
+      mapping: { portfolioCode: "Depot", isin: "ISIN", date: "Date", quantity: "Qty" },
+    });
+    expect(
+      ok(
+        codes({
+          row: 1,
+          values: { Depot: 4711, ISIN: "DE0007164600", Date: new Date(Date.UTC(2024, 2, 28)), Qty: 10 },
+        }),
+      ),
+    ).toEqual({ portfolioCode: "4711", isin: "DE0007164600", date: "2024-03-28", quantity: 10 });
   });
 });

@@ -16,7 +16,8 @@ export interface RowError {
 }
 
 /** A source record after mapping: an import record that passed the import's own schema, or its row errors. */
-export type MappedRow = { ok: true; row: number; record: Record<string, unknown> } | { ok: false; row: number; errors: RowError[] };
+export type MappedRow =
+  { ok: true; row: number; record: Record<string, unknown> } | { ok: false; row: number; errors: RowError[] };
 
 /** Maps source records to import records of one feed; built once per file. */
 export type RecordMapper = (source: SourceRecord) => MappedRow;
@@ -35,9 +36,11 @@ interface FieldRule {
 
 const ABSENT = undefined;
 
-const listed = (keys: string[]): string => (keys.length <= 10 ? keys : [...keys.slice(0, 10), "…"]).map((k) => JSON.stringify(k)).join(", ");
+const listed = (keys: string[]): string =>
+  (keys.length <= 10 ? keys : [...keys.slice(0, 10), "…"]).map((k) => JSON.stringify(k)).join(", ");
 
-const shown = (raw: unknown): string => (raw instanceof Date ? raw.toISOString() : JSON.stringify(raw) ?? String(raw)).slice(0, 100);
+const shown = (raw: unknown): string =>
+  (raw instanceof Date ? raw.toISOString() : (JSON.stringify(raw) ?? String(raw))).slice(0, 100);
 
 type Feed = Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">;
 
@@ -70,13 +73,24 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
   const toDate = dateReader(dateFormat);
   const convert = (raw: unknown): Converted => {
     if (kind === "number") {
-      const n = typeof raw === "number" ? (Number.isFinite(raw) ? raw : undefined) : typeof raw === "string" ? toNumber(raw) : undefined;
+      const n =
+        typeof raw === "number"
+          ? Number.isFinite(raw)
+            ? raw
+            : undefined
+          : typeof raw === "string"
+            ? toNumber(raw)
+            : undefined;
       if (n === undefined) return { error: `${shown(raw)} is not a number` };
       return { value: multiply === undefined ? n : new Decimal(n).times(multiply).toNumber() };
     }
     if (kind === "date") {
       const day = toDate(raw);
-      return day === undefined ? { error: `${shown(raw)} is not a date${dateFormat === undefined ? " (YYYY-MM-DD)" : ` in the format ${dateFormat}`}` } : { value: day };
+      return day === undefined
+        ? {
+            error: `${shown(raw)} is not a date${dateFormat === undefined ? " (YYYY-MM-DD)" : ` in the format ${dateFormat}`}`,
+          }
+        : { value: day };
     }
     return { value: raw instanceof Date ? toDate(raw) : typeof raw === "string" ? raw : String(raw) };
   };
@@ -91,8 +105,14 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
       if (typeof raw === "string") raw = raw.trim();
       if (raw === undefined || raw === null || raw === "") return ABSENT;
       if (map !== undefined) {
-        const key = raw instanceof Date ? (toDate(raw) ?? "") : typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" || typeof raw === "bigint" ? String(raw) : JSON.stringify(raw);
-        if (!Object.hasOwn(map, key)) return { error: `${shown(key)} is not in the mapping's map (known: ${listed(Object.keys(map))})` };
+        const key =
+          raw instanceof Date
+            ? (toDate(raw) ?? "")
+            : typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" || typeof raw === "bigint"
+              ? String(raw)
+              : JSON.stringify(raw);
+        if (!Object.hasOwn(map, key))
+          return { error: `${shown(key)} is not in the mapping's map (known: ${listed(Object.keys(map))})` };
         raw = map[key];
       }
       return convert(raw);
@@ -140,7 +160,12 @@ export function compileMapping(feed: Feed): RecordMapper {
         continue;
       }
       if ("error" in out) {
-        (errors ??= []).push({ row, field: rule.target, ...(rule.column !== undefined ? { column: rule.column } : {}), message: out.error });
+        (errors ??= []).push({
+          row,
+          field: rule.target,
+          ...(rule.column !== undefined ? { column: rule.column } : {}),
+          message: out.error,
+        });
       } else record[rule.target] = out.value;
     }
     const parsed = schema.safeParse(record);
@@ -156,14 +181,23 @@ export function compileMapping(feed: Feed): RecordMapper {
       const rule = byTarget.get(top);
       let message = issue.message;
       if (issue.code !== "custom" && issue.path.length === 1 && !(top in record)) {
-        message = rule === undefined ? "is required, and the feed's mapping does not map it" : `is required, but ${rule.where ?? "the mapping"} has no value${rule.hint !== undefined ? `: ${rule.hint}` : ""}`;
+        message =
+          rule === undefined
+            ? "is required, and the feed's mapping does not map it"
+            : `is required, but ${rule.where ?? "the mapping"} has no value${rule.hint !== undefined ? `: ${rule.hint}` : ""}`;
       }
       all.push({ row, field, ...(rule?.column !== undefined ? { column: rule.column } : {}), message });
     }
     // A rejected row says where a group member it looked for in vain is, whichever error it led to
     // (an alternative such as portfolioCode fails as "portfolioId or portfolioCode is required").
     for (const rule of unfound ?? []) {
-      if (!all.some((e) => e.field === rule.target)) all.push({ row, field: rule.target, ...(rule.column !== undefined ? { column: rule.column } : {}), message: `${rule.where ?? "the mapping"} has no value: ${rule.hint ?? ""}` });
+      if (!all.some((e) => e.field === rule.target))
+        all.push({
+          row,
+          field: rule.target,
+          ...(rule.column !== undefined ? { column: rule.column } : {}),
+          message: `${rule.where ?? "the mapping"} has no value: ${rule.hint ?? ""}`,
+        });
     }
     // In the mapping's order, whichever step found them.
     return { ok: false, row, errors: all.sort((a, b) => rank(a) - rank(b)) };

@@ -39,7 +39,8 @@ export function parseSourcePath(source: string, tagsOnly: boolean): PathSegment[
       }
       const eq = text.indexOf("=");
       const key = text.slice(0, eq);
-      if (eq <= 0 || key.includes(".") || (tagsOnly && !TAG.test(key))) return `"[${text}]" is not a selector ([n] or [${tagsOnly ? "tag" : "name"}=value])`;
+      if (eq <= 0 || key.includes(".") || (tagsOnly && !TAG.test(key)))
+        return `"[${text}]" is not a selector ([n] or [${tagsOnly ? "tag" : "name"}=value])`;
       segments.push({ match: { key, value: text.slice(eq + 1) } });
     }
   }
@@ -49,13 +50,16 @@ export function parseSourcePath(source: string, tagsOnly: boolean): PathSegment[
 /** What resolvePath answers for a path that ends on a nested structure. */
 export const STRUCTURE: unique symbol = Symbol("structure");
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
 const textOf = (v: unknown): string | undefined => {
   const t = isRecord(v) ? (Object.hasOwn(v, "#text") ? v["#text"] : undefined) : v;
-  return typeof t === "string" || typeof t === "number" || typeof t === "boolean" || typeof t === "bigint" ? String(t) : undefined;
+  return typeof t === "string" || typeof t === "number" || typeof t === "boolean" || typeof t === "bigint"
+    ? String(t)
+    : undefined;
 };
 
 /**

@@ -4,22 +4,47 @@ import { compileMapping, type MappedRow } from "./feed-mapping";
 import { dryRunSummary, RowValidation } from "./feed-validation";
 
 const good = (row: number): MappedRow => ({ ok: true, row, record: { isin: "DE0007164600", row } });
-const bad = (row: number, fields = ["price"]): MappedRow => ({ ok: false, row, errors: fields.map((field) => ({ row, field, column: field.toUpperCase(), message: "is not a number" })) });
+const bad = (row: number, fields = ["price"]): MappedRow => ({
+  ok: false,
+  row,
+  errors: fields.map((field) => ({ row, field, column: field.toUpperCase(), message: "is not a number" })),
+});
 
 describe("RowValidation, reject-file", () => {
   it("accepts a clean file", () => {
     const v = new RowValidation({ onRowError: "reject-file" });
     expect([good(1), good(2)].map((r) => v.accept(r))).toEqual([true, true]);
-    expect(v.outcome()).toEqual({ status: "accepted", received: 2, valid: 2, rejected: 0, errors: [], errorsTruncated: false, rejectedRows: [], preview: [{ isin: "DE0007164600", row: 1 }, { isin: "DE0007164600", row: 2 }] });
+    expect(v.outcome()).toEqual({
+      status: "accepted",
+      received: 2,
+      valid: 2,
+      rejected: 0,
+      errors: [],
+      errorsTruncated: false,
+      rejectedRows: [],
+      preview: [
+        { isin: "DE0007164600", row: 1 },
+        { isin: "DE0007164600", row: 2 },
+      ],
+    });
   });
 
   it("rejects the whole file on one bad row, reporting every error up to the cap", () => {
     const v = new RowValidation({ onRowError: "reject-file" }, 3);
-    const passed = [good(1), bad(2, ["price", "date"]), good(3), bad(4, ["isin", "currency"]), bad(5)].map((r) => v.accept(r));
+    const passed = [good(1), bad(2, ["price", "date"]), good(3), bad(4, ["isin", "currency"]), bad(5)].map((r) =>
+      v.accept(r),
+    );
     expect(passed).toEqual([true, false, false, false, false]);
     expect(v.fileRejected).toBe(true);
     const outcome = v.outcome();
-    expect(outcome).toMatchObject({ status: "rejected", received: 5, valid: 2, rejected: 3, errorsTruncated: true, reason: expect.stringMatching(/3 rows rejected; the feed rejects the whole file/) });
+    expect(outcome).toMatchObject({
+      status: "rejected",
+      received: 5,
+      valid: 2,
+      rejected: 3,
+      errorsTruncated: true,
+      reason: expect.stringMatching(/3 rows rejected; the feed rejects the whole file/),
+    });
     expect(outcome.errors.map((e) => [e.row, e.field])).toEqual([
       [2, "price"],
       [2, "date"],
@@ -51,14 +76,25 @@ describe("RowValidation, skip-row", () => {
     const passed = [bad(1), good(2), bad(3), good(4), bad(5), good(6)].map((r) => beyond.accept(r));
     expect(passed).toEqual([false, true, false, true, false, false]);
     expect(beyond.fileRejected).toBe(true);
-    expect(beyond.outcome()).toMatchObject({ status: "rejected", rejected: 3, valid: 3, reason: expect.stringMatching(/more than the feed's maxRejectedRows \(2\)/) });
+    expect(beyond.outcome()).toMatchObject({
+      status: "rejected",
+      rejected: 3,
+      valid: 3,
+      reason: expect.stringMatching(/more than the feed's maxRejectedRows \(2\)/),
+    });
   });
 
   it("keeps memory bounded over a long file of bad rows", () => {
     const v = new RowValidation({ onRowError: "skip-row" });
     for (let row = 1; row <= 200_000; row += 1) v.accept(row % 2 === 0 ? good(row) : bad(row));
     const outcome = v.outcome();
-    expect(outcome).toMatchObject({ status: "accepted", received: 200_000, valid: 100_000, rejected: 100_000, errorsTruncated: true });
+    expect(outcome).toMatchObject({
+      status: "accepted",
+      received: 200_000,
+      valid: 100_000,
+      rejected: 100_000,
+      errorsTruncated: true,
+    });
     expect(outcome.errors).toHaveLength(1000);
     expect(outcome.status === "accepted" && outcome.rejectedRows).toHaveLength(1000);
   });
@@ -73,7 +109,14 @@ describe("dryRunSummary", () => {
       format: "csv",
       filePattern: "prices_*.csv",
       options: { decimalSeparator: "," },
-      mapping: { isin: "ISIN", date: "Date", price: "Close", currency: { value: "EUR" }, type: { value: "close" }, source: { value: "Vendor" } },
+      mapping: {
+        isin: "ISIN",
+        date: "Date",
+        price: "Close",
+        currency: { value: "EUR" },
+        type: { value: "close" },
+        source: { value: "Vendor" },
+      },
     });
     const map = compileMapping(feed);
     const validation = new RowValidation(feed.validation);
@@ -83,10 +126,24 @@ describe("dryRunSummary", () => {
     }
     const summary = dryRunSummary(validation.outcome());
     // The feed rejects a file on any row error (the default), so this one would be quarantined.
-    expect(summary).toMatchObject({ received: 25, valid: 24, rejected: 1, verdict: "rejected", reason: "1 row rejected; the feed rejects the whole file on any row error", errorsTruncated: false });
+    expect(summary).toMatchObject({
+      received: 25,
+      valid: 24,
+      rejected: 1,
+      verdict: "rejected",
+      reason: "1 row rejected; the feed rejects the whole file on any row error",
+      errorsTruncated: false,
+    });
     expect(summary.errors).toEqual([{ row: 7, field: "price", column: "Close", message: '"n/a" is not a number' }]);
     expect(summary.preview).toHaveLength(20);
-    expect(summary.preview[0]).toEqual({ isin: "DE0007164600", date: "2024-03-28", price: 1.5, currency: "EUR", type: "close", source: "Vendor" });
+    expect(summary.preview[0]).toEqual({
+      isin: "DE0007164600",
+      date: "2024-03-28",
+      price: 1.5,
+      currency: "EUR",
+      type: "close",
+      source: "Vendor",
+    });
     expect(summary.preview[6]).toMatchObject({ price: 8.5 });
   });
 });

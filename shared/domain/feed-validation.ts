@@ -27,8 +27,7 @@ interface Counts {
 
 /** What a file's validation decided: write its valid rows (and report the rejected ones), or reject it whole. */
 export type ValidationOutcome =
-  | (Counts & { status: "accepted"; rejectedRows: RejectedRow[] })
-  | (Counts & { status: "rejected"; reason: string });
+  (Counts & { status: "accepted"; rejectedRows: RejectedRow[] }) | (Counts & { status: "rejected"; reason: string });
 
 /**
  * Applies a feed's `validation` to a file's mapped rows as they stream by. `reject-file`: any row
@@ -77,7 +76,14 @@ export class RowValidation {
   }
 
   outcome(): ValidationOutcome {
-    const counts: Counts = { received: this.received, valid: this.valid, rejected: this.rejected, errors: [...this.errors], errorsTruncated: this.errorsTruncated, preview: [...this.preview] };
+    const counts: Counts = {
+      received: this.received,
+      valid: this.valid,
+      rejected: this.rejected,
+      errors: [...this.errors],
+      errorsTruncated: this.errorsTruncated,
+      preview: [...this.preview],
+    };
     if (!this.fileRejected) return { ...counts, status: "accepted", rejectedRows: [...this.rejectedRows] };
     const rows = `${this.rejected} row${this.rejected === 1 ? "" : "s"}`;
     const reason =
@@ -104,6 +110,7 @@ export interface DryRunSummary {
 
 export function dryRunSummary(outcome: ValidationOutcome): DryRunSummary {
   const { received, valid, rejected, errors, errorsTruncated, preview } = outcome;
-  const verdict = outcome.status === "rejected" ? { verdict: outcome.status, reason: outcome.reason } : { verdict: outcome.status };
+  const verdict =
+    outcome.status === "rejected" ? { verdict: outcome.status, reason: outcome.reason } : { verdict: outcome.status };
   return { received, valid, rejected, ...verdict, errors, errorsTruncated, preview };
 }

@@ -41,7 +41,8 @@ export function dateFormatProblem(format: string): string | undefined {
   const seen = new Set<string>();
   for (const [run, letter] of format.matchAll(TOKEN)) {
     const lengths = ALLOWED[letter ?? ""];
-    if (lengths === undefined || !lengths.includes(run.length)) return `"${run}" is not a date token (yyyy, yy, MM, M, MMM, dd, d)`;
+    if (lengths === undefined || !lengths.includes(run.length))
+      return `"${run}" is not a date token (yyyy, yy, MM, M, MMM, dd, d)`;
     if (seen.has(letter ?? "")) return `"${letter}" appears twice`;
     seen.add(letter ?? "");
   }
@@ -78,7 +79,9 @@ export function dateReader(format: string | undefined): (value: unknown) => stri
   };
   return (value) => {
     if (value instanceof Date) {
-      return Number.isNaN(value.getTime()) ? undefined : isoDay(value.getUTCFullYear(), value.getUTCMonth() + 1, value.getUTCDate());
+      return Number.isNaN(value.getTime())
+        ? undefined
+        : isoDay(value.getUTCFullYear(), value.getUTCMonth() + 1, value.getUTCDate());
     }
     const text = String(value).trim();
     if (text.length > MAX_TEXT) return undefined;

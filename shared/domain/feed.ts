@@ -15,7 +15,12 @@ export type FeedStatus = z.infer<typeof feedStatusSchema>;
 export const feedValidationSchema = z
   .strictObject({
     onRowError: z.enum(["reject-file", "skip-row"]).default("reject-file"),
-    maxRejectedRows: z.number().int().positive().optional().meta({ description: "skip-row: beyond this many rejected rows the file is rejected" }),
+    maxRejectedRows: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "skip-row: beyond this many rejected rows the file is rejected" }),
   })
   .meta({ id: "FeedValidation" });
 export type FeedValidation = z.infer<typeof feedValidationSchema>;
@@ -50,9 +55,14 @@ export interface FeedDefinition {
 const CROSS_CHECKED = new Set<PropertyKey>(["dataType", "format", "options", "mapping"]);
 
 /** The checks between fields: options against the format, mapping targets and sources against the data type and format. */
-function checkDefinition(d: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">, ctx: z.core.$RefinementCtx): void {
-  for (const p of optionProblems(d.options, d.format)) ctx.addIssue({ code: "custom", path: ["options", p.option], message: p.message });
-  for (const p of mappingProblems(d.mapping, d.dataType, d.format)) ctx.addIssue({ code: "custom", path: ["mapping", ...p.path], message: p.message });
+function checkDefinition(
+  d: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">,
+  ctx: z.core.$RefinementCtx,
+): void {
+  for (const p of optionProblems(d.options, d.format))
+    ctx.addIssue({ code: "custom", path: ["options", p.option], message: p.message });
+  for (const p of mappingProblems(d.mapping, d.dataType, d.format))
+    ctx.addIssue({ code: "custom", path: ["mapping", ...p.path], message: p.message });
 }
 
 /** The body of `POST /api/v1/settings/feeds`. */
@@ -63,12 +73,24 @@ export const feedCreateSchema = z
     when: (payload) =>
       typeof payload.value === "object" &&
       payload.value !== null &&
-      payload.issues.every((i) => i.code === "unrecognized_keys" || (i.path !== undefined && i.path.length > 0 && !CROSS_CHECKED.has(i.path[0] ?? ""))),
+      payload.issues.every(
+        (i) =>
+          i.code === "unrecognized_keys" ||
+          (i.path !== undefined && i.path.length > 0 && !CROSS_CHECKED.has(i.path[0] ?? "")),
+      ),
   })
   .meta({ id: "FeedCreate" });
 export type FeedCreate = z.infer<typeof feedCreateSchema>;
 
-const KEY_TYPES = new Set(["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"]);
+const KEY_TYPES = new Set([
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com",
+]);
 
 /** Whether `line` is an OpenSSH public key: `type base64 [comment]`, the blob naming the same type. */
 function isOpenSshPublicKey(line: string): boolean {
@@ -81,7 +103,12 @@ function isOpenSshPublicKey(line: string): boolean {
 }
 
 const publicKeys = z
-  .array(z.string().max(16_384).refine(isOpenSshPublicKey, { message: "must be an OpenSSH public key (ssh-ed25519 AAAA... comment)" }))
+  .array(
+    z
+      .string()
+      .max(16_384)
+      .refine(isOpenSshPublicKey, { message: "must be an OpenSSH public key (ssh-ed25519 AAAA... comment)" }),
+  )
   .max(20)
   .meta({ description: "OpenSSH public keys that may log in instead of the password" });
 
@@ -162,11 +189,35 @@ export interface SftpEndpoint {
 }
 
 export function toPublicFeed(stored: StoredFeed, endpoint: SftpEndpoint): Feed {
-  const { id, name: n, provider, dataType, format, filePattern: fp, options, mapping, validation, status, sftp, createdAt, updatedAt } = stored;
+  const {
+    id,
+    name: n,
+    provider,
+    dataType,
+    format,
+    filePattern: fp,
+    options,
+    mapping,
+    validation,
+    status,
+    sftp,
+    createdAt,
+    updatedAt,
+  } = stored;
   return {
-    id, name: n, provider, dataType, format, filePattern: fp, options, mapping, validation, status,
+    id,
+    name: n,
+    provider,
+    dataType,
+    format,
+    filePattern: fp,
+    options,
+    mapping,
+    validation,
+    status,
     sftp: { host: endpoint.host, port: endpoint.port, username: sftp.username, publicKeys: sftp.publicKeys },
-    createdAt, updatedAt,
+    createdAt,
+    updatedAt,
   };
 }
 

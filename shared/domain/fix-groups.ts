@@ -49,9 +49,11 @@ const FIX_GROUP_KEYS: Readonly<Record<string, { name: string; key: string }>> = 
  * (`702[703=…].704`). Undefined for a tag of no group.
  */
 export function fixGroupPath(tag: string): { groups: { tag: string; name: string }[]; selector: string } | undefined {
-  const parentOf = (member: string) => Object.keys(FIX_GROUPS).find((count) => FIX_GROUPS[count]?.includes(member) === true);
+  const parentOf = (member: string) =>
+    Object.keys(FIX_GROUPS).find((count) => FIX_GROUPS[count]?.includes(member) === true);
   const chain: string[] = [];
-  for (let parent = parentOf(tag); parent !== undefined && !chain.includes(parent); parent = parentOf(parent)) chain.unshift(parent);
+  for (let parent = parentOf(tag); parent !== undefined && !chain.includes(parent); parent = parentOf(parent))
+    chain.unshift(parent);
   if (chain.length === 0) return undefined;
   const steps = chain.map((count, index) => {
     const key = FIX_GROUP_KEYS[count]?.key ?? FIX_GROUPS[count]?.[0] ?? "";

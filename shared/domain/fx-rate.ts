@@ -12,7 +12,10 @@ export const fxRateImportSchema = z
     rate: fxRateNumber,
     source: z.string().trim().min(1).max(100),
   })
-  .refine((r) => r.baseCurrency !== r.quoteCurrency, { message: "must differ from baseCurrency", path: ["quoteCurrency"] })
+  .refine((r) => r.baseCurrency !== r.quoteCurrency, {
+    message: "must differ from baseCurrency",
+    path: ["quoteCurrency"],
+  })
   .meta({ id: "FxRateImport" });
 export type FxRateImport = z.infer<typeof fxRateImportSchema>;
 

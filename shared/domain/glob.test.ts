@@ -55,7 +55,13 @@ describe("file-name globs", () => {
   });
 
   it("matching costs linear work in the name's length, even for patterns that make regular expressions backtrack", () => {
-    const adversarial = ["*-*-*-*-*.csv", "*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*.csv", "{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}.csv", "*{-,--,---}*{-,--,---}*{-,--,---}*x", "*[-]*[!x]*?*-*?*.csv"];
+    const adversarial = [
+      "*-*-*-*-*.csv",
+      "*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*-*.csv",
+      "{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}{*,*-}.csv",
+      "*{-,--,---}*{-,--,---}*{-,--,---}*x",
+      "*[-]*[!x]*?*-*?*.csv",
+    ];
     for (const pattern of adversarial) {
       const matches = compileFilePattern(pattern);
       const work = (n: number): number => {

@@ -14,7 +14,12 @@
 
 type Test = (cp: number, first: boolean) => boolean;
 type Node = { kind: "char"; test: Test } | { kind: "star" } | { kind: "alt"; options: Node[][] };
-type Instruction = { op: "char"; test: Test } | { op: "star" } | { op: "split"; next: number[] } | { op: "jmp"; to: number } | { op: "match" };
+type Instruction =
+  | { op: "char"; test: Test }
+  | { op: "star" }
+  | { op: "split"; next: number[] }
+  | { op: "jmp"; to: number }
+  | { op: "match" };
 
 const DOT = 0x2e;
 
@@ -103,7 +108,7 @@ function splitBraces(p: readonly string[], start: number): { options: [number, n
 
 function parse(p: readonly string[], start: number, end: number): Node[] {
   const nodes: Node[] = [];
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     const c = p[i] as string;
     if (c === "*") {
       // `**` is `*`: a name has no path segments for it to cross.

@@ -9,7 +9,9 @@ export const MAX_IMPORT_RECORDS = 10_000;
 export const MAX_IMPORT_BYTES = 10 * 1024 * 1024;
 
 export const dataTypes = ["positions", "transactions", "prices", "fx-rates", "securities"] as const;
-export const dataTypeSchema = z.enum(dataTypes).meta({ description: "positions, transactions, prices, fx-rates or securities" });
+export const dataTypeSchema = z
+  .enum(dataTypes)
+  .meta({ description: "positions, transactions, prices, fx-rates or securities" });
 export type DataType = z.infer<typeof dataTypeSchema>;
 
 /** The payload key of each data type: `{ "<dataType-in-camelCase>": [records] }`. */

@@ -27,7 +27,8 @@ export const isinSchema = z
   .string()
   .superRefine((v, ctx) => {
     // One problem per field: the check digit is only worth checking once the format is right.
-    if (!ISIN_FORMAT.test(v)) ctx.addIssue({ code: "custom", message: "must be an ISIN: 2 letters, 9 letters or digits, 1 check digit" });
+    if (!ISIN_FORMAT.test(v))
+      ctx.addIssue({ code: "custom", message: "must be an ISIN: 2 letters, 9 letters or digits, 1 check digit" });
     else if (!isValidIsin(v)) ctx.addIssue({ code: "custom", message: "ISIN check digit is wrong" });
   })
   .meta({ description: "ISIN (ISO 6166), check digit verified", example: "US0378331005" });

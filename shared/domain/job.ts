@@ -12,9 +12,13 @@ export const jobSchema = z
     errors: z.array(z.object({ field: z.string(), message: z.string() })),
     startedAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),
-    duplicateOf: z.string().optional().meta({ description: "A file whose content this feed already ingested: the job that ingested it (nothing was written again)" }),
+    duplicateOf: z.string().optional().meta({
+      description:
+        "A file whose content this feed already ingested: the job that ingested it (nothing was written again)",
+    }),
     leaseUntil: z.iso.datetime().nullable().meta({
-      description: "While running: the import renews this as it goes; a running job whose lease has passed was abandoned (its process ended) and is marked failed. Null once finished",
+      description:
+        "While running: the import renews this as it goes; a running job whose lease has passed was abandoned (its process ended) and is marked failed. Null once finished",
     }),
   })
   .meta({ id: "RefreshJob" });
@@ -26,4 +30,5 @@ export const JOB_LEASE_MS = 5 * 60 * 1000;
 export const leaseFrom = (now: Date): string => new Date(now.getTime() + JOB_LEASE_MS).toISOString();
 
 /** Stored minus nothing: what a job reports as accepted when it stops, from what its batches wrote. */
-export const acceptedOf = (c: { created: number; updated: number; unchanged: number }): number => c.created + c.updated + c.unchanged;
+export const acceptedOf = (c: { created: number; updated: number; unchanged: number }): number =>
+  c.created + c.updated + c.unchanged;

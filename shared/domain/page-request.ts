@@ -3,7 +3,8 @@ import { AppError } from "./errors";
 import { MAX_PAGE_SIZE, pageDescription } from "./pagination";
 
 /** Either a page number or a cursor from a previous page's `pagination.nextCursor`. */
-export type PageRequest = { page: number; pageSize: number; cursor?: undefined } | { cursor: string; pageSize: number; page?: undefined };
+export type PageRequest =
+  { page: number; pageSize: number; cursor?: undefined } | { cursor: string; pageSize: number; page?: undefined };
 
 export interface CursorPage<T> {
   items: T[];
@@ -13,8 +14,17 @@ export interface CursorPage<T> {
 
 export const cursorQuery = z.object({
   page: z.coerce.number().int().min(1).optional().meta({ description: pageDescription }),
-  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE}` }),
-  cursor: z.string().min(1).max(1000).optional().meta({ description: "Continue a deep scan from pagination.nextCursor (instead of page); reads one page's worth however deep" }),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(50)
+    .meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE}` }),
+  cursor: z.string().min(1).max(1000).optional().meta({
+    description:
+      "Continue a deep scan from pagination.nextCursor (instead of page); reads one page's worth however deep",
+  }),
 });
 
 export const cursorPaginationSchema = z
@@ -27,14 +37,25 @@ export const cursorPaginationSchema = z
   })
   .meta({ id: "CursorPagination" });
 
-export function pageRequestOf(query: { page?: number | undefined; pageSize: number; cursor?: string | undefined }): PageRequest {
+export function pageRequestOf(query: {
+  page?: number | undefined;
+  pageSize: number;
+  cursor?: string | undefined;
+}): PageRequest {
   if (query.page !== undefined && query.cursor !== undefined) {
-    throw new AppError("INVALID_REQUEST", "Pass either page or cursor, not both", { details: [{ field: "cursor", message: "not allowed together with page" }] });
+    throw new AppError("INVALID_REQUEST", "Pass either page or cursor, not both", {
+      details: [{ field: "cursor", message: "not allowed together with page" }],
+    });
   }
-  return query.cursor !== undefined ? { cursor: query.cursor, pageSize: query.pageSize } : { page: query.page ?? 1, pageSize: query.pageSize };
+  return query.cursor !== undefined
+    ? { cursor: query.cursor, pageSize: query.pageSize }
+    : { page: query.page ?? 1, pageSize: query.pageSize };
 }
 
-export function cursorPaginationOf(request: PageRequest, result: CursorPage<unknown>): z.infer<typeof cursorPaginationSchema> {
+export function cursorPaginationOf(
+  request: PageRequest,
+  result: CursorPage<unknown>,
+): z.infer<typeof cursorPaginationSchema> {
   return {
     page: request.page ?? null,
     pageSize: request.pageSize,

@@ -16,7 +16,12 @@ export const pageDescription = `Page number, from 1 (default 1); page × pageSiz
 export function assertPageDepth(page: number, pageSize: number): void {
   if (page * pageSize <= MAX_PAGE_DEPTH) return;
   throw new AppError("INVALID_REQUEST", `Page numbers reach ${MAX_PAGE_DEPTH.toLocaleString("en-US")} items deep`, {
-    details: [{ field: "page", message: `page × pageSize must be at most ${MAX_PAGE_DEPTH}; follow pagination.nextCursor with cursor to read further, or narrow the filters` }],
+    details: [
+      {
+        field: "page",
+        message: `page × pageSize must be at most ${MAX_PAGE_DEPTH}; follow pagination.nextCursor with cursor to read further, or narrow the filters`,
+      },
+    ],
   });
 }
 

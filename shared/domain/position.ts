@@ -16,8 +16,14 @@ export const positionImportSchema = z
     costBasis: amountNumber.optional().meta({ description: "Cost basis; |costBasis| ≤ 1e15" }),
     currency: currencyCode.optional(),
   })
-  .refine((p) => p.portfolioId !== undefined || p.portfolioCode !== undefined, { message: "portfolioId or portfolioCode is required", path: ["portfolioId"] })
-  .refine((p) => p.securityId !== undefined || p.isin !== undefined, { message: "securityId or isin is required", path: ["securityId"] })
+  .refine((p) => p.portfolioId !== undefined || p.portfolioCode !== undefined, {
+    message: "portfolioId or portfolioCode is required",
+    path: ["portfolioId"],
+  })
+  .refine((p) => p.securityId !== undefined || p.isin !== undefined, {
+    message: "securityId or isin is required",
+    path: ["securityId"],
+  })
   .meta({ id: "PositionImport" });
 export type PositionImport = z.infer<typeof positionImportSchema>;
 

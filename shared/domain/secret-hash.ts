@@ -29,4 +29,5 @@ export async function verifySecret(secret: string, hash: string | undefined): Pr
 }
 
 /** A random URL-safe token with the given prefix, e.g. a client secret. */
-export const randomToken = (prefix: string, bytes = 32): string => `${prefix}${randomBytes(bytes).toString("base64url")}`;
+export const randomToken = (prefix: string, bytes = 32): string =>
+  `${prefix}${randomBytes(bytes).toString("base64url")}`;

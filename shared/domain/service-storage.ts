@@ -23,7 +23,10 @@ export const SERVICE_CONTAINERS: readonly string[] = ["inbound", "archive", "qua
 const HOST_CONTAINER_PREFIXES = ["azure-webjobs-", "scm-"];
 
 /** Why a container location is the service's own storage, or undefined when it is a customer's. */
-export function ownContainerProblem(location: { account: string; container: string; emulator: boolean }, storage: ServiceStorage): string | undefined {
+export function ownContainerProblem(
+  location: { account: string; container: string; emulator: boolean },
+  storage: ServiceStorage,
+): string | undefined {
   if (!location.emulator) {
     return storage.ownAccounts.includes(location.account.toLowerCase())
       ? `is the service's own storage account (${location.account}); name a container of the customer's account`
@@ -54,13 +57,17 @@ export function serviceStorageOf(settings: StorageSettings): ServiceStorage {
   const add = (name: string | undefined): void => {
     if (name !== undefined && name !== "") accounts.add(name.toLowerCase());
   };
-  const connection = settings.connectionString === undefined ? undefined : parseStorageConnectionString(settings.connectionString);
+  const connection =
+    settings.connectionString === undefined ? undefined : parseStorageConnectionString(settings.connectionString);
   add(connection?.accountName);
   add(accountOfEndpoint(connection?.blobEndpoint));
   add(accountOfEndpoint(settings.blobEndpoint));
   add(settings.accountResourceId?.split("/").pop());
   add(settings.hostAccountName);
-  return { emulatorEndpoint: connection === undefined ? undefined : emulatorBlobEndpointOf(connection), ownAccounts: [...accounts] };
+  return {
+    emulatorEndpoint: connection === undefined ? undefined : emulatorBlobEndpointOf(connection),
+    ownAccounts: [...accounts],
+  };
 }
 
 /** `https://ACCOUNT.blob.core.windows.net/` → ACCOUNT; an emulator's `http://127.0.0.1:10000/ACCOUNT` → ACCOUNT. */
@@ -80,5 +87,7 @@ function accountOfEndpoint(endpoint: string | undefined): string | undefined {
  * string (`UseDevelopmentStorage=true`, or the emulator's well-known account); undefined on Azure.
  */
 export function emulatorBlobEndpoint(connectionString: string | undefined): string | undefined {
-  return connectionString === undefined ? undefined : emulatorBlobEndpointOf(parseStorageConnectionString(connectionString));
+  return connectionString === undefined
+    ? undefined
+    : emulatorBlobEndpointOf(parseStorageConnectionString(connectionString));
 }

@@ -46,7 +46,10 @@ export const transactionImportSchema = z
     grossAmount: amountNumber.optional().meta({
       description: `quantity × price before fees; |grossAmount| ≤ ${MAX_AMOUNT.toExponential()}. For a buy or sell it defaults to quantity × price, computed exactly and rounded half away from zero to the currency's minor units (JPY 0, EUR 2, KWD 3 decimals)`,
     }),
-    fees: amountNumber.nonnegative().optional().meta({ description: `Fees, 0 to ${MAX_AMOUNT.toExponential()}; absent counts as 0 when netAmount is derived` }),
+    fees: amountNumber
+      .nonnegative()
+      .optional()
+      .meta({ description: `Fees, 0 to ${MAX_AMOUNT.toExponential()}; absent counts as 0 when netAmount is derived` }),
     netAmount: amountNumber.optional().meta({
       description: `Cash moved; |netAmount| ≤ ${MAX_AMOUNT.toExponential()}. Required, except for a buy or sell, where it defaults to grossAmount + fees (buy) or grossAmount − fees (sell), grossAmount itself defaulting to quantity × price; without netAmount, grossAmount or both quantity and price the record is rejected`,
     }),
@@ -67,25 +70,40 @@ export const transactionImportSchema = z
       ctx.addIssue({ code: "custom", path: ["settlementDate"], message: "must not be before tradeDate" });
     }
     // Fields already out of range have their own issue; a derivation from them would only repeat it.
-    const outOfRange = Math.abs(t.quantity ?? 0) > MAX_QUANTITY || (t.price ?? 0) > MAX_PRICE || Math.abs(t.grossAmount ?? 0) > MAX_AMOUNT || (t.fees ?? 0) > MAX_AMOUNT;
+    const outOfRange =
+      Math.abs(t.quantity ?? 0) > MAX_QUANTITY ||
+      (t.price ?? 0) > MAX_PRICE ||
+      Math.abs(t.grossAmount ?? 0) > MAX_AMOUNT ||
+      (t.fees ?? 0) > MAX_AMOUNT;
     if (outOfRange) return;
     const derived = deriveAmounts(t);
     if (derived === undefined) {
-      const message = t.type === "buy" || t.type === "sell" ? "netAmount is required, or quantity and price to derive it" : `netAmount is required for a ${t.type}`;
+      const message =
+        t.type === "buy" || t.type === "sell"
+          ? "netAmount is required, or quantity and price to derive it"
+          : `netAmount is required for a ${t.type}`;
       ctx.addIssue({ code: "custom", path: ["netAmount"], message });
       return;
     }
     for (const field of ["grossAmount", "netAmount"] as const) {
       const value = derived[field];
       if (t[field] === undefined && value !== null && Math.abs(value) > MAX_AMOUNT) {
-        ctx.addIssue({ code: "custom", path: [field], message: `the derived ${field} ${value} is beyond ${MAX_AMOUNT.toExponential()}; check quantity, price and fees` });
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `the derived ${field} ${value} is beyond ${MAX_AMOUNT.toExponential()}; check quantity, price and fees`,
+        });
       }
     }
   })
   .meta({ id: "TransactionImport" });
 export type TransactionImport = z.infer<typeof transactionImportSchema>;
 
-export const statusChangeSchema = z.object({ status: transactionStatusSchema, at: z.iso.datetime(), source: z.string().nullable() });
+export const statusChangeSchema = z.object({
+  status: transactionStatusSchema,
+  at: z.iso.datetime(),
+  source: z.string().nullable(),
+});
 
 export const transactionSchema = z
   .object({

@@ -20,12 +20,15 @@ export class WebhookSecretCipher {
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     cipher.setAAD(Buffer.from(webhookId));
     const data = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+    return [VERSION, iv, cipher.getAuthTag(), data]
+      .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+      .join(".");
   }
 
   open(sealed: string, webhookId: string): string {
     const [version, iv, tag, data] = sealed.split(".");
-    if (version !== VERSION || iv === undefined || tag === undefined || data === undefined) throw new Error("not a sealed webhook secret");
+    if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
+      throw new Error("not a sealed webhook secret");
     const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));
     decipher.setAAD(Buffer.from(webhookId));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));

@@ -6,7 +6,12 @@ import { signWebhook } from "./webhook-signature";
 
 // Verified with the `standardwebhooks` package, an implementation independent of ours.
 describe("signWebhook (Standard Webhooks)", () => {
-  const body = JSON.stringify({ id: "msg_1", event: "webhook.test", timestamp: "2026-01-01T00:00:00.000Z", data: { webhookId: "wh_1" } });
+  const body = JSON.stringify({
+    id: "msg_1",
+    event: "webhook.test",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    data: { webhookId: "wh_1" },
+  });
 
   it("signs id, Unix-seconds timestamp and body so a receiver's library verifies it", () => {
     const secret = generateWebhookSecret();
@@ -34,12 +39,16 @@ describe("signWebhook (Standard Webhooks)", () => {
     const key = Buffer.alloc(32, 7);
     const headers = signWebhook("msg_3", at, body, [`whsec_${key.toString("base64")}`]);
     expect(headers["webhook-timestamp"]).toBe(String(Date.UTC(2026, 0, 1) / 1000));
-    expect(headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(`msg_3.${headers["webhook-timestamp"]}.${body}`).digest("base64")}`);
+    expect(headers["webhook-signature"]).toBe(
+      `v1,${createHmac("sha256", key).update(`msg_3.${headers["webhook-timestamp"]}.${body}`).digest("base64")}`,
+    );
   });
 
   it("matches the Standard Webhooks reference vector", () => {
     // From the specification's test suite: secret, id, timestamp and payload with their signature.
-    const headers = signWebhook("msg_p5jXN8AQM9LWM0D4loKWxJek", new Date(1614265330 * 1000), '{"test": 2432232314}', ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]);
+    const headers = signWebhook("msg_p5jXN8AQM9LWM0D4loKWxJek", new Date(1614265330 * 1000), '{"test": 2432232314}', [
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    ]);
     expect(headers["webhook-signature"]).toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
   });
 });
@@ -50,7 +59,14 @@ describe("webhook secrets", () => {
     expect(webhookSecretSchema.safeParse(generateWebhookSecret()).success).toBe(true);
     expect(webhookSecretSchema.safeParse(`whsec_${b64(24)}`).success).toBe(true);
     expect(webhookSecretSchema.safeParse(`whsec_${b64(64)}`).success).toBe(true);
-    for (const bad of [`whsec_${b64(23)}`, `whsec_${b64(65)}`, b64(32), `whsec_${b64(32)}!`, "whsec_", `sec_${b64(32)}`]) {
+    for (const bad of [
+      `whsec_${b64(23)}`,
+      `whsec_${b64(65)}`,
+      b64(32),
+      `whsec_${b64(32)}!`,
+      "whsec_",
+      `sec_${b64(32)}`,
+    ]) {
       expect(webhookSecretSchema.safeParse(bad).success, bad).toBe(false);
     }
   });

@@ -9,9 +9,18 @@ import { Webhook } from "standardwebhooks";
  * the one receivers verify with): it takes the `whsec_` secret as is and signs the timestamp in whole
  * seconds, as the header carries it.
  */
-export function signWebhook(id: string, timestamp: Date, body: string, secrets: readonly string[]): Record<string, string> {
+export function signWebhook(
+  id: string,
+  timestamp: Date,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   const signatures = secrets.map((secret) => new Webhook(secret).sign(id, timestamp, body));
-  return { "webhook-id": id, "webhook-timestamp": Math.floor(timestamp.getTime() / 1000).toString(), "webhook-signature": signatures.join(" ") };
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": Math.floor(timestamp.getTime() / 1000).toString(),
+    "webhook-signature": signatures.join(" "),
+  };
 }
 
 /** A message id for a webhook POST that is not a delivery of an event (the verification at creation). */

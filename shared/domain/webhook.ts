@@ -9,7 +9,10 @@ export type WebhookStatus = z.infer<typeof webhookStatusSchema>;
 const webhookUrl = z
   .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
   .max(2048)
-  .meta({ description: "https URL on a public address (http and private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)" });
+  .meta({
+    description:
+      "https URL on a public address (http and private addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)",
+  });
 
 const eventList = z
   .array(z.enum(eventNames))
@@ -26,7 +29,10 @@ export const webhookSchema = z
     events: z.array(z.enum(eventNames)),
     description: z.string().nullable(),
     status: webhookStatusSchema,
-    disabledReason: z.string().optional().meta({ description: "Why the service disabled it (a 410 answer); cleared by PATCH status enabled" }),
+    disabledReason: z
+      .string()
+      .optional()
+      .meta({ description: "Why the service disabled it (a 410 answer); cleared by PATCH status enabled" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -42,7 +48,9 @@ export const webhookCreateSchema = z
     url: webhookUrl,
     events: eventList,
     description: description.optional(),
-    secret: webhookSecretSchema.optional().meta({ description: "Your own signing secret (whsec_ + base64 of 24-64 random bytes); generated when absent" }),
+    secret: webhookSecretSchema
+      .optional()
+      .meta({ description: "Your own signing secret (whsec_ + base64 of 24-64 random bytes); generated when absent" }),
   })
   .meta({ id: "WebhookCreate" });
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
@@ -75,7 +83,17 @@ export const PREVIOUS_SECRET_HOURS = 24;
 
 export function toPublicWebhook(stored: StoredWebhook): Webhook {
   const { id, url, events, description: d, status, disabledReason, createdAt, updatedAt } = stored;
-  return { id, url, events, description: d, status, ...(disabledReason !== undefined ? { disabledReason } : {}), createdAt, updatedAt };
+  return {
+    id,
+    url,
+    events,
+    description: d,
+    status,
+    ...(disabledReason !== undefined ? { disabledReason } : {}),
+    createdAt,
+    updatedAt,
+  };
 }
 
-export const subscribes = (webhook: Pick<Webhook, "events">, event: EventName): boolean => webhook.events.includes(event);
+export const subscribes = (webhook: Pick<Webhook, "events">, event: EventName): boolean =>
+  webhook.events.includes(event);

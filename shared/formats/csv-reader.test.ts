@@ -99,7 +99,10 @@ describe("readCsv", () => {
   });
 
   it("decodes iso-8859-1 byte for byte", async () => {
-    const records = await collect(text("name;note\nMüller;\x80\n", "latin1"), { delimiter: ";", encoding: "iso-8859-1" });
+    const records = await collect(text("name;note\nMüller;\x80\n", "latin1"), {
+      delimiter: ";",
+      encoding: "iso-8859-1",
+    });
     expect(records[0]?.values).toEqual({ name: "Müller", note: "\u0080" });
   });
 
@@ -163,7 +166,9 @@ describe("readCsv", () => {
 
   it("refuses a header of more columns than a spreadsheet holds", async () => {
     const header = Array.from({ length: MAX_CSV_COLUMNS + 1 }, (_, i) => String(i + 1)).join(",");
-    expect((await failure(text(`${header}\n`))).message).toBe(`the header has ${MAX_CSV_COLUMNS + 1} columns, more than ${MAX_CSV_COLUMNS}`);
+    expect((await failure(text(`${header}\n`))).message).toBe(
+      `the header has ${MAX_CSV_COLUMNS + 1} columns, more than ${MAX_CSV_COLUMNS}`,
+    );
   });
 
   it("refuses duplicate, empty or missing header names", async () => {
@@ -216,7 +221,10 @@ describe("readCsv", () => {
         peak = Math.max(peak, process.memoryUsage().heapUsed - baseline);
       }
     }
-    expect(last).toEqual({ row: total, values: { isin: "LU0000200000", date: "31.12.2024", price: "28571,4286", currency: "EUR" } });
+    expect(last).toEqual({
+      row: total,
+      values: { isin: "LU0000200000", date: "31.12.2024", price: "28571,4286", currency: "EUR" },
+    });
     // The file is about 9 MB; holding it or its rows would grow the heap far beyond this.
     expect(peak).toBeLessThan(8 << 20);
   });

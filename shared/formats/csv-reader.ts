@@ -69,7 +69,8 @@ async function* csvRecords(input: Readable, options: CsvOptions): AsyncGenerator
 
 /** The column names; `undefined` for trailing nameless columns (a delimiter closing every line). */
 function headerNames(fields: string[]): (string | undefined)[] {
-  if (fields.length > MAX_CSV_COLUMNS) throw new FileFormatError(`the header has ${fields.length} columns, more than ${MAX_CSV_COLUMNS}`);
+  if (fields.length > MAX_CSV_COLUMNS)
+    throw new FileFormatError(`the header has ${fields.length} columns, more than ${MAX_CSV_COLUMNS}`);
   const names: (string | undefined)[] = fields.map((field) => field.trim());
   while (names.length > 0 && names[names.length - 1] === "") names.pop();
   const seen = new Set<string>();
@@ -91,12 +92,14 @@ function rowValues(header: (string | undefined)[], fields: string[], row: number
     const name = header[index];
     const field = fields[index] as string;
     if (name === undefined) {
-      if (field !== "") throw new FileFormatError(`row ${row} has a value in column ${index + 1}, which has no header`, row);
+      if (field !== "")
+        throw new FileFormatError(`row ${row} has a value in column ${index + 1}, which has no header`, row);
       continue;
     }
     // A column named "__proto__" must stay a plain value: defineProperty, not assignment (which is
     // the cheaper way for every other name).
-    if (name === "__proto__") Object.defineProperty(values, name, { value: field, enumerable: true, writable: true, configurable: true });
+    if (name === "__proto__")
+      Object.defineProperty(values, name, { value: field, enumerable: true, writable: true, configurable: true });
     else values[name] = field;
   }
   return values;
@@ -112,7 +115,10 @@ function asFileFormatError(error: unknown): unknown {
     case "CSV_QUOTE_NOT_CLOSED":
       return new FileFormatError(`${where}: a quoted field is not closed before the end of the file`, row);
     case "CSV_MAX_RECORD_SIZE":
-      return new FileFormatError(`${where} is longer than ${MAX_CSV_RECORD_CHARS} characters (an unterminated quote?)`, row);
+      return new FileFormatError(
+        `${where} is longer than ${MAX_CSV_RECORD_CHARS} characters (an unterminated quote?)`,
+        row,
+      );
     case "CSV_INVALID_CLOSING_QUOTE":
       return new FileFormatError(`${where}: a quoted field has text after its closing quote`, row);
     default:
@@ -136,7 +142,9 @@ function decode(encoding: TextEncoding) {
         if (utf8 !== undefined) return utf8.decode(bytes, { stream: !final });
         return (other?.write(bytes) ?? "") + (final ? (other?.end() ?? "") : "");
       } catch {
-        throw new FileFormatError(`the file is not valid ${encoding} (near byte ${offset}); is its encoding set right?`);
+        throw new FileFormatError(
+          `the file is not valid ${encoding} (near byte ${offset}); is its encoding set right?`,
+        );
       } finally {
         offset += bytes.length;
       }

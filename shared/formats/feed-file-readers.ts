@@ -16,12 +16,23 @@ export const feedFileReaders: FileReaders = {
     const input = boundedChunks(file);
     switch (feed.format) {
       case "csv":
-        return readCsv(input, { ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}), ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}), ...(o.encoding !== undefined ? { encoding: o.encoding } : {}) });
+        return readCsv(input, {
+          ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}),
+          ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}),
+          ...(o.encoding !== undefined ? { encoding: o.encoding } : {}),
+        });
       case "xlsx":
-        return readXlsx(input, { ...(o.sheet !== undefined ? { sheet: o.sheet } : {}), ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}) });
+        return readXlsx(input, {
+          ...(o.sheet !== undefined ? { sheet: o.sheet } : {}),
+          ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}),
+        });
       case "xml":
-        if (o.recordPath === undefined) throw new FileFormatError("the feed has no options.recordPath, which xml files need");
-        return readXml(input, { recordPath: o.recordPath, ...(o.encoding !== undefined ? { encoding: o.encoding } : {}) });
+        if (o.recordPath === undefined)
+          throw new FileFormatError("the feed has no options.recordPath, which xml files need");
+        return readXml(input, {
+          recordPath: o.recordPath,
+          ...(o.encoding !== undefined ? { encoding: o.encoding } : {}),
+        });
       case "json":
         return readJson(input, o.recordPath !== undefined ? { recordPath: o.recordPath } : {});
       case "fix":

@@ -57,7 +57,8 @@ export function nextMessage(buffer: Buffer, start: number, final: boolean, numbe
     const equals = buffer.indexOf(EQUALS, position);
     if (equals < 0) return incomplete();
     const tag = buffer.toString("latin1", position, equals);
-    if (!/^[1-9][0-9]{0,5}$/.test(tag)) throw new FileFormatError(`message ${number} has a malformed field "${tag.slice(0, 20)}"`);
+    if (!/^[1-9][0-9]{0,5}$/.test(tag))
+      throw new FileFormatError(`message ${number} has a malformed field "${tag.slice(0, 20)}"`);
     if (tag === "8" && fields.length > 0) break; // the next message began: this one had no checksum
     const valueStart = equals + 1;
     let valueEnd: number;
@@ -72,8 +73,10 @@ export function nextMessage(buffer: Buffer, start: number, final: boolean, numbe
     }
     if (tag === "10") trailerStart = position;
     // Checked as the message is read, not after: a file handed over in one piece is read in one go.
-    if (valueEnd - begin > MAX_FIX_MESSAGE_BYTES) throw new FileFormatError(`message ${number} is longer than ${MAX_FIX_MESSAGE_BYTES} bytes`);
-    if (fields.length >= MAX_FIX_FIELDS) throw new FileFormatError(`message ${number} has more than ${MAX_FIX_FIELDS} fields`);
+    if (valueEnd - begin > MAX_FIX_MESSAGE_BYTES)
+      throw new FileFormatError(`message ${number} is longer than ${MAX_FIX_MESSAGE_BYTES} bytes`);
+    if (fields.length >= MAX_FIX_FIELDS)
+      throw new FileFormatError(`message ${number} has more than ${MAX_FIX_FIELDS} fields`);
     fields.push({ tag, value: buffer.toString("utf8", valueStart, valueEnd) });
     lastValueEnd = valueEnd;
     dataTag = FIX_DATA_FIELDS[tag];
@@ -105,7 +108,8 @@ function checkGap(buffer: Buffer, from: number, to: number, atEnd: boolean, numb
   const lines = buffer.toString("latin1", from, to).split("\n");
   if (atEnd) lines.push(""); // the file's last line is no prefix: nothing follows it
   for (const line of lines.slice(0, -1)) {
-    if (line.trim() !== "") throw new FileFormatError(`before message ${number}: "${line.trim().slice(0, 40)}" is not a FIX message`);
+    if (line.trim() !== "")
+      throw new FileFormatError(`before message ${number}: "${line.trim().slice(0, 40)}" is not a FIX message`);
   }
 }
 
@@ -137,7 +141,9 @@ function verify(
 ): void {
   const bodyLength = fields[1]?.value;
   if (body !== undefined && Number(bodyLength) !== body.end - body.start) {
-    throw new FileFormatError(`message ${number}: BodyLength (9) is ${bodyLength}, the body is ${body.end - body.start} bytes`);
+    throw new FileFormatError(
+      `message ${number}: BodyLength (9) is ${bodyLength}, the body is ${body.end - body.start} bytes`,
+    );
   }
   if (trailerStart === undefined) return;
   const declared = fields[fields.length - 1]?.value ?? "";

@@ -67,7 +67,10 @@ describe("readFix", () => {
       "730": "250.42",
       "753": [{ "707": "SMTM", "708": "100168.00" }],
     });
-    expect(records[1]?.values).toMatchObject({ "48": "CH0038863350", "702": [{ "703": "TQ", "704": "0", "705": "150" }] });
+    expect(records[1]?.values).toMatchObject({
+      "48": "CH0038863350",
+      "702": [{ "703": "TQ", "704": "0", "705": "150" }],
+    });
   });
 
   it("reads execution reports (35=8) from a '|' session log with timestamps before each message", async () => {
@@ -116,7 +119,8 @@ describe("readFix", () => {
   });
 
   it("takes every application message when msgTypes is absent", async () => {
-    const file = heartbeat(1) + message("8", [["17", "E1"]], 2) + message("AP", [["721", "P1"]], 3) + message("A", [], 4);
+    const file =
+      heartbeat(1) + message("8", [["17", "E1"]], 2) + message("AP", [["721", "P1"]], 3) + message("A", [], 4);
     const records = await collect(text(file));
     expect(records.map((record) => record.values["35"])).toEqual(["8", "AP"]);
   });
@@ -132,7 +136,10 @@ describe("readFix", () => {
 
   it("refuses a bad checksum, naming the message", async () => {
     const good = message("8", [["17", "E2"]], 2);
-    const bad = good.replace(/10=(\d{3})\x01$/, (_, sum: string) => `10=${String((Number(sum) + 1) % 256).padStart(3, "0")}\x01`);
+    const bad = good.replace(
+      /10=(\d{3})\x01$/,
+      (_, sum: string) => `10=${String((Number(sum) + 1) % 256).padStart(3, "0")}\x01`,
+    );
     const error = await failure(text(`${heartbeat(1)}\n${bad}\n`), { msgTypes: ["8"] });
     expect(error.message).toMatch(/^message 2 \(MsgSeqNum 2\): checksum \(10\) is \d{3}, the message sums to \d{3}$/);
     // A heartbeat is verified too, though it is no record.
@@ -153,19 +160,38 @@ describe("readFix", () => {
   });
 
   it("refuses a wrong BodyLength", async () => {
-    const wrong = message("8", [["17", "E1"]]).replace(/\x019=(\d+)\x01/, (_, length: string) => `\x019=${Number(length) + 2}\x01`);
+    const wrong = message("8", [["17", "E1"]]).replace(
+      /\x019=(\d+)\x01/,
+      (_, length: string) => `\x019=${Number(length) + 2}\x01`,
+    );
     expect((await failure(text(wrong))).message).toMatch(/^message 1: BodyLength \(9\) is \d+, the body is \d+ bytes$/);
   });
 
   it("refuses a group whose count does not match its entries, or an unknown repeated tag", async () => {
-    const short = message("AP", [["702", "2"], ["703", "TQ"], ["704", "1"], ["55", "X"]]);
+    const short = message("AP", [
+      ["702", "2"],
+      ["703", "TQ"],
+      ["704", "1"],
+      ["55", "X"],
+    ]);
     const error = await failure(text(short), { msgTypes: ["AP"] });
     expect(error.row).toBe(1);
     expect(error.message).toBe("message 1: group 702 declares 2 entries, 1 found (each starts with tag 703)");
-    const missingDelimiter = message("AP", [["702", "1"], ["704", "1"]]);
-    expect((await failure(text(missingDelimiter), { msgTypes: ["AP"] })).message).toMatch(/group 702 declares 1 entries, 0 found/);
-    const legs = message("8", [["555", "2"], ["600", "A"], ["600", "B"]]);
-    expect((await failure(text(legs))).message).toBe("message 1: tag 600 repeats outside a repeating group this reader knows");
+    const missingDelimiter = message("AP", [
+      ["702", "1"],
+      ["704", "1"],
+    ]);
+    expect((await failure(text(missingDelimiter), { msgTypes: ["AP"] })).message).toMatch(
+      /group 702 declares 1 entries, 0 found/,
+    );
+    const legs = message("8", [
+      ["555", "2"],
+      ["600", "A"],
+      ["600", "B"],
+    ]);
+    expect((await failure(text(legs))).message).toBe(
+      "message 1: tag 600 repeats outside a repeating group this reader knows",
+    );
   });
 
   it("nests groups inside groups", async () => {
@@ -182,7 +208,14 @@ describe("readFix", () => {
     ]);
     const [record] = await collect(text(file));
     expect(record?.values["702"]).toEqual([
-      { "703": "TQ", "539": [{ "524": "ACC1", "538": "24" }, { "524": "ACC2", "538": "24" }], "704": "5" },
+      {
+        "703": "TQ",
+        "539": [
+          { "524": "ACC1", "538": "24" },
+          { "524": "ACC2", "538": "24" },
+        ],
+        "704": "5",
+      },
     ]);
     expect(record?.values["55"]).toBe("X");
   });
@@ -194,7 +227,10 @@ describe("readFix", () => {
     expect((await failure(text("isin,qty\nX,1\n"))).message).toMatch(/is not a FIX message/);
     expect((await failure(text("8=FIX.4.4|9=5|49=A|\n"))).message).toBe("message 1 has no MsgType (35)");
     expect((await failure(text("8=FIX.4.4|35=8|17=E1|x=1|"))).message).toMatch(/malformed field/);
-    const cut = message("8", [["95", "50"], ["96", "short"]]);
+    const cut = message("8", [
+      ["95", "50"],
+      ["96", "short"],
+    ]);
     expect((await failure(text(cut))).message).toBe("message 1 is cut off at the end of the file");
   });
 
@@ -216,7 +252,14 @@ describe("readFix", () => {
     const gc = runInNewContext("gc") as () => void;
     // The probe's file: one 35=W declaring 150,000 NoPositions entries of one field each. Built as
     // objects keyed by tag numbers, it took gigabytes and crashed the process.
-    const bomb = Buffer.from(message("W", [["55", "X"], ["702", "150000"], ...Array.from({ length: 150_000 }, (): [string, string] => ["703", "1"])]), "latin1");
+    const bomb = Buffer.from(
+      message("W", [
+        ["55", "X"],
+        ["702", "150000"],
+        ...Array.from({ length: 150_000 }, (): [string, string] => ["703", "1"]),
+      ]),
+      "latin1",
+    );
     expect(bomb.length).toBeGreaterThan(900_000);
     for (const input of [() => chunked(bomb, 64 * 1024), () => Readable.from([bomb])]) {
       gc();
@@ -229,17 +272,32 @@ describe("readFix", () => {
 
   it("refuses more repeating-group entries than a message may hold, however the count reads", async () => {
     const entries = (n: number): [string, string][] => Array.from({ length: n }, (): [string, string] => ["703", "TQ"]);
-    const declared = await failure(text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES + 1)], ...entries(MAX_FIX_GROUP_ENTRIES + 1)])));
+    const declared = await failure(
+      text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES + 1)], ...entries(MAX_FIX_GROUP_ENTRIES + 1)])),
+    );
     expect(declared.row).toBe(1);
-    expect(declared.message).toBe(`message 1: group 702 declares ${MAX_FIX_GROUP_ENTRIES + 1} entries; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`);
+    expect(declared.message).toBe(
+      `message 1: group 702 declares ${MAX_FIX_GROUP_ENTRIES + 1} entries; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`,
+    );
     const understated = await failure(text(message("AP", [["702", "2"], ...entries(MAX_FIX_GROUP_ENTRIES + 1)])));
-    expect(understated.message).toBe(`message 1: group 702 has more entries than ${MAX_FIX_GROUP_ENTRIES}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`);
+    expect(understated.message).toBe(
+      `message 1: group 702 has more entries than ${MAX_FIX_GROUP_ENTRIES}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`,
+    );
     // Nested groups count towards the same bound: 2 positions of 500 parties each, plus the positions.
     const nested: [string, string][] = [["702", "2"]];
-    for (let p = 0; p < 2; p += 1) nested.push(["703", "TQ"], ["539", "500"], ...Array.from({ length: 500 }, (): [string, string] => ["524", "ACC"]));
-    expect((await failure(text(message("AP", nested)))).message).toMatch(/^message 1: group 539 declares 500 entries; a message may hold at most 1000/);
+    for (let p = 0; p < 2; p += 1)
+      nested.push(
+        ["703", "TQ"],
+        ["539", "500"],
+        ...Array.from({ length: 500 }, (): [string, string] => ["524", "ACC"]),
+      );
+    expect((await failure(text(message("AP", nested)))).message).toMatch(
+      /^message 1: group 539 declares 500 entries; a message may hold at most 1000/,
+    );
     // At the bound it reads.
-    const [record] = await collect(text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES)], ...entries(MAX_FIX_GROUP_ENTRIES)])));
+    const [record] = await collect(
+      text(message("AP", [["702", String(MAX_FIX_GROUP_ENTRIES)], ...entries(MAX_FIX_GROUP_ENTRIES)])),
+    );
     expect(record?.values["702"]).toHaveLength(MAX_FIX_GROUP_ENTRIES);
   });
 
@@ -255,7 +313,19 @@ describe("readFix", () => {
     async function* stream() {
       let batch = "";
       for (let index = 1; index <= total; index += 1) {
-        batch += index % 10 === 0 ? heartbeat(index) : message("AP", [["702", "1"], ["703", "TQ"], ["704", String(index)], ["55", "X"]], index);
+        batch +=
+          index % 10 === 0
+            ? heartbeat(index)
+            : message(
+                "AP",
+                [
+                  ["702", "1"],
+                  ["703", "TQ"],
+                  ["704", String(index)],
+                  ["55", "X"],
+                ],
+                index,
+              );
         if (index % 200 === 0) {
           yield Buffer.from(batch, "latin1");
           batch = "";

@@ -91,7 +91,10 @@ function fill(
       return index; // the entry ends: a tag outside the group, or the next entry's first tag
     }
     if (Object.hasOwn(target, field.tag)) {
-      throw new FileFormatError(`message ${number}: tag ${field.tag} repeats outside a repeating group this reader knows`, row);
+      throw new FileFormatError(
+        `message ${number}: tag ${field.tag} repeats outside a repeating group this reader knows`,
+        row,
+      );
     }
     const group = FIX_GROUPS[field.tag];
     index += 1;
@@ -100,7 +103,11 @@ function fill(
       continue;
     }
     const declared = Number(field.value);
-    const tooMany = (what: string) => new FileFormatError(`message ${number}: group ${field.tag} ${what}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`, row);
+    const tooMany = (what: string) =>
+      new FileFormatError(
+        `message ${number}: group ${field.tag} ${what}; a message may hold at most ${MAX_FIX_GROUP_ENTRIES} group entries in all`,
+        row,
+      );
     if (declared > MAX_FIX_GROUP_ENTRIES - budget.entries) throw tooMany(`declares ${field.value} entries`);
     const entries: Record<string, unknown>[] = [];
     while (index < fields.length && fields[index]?.tag === group[0]) {

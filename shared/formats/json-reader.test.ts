@@ -4,7 +4,13 @@ import { Readable } from "node:stream";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, MAX_JSON_RECORD_BYTES, MAX_JSON_RECORD_OBJECTS, readJson, type JsonOptions } from "./json-reader";
+import {
+  MAX_JSON_DEPTH,
+  MAX_JSON_RECORD_BYTES,
+  MAX_JSON_RECORD_OBJECTS,
+  readJson,
+  type JsonOptions,
+} from "./json-reader";
 import { FileFormatError, type SourceRecord } from "../domain/source-record";
 
 const navFile = join(__dirname, "../../test/fixtures/feeds/json/fund-admin-nav.json");
@@ -107,7 +113,9 @@ describe("readJson", () => {
     expect((await failure(text('{"data":{"navs":"none"}}'), { recordPath: "data.navs" })).message).toBe(
       'recordPath "data.navs" is a single value, not an array of records',
     );
-    expect((await failure(text('{"navs":[]}'))).message).toBe("the file's top level is an object, not an array of records");
+    expect((await failure(text('{"navs":[]}'))).message).toBe(
+      "the file's top level is an object, not an array of records",
+    );
     expect((await failure(text(""))).message).toBe("the file is empty");
     expect((await failure(text("[]"), { recordPath: "a..b" })).message).toMatch(/not a dotted path/);
   });
@@ -148,7 +156,9 @@ describe("readJson", () => {
     expect(error.message).toBe(`record 2 holds more than ${MAX_JSON_RECORD_OBJECTS} objects`);
     expect(process.memoryUsage().heapUsed - baseline).toBeLessThan(64 << 20);
     // At the bound a record reads.
-    const [record] = await collect(text(`[{"lots":[${Array.from({ length: MAX_JSON_RECORD_OBJECTS - 1 }, () => '{"9":1}').join(",")}]}]`));
+    const [record] = await collect(
+      text(`[{"lots":[${Array.from({ length: MAX_JSON_RECORD_OBJECTS - 1 }, () => '{"9":1}').join(",")}]}]`),
+    );
     expect(record?.values["lots"]).toHaveLength(MAX_JSON_RECORD_OBJECTS - 1);
   });
 

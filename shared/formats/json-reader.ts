@@ -144,7 +144,9 @@ class RecordArrayWatch {
       return new FileFormatError(`record ${row} is larger than ${MAX_JSON_RECORD_BYTES} bytes`, row);
     }
     if (consumed - this.lastTokenOffset > MAX_JSON_RECORD_BYTES) {
-      return new FileFormatError(`a value near byte ${this.lastTokenOffset} is larger than ${MAX_JSON_RECORD_BYTES} bytes`);
+      return new FileFormatError(
+        `a value near byte ${this.lastTokenOffset} is larger than ${MAX_JSON_RECORD_BYTES} bytes`,
+      );
     }
     return undefined;
   }
@@ -157,8 +159,16 @@ class RecordArrayWatch {
       this.records += 1;
     }
     // Counted here, before the parser builds the object: the token reaches this watch first.
-    if (token === TokenType.LEFT_BRACE && this.recordsDepth >= 0 && depth > this.recordsDepth && ++this.recordObjects > MAX_JSON_RECORD_OBJECTS) {
-      throw new FileFormatError(`record ${this.records} holds more than ${MAX_JSON_RECORD_OBJECTS} objects`, this.records);
+    if (
+      token === TokenType.LEFT_BRACE &&
+      this.recordsDepth >= 0 &&
+      depth > this.recordsDepth &&
+      ++this.recordObjects > MAX_JSON_RECORD_OBJECTS
+    ) {
+      throw new FileFormatError(
+        `record ${this.records} holds more than ${MAX_JSON_RECORD_OBJECTS} objects`,
+        this.records,
+      );
     }
     if (depth === this.target.length && this.atTarget()) {
       if (token !== TokenType.LEFT_BRACKET) {
@@ -171,7 +181,11 @@ class RecordArrayWatch {
     }
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
       if (depth >= MAX_JSON_DEPTH) throw new FileFormatError(`the file nests deeper than ${MAX_JSON_DEPTH} levels`);
-      this.frames.push({ array: token === TokenType.LEFT_BRACKET, key: undefined, expectsKey: token === TokenType.LEFT_BRACE });
+      this.frames.push({
+        array: token === TokenType.LEFT_BRACKET,
+        key: undefined,
+        expectsKey: token === TokenType.LEFT_BRACE,
+      });
     }
   }
 

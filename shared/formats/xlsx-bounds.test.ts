@@ -30,7 +30,9 @@ describe("XLSX: what one workbook makes the reader hold is bounded (finding 8)",
     gc();
     const before = process.memoryUsage().heapUsed;
     const error = await refusal(file);
-    expect(error.message).toBe(`The zip entry xl/sharedStrings.xml is larger than ${DEFAULT_ZIP_BOUNDS.maxInMemoryEntryBytes} bytes`);
+    expect(error.message).toBe(
+      `The zip entry xl/sharedStrings.xml is larger than ${DEFAULT_ZIP_BOUNDS.maxInMemoryEntryBytes} bytes`,
+    );
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(32 << 20);
   });
 
@@ -52,7 +54,8 @@ describe("XLSX: what one workbook makes the reader hold is bounded (finding 8)",
   it("one run of a workbook at the bounds (990,000 shared strings) holds well under 150 MB", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
-    const texts = (i: number): string => (i < 4 ? ["ISIN", "Name", "DE0007164600", "SAP SE"][i] ?? "" : `${i.toString(36)}-${"x".repeat(8)}`);
+    const texts = (i: number): string =>
+      i < 4 ? (["ISIN", "Name", "DE0007164600", "SAP SE"][i] ?? "") : `${i.toString(36)}-${"x".repeat(8)}`;
     const file = workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(990_000, texts) });
     gc();
     const before = process.memoryUsage().heapUsed;
@@ -70,14 +73,24 @@ describe("XLSX: what one workbook makes the reader hold is bounded (finding 8)",
   it("reads a workbook at the bounds, and refuses one element, cell or byte beyond them", async () => {
     // A text of n characters is a run of n + 2 bytes after its `<` ("t>" and the text).
     const bounds = { ...DEFAULT_ZIP_BOUNDS, maxInMemoryEntryElements: 2 * 4 + 1, maxRowCells: 3, maxTextRunBytes: 300 };
-    const fits = workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(4, (i) => (i === 3 ? "x".repeat(298) : `s${i}`)) });
+    const fits = workbook({
+      sheet: sharedStringRows(2),
+      sharedStrings: sharedStrings(4, (i) => (i === 3 ? "x".repeat(298) : `s${i}`)),
+    });
     expect(await collect(fits, { bounds })).toEqual([{ row: 1, values: { s0: "s2", s1: "x".repeat(298) } }]);
 
-    const strings = await refusal(workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(5) }), { bounds });
+    const strings = await refusal(workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(5) }), {
+      bounds,
+    });
     expect(strings.message).toMatch(/^The workbook part xl\/sharedStrings\.xml has more than 9 XML elements/);
     const wide = `<row r="1">${["A", "B", "C", "D"].map((c) => `<c r="${c}1" t="inlineStr"><is><t>${c}</t></is></c>`).join("")}</row>`;
-    expect((await refusal(workbook({ sheet: wide }), { bounds })).message).toBe("The workbook part xl/worksheets/sheet1.xml has a row of more than 3 cells (Excel's column limit)");
-    const long = workbook({ sheet: sharedStringRows(2), sharedStrings: sharedStrings(4, (i) => (i === 3 ? "x".repeat(299) : `s${i}`)) });
+    expect((await refusal(workbook({ sheet: wide }), { bounds })).message).toBe(
+      "The workbook part xl/worksheets/sheet1.xml has a row of more than 3 cells (Excel's column limit)",
+    );
+    const long = workbook({
+      sheet: sharedStringRows(2),
+      sharedStrings: sharedStrings(4, (i) => (i === 3 ? "x".repeat(299) : `s${i}`)),
+    });
     expect((await refusal(long, { bounds })).message).toBe(
       "The workbook part xl/sharedStrings.xml has a text or tag longer than 300 bytes (Excel holds at most 32,767 characters in a cell)",
     );
@@ -85,7 +98,9 @@ describe("XLSX: what one workbook makes the reader hold is bounded (finding 8)",
 
   it("counts cells per row, not per sheet: many rows of a few cells read", async () => {
     const bounds = { ...DEFAULT_ZIP_BOUNDS, maxRowCells: 2 };
-    const records = await collect(workbook({ sheet: sharedStringRows(50), sharedStrings: sharedStrings(100) }), { bounds });
+    const records = await collect(workbook({ sheet: sharedStringRows(50), sharedStrings: sharedStrings(100) }), {
+      bounds,
+    });
     expect(records).toHaveLength(49);
   });
 });

@@ -64,7 +64,10 @@ async function* xlsxRecords(input: Readable, options: XlsxOptions): AsyncGenerat
   } catch (error) {
     throw error instanceof FileFormatError
       ? error
-      : new FileFormatError(`Not a readable XLSX file: ${error instanceof Error ? error.message : String(error)}`, row + 1);
+      : new FileFormatError(
+          `Not a readable XLSX file: ${error instanceof Error ? error.message : String(error)}`,
+          row + 1,
+        );
   } finally {
     await zip.dispose();
   }
@@ -98,18 +101,27 @@ function partsInReadingOrder(zip: CheckedZip): Readable {
   }
   async function* entry(record: ZipRecord): AsyncGenerator<Buffer> {
     yield localHeader(record.name, record);
-    if (record.dataEnd > record.dataStart) yield* createReadStream(zip.path, { start: record.dataStart, end: record.dataEnd - 1 }) as AsyncIterable<Buffer>;
+    if (record.dataEnd > record.dataStart)
+      yield* createReadStream(zip.path, { start: record.dataStart, end: record.dataEnd - 1 }) as AsyncIterable<Buffer>;
   }
   return Readable.from(bytes(), { objectMode: false });
 }
 
 function* storedEntry(name: string, data: Buffer): Generator<Buffer> {
-  yield localHeader(name, { compressionMethod: 0, crc32: crc32(data), compressedSize: data.length, uncompressedSize: data.length });
+  yield localHeader(name, {
+    compressionMethod: 0,
+    crc32: crc32(data),
+    compressedSize: data.length,
+    uncompressedSize: data.length,
+  });
   yield data;
 }
 
 /** A local file header stating everything up front: no data descriptor, 32-bit sizes (the zip bounds keep entries far below 4 GiB). */
-function localHeader(name: string, entry: Pick<ZipRecord, "compressionMethod" | "crc32" | "compressedSize" | "uncompressedSize">): Buffer {
+function localHeader(
+  name: string,
+  entry: Pick<ZipRecord, "compressionMethod" | "crc32" | "compressedSize" | "uncompressedSize">,
+): Buffer {
   const fileName = Buffer.from(name);
   const header = Buffer.alloc(30);
   header.writeUInt32LE(0x04034b50, 0);

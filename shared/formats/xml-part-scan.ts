@@ -13,7 +13,8 @@ export interface XmlPartLimits {
 const LT = 0x3c;
 /** Enough bytes after `<` to tell `row` and `c` from any other name, prefix included. */
 const NAME_WINDOW = 16;
-const isNameEnd = (byte: number): boolean => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0x3e || byte === 0x2f;
+const isNameEnd = (byte: number): boolean =>
+  byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d || byte === 0x3e || byte === 0x2f;
 
 /**
  * Counts, as a part's bytes stream past, what its parser would have to hold: elements, cells per row,
@@ -55,7 +56,9 @@ export class XmlPartScan {
   private stretch(length: number): void {
     this.run += length;
     if (this.run > this.limits.maxTextRunBytes) {
-      throw new FileFormatError(`The workbook part ${this.part} has a text or tag longer than ${this.limits.maxTextRunBytes} bytes (Excel holds at most 32,767 characters in a cell)`);
+      throw new FileFormatError(
+        `The workbook part ${this.part} has a text or tag longer than ${this.limits.maxTextRunBytes} bytes (Excel holds at most 32,767 characters in a cell)`,
+      );
     }
   }
 
@@ -63,7 +66,9 @@ export class XmlPartScan {
     if (name === "" || name.startsWith("/") || name.startsWith("?") || name.startsWith("!")) return;
     this.elements += 1;
     if (this.limits.maxElements !== undefined && this.elements > this.limits.maxElements) {
-      const strings = this.part.endsWith("sharedStrings.xml") ? ` (about ${Math.floor(this.limits.maxElements / 2)} distinct texts)` : "";
+      const strings = this.part.endsWith("sharedStrings.xml")
+        ? ` (about ${Math.floor(this.limits.maxElements / 2)} distinct texts)`
+        : "";
       throw new FileFormatError(
         `The workbook part ${this.part} has more than ${this.limits.maxElements} XML elements${strings}; the service holds this part in memory whole and reads it only up to that size: split the workbook, or send the data as CSV`,
       );
@@ -72,7 +77,9 @@ export class XmlPartScan {
     const local = name.slice(name.indexOf(":") + 1);
     if (local === "row") this.rowCells = 0;
     else if (local === "c" && ++this.rowCells > this.limits.maxRowCells) {
-      throw new FileFormatError(`The workbook part ${this.part} has a row of more than ${this.limits.maxRowCells} cells (Excel's column limit)`);
+      throw new FileFormatError(
+        `The workbook part ${this.part} has a row of more than ${this.limits.maxRowCells} cells (Excel's column limit)`,
+      );
     }
   }
 }

@@ -15,7 +15,8 @@ async function collect(input: Readable, options: XmlOptions): Promise<SourceReco
   for await (const record of readXml(input, options)) out.push(record);
   return out;
 }
-const text = (xml: string | Buffer, options: XmlOptions = balances) => collect(Readable.from([Buffer.from(xml)]), options);
+const text = (xml: string | Buffer, options: XmlOptions = balances) =>
+  collect(Readable.from([Buffer.from(xml)]), options);
 
 async function refusal(input: Promise<unknown>): Promise<FileFormatError> {
   const error: unknown = await input.then(
@@ -51,7 +52,9 @@ describe("readXml", () => {
 
   it("strips namespace prefixes from elements and attributes and drops xmlns declarations", async () => {
     const xml = `<n:Document xmlns:n="urn:x" xmlns:a="urn:a"><n:Rpt><n:Bal a:Ccy="EUR" xmlns:b="urn:b"><n:Amt>1</n:Amt></n:Bal></n:Rpt></n:Document>`;
-    expect(await text(xml, { recordPath: "Document.Rpt.Bal" })).toEqual([{ row: 1, values: { "@Ccy": "EUR", Amt: "1" } }]);
+    expect(await text(xml, { recordPath: "Document.Rpt.Bal" })).toEqual([
+      { row: 1, values: { "@Ccy": "EUR", Amt: "1" } },
+    ]);
   });
 
   it("reads records split across any chunk boundaries, a BOM and windows-1252 text", async () => {
@@ -62,7 +65,9 @@ describe("readXml", () => {
       { row: 2, values: { V: "Genève" } },
     ]);
     const latin = Buffer.from([...Buffer.from("<Document><R><V>Z"), 0xfc, ...Buffer.from("rich</V></R></Document>")]);
-    expect(await text(latin, { recordPath: "Document.R", encoding: "windows-1252" })).toEqual([{ row: 1, values: { V: "Zürich" } }]);
+    expect(await text(latin, { recordPath: "Document.R", encoding: "windows-1252" })).toEqual([
+      { row: 1, values: { V: "Zürich" } },
+    ]);
   });
 
   it("refuses a document whose root is not the record path's", async () => {
@@ -75,20 +80,23 @@ describe("readXml", () => {
       expect(error.message).toMatch(/DOCTYPE is not allowed/);
     }
     // An entity used without a declaration is no way around it.
-    expect((await refusal(text("<Document><SctiesBalCtdyRpt><BalForAcct>&lol9;</BalForAcct></SctiesBalCtdyRpt></Document>"))).message).toMatch(
-      /Malformed XML/,
-    );
+    expect(
+      (await refusal(text("<Document><SctiesBalCtdyRpt><BalForAcct>&lol9;</BalForAcct></SctiesBalCtdyRpt></Document>")))
+        .message,
+    ).toMatch(/Malformed XML/);
   });
 
   it("refuses malformed XML naming the record it stopped in", async () => {
-    const xml = "<Document><SctiesBalCtdyRpt><BalForAcct><A>1</A></BalForAcct><BalForAcct><A>2</B></BalForAcct></SctiesBalCtdyRpt></Document>";
+    const xml =
+      "<Document><SctiesBalCtdyRpt><BalForAcct><A>1</A></BalForAcct><BalForAcct><A>2</B></BalForAcct></SctiesBalCtdyRpt></Document>";
     const error = await refusal(text(xml));
     expect(error.message).toMatch(/Malformed XML/);
     expect(error.row).toBe(2);
     expect((await refusal(text("<Document><SctiesBalCtdyRpt>"))).message).toMatch(/Malformed XML/);
-    expect((await refusal(text(Buffer.from([0x3c, 0x44, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x44, 0x3e]), { recordPath: "D" }))).message).toMatch(
-      /Not a readable XML file/,
-    );
+    expect(
+      (await refusal(text(Buffer.from([0x3c, 0x44, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x44, 0x3e]), { recordPath: "D" })))
+        .message,
+    ).toMatch(/Not a readable XML file/);
   });
 
   it("bounds depth and record size", async () => {
@@ -110,7 +118,9 @@ describe("readXml", () => {
   it("streams 200,000 records with bounded heap growth", async () => {
     const count = 200_000;
     function* document() {
-      yield Buffer.from('<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:semt.002.001.11"><SctiesBalCtdyRpt>');
+      yield Buffer.from(
+        '<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:semt.002.001.11"><SctiesBalCtdyRpt>',
+      );
       for (let i = 0; i < count; i += 1000) {
         let chunk = "";
         for (let j = i; j < i + 1000; j += 1) {

@@ -126,14 +126,18 @@ async function* xmlRecords(input: Readable, options: XmlOptions): AsyncGenerator
     for await (const text of decode(input, options.encoding ?? "utf-8")) {
       charsSinceEvent += text.length;
       parser.write(text);
-      if (charsSinceEvent > MAX_CHARS_BETWEEN_TAGS) fail(`More than ${MAX_CHARS_BETWEEN_TAGS} characters without a tag`);
+      if (charsSinceEvent > MAX_CHARS_BETWEEN_TAGS)
+        fail(`More than ${MAX_CHARS_BETWEEN_TAGS} characters without a tag`);
       yield* ready.splice(0);
     }
     parser.close();
     yield* ready.splice(0);
   } catch (error) {
     if (error instanceof FileFormatError) throw error;
-    throw new FileFormatError(`Not a readable XML file: ${error instanceof Error ? error.message : String(error)}`, where());
+    throw new FileFormatError(
+      `Not a readable XML file: ${error instanceof Error ? error.message : String(error)}`,
+      where(),
+    );
   } finally {
     input.destroy();
   }

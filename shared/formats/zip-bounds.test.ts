@@ -78,25 +78,68 @@ function zipWith(parts: { name: string; data: Buffer }[], layout: Layout): Buffe
     const crc = crc32(part.data);
     const start = offset;
     const descriptor = layout.descriptor !== undefined;
-    const stated = { real: [body.length, part.data.length], zero: [0, 0], mark: [0xffffffff, 0xffffffff] }[layout.local];
+    const stated = { real: [body.length, part.data.length], zero: [0, 0], mark: [0xffffffff, 0xffffffff] }[
+      layout.local
+    ];
     let extra = Buffer.alloc(0);
     if (layout.zip64Extra !== undefined) {
       const [u, c] = layout.zip64Extra === "real" ? [part.data.length, body.length] : [0, 0];
       extra = Buffer.concat([u16(1), u16(16), u64(layout.lie === "zip64-size" ? u + 1 : u), u64(c)]);
     }
-    push(Buffer.concat([u32(0x04034b50), u16(45), u16(descriptor ? 0x08 : 0), u16(8), u32(0), u32(descriptor ? 0 : crc), u32(stated[0] ?? 0), u32(stated[1] ?? 0), u16(name.length), u16(extra.length), name, extra]));
+    push(
+      Buffer.concat([
+        u32(0x04034b50),
+        u16(45),
+        u16(descriptor ? 0x08 : 0),
+        u16(8),
+        u32(0),
+        u32(descriptor ? 0 : crc),
+        u32(stated[0] ?? 0),
+        u32(stated[1] ?? 0),
+        u16(name.length),
+        u16(extra.length),
+        name,
+        extra,
+      ]),
+    );
     push(body);
     if (layout.descriptor !== undefined) {
-      const sizes = layout.descriptor.bits === 64 ? [u64(body.length), u64(part.data.length)] : [u32(body.length), u32(part.data.length)];
-      push(Buffer.concat([...(layout.descriptor.signed ? [u32(0x08074b50)] : []), u32(layout.lie === "descriptor-crc" ? crc ^ 1 : crc), ...sizes]));
+      const sizes =
+        layout.descriptor.bits === 64
+          ? [u64(body.length), u64(part.data.length)]
+          : [u32(body.length), u32(part.data.length)];
+      push(
+        Buffer.concat([
+          ...(layout.descriptor.signed ? [u32(0x08074b50)] : []),
+          u32(layout.lie === "descriptor-crc" ? crc ^ 1 : crc),
+          ...sizes,
+        ]),
+      );
     }
     const z64 = layout.zip64Directory === true;
-    const centralExtra = z64 ? Buffer.concat([u16(1), u16(24), u64(part.data.length), u64(body.length), u64(start)]) : Buffer.alloc(0);
+    const centralExtra = z64
+      ? Buffer.concat([u16(1), u16(24), u64(part.data.length), u64(body.length), u64(start)])
+      : Buffer.alloc(0);
     central.push(
       Buffer.concat([
-        u32(0x02014b50), u16(45), u16(45), u16(descriptor ? 0x08 : 0), u16(8), u32(0), u32(crc),
-        u32(z64 ? 0xffffffff : body.length), u32(z64 ? 0xffffffff : part.data.length),
-        u16(name.length), u16(centralExtra.length), u16(0), u16(0), u16(0), u32(0), u32(z64 ? 0xffffffff : start), name, centralExtra,
+        u32(0x02014b50),
+        u16(45),
+        u16(45),
+        u16(descriptor ? 0x08 : 0),
+        u16(8),
+        u32(0),
+        u32(crc),
+        u32(z64 ? 0xffffffff : body.length),
+        u32(z64 ? 0xffffffff : part.data.length),
+        u16(name.length),
+        u16(centralExtra.length),
+        u16(0),
+        u16(0),
+        u16(0),
+        u32(0),
+        u32(z64 ? 0xffffffff : start),
+        name,
+        centralExtra,
       ]),
     );
   }
@@ -105,11 +148,46 @@ function zipWith(parts: { name: string; data: Buffer }[], layout: Layout): Buffe
   push(directory);
   if (layout.zip64Directory === true) {
     const record = offset;
-    push(Buffer.concat([u32(0x06064b50), u64(44), u16(45), u16(45), u32(0), u32(0), u64(parts.length), u64(parts.length), u64(directory.length), u64(directoryStart)]));
+    push(
+      Buffer.concat([
+        u32(0x06064b50),
+        u64(44),
+        u16(45),
+        u16(45),
+        u32(0),
+        u32(0),
+        u64(parts.length),
+        u64(parts.length),
+        u64(directory.length),
+        u64(directoryStart),
+      ]),
+    );
     push(Buffer.concat([u32(0x07064b50), u32(0), u64(record), u32(1)]));
-    push(Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(0xffff), u16(0xffff), u32(0xffffffff), u32(0xffffffff), u16(0)]));
+    push(
+      Buffer.concat([
+        u32(0x06054b50),
+        u16(0),
+        u16(0),
+        u16(0xffff),
+        u16(0xffff),
+        u32(0xffffffff),
+        u32(0xffffffff),
+        u16(0),
+      ]),
+    );
   } else {
-    push(Buffer.concat([u32(0x06054b50), u16(0), u16(0), u16(parts.length), u16(parts.length), u32(directory.length), u32(directoryStart), u16(0)]));
+    push(
+      Buffer.concat([
+        u32(0x06054b50),
+        u16(0),
+        u16(0),
+        u16(parts.length),
+        u16(parts.length),
+        u32(directory.length),
+        u32(directoryStart),
+        u16(0),
+      ]),
+    );
   }
   return Buffer.concat(out);
 }
@@ -127,10 +205,22 @@ describe("zip64 and data descriptors (finding 15): a valid workbook is read what
   });
 
   it.each<[string, Layout]>([
-    ["0xFFFFFFFF with the sizes in a zip64 extra field, no descriptor (a seekable zip64 writer)", { local: "mark", zip64Extra: "real" }],
-    ["0xFFFFFFFF, zip64 extra of zeros, signed 64-bit descriptors, zip64 central directory and end records (Zip64Mode.Always, streamed)", { local: "mark", zip64Extra: "zero", descriptor: { signed: true, bits: 64 }, zip64Directory: true }],
-    ["zeros with a zip64 extra of zeros and unsigned 64-bit descriptors", { local: "zero", zip64Extra: "zero", descriptor: { signed: false, bits: 64 } }],
-    ["zeros and unsigned 32-bit descriptors (the signature is optional)", { local: "zero", descriptor: { signed: false, bits: 32 } }],
+    [
+      "0xFFFFFFFF with the sizes in a zip64 extra field, no descriptor (a seekable zip64 writer)",
+      { local: "mark", zip64Extra: "real" },
+    ],
+    [
+      "0xFFFFFFFF, zip64 extra of zeros, signed 64-bit descriptors, zip64 central directory and end records (Zip64Mode.Always, streamed)",
+      { local: "mark", zip64Extra: "zero", descriptor: { signed: true, bits: 64 }, zip64Directory: true },
+    ],
+    [
+      "zeros with a zip64 extra of zeros and unsigned 64-bit descriptors",
+      { local: "zero", zip64Extra: "zero", descriptor: { signed: false, bits: 64 } },
+    ],
+    [
+      "zeros and unsigned 32-bit descriptors (the signature is optional)",
+      { local: "zero", descriptor: { signed: false, bits: 32 } },
+    ],
     ["the real sizes and a zip64 extra field stating them too", { local: "real", zip64Extra: "real" }],
   ])("local headers with %s", async (_name, layout) => {
     expected ??= await collect(createReadStream(join(fixtures, "positions.xlsx")));
@@ -139,22 +229,35 @@ describe("zip64 and data descriptors (finding 15): a valid workbook is read what
 
   it("a workbook exceljs streams with archiver's forceZip64 (zip64 end records)", async () => {
     const path = join(tmpdir(), `ids-zip64-${process.pid}.xlsx`);
-    const writer = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true, zip: { forceZip64: true } });
+    const writer = new ExcelJS.stream.xlsx.WorkbookWriter({
+      filename: path,
+      useSharedStrings: true,
+      zip: { forceZip64: true },
+    });
     const sheet = writer.addWorksheet("Positions");
     sheet.addRow(["Portfolio", "ISIN", "Quantity"]).commit();
     sheet.addRow(["PF-001", "US0378331005", 1500]).commit();
     sheet.commit();
     await writer.commit();
     try {
-      expect(await collect(createReadStream(path))).toEqual([{ row: 1, values: { Portfolio: "PF-001", ISIN: "US0378331005", Quantity: 1500 } }]);
+      expect(await collect(createReadStream(path))).toEqual([
+        { row: 1, values: { Portfolio: "PF-001", ISIN: "US0378331005", Quantity: 1500 } },
+      ]);
     } finally {
       rmSync(path, { force: true });
     }
   });
 
   it("still refuses what a zip64 or descriptor form states falsely", async () => {
-    expect((await refusal(zipWith(parts, { local: "mark", zip64Extra: "real", lie: "zip64-size" }))).message).toMatch(/sizes that disagree with the central directory/);
-    expect((await refusal(zipWith(parts, { local: "mark" }))).message).toMatch(/sizes that disagree with the central directory/);
-    expect((await refusal(zipWith(parts, { local: "zero", descriptor: { signed: true, bits: 32 }, lie: "descriptor-crc" }))).message).toMatch(/no data descriptor stating its CRC and sizes/);
+    expect((await refusal(zipWith(parts, { local: "mark", zip64Extra: "real", lie: "zip64-size" }))).message).toMatch(
+      /sizes that disagree with the central directory/,
+    );
+    expect((await refusal(zipWith(parts, { local: "mark" }))).message).toMatch(
+      /sizes that disagree with the central directory/,
+    );
+    expect(
+      (await refusal(zipWith(parts, { local: "zero", descriptor: { signed: true, bits: 32 }, lie: "descriptor-crc" })))
+        .message,
+    ).toMatch(/no data descriptor stating its CRC and sizes/);
   });
 });

@@ -194,8 +194,13 @@ async function inflateAll(zip: yauzl.ZipFile, entries: yauzl.Entry[], bounds: Zi
 
 /** The checks of an XML part a reader will hold whole or stream; none for other entries, which no parser reads. */
 function xmlScanOf(name: string, bounds: ZipBounds): XmlPartScan | undefined {
-  if (bounds.inMemoryEntries.includes(name)) return new XmlPartScan(name, { maxElements: bounds.maxInMemoryEntryElements, maxTextRunBytes: bounds.maxTextRunBytes });
-  if (bounds.streamedEntries.test(name)) return new XmlPartScan(name, { maxRowCells: bounds.maxRowCells, maxTextRunBytes: bounds.maxTextRunBytes });
+  if (bounds.inMemoryEntries.includes(name))
+    return new XmlPartScan(name, {
+      maxElements: bounds.maxInMemoryEntryElements,
+      maxTextRunBytes: bounds.maxTextRunBytes,
+    });
+  if (bounds.streamedEntries.test(name))
+    return new XmlPartScan(name, { maxRowCells: bounds.maxRowCells, maxTextRunBytes: bounds.maxTextRunBytes });
   return undefined;
 }
 

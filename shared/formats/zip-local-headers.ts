@@ -36,7 +36,10 @@ const SIZES_IN_DESCRIPTOR = 0x08;
  * ones when the local header has a zip64 extra field, with or without its signature. Whatever the
  * form, the sizes and CRC it states must be the directory's.
  */
-export async function checkLocalHeaders(file: FileHandle, entries: yauzl.Entry[]): Promise<{ records: ZipRecord[]; directoryStart: number }> {
+export async function checkLocalHeaders(
+  file: FileHandle,
+  entries: yauzl.Entry[],
+): Promise<{ records: ZipRecord[]; directoryStart: number }> {
   const records: ZipRecord[] = [];
   const ordered = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
   let expected = 0;
@@ -85,13 +88,16 @@ export async function checkLocalHeaders(file: FileHandle, entries: yauzl.Entry[]
 
 /** The sizes a local header's zip64 extra field (0x0001) states: both, uncompressed first (APPNOTE 4.5.3). */
 function zip64Sizes(extra: Buffer, name: string): { uncompressed: number; compressed: number } | undefined {
-  for (let at = 0; at + 4 <= extra.length; ) {
+  for (let at = 0; at + 4 <= extra.length;) {
     const id = extra.readUInt16LE(at);
     const size = extra.readUInt16LE(at + 2);
     if (at + 4 + size > extra.length) throw new FileFormatError(`The zip entry ${name} has a malformed extra field`);
     if (id === ZIP64_EXTRA) {
       if (size < 16) throw new FileFormatError(`The zip entry ${name} has a zip64 extra field without both sizes`);
-      return { uncompressed: safe(extra.readBigUInt64LE(at + 4), name), compressed: safe(extra.readBigUInt64LE(at + 12), name) };
+      return {
+        uncompressed: safe(extra.readBigUInt64LE(at + 4), name),
+        compressed: safe(extra.readBigUInt64LE(at + 12), name),
+      };
     }
     at += 4 + size;
   }
@@ -99,12 +105,14 @@ function zip64Sizes(extra: Buffer, name: string): { uncompressed: number; compre
 }
 
 function safe(value: bigint, name: string): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new FileFormatError(`The zip entry ${name} states an impossible size`);
+  if (value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new FileFormatError(`The zip entry ${name} states an impossible size`);
   return Number(value);
 }
 
 /** A 32-bit size, or the zip64 one it points to (NaN, which matches nothing, when there is none). */
-const resolved = (size: number, zip64: number | undefined): number => (size === ZIP64_MARK ? (zip64 ?? Number.NaN) : size);
+const resolved = (size: number, zip64: number | undefined): number =>
+  size === ZIP64_MARK ? (zip64 ?? Number.NaN) : size;
 
 function checkSizes(sizes: { compressed: number; uncompressed: number }, entry: yauzl.Entry): void {
   if (sizes.compressed !== entry.compressedSize || sizes.uncompressed !== entry.uncompressedSize) {
@@ -123,7 +131,11 @@ async function descriptorLength(file: FileHandle, at: number, entry: yauzl.Entry
   const states = (offset: number, width: 4 | 8): boolean => {
     if (bytesRead < offset + 4 + 2 * width) return false;
     const size = (o: number): number => (width === 8 ? Number(bytes.readBigUInt64LE(o)) : bytes.readUInt32LE(o));
-    return bytes.readUInt32LE(offset) === entry.crc32 && size(offset + 4) === entry.compressedSize && size(offset + 4 + width) === entry.uncompressedSize;
+    return (
+      bytes.readUInt32LE(offset) === entry.crc32 &&
+      size(offset + 4) === entry.compressedSize &&
+      size(offset + 4 + width) === entry.uncompressedSize
+    );
   };
   const signed = bytesRead >= 4 && bytes.readUInt32LE(0) === DATA_DESCRIPTOR;
   for (const width of zip64 ? ([8, 4] as const) : ([4, 8] as const)) {

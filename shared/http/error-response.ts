@@ -10,7 +10,8 @@ export interface ErrorBody {
 /** Turns any thrown value into the spec's error object; unknown errors become a bare 500. */
 export function errorResult(error: unknown, requestId: string, log: Logger): EndpointResult {
   if (error instanceof AppError) {
-    if (error.status >= 500) log.error("request failed", { requestId, code: error.code, ...errorFields(error.cause ?? error) });
+    if (error.status >= 500)
+      log.error("request failed", { requestId, code: error.code, ...errorFields(error.cause ?? error) });
     const body: ErrorBody = {
       error: {
         code: error.code,

@@ -43,7 +43,8 @@ export async function readTokenRequest(request: HttpRequest): Promise<TokenReque
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
 function parseBasic(header: string | null): { clientId: string; clientSecret: string } | undefined {
   if (header === null) return undefined;
-  const failed = (): OAuthError => new OAuthError("invalid_client", "Client authentication failed", { clientAuth: "basic" });
+  const failed = (): OAuthError =>
+    new OAuthError("invalid_client", "Client authentication failed", { clientAuth: "basic" });
   const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
   if (match?.[1] === undefined) throw failed();
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
@@ -68,13 +69,22 @@ function parseBasic(header: string | null): { clientId: string; clientSecret: st
 export const oauthErrorResult: ErrorShaper = (error, requestId, log): EndpointResult => {
   if (error instanceof OAuthError) {
     const headers: Record<string, string> = { ...noStore };
-    if (error.status === 401 && error.clientAuth !== "form") headers["WWW-Authenticate"] = 'Basic realm="auth/token", charset="UTF-8"';
+    if (error.status === 401 && error.clientAuth !== "form")
+      headers["WWW-Authenticate"] = 'Basic realm="auth/token", charset="UTF-8"';
     return { status: error.status, body: { error: error.error, error_description: error.description }, headers };
   }
   if (error instanceof AppError && error.code === "RATE_LIMIT_EXCEEDED") {
-    return { status: 429, body: { error: "temporarily_unavailable", error_description: error.message }, headers: { ...error.headers, ...noStore } };
+    return {
+      status: 429,
+      body: { error: "temporarily_unavailable", error_description: error.message },
+      headers: { ...error.headers, ...noStore },
+    };
   }
   const shaped = errorResult(error, requestId, log);
   const code = shaped.status === 503 ? "temporarily_unavailable" : "server_error";
-  return { status: shaped.status, body: { error: code, error_description: "The token could not be issued; retry later" }, headers: { ...shaped.headers, ...noStore } };
+  return {
+    status: shaped.status,
+    body: { error: code, error_description: "The token could not be issued; retry later" },
+    headers: { ...shaped.headers, ...noStore },
+  };
 };

@@ -28,7 +28,14 @@ const errorSchema = z
 
 const oauthErrorSchema = z
   .object({
-    error: z.enum(["invalid_request", "invalid_client", "unsupported_grant_type", "invalid_scope", "temporarily_unavailable", "server_error"]),
+    error: z.enum([
+      "invalid_request",
+      "invalid_client",
+      "unsupported_grant_type",
+      "invalid_scope",
+      "temporarily_unavailable",
+      "server_error",
+    ]),
     error_description: z.string(),
   })
   .meta({ id: "OAuthError" });
@@ -56,8 +63,14 @@ const errorDescriptions: Record<number, string> = {
 
 const rateLimitHeaders = {
   "X-RateLimit-Limit": { description: "Requests allowed per minute", schema: { type: "integer" as const } },
-  "X-RateLimit-Remaining": { description: "Requests left in the tighter of the minute and day windows", schema: { type: "integer" as const } },
-  "X-RateLimit-Reset": { description: "Unix epoch seconds when that window resets", schema: { type: "integer" as const } },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the tighter of the minute and day windows",
+    schema: { type: "integer" as const },
+  },
+  "X-RateLimit-Reset": {
+    description: "Unix epoch seconds when that window resets",
+    schema: { type: "integer" as const },
+  },
   "X-Request-Id": { description: "Request identifier, also error.requestId", schema: { type: "string" as const } },
 };
 
@@ -83,7 +96,8 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
     for (const ok of ep.responses) responses[String(ok.status)] = successResponse(ok);
     for (const status of [...errors].sort()) {
       responses[String(status)] = {
-        description: ep.oauthErrors === true ? oauthDescriptions[status] ?? "Error" : errorDescriptions[status] ?? "Error",
+        description:
+          ep.oauthErrors === true ? (oauthDescriptions[status] ?? "Error") : (errorDescriptions[status] ?? "Error"),
         headers: rateLimitHeaders,
         content: { "application/json": { schema: ep.oauthErrors === true ? oauthErrorSchema : errorSchema } },
       };
@@ -94,14 +108,24 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
       operationId: ep.name,
       summary: ep.summary,
       tags: [ep.tag],
-      ...(ep.scope !== null ? { security: [{ [bearer.name]: [ep.scope] }], description: `Requires scope \`${ep.scope}\`.` } : { security: [] }),
+      ...(ep.scope !== null
+        ? { security: [{ [bearer.name]: [ep.scope] }], description: `Requires scope \`${ep.scope}\`.` }
+        : { security: [] }),
       request: {
         ...(ep.params !== undefined ? { params: ep.params as z.ZodObject } : {}),
         ...(ep.query !== undefined ? { query: ep.query as z.ZodObject } : {}),
         ...(ep.docHeaders !== undefined ? { headers: ep.docHeaders } : {}),
-        ...(ep.body !== undefined ? { body: { required: true, content: { "application/json": { schema: ep.docBody ?? ep.body } } } } : {}),
+        ...(ep.body !== undefined
+          ? { body: { required: true, content: { "application/json": { schema: ep.docBody ?? ep.body } } } }
+          : {}),
         ...(ep.rawBody === "bytes"
-          ? { body: { required: true, description: ep.rawBodyDescription, content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } } } }
+          ? {
+              body: {
+                required: true,
+                description: ep.rawBodyDescription,
+                content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } },
+              },
+            }
           : {}),
         ...(ep.formBody !== undefined
           ? { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: ep.formBody } } } }
@@ -125,7 +149,12 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
 function successResponse(ok: SuccessResponse): object {
   return {
     description: ok.description,
-    headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(ok.headers ?? {}).map(([k, d]) => [k, { description: d, schema: { type: "string" } }])) },
+    headers: {
+      ...rateLimitHeaders,
+      ...Object.fromEntries(
+        Object.entries(ok.headers ?? {}).map(([k, d]) => [k, { description: d, schema: { type: "string" } }]),
+      ),
+    },
     ...(ok.schema !== undefined ? { content: { "application/json": { schema: ok.schema } } } : {}),
   };
 }

@@ -28,7 +28,11 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
     const svc = services();
     const requestId = requestIdOf(request);
     const traceparent = invocationTraceparent(context);
-    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), { requestId, function: endpoint.name, ...(traceparent !== undefined ? { traceId: traceIdOf(traceparent) } : {}) });
+    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), {
+      requestId,
+      function: endpoint.name,
+      ...(traceparent !== undefined ? { traceId: traceIdOf(traceparent) } : {}),
+    });
     let rate: RateLimitDecision | undefined;
     let principal: Principal | undefined;
     let result: EndpointResult;
@@ -45,7 +49,10 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       if (endpoint.rateLimited !== false) {
         rate = await svc.access
           .rateLimiter()
-          .consume(principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`, principal?.tier ?? "anonymous");
+          .consume(
+            principal ? `client:${principal.clientId}` : `ip:${sourceAddress(request)}`,
+            principal?.tier ?? "anonymous",
+          );
       }
       if (rate?.exceeded === true) {
         throw new AppError("RATE_LIMIT_EXCEEDED", "Too many requests; see Retry-After", {
@@ -56,9 +63,11 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
       const params = parsePart(endpoint.params, request.params, "path");
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
-      const raw = endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const raw =
+        endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
-      const bytes = endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
+      const bytes =
+        endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
       result = await endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log });
     } catch (error) {
       result = shapeError(error, requestId, log);
@@ -81,7 +90,11 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       });
     }
     if (result.bytes !== undefined) return { status: result.status, headers, body: result.bytes };
-    return { status: result.status, headers, ...(result.body !== undefined ? { body: JSON.stringify(result.body) } : {}) };
+    return {
+      status: result.status,
+      headers,
+      ...(result.body !== undefined ? { body: JSON.stringify(result.body) } : {}),
+    };
   };
   // In the request's trace context: the outbox entries it appends and the messages it sends continue the request's trace.
   return (request, context) => inInvocationTrace(context, () => handle(request, context));
@@ -91,7 +104,9 @@ function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" 
   if (schema === undefined) return undefined as never;
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, { details: issuesToDetails(parsed.error.issues) });
+    throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, {
+      details: issuesToDetails(parsed.error.issues),
+    });
   }
   return parsed.data as never;
 }
@@ -126,10 +141,15 @@ function parseBody(schema: z.ZodType, text: string): never {
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(parsed.error.issues) });
+    throw new AppError("VALIDATION_ERROR", "The request body failed validation", {
+      details: issuesToDetails(parsed.error.issues),
+    });
   }
   return parsed.data as never;
 }
 
 const tooLarge = (maxBytes: number): AppError =>
-  new AppError("PAYLOAD_TOO_LARGE", `The request body exceeds the limit of ${maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MB` : `${maxBytes} bytes`}`);
+  new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body exceeds the limit of ${maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MB` : `${maxBytes} bytes`}`,
+  );

@@ -40,5 +40,10 @@ export interface CustomerContainers {
   /** The blobs under `prefix`, a listing page at a time. */
   list(location: ContainerLocation, prefix: string | undefined): AsyncIterable<CustomerBlob[]>;
   /** Streams exactly the version `blob.etag` into `inbound/<inboundName>` with `metadata`; never overwrites. */
-  copyToInbound(location: ContainerLocation, blob: CustomerBlob, inboundName: string, metadata: Record<string, string>): Promise<CopyOutcome>;
+  copyToInbound(
+    location: ContainerLocation,
+    blob: CustomerBlob,
+    inboundName: string,
+    metadata: Record<string, string>,
+  ): Promise<CopyOutcome>;
 }

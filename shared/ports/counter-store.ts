@@ -10,5 +10,11 @@ export interface CounterStore {
    * Counts `hits` requests for `subject` in the given day and minute windows, atomically, and returns
    * the totals after them. The store may forget the window once `keepSeconds` pass without a hit.
    */
-  hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, keepSeconds: number, hits: number): Promise<WindowCounts>;
+  hitRateWindow(
+    subject: string,
+    dayKey: string,
+    minuteOfDay: number,
+    keepSeconds: number,
+    hits: number,
+  ): Promise<WindowCounts>;
 }

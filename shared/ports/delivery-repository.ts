@@ -26,9 +26,16 @@ export interface DeliveryRepository {
   /** replaceIfUnchanged for several deliveries in one round trip; results in input order. */
   replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]): Promise<(string | undefined)[]>;
   /** Read-modify-write that re-applies `change` after a lost race; undefined from `change` keeps it. */
-  update(ref: DeliveryRef, change: (current: StoredDelivery) => StoredDelivery | undefined): Promise<StoredDelivery | undefined>;
+  update(
+    ref: DeliveryRef,
+    change: (current: StoredDelivery) => StoredDelivery | undefined,
+  ): Promise<StoredDelivery | undefined>;
   /** A webhook's deliveries, newest first. */
-  list(webhookId: string, filter: { status?: DeliveryStatus; event?: DeliveryEventName }, request: PageRequest): Promise<CursorPage<StoredDelivery>>;
+  list(
+    webhookId: string,
+    filter: { status?: DeliveryStatus; event?: DeliveryEventName },
+    request: PageRequest,
+  ): Promise<CursorPage<StoredDelivery>>;
   /** Up to `limit` pending deliveries of one webhook. */
   pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]>;
   /** Pending deliveries, of any webhook, due before `before`, a page of up to `pageSize` at a time (one query, continued). */

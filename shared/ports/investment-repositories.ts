@@ -46,7 +46,11 @@ export interface PriceRepository {
   /** The newest stored point of each type and source, per security. */
   latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
   /** The stored points a valuation on `date` needs: for each of `types`, every source's point on that type's newest date on or before it. */
-  forValuation(securityIds: readonly string[], date: string, types: readonly PricePoint["type"][]): Promise<Map<string, PricePoint[]>>;
+  forValuation(
+    securityIds: readonly string[],
+    date: string,
+    types: readonly PricePoint["type"][],
+  ): Promise<Map<string, PricePoint[]>>;
   list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
 }
 
@@ -100,7 +104,10 @@ export interface PositionRepository {
    * valuation in progress does not clear them). Ready markers are one per portfolio-date; `writing`
    * markers one per portfolio-date and job (`jobId` required).
    */
-  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void>;
+  markStale(
+    refs: readonly SnapshotRef[],
+    mark: { markedAt: string; jobId: string | null; writing: boolean },
+  ): Promise<void>;
   /** Removes the `writing` markers of one job for these portfolio-dates. */
   dropWriting(refs: readonly SnapshotRef[], jobId: string): Promise<void>;
   /** Removes each marker unless it was re-written since it was read (etag); true per marker removed. */
@@ -179,6 +186,9 @@ export interface DataQualityExceptionRepository {
   /** Creates the exception unless one with its id exists; true when created. */
   createIfNew(exception: DataQualityException): Promise<boolean>;
   get(id: string): Promise<DataQualityException | undefined>;
-  update(id: string, change: (current: DataQualityException) => DataQualityException): Promise<DataQualityException | undefined>;
+  update(
+    id: string,
+    change: (current: DataQualityException) => DataQualityException,
+  ): Promise<DataQualityException | undefined>;
   list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>>;
 }

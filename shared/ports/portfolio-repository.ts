@@ -22,7 +22,10 @@ export interface PortfolioRepository {
    * a later date, or the same date from a computation of a greater or equal version: so the portfolio's
    * total and the stored holdings always come from the same computation. True when it was applied.
    */
-  recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean>;
+  recordValuation(
+    id: string,
+    valuation: { date: string; totalValue: number; version: string; valuedAt: string },
+  ): Promise<boolean>;
   /**
    * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
    * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.

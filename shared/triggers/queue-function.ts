@@ -22,7 +22,9 @@ export function registerQueueFunction<S extends z.ZodType>(
       const log = invocationLog(context);
       const parsed = options.schema.safeParse(message);
       if (!parsed.success) {
-        log.error(`malformed ${options.queueName} message dropped`, { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) });
+        log.error(`malformed ${options.queueName} message dropped`, {
+          issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+        });
         return;
       }
       await options.handle(parsed.data, log);

@@ -5,8 +5,12 @@ import { inInvocationTrace, invocationLog } from "./invocation-log";
 export type TimerHandler = (timer: Timer, context: InvocationContext) => Promise<void>;
 
 /** Registers a function on an NCRONTAB schedule (seconds first), not run at start-up; each run in its own trace context (a new trace, given by the host). */
-export function registerTimerFunction(name: string, options: { schedule: string; handle: (log: Logger) => Promise<void> }): TimerHandler {
-  const handler: TimerHandler = (_timer, context) => inInvocationTrace(context, () => options.handle(invocationLog(context)));
+export function registerTimerFunction(
+  name: string,
+  options: { schedule: string; handle: (log: Logger) => Promise<void> },
+): TimerHandler {
+  const handler: TimerHandler = (_timer, context) =>
+    inInvocationTrace(context, () => options.handle(invocationLog(context)));
   app.timer(name, { schedule: options.schedule, handler, runOnStartup: false });
   return handler;
 }

@@ -1,6 +1,10 @@
 import type { TokenCredential } from "@azure/core-auth";
 import { Client as SshClient, utils as sshUtils, type SFTPWrapper, type Stats } from "ssh2";
-import { StorageManagementClient, type LocalUser, type StorageManagementClientOptionalParams } from "@azure/arm-storage";
+import {
+  StorageManagementClient,
+  type LocalUser,
+  type StorageManagementClientOptionalParams,
+} from "@azure/arm-storage";
 import { AppError } from "../../domain/errors";
 import type { SftpEndpoint } from "../../domain/feed";
 import type { Logger } from "../../logging";
@@ -30,7 +34,8 @@ export interface StorageAccountRef {
   accountName: string;
 }
 
-const ACCOUNT_ID = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Storage\/storageAccounts\/([a-z0-9]{3,24})$/i;
+const ACCOUNT_ID =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Storage\/storageAccounts\/([a-z0-9]{3,24})$/i;
 
 /** `/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/storageAccounts/<name>` → its parts. */
 export function parseStorageAccountId(id: string): StorageAccountRef {
@@ -50,19 +55,25 @@ export function grantUserNameOf(feedId: string): string {
  */
 export function localUserNameOf(feedId: string): string {
   const name = `feed${feedId.replace(/^fd_/, "")}`;
-  if (!/^[a-z0-9]{3,64}$/.test(name)) throw new Error(`feed id ${JSON.stringify(feedId)} gives no valid local user name`);
+  if (!/^[a-z0-9]{3,64}$/.test(name))
+    throw new Error(`feed id ${JSON.stringify(feedId)} gives no valid local user name`);
   return name;
 }
 
 /** An OpenSSH line `type base64 [comment]` as Azure takes it: `{ key: "type base64", description }`. */
 function sshKeyOf(line: string, index: number): { key: string; description: string } {
   const [type = "", data = "", ...comment] = line.trim().split(/\s+/);
-  const description = comment.join(" ").replace(/[^\x20-\x7e]/g, "").slice(0, 64);
+  const description = comment
+    .join(" ")
+    .replace(/[^\x20-\x7e]/g, "")
+    .slice(0, 64);
   return { key: `${type} ${data}`, description: description === "" ? `key ${index + 1}` : description };
 }
 
 const statusOf = (error: unknown): number | undefined =>
-  typeof error === "object" && error !== null && typeof (error as { statusCode?: unknown }).statusCode === "number" ? (error as { statusCode: number }).statusCode : undefined;
+  typeof error === "object" && error !== null && typeof (error as { statusCode?: unknown }).statusCode === "number"
+    ? (error as { statusCode: number }).statusCode
+    : undefined;
 
 /** How the SFTP session that hands a home over connects to the account's SFTP endpoint. */
 export interface SftpConnectOptions {
@@ -164,14 +175,24 @@ export class AzureSftpLogins implements SftpLogins {
       hasSharedKey: false,
       sshAuthorizedKeys: publicKeys.map(sshKeyOf),
     };
-    return await this.call("createOrUpdate", feedId, () => this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, localUserNameOf(feedId), user));
+    return await this.call("createOrUpdate", feedId, () =>
+      this.client.localUsers.createOrUpdate(
+        this.account.resourceGroup,
+        this.account.accountName,
+        localUserNameOf(feedId),
+        user,
+      ),
+    );
   }
 
   /** The user id Azure assigned (what the home's owner is set to); none is a 503. */
   private userIdOf(feedId: string, saved: LocalUser): number {
     if (typeof saved.userId === "number" && Number.isInteger(saved.userId) && saved.userId >= 0) return saved.userId;
     this.log.warn("storage local user has no user id", { operation: "createOrUpdate", feedId });
-    throw new AppError("SERVICE_UNAVAILABLE", "The feed's SFTP login could not be changed in the storage account; try again");
+    throw new AppError(
+      "SERVICE_UNAVAILABLE",
+      "The feed's SFTP login could not be changed in the storage account; try again",
+    );
   }
 
   /**
@@ -189,12 +210,15 @@ export class AzureSftpLogins implements SftpLogins {
       hasSharedKey: false,
       sshAuthorizedKeys: [{ key: keys.public.trim(), description: "home grant" }],
     };
-    await this.call("createOrUpdate", feedId, () => this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, name, grantUser));
+    await this.call("createOrUpdate", feedId, () =>
+      this.client.localUsers.createOrUpdate(this.account.resourceGroup, this.account.accountName, name, grantUser),
+    );
     try {
       await this.call("grantHome", feedId, () =>
         this.session(`${this.account.accountName}.${name}`, keys.private, async (sftp) => {
           const root = await sftpStat(sftp, ".");
-          if ((root.mode & OTHERS_TRAVERSE) === 0) await sftpDo((cb) => sftp.chmod(".", (root.mode & 0o7777) | OTHERS_TRAVERSE, cb));
+          if ((root.mode & OTHERS_TRAVERSE) === 0)
+            await sftpDo((cb) => sftp.chmod(".", (root.mode & 0o7777) | OTHERS_TRAVERSE, cb));
           const home = await sftpStat(sftp, feedId);
           await sftpDo((cb) => sftp.chown(feedId, userId, home.gid, cb));
           await sftpDo((cb) => sftp.chmod(feedId, HOME_MODE, cb));
@@ -225,13 +249,23 @@ export class AzureSftpLogins implements SftpLogins {
           work(sftp).then(() => finish(), finish);
         });
       });
-      ssh.connect({ host: this.endpoint.host, port: this.endpoint.port, username, privateKey, readyTimeout: this.connect.readyTimeout ?? 20_000 });
+      ssh.connect({
+        host: this.endpoint.host,
+        port: this.endpoint.port,
+        username,
+        privateKey,
+        readyTimeout: this.connect.readyTimeout ?? 20_000,
+      });
     });
   }
 
   private async regenerate(feedId: string): Promise<string> {
     const result = await this.call("regeneratePassword", feedId, () =>
-      this.client.localUsers.regeneratePassword(this.account.resourceGroup, this.account.accountName, localUserNameOf(feedId)),
+      this.client.localUsers.regeneratePassword(
+        this.account.resourceGroup,
+        this.account.accountName,
+        localUserNameOf(feedId),
+      ),
     );
     if (result.sshPassword === undefined || result.sshPassword === "") {
       throw new AppError("SERVICE_UNAVAILABLE", "The storage account issued no SFTP password; try again");
@@ -249,7 +283,11 @@ export class AzureSftpLogins implements SftpLogins {
       const rawCode = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
       const code = typeof rawCode === "string" ? rawCode : typeof rawCode === "number" ? String(rawCode) : undefined;
       this.log.warn("storage local user operation failed", { operation, feedId, status, code });
-      throw new AppError("SERVICE_UNAVAILABLE", "The feed's SFTP login could not be changed in the storage account; try again", { cause: error });
+      throw new AppError(
+        "SERVICE_UNAVAILABLE",
+        "The feed's SFTP login could not be changed in the storage account; try again",
+        { cause: error },
+      );
     }
   }
 }
@@ -259,5 +297,7 @@ function sftpDo(op: (cb: (error: Error | null | undefined) => void) => void): Pr
 }
 
 function sftpStat(sftp: SFTPWrapper, path: string): Promise<Stats> {
-  return new Promise<Stats>((resolve, reject) => sftp.stat(path, (error, stats) => (error ? reject(error) : resolve(stats))));
+  return new Promise<Stats>((resolve, reject) =>
+    sftp.stat(path, (error, stats) => (error ? reject(error) : resolve(stats))),
+  );
 }

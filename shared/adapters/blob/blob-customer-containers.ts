@@ -13,7 +13,12 @@ const PARALLEL_BLOCKS = 4;
 /** The service's container that file ingestion watches. */
 const INBOUND = "inbound";
 
-const IDENTITY_ERRORS = new Set(["CredentialUnavailableError", "AuthenticationError", "AggregateAuthenticationError", "AuthenticationRequiredError"]);
+const IDENTITY_ERRORS = new Set([
+  "CredentialUnavailableError",
+  "AuthenticationError",
+  "AggregateAuthenticationError",
+  "AuthenticationRequiredError",
+]);
 
 /** A failure as a message fit for a run record: status and code, never a header, token or key. */
 function translate(error: unknown, location: ContainerLocation): unknown {
@@ -21,13 +26,22 @@ function translate(error: unknown, location: ContainerLocation): unknown {
   const where = `the container ${location.url}`;
   if (error instanceof RestError) {
     if (error.statusCode === 403) {
-      return new CustomerContainerError(`${where} refused the service (403 ${error.code ?? "Forbidden"}): grant the service's managed identity the Storage Blob Data Reader role on it`);
+      return new CustomerContainerError(
+        `${where} refused the service (403 ${error.code ?? "Forbidden"}): grant the service's managed identity the Storage Blob Data Reader role on it`,
+      );
     }
-    if (error.statusCode === 404) return new CustomerContainerError(`${where} does not exist (404 ${error.code ?? "NotFound"})`);
-    if (error.statusCode !== undefined) return new CustomerContainerError(`${where} answered ${error.statusCode}${error.code !== undefined ? ` ${error.code}` : ""}`);
-    return new CustomerContainerError(`${where} could not be reached${error.code !== undefined ? ` (${error.code})` : ""}`);
+    if (error.statusCode === 404)
+      return new CustomerContainerError(`${where} does not exist (404 ${error.code ?? "NotFound"})`);
+    if (error.statusCode !== undefined)
+      return new CustomerContainerError(
+        `${where} answered ${error.statusCode}${error.code !== undefined ? ` ${error.code}` : ""}`,
+      );
+    return new CustomerContainerError(
+      `${where} could not be reached${error.code !== undefined ? ` (${error.code})` : ""}`,
+    );
   }
-  if (error instanceof Error && IDENTITY_ERRORS.has(error.name)) return new CustomerContainerError(`the service's managed identity could not get a token for ${where}`);
+  if (error instanceof Error && IDENTITY_ERRORS.has(error.name))
+    return new CustomerContainerError(`the service's managed identity could not get a token for ${where}`);
   return error;
 }
 
@@ -52,12 +66,20 @@ export class BlobCustomerContainers implements CustomerContainers {
    * With the service's storage: its connection string (local; the emulator's key then also reads
    * emulator containers), or its blob endpoint and the managed identity (Azure).
    */
-  static forService(storage: { connectionString?: string | undefined; blobEndpoint?: string | undefined }, identity: () => TokenCredential): BlobCustomerContainers {
+  static forService(
+    storage: { connectionString?: string | undefined; blobEndpoint?: string | undefined },
+    identity: () => TokenCredential,
+  ): BlobCustomerContainers {
     if (storage.connectionString !== undefined) {
       const inbound = BlobServiceClient.fromConnectionString(storage.connectionString).getContainerClient(INBOUND);
       return new BlobCustomerContainers(inbound, identity, emulatorKeyOf(storage.connectionString));
     }
-    if (storage.blobEndpoint !== undefined) return new BlobCustomerContainers(new BlobServiceClient(storage.blobEndpoint, identity()).getContainerClient(INBOUND), identity, undefined);
+    if (storage.blobEndpoint !== undefined)
+      return new BlobCustomerContainers(
+        new BlobServiceClient(storage.blobEndpoint, identity()).getContainerClient(INBOUND),
+        identity,
+        undefined,
+      );
     throw new Error("blob sources need STORAGE_CONNECTION_STRING or STORAGE_BLOB_ENDPOINT");
   }
 
@@ -66,18 +88,26 @@ export class BlobCustomerContainers implements CustomerContainers {
       .listBlobsFlat(prefix !== undefined && prefix !== "" ? { prefix } : {})
       .byPage({ maxPageSize: 1000 });
     try {
-      for await (const page of pages) yield page.segment.blobItems.map((b) => ({ name: b.name, etag: b.properties.etag ?? "" }));
+      for await (const page of pages)
+        yield page.segment.blobItems.map((b) => ({ name: b.name, etag: b.properties.etag ?? "" }));
     } catch (error) {
       throw translate(error, location);
     }
   }
 
-  async copyToInbound(location: ContainerLocation, blob: CustomerBlob, inboundName: string, metadata: Record<string, string>): Promise<CopyOutcome> {
+  async copyToInbound(
+    location: ContainerLocation,
+    blob: CustomerBlob,
+    inboundName: string,
+    metadata: Record<string, string>,
+  ): Promise<CopyOutcome> {
     let body: Readable;
     let contentType: string | undefined;
     try {
       // Exactly the version listed; a newer one is the next run's.
-      const download = await this.client(location).getBlobClient(blob.name).download(0, undefined, { conditions: { ifMatch: blob.etag } });
+      const download = await this.client(location)
+        .getBlobClient(blob.name)
+        .download(0, undefined, { conditions: { ifMatch: blob.etag } });
       body = download.readableStreamBody as Readable;
       contentType = download.contentType;
     } catch (error) {
@@ -103,7 +133,8 @@ export class BlobCustomerContainers implements CustomerContainers {
 
   private client(location: ContainerLocation): ContainerClient {
     if (!location.emulator) return new ContainerClient(location.url, this.identity());
-    if (this.emulatorKey === undefined) throw new CustomerContainerError("emulator containers can be read only when the service runs on the emulator");
+    if (this.emulatorKey === undefined)
+      throw new CustomerContainerError("emulator containers can be read only when the service runs on the emulator");
     return new ContainerClient(location.url, this.emulatorKey);
   }
 }

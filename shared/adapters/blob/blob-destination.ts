@@ -61,7 +61,10 @@ export class BlobDestination implements ExportDestination {
       blockIds.push(id);
       const staged: Promise<void> = blob
         .stageBlock(id, block, block.length)
-        .then(() => undefined, (reason: unknown) => void (failure ??= { reason }))
+        .then(
+          () => undefined,
+          (reason: unknown) => void (failure ??= { reason }),
+        )
         .finally(() => inFlight.delete(staged));
       inFlight.add(staged);
     };
@@ -90,7 +93,9 @@ export class BlobDestination implements ExportDestination {
     }
     await attempt.confirm();
     try {
-      await blob.commitBlockList(blockIds, { blobHTTPHeaders: { blobContentType: CONTENT_TYPES[extension] ?? "application/octet-stream" } });
+      await blob.commitBlockList(blockIds, {
+        blobHTTPHeaders: { blobContentType: CONTENT_TYPES[extension] ?? "application/octet-stream" },
+      });
     } catch (error) {
       throw new Error(`writing ${name} to ${this.container.url} failed: ${blobMessage(error)}`);
     }
@@ -102,9 +107,11 @@ export class BlobDestination implements ExportDestination {
 function blobMessage(error: unknown): string {
   if (typeof error === "object" && error !== null) {
     const e = error as { statusCode?: number; code?: string; message?: string };
-    if (e.statusCode === 403) return "403 access denied: grant the service's managed identity Storage Blob Data Contributor on the container";
+    if (e.statusCode === 403)
+      return "403 access denied: grant the service's managed identity Storage Blob Data Contributor on the container";
     if (e.statusCode === 404) return "404: the container does not exist";
-    if (e.statusCode === 400 && e.code === "InvalidBlockList") return "400 InvalidBlockList: another upload of the same blob committed first";
+    if (e.statusCode === 400 && e.code === "InvalidBlockList")
+      return "400 InvalidBlockList: another upload of the same blob committed first";
     if (e.statusCode !== undefined) return `${e.statusCode} ${e.code ?? ""}`.trim();
     if (e.code !== undefined) return e.code;
   }

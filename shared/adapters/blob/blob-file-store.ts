@@ -73,21 +73,18 @@ export class BlobFileStore implements FileStore, FileListing {
       const conditions = { ifMatch: p.etag };
       const blocks = await this.committedBlocks(container, name, p.contentLength);
       if (blocks !== undefined) {
-        await blob.commitBlockList(
-          blocks,
-          {
-            metadata,
-            conditions,
-            blobHTTPHeaders: {
-              blobContentType: p.contentType,
-              blobContentEncoding: p.contentEncoding,
-              blobContentLanguage: p.contentLanguage,
-              blobContentDisposition: p.contentDisposition,
-              blobCacheControl: p.cacheControl,
-              blobContentMD5: p.contentMD5,
-            },
+        await blob.commitBlockList(blocks, {
+          metadata,
+          conditions,
+          blobHTTPHeaders: {
+            blobContentType: p.contentType,
+            blobContentEncoding: p.contentEncoding,
+            blobContentLanguage: p.contentLanguage,
+            blobContentDisposition: p.contentDisposition,
+            blobCacheControl: p.cacheControl,
+            blobContentMD5: p.contentMD5,
           },
-        );
+        });
       } else {
         await blob.setMetadata(metadata, { conditions });
       }
@@ -104,7 +101,10 @@ export class BlobFileStore implements FileStore, FileListing {
    */
   async createFolder(container: string, name: string): Promise<void> {
     try {
-      await this.blob(container, name).upload("", 0, { metadata: { hdi_isfolder: "true" }, conditions: { ifNoneMatch: "*" } });
+      await this.blob(container, name).upload("", 0, {
+        metadata: { hdi_isfolder: "true" },
+        conditions: { ifNoneMatch: "*" },
+      });
     } catch (error) {
       // It exists: 409 BlobAlreadyExists (412 from a store that answers the condition so).
       if (error instanceof RestError && (error.statusCode === 409 || error.statusCode === 412)) return;
@@ -117,7 +117,11 @@ export class BlobFileStore implements FileStore, FileListing {
    * (stored whole) or the store will not say: Azure refuses block operations on files created over
    * its SFTP endpoint.
    */
-  private async committedBlocks(container: string, name: string, size: number | undefined): Promise<string[] | undefined> {
+  private async committedBlocks(
+    container: string,
+    name: string,
+    size: number | undefined,
+  ): Promise<string[] | undefined> {
     try {
       const blocks = (await this.blob(container, name).getBlockList("committed")).committedBlocks ?? [];
       const bytes = blocks.reduce((sum, b) => sum + b.size, 0);

@@ -20,7 +20,11 @@ export interface BlobTriggerReference {
 /** The model binding source of Azure Storage blobs (Microsoft.Azure.WebJobs.Extensions.Storage.Blobs). */
 export const BLOB_BINDING_SOURCE = "AzureStorageBlobs";
 
-const contentSchema = z.object({ Connection: z.string(), ContainerName: z.string().min(1), BlobName: z.string().min(1) });
+const contentSchema = z.object({
+  Connection: z.string(),
+  ContainerName: z.string().min(1),
+  BlobName: z.string().min(1),
+});
 const bindingDataSchema = z.object({
   source: z.literal(BLOB_BINDING_SOURCE),
   content: z.union([z.instanceof(Uint8Array), z.string()]),
@@ -35,7 +39,11 @@ export function blobTriggerReferenceOf(data: unknown): BlobTriggerReference {
 }
 
 /** The argument a blob function is handed: a reference, checked as any input is. */
-export const blobTriggerReferenceSchema = z.object({ connection: z.string(), containerName: z.string().min(1), blobName: z.string().min(1) });
+export const blobTriggerReferenceSchema = z.object({
+  connection: z.string(),
+  containerName: z.string().min(1),
+  blobName: z.string().min(1),
+});
 
 /**
  * Makes blob triggers with `sdkBinding: true` hand their functions a BlobTriggerReference. Called when
@@ -44,5 +52,6 @@ export const blobTriggerReferenceSchema = z.object({ connection: z.string(), con
  */
 export function registerBlobTriggerReferences(): void {
   const resolver = ResourceFactoryResolver.getInstance();
-  if (!resolver.hasResourceFactory(BLOB_BINDING_SOURCE)) resolver.registerResourceFactory(BLOB_BINDING_SOURCE, blobTriggerReferenceOf);
+  if (!resolver.hasResourceFactory(BLOB_BINDING_SOURCE))
+    resolver.registerResourceFactory(BLOB_BINDING_SOURCE, blobTriggerReferenceOf);
 }

@@ -29,7 +29,8 @@ function withPartitionKey(container: Container, op: OperationInput): OperationIn
   const path = containerDefinitions.find((d) => d.id === container.id)?.partitionKey;
   const body = "resourceBody" in op ? (op.resourceBody as Record<string, unknown> | undefined) : undefined;
   const value = path === undefined || body === undefined ? undefined : body[path.slice(1)];
-  if (typeof value !== "string") throw new Error(`bulk ${op.operationType} in ${container.id} has no partition key (${path ?? "unknown path"})`);
+  if (typeof value !== "string")
+    throw new Error(`bulk ${op.operationType} in ${container.id} has no partition key (${path ?? "unknown path"})`);
   return { ...op, partitionKey: value };
 }
 
@@ -69,14 +70,23 @@ async function bulkCall(container: Container, operations: OperationInput[]): Pro
         const item = pending[i];
         if (item === undefined) return;
         if (isTransient(r.statusCode)) throttled.push(item);
-        else results[item.index] = { statusCode: r.statusCode, ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}), ...(r.eTag !== undefined ? { eTag: r.eTag } : {}) };
+        else
+          results[item.index] = {
+            statusCode: r.statusCode,
+            ...(r.resourceBody !== undefined ? { resourceBody: r.resourceBody } : {}),
+            ...(r.eTag !== undefined ? { eTag: r.eTag } : {}),
+          };
       });
       pending = throttled;
       return throttled.length > 0 ? AGAIN : results;
     },
     // Still throttled after every retry: the caller answers 503 with Retry-After, not a bare failure.
     () => {
-      throw refusal instanceof AppError ? refusal : storeBusy(new Error(`bulk operations in ${container.id} still throttled after retries (${pending.length} left)`));
+      throw refusal instanceof AppError
+        ? refusal
+        : storeBusy(
+            new Error(`bulk operations in ${container.id} still throttled after retries (${pending.length} left)`),
+          );
     },
   );
 }
@@ -85,7 +95,10 @@ async function bulkCall(container: Container, operations: OperationInput[]): Pro
  * Runs operations in bulk calls of 100, several at once, retrying throttled ones; results in input
  * order. Operations still throttled after the retries fail the whole call with SERVICE_UNAVAILABLE.
  */
-export async function bulkWithRetry(container: Container, operations: readonly OperationInput[]): Promise<BulkResult[]> {
+export async function bulkWithRetry(
+  container: Container,
+  operations: readonly OperationInput[],
+): Promise<BulkResult[]> {
   const keyed = operations.map((op) => withPartitionKey(container, op));
   const results = new Array<BulkResult>(keyed.length);
   let next = 0;
@@ -105,7 +118,11 @@ export async function bulkWithRetry(container: Container, operations: readonly O
  * Reads many documents by id and partition key; missing ones are absent from the map (key:
  * `${partitionKey}|${id}`). System properties are dropped unless `keepEtag` (for a conditional write).
  */
-export async function bulkRead<T extends object>(container: Container, refs: readonly DocRef[], keepEtag = false): Promise<Map<string, T>> {
+export async function bulkRead<T extends object>(
+  container: Container,
+  refs: readonly DocRef[],
+  keepEtag = false,
+): Promise<Map<string, T>> {
   const found = new Map<string, T>();
   const results = await bulkWithRetry(
     container,
@@ -116,7 +133,7 @@ export async function bulkRead<T extends object>(container: Container, refs: rea
     if (ref === undefined) return;
     if (result.statusCode === 200 && result.resourceBody !== undefined) {
       const body = result.resourceBody as unknown as T & { _etag?: string };
-      found.set(refKey(ref), keepEtag ? ({ ...stripSystem(body), _etag: body._etag }) : stripSystem(body));
+      found.set(refKey(ref), keepEtag ? { ...stripSystem(body), _etag: body._etag } : stripSystem(body));
     } else if (result.statusCode !== 404) {
       throw new Error(`bulk read of ${container.id}/${ref.id} failed with ${result.statusCode}`);
     }
@@ -126,14 +143,20 @@ export async function bulkRead<T extends object>(container: Container, refs: rea
 
 /** Upserts many documents; throws if any write fails after retries. */
 export async function bulkUpsert(container: Container, docs: readonly JSONObject[]): Promise<void> {
-  const results = await bulkWithRetry(container, docs.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc })));
+  const results = await bulkWithRetry(
+    container,
+    docs.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc })),
+  );
   const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
   if (failed !== undefined) throw new Error(`bulk upsert into ${container.id} failed with ${failed.statusCode}`);
 }
 
 /** Deletes many documents; already-missing ones are fine. */
 export async function bulkDelete(container: Container, refs: readonly DocRef[]): Promise<void> {
-  const results = await bulkWithRetry(container, refs.map((r) => ({ operationType: BulkOperationType.Delete, id: r.id, partitionKey: r.partitionKey })));
+  const results = await bulkWithRetry(
+    container,
+    refs.map((r) => ({ operationType: BulkOperationType.Delete, id: r.id, partitionKey: r.partitionKey })),
+  );
   const failed = results.find((r) => r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
   if (failed !== undefined) throw new Error(`bulk delete in ${container.id} failed with ${failed.statusCode}`);
 }
@@ -146,5 +169,9 @@ export function sameContent(a: object, b: object, ignore: readonly string[] = ["
 }
 
 function dataOf(value: object, ignore: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(stripSystem(value as Record<string, unknown>)).filter(([k, v]) => !ignore.includes(k) && v !== undefined));
+  return Object.fromEntries(
+    Object.entries(stripSystem(value as Record<string, unknown>)).filter(
+      ([k, v]) => !ignore.includes(k) && v !== undefined,
+    ),
+  );
 }

@@ -6,7 +6,12 @@ import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 export type Versioned<D> = D & { _etag?: string };
 
 /** Reads one document; undefined when it is missing or `accept` refuses it (another docType). */
-export async function readDocument<D extends ItemDefinition>(container: Container, id: string, partitionKey: string, accept: (doc: D) => boolean = () => true): Promise<Versioned<D> | undefined> {
+export async function readDocument<D extends ItemDefinition>(
+  container: Container,
+  id: string,
+  partitionKey: string,
+  accept: (doc: D) => boolean = () => true,
+): Promise<Versioned<D> | undefined> {
   try {
     const { resource } = await container.item(id, partitionKey).read<Versioned<D>>();
     return resource !== undefined && accept(resource) ? resource : undefined;
@@ -36,7 +41,9 @@ export async function updateDocument<D extends ItemDefinition>(
       const next = change(current);
       if (next === undefined) return current;
       try {
-        await container.item(ref.id, ref.partitionKey).replace(next, { accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
+        await container
+          .item(ref.id, ref.partitionKey)
+          .replace(next, { accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
         return next;
       } catch (error) {
         if (isNotFound(error)) return undefined;

@@ -31,8 +31,16 @@ export class CosmosApiClientRepository implements ApiClientRepository {
     return doc === undefined ? undefined : toStored(doc);
   }
 
-  async update(clientId: string, change: (current: StoredApiClient) => StoredApiClient): Promise<StoredApiClient | undefined> {
-    const stored = await updateDocument<ApiClientDoc>(this.container, { id: clientId, partitionKey: KIND, what: `API client '${clientId}'` }, () => this.read(clientId), (doc) => toDoc(change(toStored(doc))));
+  async update(
+    clientId: string,
+    change: (current: StoredApiClient) => StoredApiClient,
+  ): Promise<StoredApiClient | undefined> {
+    const stored = await updateDocument<ApiClientDoc>(
+      this.container,
+      { id: clientId, partitionKey: KIND, what: `API client '${clientId}'` },
+      () => this.read(clientId),
+      (doc) => toDoc(change(toStored(doc))),
+    );
     return stored === undefined ? undefined : toStored(stored);
   }
 
@@ -54,7 +62,11 @@ export class CosmosApiClientRepository implements ApiClientRepository {
   }
 
   async list(request: PageRequest): Promise<CursorPage<StoredApiClient>> {
-    const result = await pagedQuery<ApiClientDoc>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND }, request);
+    const result = await pagedQuery<ApiClientDoc>(
+      this.container,
+      { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND },
+      request,
+    );
     return { ...result, items: result.items.map(toStored) };
   }
 }

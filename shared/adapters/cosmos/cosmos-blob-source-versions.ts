@@ -15,7 +15,8 @@ interface VersionDoc extends CopiedFile {
 }
 
 /** Blob names may hold characters Cosmos ids may not (/ ? #), and be long: a version's id is a hash. */
-const versionId = (blob: CustomerBlob): string => `bsv_${createHash("sha256").update(versionKey(blob)).digest("hex").slice(0, 40)}`;
+const versionId = (blob: CustomerBlob): string =>
+  `bsv_${createHash("sha256").update(versionKey(blob)).digest("hex").slice(0, 40)}`;
 
 /** The customer blob versions each blob source copied, in the `runs` container beside its runs (partition /ownerId = the source id). */
 export class CosmosBlobSourceVersions implements BlobSourceVersions {
@@ -29,8 +30,13 @@ export class CosmosBlobSourceVersions implements BlobSourceVersions {
       const { resources } = await this.container.items
         .query<string>(
           {
-            query: "SELECT VALUE c.id FROM c WHERE c.ownerId = @ownerId AND c.type = @type AND ARRAY_CONTAINS(@ids, c.id)",
-            parameters: [{ name: "@ownerId", value: sourceId }, { name: "@type", value: VERSION }, { name: "@ids", value: ids.slice(i, i + 100) }],
+            query:
+              "SELECT VALUE c.id FROM c WHERE c.ownerId = @ownerId AND c.type = @type AND ARRAY_CONTAINS(@ids, c.id)",
+            parameters: [
+              { name: "@ownerId", value: sourceId },
+              { name: "@type", value: VERSION },
+              { name: "@ids", value: ids.slice(i, i + 100) },
+            ],
           },
           { partitionKey: sourceId },
         )
@@ -44,7 +50,16 @@ export class CosmosBlobSourceVersions implements BlobSourceVersions {
   }
 
   async markSeen(sourceId: string, file: CopiedFile, runId: string, at: string): Promise<void> {
-    const doc: VersionDoc = { id: versionId(file), ownerId: sourceId, type: VERSION, name: file.name, etag: file.etag, inboundName: file.inboundName, runId, copiedAt: at };
+    const doc: VersionDoc = {
+      id: versionId(file),
+      ownerId: sourceId,
+      type: VERSION,
+      name: file.name,
+      etag: file.etag,
+      inboundName: file.inboundName,
+      runId,
+      copiedAt: at,
+    };
     await this.container.items.upsert(doc);
   }
 }

@@ -23,7 +23,13 @@ interface RateDoc {
 export class CosmosCounterStore implements CounterStore {
   constructor(private readonly container: Container) {}
 
-  async hitRateWindow(subject: string, dayKey: string, minuteOfDay: number, keepSeconds: number, hits: number): Promise<WindowCounts> {
+  async hitRateWindow(
+    subject: string,
+    dayKey: string,
+    minuteOfDay: number,
+    keepSeconds: number,
+    hits: number,
+  ): Promise<WindowCounts> {
     const key = `rate|${subject}|${dayKey}`;
     const item = this.container.item(key, key);
     const sameMinute: PatchRequestBody = {

@@ -16,7 +16,11 @@ const toException = (doc: ExceptionDoc): DataQualityException => {
   const { docType: _d, sortKey: _s, _etag: _e, ...e } = stripSystem(doc);
   return e;
 };
-const toDoc = (e: DataQualityException): ExceptionDoc => ({ ...e, docType: "exception", sortKey: `${e.createdAt}|${e.id}` });
+const toDoc = (e: DataQualityException): ExceptionDoc => ({
+  ...e,
+  docType: "exception",
+  sortKey: `${e.createdAt}|${e.id}`,
+});
 
 /** Data-quality exceptions in the `exceptions` container (partition /id; the id derives from the condition). */
 export class CosmosDataQualityExceptionRepository implements DataQualityExceptionRepository {
@@ -31,14 +35,30 @@ export class CosmosDataQualityExceptionRepository implements DataQualityExceptio
     return doc === undefined ? undefined : toException(doc);
   }
 
-  async update(id: string, change: (current: DataQualityException) => DataQualityException): Promise<DataQualityException | undefined> {
-    const stored = await updateDocument<ExceptionDoc>(this.container, { id, partitionKey: id, what: `Exception '${id}'` }, () => this.read(id), (doc) => toDoc(change(toException(doc))));
+  async update(
+    id: string,
+    change: (current: DataQualityException) => DataQualityException,
+  ): Promise<DataQualityException | undefined> {
+    const stored = await updateDocument<ExceptionDoc>(
+      this.container,
+      { id, partitionKey: id, what: `Exception '${id}'` },
+      () => this.read(id),
+      (doc) => toDoc(change(toException(doc))),
+    );
     return stored === undefined ? undefined : toException(stored);
   }
 
   async list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>> {
-    const { where, parameters } = equalityFilters({ type: filter.type, status: filter.status, severity: filter.severity });
-    const page = await pagedQuery<ExceptionDoc>(this.container, { where: ["c.docType = 'exception'", ...where], parameters, sortField: "sortKey", descending: true }, request);
+    const { where, parameters } = equalityFilters({
+      type: filter.type,
+      status: filter.status,
+      severity: filter.severity,
+    });
+    const page = await pagedQuery<ExceptionDoc>(
+      this.container,
+      { where: ["c.docType = 'exception'", ...where], parameters, sortField: "sortKey", descending: true },
+      request,
+    );
     return { ...page, items: page.items.map(toException) };
   }
 

@@ -1,7 +1,12 @@
 import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import type { DeliveryEventName, DeliveryRef, DeliveryStatus, StoredDelivery } from "../../domain/delivery";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
-import { deliveryKey, type DeliveryRepository, type DueDelivery, type VersionedDelivery } from "../../ports/delivery-repository";
+import {
+  deliveryKey,
+  type DeliveryRepository,
+  type DueDelivery,
+  type VersionedDelivery,
+} from "../../ports/delivery-repository";
 import { bulkRead, bulkWithRetry } from "./bulk";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
@@ -14,10 +19,23 @@ interface DeliveryDoc extends StoredDelivery {
   _etag?: string;
 }
 
-const toDoc = (delivery: StoredDelivery): DeliveryDoc => ({ ...delivery, docType: "delivery", sortKey: `${delivery.createdAt}|${delivery.id}` });
+const toDoc = (delivery: StoredDelivery): DeliveryDoc => ({
+  ...delivery,
+  docType: "delivery",
+  sortKey: `${delivery.createdAt}|${delivery.id}`,
+});
 
 function toDelivery(doc: DeliveryDoc): VersionedDelivery {
-  const { docType: _d, sortKey: _s, _rid, _self, _ts, _attachments, _lsn, ...delivery } = doc as DeliveryDoc & Record<string, unknown>;
+  const {
+    docType: _d,
+    sortKey: _s,
+    _rid,
+    _self,
+    _ts,
+    _attachments,
+    _lsn,
+    ...delivery
+  } = doc as DeliveryDoc & Record<string, unknown>;
   return delivery;
 }
 
@@ -44,7 +62,11 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     if (deliveries.length === 1) return [await this.createIfAbsent(deliveries[0]!)];
     const results = await bulkWithRetry(
       this.container,
-      deliveries.map((d) => ({ operationType: BulkOperationType.Create, partitionKey: d.webhookId, resourceBody: toDoc(d) as unknown as JSONObject })),
+      deliveries.map((d) => ({
+        operationType: BulkOperationType.Create,
+        partitionKey: d.webhookId,
+        resourceBody: toDoc(d) as unknown as JSONObject,
+      })),
     );
     return results.map((r, i) => {
       if (r.statusCode === 409) return undefined;
@@ -53,7 +75,9 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     });
   }
 
-  async replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]): Promise<(string | undefined)[]> {
+  async replaceManyIfUnchanged(
+    items: readonly { delivery: StoredDelivery; etag: string }[],
+  ): Promise<(string | undefined)[]> {
     if (items.length === 1) return [await this.replaceIfUnchanged(items[0]!.delivery, items[0]!.etag)];
     const results = await bulkWithRetry(
       this.container,
@@ -84,7 +108,11 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
       if (one !== undefined) found.set(deliveryKey(one), one);
       return found;
     }
-    const docs = await bulkRead<DeliveryDoc>(this.container, refs.map((r) => ({ id: r.id, partitionKey: r.webhookId })), true);
+    const docs = await bulkRead<DeliveryDoc>(
+      this.container,
+      refs.map((r) => ({ id: r.id, partitionKey: r.webhookId })),
+      true,
+    );
     for (const doc of docs.values()) if (doc.docType === "delivery") found.set(deliveryKey(doc), toDelivery(doc));
     return found;
   }
@@ -101,7 +129,10 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     }
   }
 
-  async update(ref: DeliveryRef, change: (current: StoredDelivery) => StoredDelivery | undefined): Promise<StoredDelivery | undefined> {
+  async update(
+    ref: DeliveryRef,
+    change: (current: StoredDelivery) => StoredDelivery | undefined,
+  ): Promise<StoredDelivery | undefined> {
     const stored = await updateDocument<DeliveryDoc>(
       this.container,
       { id: ref.id, partitionKey: ref.webhookId, what: `Delivery '${ref.id}'` },
@@ -114,11 +145,21 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     return stored === undefined ? undefined : toDelivery(stored);
   }
 
-  async list(webhookId: string, filter: { status?: DeliveryStatus; event?: DeliveryEventName }, request: PageRequest): Promise<CursorPage<StoredDelivery>> {
+  async list(
+    webhookId: string,
+    filter: { status?: DeliveryStatus; event?: DeliveryEventName },
+    request: PageRequest,
+  ): Promise<CursorPage<StoredDelivery>> {
     const { where, parameters } = equalityFilters({ webhookId, status: filter.status, event: filter.event });
     const page = await pagedQuery<DeliveryDoc>(
       this.container,
-      { where: ["c.docType = 'delivery'", ...where], parameters, sortField: "sortKey", descending: true, partitionKey: webhookId },
+      {
+        where: ["c.docType = 'delivery'", ...where],
+        parameters,
+        sortField: "sortKey",
+        descending: true,
+        partitionKey: webhookId,
+      },
       request,
     );
     return { ...page, items: page.items.map((doc) => withoutEtag(toDelivery(doc))) };
@@ -128,7 +169,8 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     const { resources } = await this.container.items
       .query<DeliveryRef>(
         {
-          query: "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.webhookId = @webhookId AND c.status = 'pending'",
+          query:
+            "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.webhookId = @webhookId AND c.status = 'pending'",
           parameters: [
             { name: "@n", value: limit },
             { name: "@webhookId", value: webhookId },
@@ -143,14 +185,16 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
   async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
     const query = this.container.items.query<DueDelivery>(
       {
-        query: "SELECT c.id, c.webhookId, c.nextAttemptAt FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
+        query:
+          "SELECT c.id, c.webhookId, c.nextAttemptAt FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
         parameters: [{ name: "@before", value: before }],
       },
       { maxItemCount: pageSize },
     );
     while (query.hasMoreResults()) {
       const { resources } = await query.fetchNext();
-      if (resources.length > 0) yield resources.map(({ id, webhookId, nextAttemptAt }) => ({ id, webhookId, nextAttemptAt }));
+      if (resources.length > 0)
+        yield resources.map(({ id, webhookId, nextAttemptAt }) => ({ id, webhookId, nextAttemptAt }));
     }
   }
 
@@ -158,4 +202,3 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     return readDocument<DeliveryDoc>(this.container, ref.id, ref.webhookId, (doc) => doc.docType === "delivery");
   }
 }
-

@@ -4,7 +4,7 @@ import { AppError } from "../../domain/errors";
 /** The HTTP status of a Cosmos SDK failure, or undefined when it is not one. */
 export function cosmosStatus(error: unknown): number | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error).code;
+    const code = error.code;
     if (typeof code === "number") return code;
   }
   return undefined;
@@ -36,7 +36,11 @@ const DEFAULT_RETRY_AFTER_SECONDS = 1;
 function retryAfterSeconds(error: unknown): number {
   let ms: number | undefined;
   if (typeof error === "object" && error !== null) {
-    const e = error as { retryAfterInMs?: unknown; retryAfterInMilliseconds?: unknown; headers?: Record<string, unknown> };
+    const e = error as {
+      retryAfterInMs?: unknown;
+      retryAfterInMilliseconds?: unknown;
+      headers?: Record<string, unknown>;
+    };
     const header = e.headers?.["x-ms-retry-after-ms"];
     for (const candidate of [e.retryAfterInMs, e.retryAfterInMilliseconds, header]) {
       const n = typeof candidate === "string" ? Number(candidate) : candidate;
@@ -65,8 +69,9 @@ export function storeBusy(cause: unknown): AppError {
  */
 function diagnosedStatus(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null || !("diagnostics" in error)) return undefined;
-  const stats = (error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: { statusCode?: unknown }[] } } }).diagnostics
-    ?.clientSideRequestStatistics?.gatewayStatistics;
+  const stats = (
+    error as { diagnostics?: { clientSideRequestStatistics?: { gatewayStatistics?: { statusCode?: unknown }[] } } }
+  ).diagnostics?.clientSideRequestStatistics?.gatewayStatistics;
   const failed = stats?.filter((s) => typeof s.statusCode === "number" && s.statusCode >= 400).at(-1);
   return failed?.statusCode as number | undefined;
 }

@@ -17,7 +17,8 @@ interface TargetDoc {
 }
 
 const idOf = (key: string): string => `et_${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
-const same = (a: ExportTargetHolder, b: ExportTargetHolder): boolean => a.runId === b.runId && a.attempt === b.attempt && a.exportId === b.exportId;
+const same = (a: ExportTargetHolder, b: ExportTargetHolder): boolean =>
+  a.runId === b.runId && a.attempt === b.attempt && a.exportId === b.exportId;
 
 /** Export target leases in the `runs` container: created if absent, taken over and renewed with ETag conditions, deleted on release. */
 export class CosmosExportTargetLocks implements ExportTargetLocks {
@@ -35,7 +36,9 @@ export class CosmosExportTargetLocks implements ExportTargetLocks {
         { id, partitionKey: id, what: "Export target" },
         () => this.read(id),
         (current) => {
-          taken = current.leaseUntil <= now || (current.holder.runId === holder.runId && current.holder.attempt < holder.attempt);
+          taken =
+            current.leaseUntil <= now ||
+            (current.holder.runId === holder.runId && current.holder.attempt < holder.attempt);
           return taken ? doc : undefined;
         },
       );
@@ -48,10 +51,15 @@ export class CosmosExportTargetLocks implements ExportTargetLocks {
   async renew(key: string, holder: ExportTargetHolder, leaseUntil: string): Promise<boolean> {
     const id = idOf(key);
     let mine = false;
-    await updateDocument<TargetDoc>(this.container, { id, partitionKey: id, what: "Export target" }, () => this.read(id), (current) => {
-      mine = same(current.holder, holder);
-      return mine ? { ...current, leaseUntil } : undefined;
-    });
+    await updateDocument<TargetDoc>(
+      this.container,
+      { id, partitionKey: id, what: "Export target" },
+      () => this.read(id),
+      (current) => {
+        mine = same(current.holder, holder);
+        return mine ? { ...current, leaseUntil } : undefined;
+      },
+    );
     return mine;
   }
 
@@ -65,7 +73,9 @@ export class CosmosExportTargetLocks implements ExportTargetLocks {
     const current = await this.read(id);
     if (current === undefined || !same(current.holder, holder)) return;
     try {
-      await this.container.item(id, id).delete({ accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
+      await this.container
+        .item(id, id)
+        .delete({ accessCondition: { type: "IfMatch", condition: current._etag ?? "" } });
     } catch (error) {
       // Gone already, or taken over since the read: either way no longer this holder's to delete.
       if (!isNotFound(error) && !isPreconditionFailed(error)) throw error;

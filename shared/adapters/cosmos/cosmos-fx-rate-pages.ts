@@ -21,12 +21,22 @@ export class CosmosFxRatePages implements FxRateReader {
       parameters.push({ name: "@from", value: window.from }, { name: "@to", value: window.to });
     }
     const iterator = this.container.items.query<FxDoc>(
-      { query: `SELECT c.baseCurrency, c.quoteCurrency, c.date, c.rate, c.source FROM c WHERE ${where.join(" AND ")}`, parameters },
+      {
+        query: `SELECT c.baseCurrency, c.quoteCurrency, c.date, c.rate, c.source FROM c WHERE ${where.join(" AND ")}`,
+        parameters,
+      },
       { maxItemCount: this.pageSize },
     );
     while (iterator.hasMoreResults()) {
       const { resources } = await iterator.fetchNext();
-      if (resources.length > 0) yield resources.map((r) => ({ baseCurrency: r.baseCurrency, quoteCurrency: r.quoteCurrency, date: r.date, rate: r.rate, source: r.source }));
+      if (resources.length > 0)
+        yield resources.map((r) => ({
+          baseCurrency: r.baseCurrency,
+          quoteCurrency: r.quoteCurrency,
+          date: r.date,
+          rate: r.rate,
+          source: r.source,
+        }));
     }
   }
 }

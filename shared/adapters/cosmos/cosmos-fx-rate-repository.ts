@@ -38,13 +38,17 @@ export class CosmosFxRateRepository implements FxRateRepository {
     await mapConcurrent([...new Set(pairs)], 16, async (pair) => {
       // Several sources may quote the same date: the one whose name sorts last wins, deterministically.
       const { resources } = await this.container.items
-        .query<FxDoc>({
-          query: "SELECT TOP 1 * FROM c WHERE c.pair = @pair AND c.docType = 'fx' AND c.date <= @date ORDER BY c.id DESC",
-          parameters: [
-            { name: "@pair", value: pair },
-            { name: "@date", value: date },
-          ],
-        }, { partitionKey: pair })
+        .query<FxDoc>(
+          {
+            query:
+              "SELECT TOP 1 * FROM c WHERE c.pair = @pair AND c.docType = 'fx' AND c.date <= @date ORDER BY c.id DESC",
+            parameters: [
+              { name: "@pair", value: pair },
+              { name: "@date", value: date },
+            ],
+          },
+          { partitionKey: pair },
+        )
         .fetchAll();
       const top = resources[0];
       if (top !== undefined) table.set(pair, [{ date: top.date, rate: top.rate }]);

@@ -71,7 +71,8 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
     const expired = existing.expiresAt < now.toISOString();
     if (!expired) {
       if (existing.requestHash !== requestHash) return { state: "mismatch" };
-      if (existing.state === "done" && existing.response !== undefined) return { state: "replay", response: existing.response };
+      if (existing.state === "done" && existing.response !== undefined)
+        return { state: "replay", response: existing.response };
     }
     const leaseEnd = existing.leaseUntil ?? new Date(Date.parse(existing.startedAt) + LEASE_MS).toISOString();
     if (expired || (existing.state === "running" && leaseEnd < now.toISOString())) {
@@ -84,14 +85,24 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, owner: string, response: StoredResponse, now: Date): Promise<boolean> {
     return this.asOwner(docKey(scope, key), owner, (current) => {
       const { leaseUntil: _lease, ...rest } = current;
-      return { ...rest, state: "done", response, expiresAt: new Date(now.getTime() + DAY_MS).toISOString(), ttl: ttlUntil(now.getTime() + DAY_MS, now) };
+      return {
+        ...rest,
+        state: "done",
+        response,
+        expiresAt: new Date(now.getTime() + DAY_MS).toISOString(),
+        ttl: ttlUntil(now.getTime() + DAY_MS, now),
+      };
     });
   }
 
   async renew(scope: string, key: string, owner: string, now: Date): Promise<boolean> {
     return this.asOwner(docKey(scope, key), owner, (current) =>
       current.state === "running"
-        ? { ...current, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), ttl: ttlUntil(Date.parse(current.expiresAt), now) }
+        ? {
+            ...current,
+            leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
+            ttl: ttlUntil(Date.parse(current.expiresAt), now),
+          }
         : undefined,
     );
   }
@@ -105,7 +116,9 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
         const existing = await this.read(id);
         if (existing === undefined || existing.owner !== owner) return;
         try {
-          await this.container.item(id, id).delete({ accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+          await this.container
+            .item(id, id)
+            .delete({ accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
           return;
         } catch (error) {
           if (isNotFound(error)) return;
@@ -118,7 +131,11 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
   }
 
   /** Writes `change(current)` only while `owner` holds the key, conditional on the version read. */
-  private async asOwner(id: string, owner: string, change: (current: IdempotencyDoc) => IdempotencyDoc | undefined): Promise<boolean> {
+  private async asOwner(
+    id: string,
+    owner: string,
+    change: (current: IdempotencyDoc) => IdempotencyDoc | undefined,
+  ): Promise<boolean> {
     return retry(
       CONFLICTS,
       async () => {
@@ -135,7 +152,9 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
   private async replaceIf(existing: IdempotencyDoc, next: IdempotencyDoc): Promise<boolean> {
     const { _etag: _e, ...body } = next;
     try {
-      await this.container.item(existing.id, existing.id).replace(body, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+      await this.container
+        .item(existing.id, existing.id)
+        .replace(body, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
       return true;
     } catch (error) {
       if (isPreconditionFailed(error) || isNotFound(error)) return false;
@@ -157,4 +176,5 @@ export class CosmosIdempotencyStore implements IdempotencyStore {
 const docKey = (scope: string, key: string): string => `idem|${scope}|${key}`;
 
 /** A time to live (from this write) that outlasts `expiresAtMs` by a minute. */
-const ttlUntil = (expiresAtMs: number, now: Date): number => Math.max(60, Math.ceil((expiresAtMs - now.getTime()) / 1000) + 60);
+const ttlUntil = (expiresAtMs: number, now: Date): number =>
+  Math.max(60, Math.ceil((expiresAtMs - now.getTime()) / 1000) + 60);

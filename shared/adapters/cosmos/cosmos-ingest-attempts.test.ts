@@ -12,7 +12,10 @@ describe("CosmosIngestAttempts on the Cosmos stand-in", () => {
   it("counts the attempts of a version that began and did not end, whichever instance began them; an end forgets them", async () => {
     const now = new Date("2026-03-01T10:00:00.000Z");
     // Two instances, as two processes (or one before and after a crash) would have.
-    const [a, b] = [new CosmosIngestAttempts(cosmos.db.container("counters")), new CosmosIngestAttempts(cosmos.db.container("counters"))];
+    const [a, b] = [
+      new CosmosIngestAttempts(cosmos.db.container("counters")),
+      new CosmosIngestAttempts(cosmos.db.container("counters")),
+    ];
     expect(await a.begin("v1", now)).toBe(1);
     expect(await b.begin("v1", now)).toBe(2);
     expect(await a.begin("v2", now)).toBe(1);
@@ -30,5 +33,4 @@ describe("CosmosIngestAttempts on the Cosmos stand-in", () => {
     const { resource } = await cosmos.db.container("counters").item(id, id).read<{ ttl: number }>();
     expect(resource?.ttl).toBe(7 * 24 * 3600);
   });
-
 });

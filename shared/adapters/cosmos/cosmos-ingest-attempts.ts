@@ -40,7 +40,15 @@ export class CosmosIngestAttempts implements IngestAttempts {
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
-        const doc: AttemptDoc = { id: key, key, kind: "ingest-attempt", attempts: 1, firstAt: now.toISOString(), lastAt: now.toISOString(), ttl: KEEP_SECONDS };
+        const doc: AttemptDoc = {
+          id: key,
+          key,
+          kind: "ingest-attempt",
+          attempts: 1,
+          firstAt: now.toISOString(),
+          lastAt: now.toISOString(),
+          ttl: KEEP_SECONDS,
+        };
         try {
           await this.container.items.create(doc);
           return 1;

@@ -33,10 +33,15 @@ export class CosmosJobRepository implements JobRepository {
   }
 
   async update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined> {
-    const stored = await updateDocument<JobDoc>(this.container, { id, partitionKey: id, what: `Job '${id}'` }, () => this.read(id), (doc) => {
-      const next = change(toJob(doc));
-      return next === undefined ? undefined : toDoc(next);
-    });
+    const stored = await updateDocument<JobDoc>(
+      this.container,
+      { id, partitionKey: id, what: `Job '${id}'` },
+      () => this.read(id),
+      (doc) => {
+        const next = change(toJob(doc));
+        return next === undefined ? undefined : toDoc(next);
+      },
+    );
     return stored === undefined ? undefined : toJob(stored);
   }
 
@@ -45,15 +50,25 @@ export class CosmosJobRepository implements JobRepository {
   }
 
   async list(filter: JobFilter, request: PageRequest): Promise<CursorPage<Job>> {
-    const { where, parameters } = equalityFilters({ status: filter.status, dataType: filter.dataType, source: filter.source, feedId: filter.feedId });
-    const page = await pagedQuery<JobDoc>(this.container, { where: ["c.docType = 'job'", ...where], parameters, sortField: "sortKey", descending: true }, request);
+    const { where, parameters } = equalityFilters({
+      status: filter.status,
+      dataType: filter.dataType,
+      source: filter.source,
+      feedId: filter.feedId,
+    });
+    const page = await pagedQuery<JobDoc>(
+      this.container,
+      { where: ["c.docType = 'job'", ...where], parameters, sortField: "sortKey", descending: true },
+      request,
+    );
     return { ...page, items: page.items.map(toJob) };
   }
 
   async abandoned(now: string, limit: number): Promise<Job[]> {
     const { resources } = await this.container.items
       .query<JobDoc>({
-        query: "SELECT TOP @n * FROM c WHERE c.docType = 'job' AND c.status = 'running' AND IS_STRING(c.leaseUntil) AND c.leaseUntil < @now",
+        query:
+          "SELECT TOP @n * FROM c WHERE c.docType = 'job' AND c.status = 'running' AND IS_STRING(c.leaseUntil) AND c.leaseUntil < @now",
         parameters: [
           { name: "@n", value: limit },
           { name: "@now", value: now },

@@ -34,8 +34,18 @@ export class CosmosOutbox implements Outbox {
     const results = await bulkWithRetry(
       this.container,
       events.map((event) => {
-        const doc: OutboxDoc = { ...event, docType: "outbox", status: "pending", appendedAt, ...(traceparent !== undefined ? { traceparent } : {}) };
-        return { operationType: BulkOperationType.Create, partitionKey: event.id, resourceBody: doc as unknown as JSONObject };
+        const doc: OutboxDoc = {
+          ...event,
+          docType: "outbox",
+          status: "pending",
+          appendedAt,
+          ...(traceparent !== undefined ? { traceparent } : {}),
+        };
+        return {
+          operationType: BulkOperationType.Create,
+          partitionKey: event.id,
+          resourceBody: doc as unknown as JSONObject,
+        };
       }),
     );
     // 409: already appended by an earlier attempt, which keeps its own status.
@@ -68,7 +78,10 @@ export class CosmosOutbox implements Outbox {
         parameters: [{ name: "@before", value: appendedBefore }],
       })
       .fetchAll();
-    return resources.map((doc) => ({ ...envelopeOf(doc), ...(doc.traceparent !== undefined ? { traceparent: doc.traceparent } : {}) }));
+    return resources.map((doc) => ({
+      ...envelopeOf(doc),
+      ...(doc.traceparent !== undefined ? { traceparent: doc.traceparent } : {}),
+    }));
   }
 
   async markPublished(ids: readonly string[]): Promise<void> {
@@ -77,7 +90,10 @@ export class CosmosOutbox implements Outbox {
     // per entry, both in bulk, the replace conditional on the ETag read. A lost race means another
     // publisher or the relay wrote the entry meanwhile; its status is then published too or will be.
     const unique = [...new Set(ids)];
-    const read = await bulkWithRetry(this.container, unique.map((id) => ({ operationType: BulkOperationType.Read, id, partitionKey: id })));
+    const read = await bulkWithRetry(
+      this.container,
+      unique.map((id) => ({ operationType: BulkOperationType.Read, id, partitionKey: id })),
+    );
     const replaces = read.flatMap((result, index) => {
       const doc = result.resourceBody as unknown as OutboxDoc | undefined;
       const id = unique[index];
@@ -90,10 +106,20 @@ export class CosmosOutbox implements Outbox {
         publishedAt,
         ...(doc.traceparent !== undefined ? { traceparent: doc.traceparent } : {}),
       };
-      return [{ operationType: BulkOperationType.Replace, id, partitionKey: id, resourceBody: next as unknown as JSONObject, ifMatch: result.eTag ?? "" }];
+      return [
+        {
+          operationType: BulkOperationType.Replace,
+          id,
+          partitionKey: id,
+          resourceBody: next as unknown as JSONObject,
+          ifMatch: result.eTag ?? "",
+        },
+      ];
     });
     const results = await bulkWithRetry(this.container, replaces);
-    const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
+    const failed = results.find(
+      (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
+    );
     if (failed !== undefined) throw new Error(`marking outbox entries published failed with ${failed.statusCode}`);
   }
 }

@@ -20,7 +20,9 @@ interface PortfolioDoc extends Portfolio {
 
 /** Whether a valuation (date, version) is newer than what the portfolio shows. */
 const isNewer = (doc: PortfolioDoc, date: string, version: string): boolean =>
-  doc.latestValuationDate === null || date > doc.latestValuationDate || (date === doc.latestValuationDate && version > (doc.valuationVersion ?? ""));
+  doc.latestValuationDate === null ||
+  date > doc.latestValuationDate ||
+  (date === doc.latestValuationDate && version > (doc.valuationVersion ?? ""));
 
 /** Reserves a portfolio code; the code is unique across partitions, so it gets a document of its own. */
 interface CodeDoc {
@@ -33,7 +35,13 @@ interface CodeDoc {
 const codeDocId = (code: string): string => `code|${code.toUpperCase()}`;
 
 const toPortfolio = (doc: PortfolioDoc): Portfolio => {
-  const { docType: _docType, valuationVersion: _version, valuationPending, valuationStatus: _status, ...rest } = stripSystem(doc);
+  const {
+    docType: _docType,
+    valuationVersion: _version,
+    valuationPending,
+    valuationStatus: _status,
+    ...rest
+  } = stripSystem(doc);
   return { ...rest, valuationStatus: valuationPending === true ? "pending" : "current" };
 };
 
@@ -56,39 +64,70 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   }
 
   async update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined> {
-    const result = await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => ({
-      ...stored(change(toPortfolio(doc))),
-      docType: "portfolio",
-      // The valuation version and pending flag are bookkeeping of valuation; an edit keeps them.
-      ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
-      ...(doc.valuationPending !== undefined ? { valuationPending: doc.valuationPending } : {}),
-    }));
+    const result = await updateDocument<PortfolioDoc>(
+      this.container,
+      { id, partitionKey: id, what: `Portfolio '${id}'` },
+      () => this.read(id),
+      (doc) => ({
+        ...stored(change(toPortfolio(doc))),
+        docType: "portfolio",
+        // The valuation version and pending flag are bookkeeping of valuation; an edit keeps them.
+        ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
+        ...(doc.valuationPending !== undefined ? { valuationPending: doc.valuationPending } : {}),
+      }),
+    );
     return result === undefined ? undefined : toPortfolio(result);
   }
 
-  async recordValuation(id: string, valuation: { date: string; totalValue: number; version: string; valuedAt: string }): Promise<boolean> {
+  async recordValuation(
+    id: string,
+    valuation: { date: string; totalValue: number; version: string; valuedAt: string },
+  ): Promise<boolean> {
     let recorded = false;
-    await updateDocument<PortfolioDoc>(this.container, { id, partitionKey: id, what: `Portfolio '${id}'` }, () => this.read(id), (doc) => {
-      recorded = isNewer(doc, valuation.date, valuation.version);
-      if (!recorded) return undefined;
-      const { _etag: _e, ...rest } = doc;
-      return { ...rest, totalValue: valuation.totalValue, latestValuationDate: valuation.date, updatedAt: valuation.valuedAt, valuationVersion: valuation.version };
-    });
+    await updateDocument<PortfolioDoc>(
+      this.container,
+      { id, partitionKey: id, what: `Portfolio '${id}'` },
+      () => this.read(id),
+      (doc) => {
+        recorded = isNewer(doc, valuation.date, valuation.version);
+        if (!recorded) return undefined;
+        const { _etag: _e, ...rest } = doc;
+        return {
+          ...rest,
+          totalValue: valuation.totalValue,
+          latestValuationDate: valuation.date,
+          updatedAt: valuation.valuedAt,
+          valuationVersion: valuation.version,
+        };
+      },
+    );
     return recorded;
   }
 
   async markValuationPending(ids: readonly string[]): Promise<void> {
-    const docs = await bulkRead<PortfolioDoc>(this.container, [...new Set(ids)].map((id) => ({ id, partitionKey: id })), true);
+    const docs = await bulkRead<PortfolioDoc>(
+      this.container,
+      [...new Set(ids)].map((id) => ({ id, partitionKey: id })),
+      true,
+    );
     // Written even where the flag is already set: the new version makes a consumer that read the
     // portfolio before this (and may have looked for markers before ours) fail its conditional clear.
     const toMark = [...docs.values()].filter((doc) => doc.docType === "portfolio");
     // One conditional replace each, in bulk; a portfolio changed meanwhile is marked by a read-modify-write.
     const results = await bulkWithRetry(
       this.container,
-      toMark.map(({ _etag, ...doc }) => ({ operationType: BulkOperationType.Replace, id: doc.id, partitionKey: doc.id, resourceBody: { ...doc, valuationPending: true }, ifMatch: _etag ?? "" })),
+      toMark.map(({ _etag, ...doc }) => ({
+        operationType: BulkOperationType.Replace,
+        id: doc.id,
+        partitionKey: doc.id,
+        resourceBody: { ...doc, valuationPending: true },
+        ifMatch: _etag ?? "",
+      })),
     );
     const raced = toMark.filter((_, i) => results[i]?.statusCode === 412);
-    const failed = results.find((r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299));
+    const failed = results.find(
+      (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
+    );
     if (failed !== undefined) throw new Error(`marking portfolios pending failed with ${failed.statusCode}`);
     for (const doc of raced) await this.setPending(doc.id, () => Promise.resolve(true), true);
   }
@@ -99,7 +138,10 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   async pendingValuations(limit: number): Promise<string[]> {
     const { resources } = await this.container.items
-      .query<string>({ query: "SELECT TOP @n VALUE c.id FROM c WHERE c.docType = 'portfolio' AND c.valuationPending = true", parameters: [{ name: "@n", value: limit }] })
+      .query<string>({
+        query: "SELECT TOP @n VALUE c.id FROM c WHERE c.docType = 'portfolio' AND c.valuationPending = true",
+        parameters: [{ name: "@n", value: limit }],
+      })
       .fetchAll();
     return resources;
   }
@@ -118,7 +160,12 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
         if (!always && (doc.valuationPending === true) === next) return;
         const { _etag, ...rest } = doc;
         try {
-          await this.container.item(id, id).replace({ ...rest, valuationPending: next }, { accessCondition: { type: "IfMatch", condition: _etag ?? "" } });
+          await this.container
+            .item(id, id)
+            .replace(
+              { ...rest, valuationPending: next },
+              { accessCondition: { type: "IfMatch", condition: _etag ?? "" } },
+            );
           return;
         } catch (error) {
           if (isPreconditionFailed(error)) return AGAIN;
@@ -130,14 +177,25 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   }
 
   async list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>> {
-    const { where, parameters } = equalityFilters({ status: filter.status, clientId: filter.clientId, baseCurrency: filter.currency });
-    const result = await pagedQuery<PortfolioDoc>(this.container, { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" }, request);
+    const { where, parameters } = equalityFilters({
+      status: filter.status,
+      clientId: filter.clientId,
+      baseCurrency: filter.currency,
+    });
+    const result = await pagedQuery<PortfolioDoc>(
+      this.container,
+      { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" },
+      request,
+    );
     return { ...result, items: result.items.map(toPortfolio) };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {
     const unique = [...new Set(ids)].filter((id) => !id.startsWith("code|"));
-    const docs = await bulkRead<PortfolioDoc>(this.container, unique.map((id) => ({ id, partitionKey: id })));
+    const docs = await bulkRead<PortfolioDoc>(
+      this.container,
+      unique.map((id) => ({ id, partitionKey: id })),
+    );
     const out = new Map<string, Portfolio>();
     for (const doc of docs.values()) if (doc.docType === "portfolio") out.set(doc.id, toPortfolio(doc));
     return out;
@@ -145,7 +203,10 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   async idsForCodes(codes: readonly string[]): Promise<Map<string, string>> {
     const unique = [...new Set(codes.map((c) => c.toUpperCase()))];
-    const docs = await bulkRead<CodeDoc>(this.container, unique.map((code) => ({ id: codeDocId(code), partitionKey: codeDocId(code) })));
+    const docs = await bulkRead<CodeDoc>(
+      this.container,
+      unique.map((code) => ({ id: codeDocId(code), partitionKey: codeDocId(code) })),
+    );
     const reserved = new Map<string, string>();
     for (const doc of docs.values()) reserved.set(doc.id.slice("code|".length), doc.portfolioId);
     // A reservation whose portfolio was never written (a crashed create) names no portfolio.
@@ -156,7 +217,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   async compositesContaining(memberIds: readonly string[]): Promise<Portfolio[]> {
     const { resources } = await this.container.items
       .query<PortfolioDoc>({
-        query: "SELECT * FROM c WHERE c.docType = 'portfolio' AND c.type = 'composite' AND EXISTS(SELECT VALUE m FROM m IN c.memberIds WHERE ARRAY_CONTAINS(@ids, m))",
+        query:
+          "SELECT * FROM c WHERE c.docType = 'portfolio' AND c.type = 'composite' AND EXISTS(SELECT VALUE m FROM m IN c.memberIds WHERE ARRAY_CONTAINS(@ids, m))",
         parameters: [{ name: "@ids", value: [...new Set(memberIds)] }],
       })
       .fetchAll();
@@ -186,7 +248,9 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       throw new AppError("CONFLICT", `A portfolio with code '${code}' already exists`);
     }
     try {
-      await this.container.item(id, id).replace(reservation, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
+      await this.container
+        .item(id, id)
+        .replace(reservation, { accessCondition: { type: "IfMatch", condition: existing._etag ?? "" } });
     } catch (error) {
       if (isPreconditionFailed(error)) throw new AppError("CONFLICT", `A portfolio with code '${code}' already exists`);
       throw error;

@@ -2,11 +2,23 @@ import { randomUUID } from "node:crypto";
 import type { Container, JSONObject } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
 import type { Holding, PriceReach } from "../../domain/valuation";
-import type { PositionRepository, SnapshotRef, StaleMarker, StoredValuation } from "../../ports/investment-repositories";
+import type {
+  PositionRepository,
+  SnapshotRef,
+  StaleMarker,
+  StoredValuation,
+} from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
-import { clearStale, dropWriting, markStale, portfoliosStaleSince, staleMarkers, stalePortfolios } from "./cosmos-stale-markers";
+import {
+  clearStale,
+  dropWriting,
+  markStale,
+  portfoliosStaleSince,
+  staleMarkers,
+  stalePortfolios,
+} from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
   id: string;
@@ -50,7 +62,10 @@ const refOf = (r: SnapshotRef): string => `${r.portfolioId}|${r.date}`;
 export class CosmosPositionRepository implements PositionRepository {
   constructor(private readonly container: Container) {}
 
-  markStale(refs: readonly SnapshotRef[], mark: { markedAt: string; jobId: string | null; writing: boolean }): Promise<void> {
+  markStale(
+    refs: readonly SnapshotRef[],
+    mark: { markedAt: string; jobId: string | null; writing: boolean },
+  ): Promise<void> {
     return markStale(this.container, refs, mark);
   }
 
@@ -75,7 +90,10 @@ export class CosmosPositionRepository implements PositionRepository {
   }
 
   async getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>> {
-    const docs = await bulkRead<SnapshotDoc>(this.container, refs.map((r) => ({ id: snapshotId(r.date), partitionKey: r.portfolioId })));
+    const docs = await bulkRead<SnapshotDoc>(
+      this.container,
+      refs.map((r) => ({ id: snapshotId(r.date), partitionKey: r.portfolioId })),
+    );
     const out = new Map<string, PositionSnapshot>();
     for (const doc of docs.values()) out.set(refOf(doc), toSnapshot(doc));
     return out;
@@ -93,13 +111,17 @@ export class CosmosPositionRepository implements PositionRepository {
 
   async latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined> {
     const { resources } = await this.container.items
-      .query<SnapshotDoc>({
-        query: "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'snapshot' AND c.date <= @d ORDER BY c.date DESC",
-        parameters: [
-          { name: "@p", value: portfolioId },
-          { name: "@d", value: onOrBefore },
-        ],
-      }, { partitionKey: portfolioId })
+      .query<SnapshotDoc>(
+        {
+          query:
+            "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'snapshot' AND c.date <= @d ORDER BY c.date DESC",
+          parameters: [
+            { name: "@p", value: portfolioId },
+            { name: "@d", value: onOrBefore },
+          ],
+        },
+        { partitionKey: portfolioId },
+      )
       .fetchAll();
     const doc = resources[0];
     return doc === undefined ? undefined : toSnapshot(doc);
@@ -112,7 +134,9 @@ export class CosmosPositionRepository implements PositionRepository {
     for (let i = 0; i < reach.length; i += HOLDING_QUERY) {
       const slice = reach.slice(i, i + HOLDING_QUERY);
       const from = slice.reduce((min, r) => (r.from < min ? r.from : min), slice[0]?.from ?? "");
-      const until = slice.every((r) => r.until !== undefined) ? slice.reduce((max, r) => ((r.until ?? "") > max ? (r.until ?? "") : max), "") : undefined;
+      const until = slice.every((r) => r.until !== undefined)
+        ? slice.reduce((max, r) => ((r.until ?? "") > max ? (r.until ?? "") : max), "")
+        : undefined;
       const { resources } = await this.container.items
         .query<SnapshotRef>({
           query: `SELECT c.portfolioId, c.date FROM c WHERE c.docType = 'snapshot' AND c.date >= @from${until === undefined ? "" : " AND c.date < @until"} AND EXISTS(SELECT VALUE s FROM s IN c.securityIds WHERE ARRAY_CONTAINS(@ids, s))`,
@@ -131,7 +155,8 @@ export class CosmosPositionRepository implements PositionRepository {
   async snapshotDates(portfolioIds: readonly string[], from: string): Promise<string[]> {
     const { resources } = await this.container.items
       .query<string>({
-        query: "SELECT VALUE c.date FROM c WHERE c.docType = 'snapshot' AND ARRAY_CONTAINS(@ids, c.portfolioId) AND c.date >= @from",
+        query:
+          "SELECT VALUE c.date FROM c WHERE c.docType = 'snapshot' AND ARRAY_CONTAINS(@ids, c.portfolioId) AND c.date >= @from",
         parameters: [
           { name: "@ids", value: [...new Set(portfolioIds)] },
           { name: "@from", value: from },
@@ -156,13 +181,30 @@ export class CosmosPositionRepository implements PositionRepository {
     const { portfolioId, date, holdings, ...header } = valuation;
     const chunks: ChunkDoc[] = [];
     for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
-      chunks.push({ id: chunkId(date, runId, i), portfolioId, docType: "valuation-chunk", holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE), version: valuation.version });
+      chunks.push({
+        id: chunkId(date, runId, i),
+        portfolioId,
+        docType: "valuation-chunk",
+        holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE),
+        version: valuation.version,
+      });
     }
     // Chunks first, then the header that points at them: a reader never sees a half-written valuation.
     await bulkUpsert(this.container, chunks as unknown as JSONObject[]);
-    const doc: ValuationDoc = { ...header, portfolioId, date, id: valuationId(date), docType: "valuation", runId, chunks: chunks.length };
+    const doc: ValuationDoc = {
+      ...header,
+      portfolioId,
+      date,
+      id: valuationId(date),
+      docType: "valuation",
+      runId,
+      chunks: chunks.length,
+    };
     const dropChunks = (run: string, count: number): Promise<void> =>
-      bulkDelete(this.container, Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId })));
+      bulkDelete(
+        this.container,
+        Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId })),
+      );
     return retry(
       CONFLICTS,
       async () => {
@@ -175,7 +217,10 @@ export class CosmosPositionRepository implements PositionRepository {
         try {
           // The header is written only over the version we compared with (or where there was none).
           if (previous === undefined) await this.container.items.create(doc);
-          else await this.container.item(valuationId(date), portfolioId).replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
+          else
+            await this.container
+              .item(valuationId(date), portfolioId)
+              .replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
         } catch (error) {
           if (isConflict(error) || isPreconditionFailed(error)) return AGAIN;
           throw error;
@@ -187,17 +232,26 @@ export class CosmosPositionRepository implements PositionRepository {
     );
   }
 
-  async valuation(portfolioId: string, date: string, orEarlier: boolean, attempt = 0): Promise<StoredValuation | undefined> {
+  async valuation(
+    portfolioId: string,
+    date: string,
+    orEarlier: boolean,
+    attempt = 0,
+  ): Promise<StoredValuation | undefined> {
     let header = await this.header(portfolioId, date);
     if (header === undefined && orEarlier) {
       const { resources } = await this.container.items
-        .query<ValuationDoc>({
-          query: "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'valuation' AND c.date <= @d ORDER BY c.date DESC",
-          parameters: [
-            { name: "@p", value: portfolioId },
-            { name: "@d", value: date },
-          ],
-        }, { partitionKey: portfolioId })
+        .query<ValuationDoc>(
+          {
+            query:
+              "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'valuation' AND c.date <= @d ORDER BY c.date DESC",
+            parameters: [
+              { name: "@p", value: portfolioId },
+              { name: "@d", value: date },
+            ],
+          },
+          { partitionKey: portfolioId },
+        )
         .fetchAll();
       header = resources[0];
     }
@@ -205,14 +259,26 @@ export class CosmosPositionRepository implements PositionRepository {
     const found = header;
     const chunks = await bulkRead<ChunkDoc>(
       this.container,
-      Array.from({ length: found.chunks }, (_, i) => ({ id: chunkId(found.date, found.runId, i), partitionKey: portfolioId })),
+      Array.from({ length: found.chunks }, (_, i) => ({
+        id: chunkId(found.date, found.runId, i),
+        partitionKey: portfolioId,
+      })),
     );
     // A newer computation replaced this header (and dropped its chunks) while we read: read the newer one,
     // so holdings and totalValue always come from one computation.
     if (chunks.size < found.chunks && attempt < 3) return this.valuation(portfolioId, found.date, false, attempt + 1);
     const holdings: Holding[] = [];
-    for (let i = 0; i < found.chunks; i++) holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
-    return { portfolioId, date: found.date, baseCurrency: found.baseCurrency, totalValue: found.totalValue, valuedAt: found.valuedAt, version: found.version ?? "", holdings };
+    for (let i = 0; i < found.chunks; i++)
+      holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
+    return {
+      portfolioId,
+      date: found.date,
+      baseCurrency: found.baseCurrency,
+      totalValue: found.totalValue,
+      valuedAt: found.valuedAt,
+      version: found.version ?? "",
+      holdings,
+    };
   }
 
   private async header(portfolioId: string, date: string): Promise<ValuationDoc | undefined> {

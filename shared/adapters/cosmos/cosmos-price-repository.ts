@@ -1,4 +1,10 @@
-import { BulkOperationType, type Container, type JSONObject, type OperationInput, type SqlParameter } from "@azure/cosmos";
+import {
+  BulkOperationType,
+  type Container,
+  type JSONObject,
+  type OperationInput,
+  type SqlParameter,
+} from "@azure/cosmos";
 import { mapConcurrent } from "../../domain/concurrency";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { priceId, type Price } from "../../domain/price";
@@ -23,7 +29,13 @@ interface LatestDoc {
   _etag?: string;
 }
 
-const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][number]): PricePoint => ({ date, type: type as PricePoint["type"], source, price, currency });
+const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][number]): PricePoint => ({
+  date,
+  type: type as PricePoint["type"],
+  source,
+  price,
+  currency,
+});
 
 /**
  * Prices in the `prices` container (partition /securityId, id `date|type|source`), and one `latest`
@@ -38,7 +50,10 @@ export class CosmosPriceRepository implements PriceRepository {
 
   async save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts> {
     const docs: PriceDoc[] = prices.map((p) => ({ ...p, id: priceId(p), docType: "price" }));
-    const created = await bulkWithRetry(this.container, docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })));
+    const created = await bulkWithRetry(
+      this.container,
+      docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })),
+    );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
     const existing: PriceDoc[] = [];
     created.forEach((result, i) => {
@@ -48,7 +63,10 @@ export class CosmosPriceRepository implements PriceRepository {
       else if (result.statusCode === 409) existing.push(doc);
       else throw new Error(`price write failed with ${result.statusCode}`);
     });
-    const stored = await bulkRead<PriceDoc>(this.container, existing.map((d) => ({ id: d.id, partitionKey: d.securityId })));
+    const stored = await bulkRead<PriceDoc>(
+      this.container,
+      existing.map((d) => ({ id: d.id, partitionKey: d.securityId })),
+    );
     const changed = existing.filter((doc) => {
       const before = stored.get(`${doc.securityId}|${doc.id}`);
       const same = before !== undefined && before.price === doc.price && before.currency === doc.currency;
@@ -56,7 +74,10 @@ export class CosmosPriceRepository implements PriceRepository {
       else counts.updated++;
       return !same;
     });
-    const upserts = await bulkWithRetry(this.container, changed.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })));
+    const upserts = await bulkWithRetry(
+      this.container,
+      changed.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })),
+    );
     const failed = upserts.find((r) => r.statusCode < 200 || r.statusCode > 299);
     if (failed !== undefined) throw new Error(`price write failed with ${failed.statusCode}`);
     // Prices first, then the latest points: `latest` never names a price that is not stored.
@@ -65,7 +86,11 @@ export class CosmosPriceRepository implements PriceRepository {
   }
 
   async latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>> {
-    const docs = await bulkRead<LatestDoc>(this.container, [...new Set(securityIds)].map((id) => ({ id: "latest", partitionKey: id })), true);
+    const docs = await bulkRead<LatestDoc>(
+      this.container,
+      [...new Set(securityIds)].map((id) => ({ id: "latest", partitionKey: id })),
+      true,
+    );
     const out = new Map<string, PricePoint[]>();
     for (const doc of docs.values()) {
       const points = doc.points.map(toPoint);
@@ -75,7 +100,11 @@ export class CosmosPriceRepository implements PriceRepository {
     return out;
   }
 
-  async forValuation(securityIds: readonly string[], date: string, types: readonly PricePoint["type"][]): Promise<Map<string, PricePoint[]>> {
+  async forValuation(
+    securityIds: readonly string[],
+    date: string,
+    types: readonly PricePoint["type"][],
+  ): Promise<Map<string, PricePoint[]>> {
     const latest = await this.latest(securityIds);
     const out = new Map<string, PricePoint[]>();
     const older: string[] = [];
@@ -89,7 +118,9 @@ export class CosmosPriceRepository implements PriceRepository {
     await mapConcurrent(older, 16, async (securityId) => {
       // Only types the security has at all can be found; `latest` holds every type and source.
       const present = new Set((latest.get(securityId) ?? []).map((p) => p.type));
-      const perType = await Promise.all([...new Set(types)].filter((t) => present.has(t)).map((type) => this.newestOnOrBefore(securityId, type, date)));
+      const perType = await Promise.all(
+        [...new Set(types)].filter((t) => present.has(t)).map((type) => this.newestOnOrBefore(securityId, type, date)),
+      );
       out.set(securityId, perType.flat());
     });
     return out;
@@ -131,7 +162,13 @@ export class CosmosPriceRepository implements PriceRepository {
         { partitionKey: securityId },
       )
       .fetchAll();
-    return resources.map((p) => ({ date: p.date, type: p.type, source: p.source, price: p.price, currency: p.currency }));
+    return resources.map((p) => ({
+      date: p.date,
+      type: p.type,
+      source: p.source,
+      price: p.price,
+      currency: p.currency,
+    }));
   }
 
   async list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>> {
@@ -149,7 +186,11 @@ export class CosmosPriceRepository implements PriceRepository {
       where.push("c.type = @type");
       parameters.push({ name: "@type", value: filter.type });
     }
-    const page = await pagedQuery<PriceDoc>(this.container, { where, parameters, sortField: "id", partitionKey: securityId }, request);
+    const page = await pagedQuery<PriceDoc>(
+      this.container,
+      { where, parameters, sortField: "id", partitionKey: securityId },
+      request,
+    );
     return { ...page, items: page.items.map(({ id: _id, docType: _d, ...price }) => price) };
   }
 
@@ -157,7 +198,10 @@ export class CosmosPriceRepository implements PriceRepository {
    * Folds written prices into each security's `latest` document. Two imports may touch one security
    * at once, so the write is conditional on the version read, and a lost race is merged again.
    */
-  private async mergeLatest(written: readonly PriceDoc[], known?: ReadonlyMap<string, readonly PricePoint[]>): Promise<void> {
+  private async mergeLatest(
+    written: readonly PriceDoc[],
+    known?: ReadonlyMap<string, readonly PricePoint[]>,
+  ): Promise<void> {
     const bySecurity = new Map<string, PriceDoc[]>();
     for (const doc of written) {
       const list = bySecurity.get(doc.securityId);
@@ -166,50 +210,75 @@ export class CosmosPriceRepository implements PriceRepository {
     }
     let pending = [...bySecurity.keys()];
     if (pending.length === 0) return;
-    await retry(CONFLICTS, async (attempt) => {
-      // First attempt: the versions the caller read just before, if it passed them; a stale one only costs a retry.
-      const current =
-        attempt === 1 && known !== undefined
-          ? new Map(pending.flatMap((id) => {
-              const points = known.get(id);
-              const doc = points === undefined ? undefined : this.versions.get(points);
-              return doc === undefined ? [] : [[`${id}|latest`, doc] as const];
-            }))
-          : await bulkRead<LatestDoc>(this.container, pending.map((id) => ({ id: "latest", partitionKey: id })), true);
-      const operations: OperationInput[] = [];
-      const touched: string[] = [];
-      for (const securityId of pending) {
-        const before = current.get(`${securityId}|latest`);
-        const newest = new Map<string, LatestDoc["points"][number]>();
-        for (const p of before?.points ?? []) newest.set(`${p[1]}|${p[2]}`, p);
-        let changed = before === undefined;
-        for (const p of bySecurity.get(securityId) ?? []) {
-          const key = `${p.type}|${p.source}`;
-          const known = newest.get(key);
-          if (known === undefined || p.date > known[0] || (p.date === known[0] && (p.price !== known[3] || p.currency !== known[4]))) {
-            newest.set(key, [p.date, p.type, p.source, p.price, p.currency]);
-            changed = true;
+    await retry(
+      CONFLICTS,
+      async (attempt) => {
+        // First attempt: the versions the caller read just before, if it passed them; a stale one only costs a retry.
+        const current =
+          attempt === 1 && known !== undefined
+            ? new Map(
+                pending.flatMap((id) => {
+                  const points = known.get(id);
+                  const doc = points === undefined ? undefined : this.versions.get(points);
+                  return doc === undefined ? [] : [[`${id}|latest`, doc] as const];
+                }),
+              )
+            : await bulkRead<LatestDoc>(
+                this.container,
+                pending.map((id) => ({ id: "latest", partitionKey: id })),
+                true,
+              );
+        const operations: OperationInput[] = [];
+        const touched: string[] = [];
+        for (const securityId of pending) {
+          const before = current.get(`${securityId}|latest`);
+          const newest = new Map<string, LatestDoc["points"][number]>();
+          for (const p of before?.points ?? []) newest.set(`${p[1]}|${p[2]}`, p);
+          let changed = before === undefined;
+          for (const p of bySecurity.get(securityId) ?? []) {
+            const key = `${p.type}|${p.source}`;
+            const known = newest.get(key);
+            if (
+              known === undefined ||
+              p.date > known[0] ||
+              (p.date === known[0] && (p.price !== known[3] || p.currency !== known[4]))
+            ) {
+              newest.set(key, [p.date, p.type, p.source, p.price, p.currency]);
+              changed = true;
+            }
           }
+          if (!changed) continue;
+          const doc: LatestDoc = {
+            id: "latest",
+            securityId,
+            docType: "price-latest",
+            points: [...newest.values()].sort(),
+          };
+          touched.push(securityId);
+          operations.push(
+            before === undefined
+              ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
+              : {
+                  operationType: BulkOperationType.Replace,
+                  id: "latest",
+                  resourceBody: doc as unknown as JSONObject,
+                  ifMatch: before._etag ?? "",
+                },
+          );
         }
-        if (!changed) continue;
-        const doc: LatestDoc = { id: "latest", securityId, docType: "price-latest", points: [...newest.values()].sort() };
-        touched.push(securityId);
-        operations.push(
-          before === undefined
-            ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
-            : { operationType: BulkOperationType.Replace, id: "latest", resourceBody: doc as unknown as JSONObject, ifMatch: before._etag ?? "" },
-        );
-      }
-      const results = await bulkWithRetry(this.container, operations);
-      const lost: string[] = [];
-      results.forEach((r, i) => {
-        const securityId = touched[i];
-        if (securityId === undefined) return;
-        if (r.statusCode === 409 || r.statusCode === 412) lost.push(securityId);
-        else if (r.statusCode < 200 || r.statusCode > 299) throw new Error(`latest prices write failed with ${r.statusCode}`);
-      });
-      pending = lost;
-      return lost.length > 0 ? AGAIN : undefined;
-    }, () => stillContended(`the latest prices of ${pending.length} securities`));
+        const results = await bulkWithRetry(this.container, operations);
+        const lost: string[] = [];
+        results.forEach((r, i) => {
+          const securityId = touched[i];
+          if (securityId === undefined) return;
+          if (r.statusCode === 409 || r.statusCode === 412) lost.push(securityId);
+          else if (r.statusCode < 200 || r.statusCode > 299)
+            throw new Error(`latest prices write failed with ${r.statusCode}`);
+        });
+        pending = lost;
+        return lost.length > 0 ? AGAIN : undefined;
+      },
+      () => stillContended(`the latest prices of ${pending.length} securities`),
+    );
   }
 }

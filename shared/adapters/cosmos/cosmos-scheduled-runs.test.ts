@@ -50,16 +50,25 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
     const exportRuns = new CosmosScheduledRuns(cosmos.db.container("runs"), exportRunDocuments);
     const first = exportRun("ex_claims", "2026-01-02T07:00:00.000Z", { startedAt: "2026-01-05T00:00:00.000Z" });
     const second = exportRun("ex_claims", "2026-01-03T07:00:00.000Z", { startedAt: "2026-01-04T00:00:00.000Z" });
-    expect(await Promise.all([exportRuns.claim("ex_claims", first), exportRuns.claim("ex_claims", first)])).toEqual(expect.arrayContaining([true, false]));
+    expect(await Promise.all([exportRuns.claim("ex_claims", first), exportRuns.claim("ex_claims", first)])).toEqual(
+      expect.arrayContaining([true, false]),
+    );
     expect(await exportRuns.claim("ex_claims", second)).toBe(true);
     const listed = await exportRuns.list("ex_claims", { page: 1, pageSize: 10 });
     expect(listed).toEqual({ items: [second, first], totalItems: 2, nextCursor: null });
     // The document is what export runs were stored as before one adapter held both kinds.
     const { resource } = await cosmos.db.container("runs").item(first.id, "ex_claims").read<Record<string, unknown>>();
-    expect(resource).toMatchObject({ ...first, ownerId: "ex_claims", type: "export-run", sortKey: `${first.scheduledFor}|${first.id}` });
+    expect(resource).toMatchObject({
+      ...first,
+      ownerId: "ex_claims",
+      type: "export-run",
+      sortKey: `${first.scheduledFor}|${first.id}`,
+    });
 
     const blobRuns = new CosmosScheduledRuns(cosmos.db.container("runs"), blobSourceRunDocuments);
-    const older = blobRun(scheduledRunId("bs_list", "2026-01-03T00:00:00.000Z"), "bs_list", { startedAt: "2026-01-01T00:00:00.000Z" });
+    const older = blobRun(scheduledRunId("bs_list", "2026-01-03T00:00:00.000Z"), "bs_list", {
+      startedAt: "2026-01-01T00:00:00.000Z",
+    });
     const newer = blobRun("bsr_manual", "bs_list", { trigger: "manual", startedAt: "2026-01-02T00:00:00.000Z" });
     for (const run of [older, newer]) expect(await blobRuns.claim("bs_list", run)).toBe(true);
     const page = await blobRuns.list("bs_list", { page: 1, pageSize: 1 });
@@ -75,13 +84,27 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
     const stored = {
       legacyUnsent: blobRun("bsr_legacy_unsent", source, { startedAt: "2026-03-01T09:50:00.000Z" }),
       legacyRecent: blobRun("bsr_legacy_recent", source, { startedAt: "2026-03-01T09:59:00.000Z" }),
-      claimOver: blobRun("bsr_claim_over", source, { startedAt: "2026-03-01T09:57:00.000Z", leaseUntil: "2026-03-01T09:59:00.000Z" }),
-      claimLive: blobRun("bsr_claim_live", source, { startedAt: "2026-03-01T09:59:00.000Z", leaseUntil: "2026-03-01T10:01:00.000Z" }),
+      claimOver: blobRun("bsr_claim_over", source, {
+        startedAt: "2026-03-01T09:57:00.000Z",
+        leaseUntil: "2026-03-01T09:59:00.000Z",
+      }),
+      claimLive: blobRun("bsr_claim_live", source, {
+        startedAt: "2026-03-01T09:59:00.000Z",
+        leaseUntil: "2026-03-01T10:01:00.000Z",
+      }),
       // Waiting for its next attempt (an export whose target was busy gives its attempt back): not before its time.
-      waiting: blobRun("bsr_waiting", source, { startedAt: "2026-03-01T08:00:00.000Z", leaseUntil: "2026-03-01T10:00:30.000Z" }),
+      waiting: blobRun("bsr_waiting", source, {
+        startedAt: "2026-03-01T08:00:00.000Z",
+        leaseUntil: "2026-03-01T10:00:30.000Z",
+      }),
       died: blobRun("bsr_died", source, { attempts: 1, leaseUntil: "2026-03-01T09:59:59.000Z" }),
       working: blobRun("bsr_working", source, { attempts: 2, leaseUntil: "2026-03-01T10:10:00.000Z" }),
-      finished: blobRun("bsr_finished", source, { status: "succeeded", attempts: 1, leaseUntil: "2026-03-01T09:00:00.000Z", completedAt: "2026-03-01T09:00:00.000Z" }),
+      finished: blobRun("bsr_finished", source, {
+        status: "succeeded",
+        attempts: 1,
+        leaseUntil: "2026-03-01T09:00:00.000Z",
+        completedAt: "2026-03-01T09:00:00.000Z",
+      }),
     };
     for (const run of Object.values(stored)) {
       const { leaseUntil, ...rest } = run;
@@ -89,12 +112,17 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
       expect(await runs.claim(source, leaseUntil === undefined ? rest : run)).toBe(true);
     }
     const exportRuns = new CosmosScheduledRuns(cosmos.db.container("runs"), exportRunDocuments);
-    await exportRuns.claim("ex_other", exportRun("ex_other", "2026-03-01T09:00:00.000Z", { leaseUntil: "2026-03-01T09:00:06.000Z" }));
+    await exportRuns.claim(
+      "ex_other",
+      exportRun("ex_other", "2026-03-01T09:00:00.000Z", { leaseUntil: "2026-03-01T09:00:06.000Z" }),
+    );
 
     const found = (await runs.abandoned(NOW, UNSENT_BEFORE, 100)).filter((r) => r.blobSourceId === source);
     expect(found.map((r) => r.id).sort()).toEqual([stored.claimOver.id, stored.died.id, stored.legacyUnsent.id].sort());
     expect(found.find((r) => r.id === stored.legacyUnsent.id)).toEqual(stored.legacyUnsent);
-    expect((await exportRuns.abandoned(NOW, UNSENT_BEFORE, 100)).map((r) => r.id)).toContain(exportRunId("ex_other", "2026-03-01T09:00:00.000Z", "schedule"));
+    expect((await exportRuns.abandoned(NOW, UNSENT_BEFORE, 100)).map((r) => r.id)).toContain(
+      exportRunId("ex_other", "2026-03-01T09:00:00.000Z", "schedule"),
+    );
   });
 
   it("changes a run conditionally: a change may leave it, and a missing run is undefined", async () => {
@@ -102,7 +130,11 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
     const run = blobRun("bsr_update", "bs_update", { leaseUntil: "2026-03-01T10:02:00.000Z" });
     await runs.claim("bs_update", run);
     expect(await runs.update("bs_update", run.id, () => undefined)).toEqual(run);
-    const taken = await Promise.all([1, 2].map(() => runs.update("bs_update", run.id, (current) => ({ ...current, attempts: (current.attempts ?? 0) + 1 }))));
+    const taken = await Promise.all(
+      [1, 2].map(() =>
+        runs.update("bs_update", run.id, (current) => ({ ...current, attempts: (current.attempts ?? 0) + 1 })),
+      ),
+    );
     expect(taken.map((r) => r?.attempts).sort()).toEqual([1, 2]);
     expect(await runs.update("bs_update", "bsr_missing", (current) => current)).toBeUndefined();
   });

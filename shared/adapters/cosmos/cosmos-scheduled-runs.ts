@@ -15,10 +15,18 @@ export interface RunDocuments<R extends ScheduledRun> {
 }
 
 /** Export runs: listed by scheduled time. */
-export const exportRunDocuments: RunDocuments<StoredExportRun> = { type: "export-run", label: "Export run", sortKey: (run) => `${run.scheduledFor}|${run.id}` };
+export const exportRunDocuments: RunDocuments<StoredExportRun> = {
+  type: "export-run",
+  label: "Export run",
+  sortKey: (run) => `${run.scheduledFor}|${run.id}`,
+};
 
 /** Blob source runs: listed by start time. */
-export const blobSourceRunDocuments: RunDocuments<StoredBlobSourceRun> = { type: "blob-source-run", label: "Blob source run", sortKey: (run) => `${run.startedAt}|${run.id}` };
+export const blobSourceRunDocuments: RunDocuments<StoredBlobSourceRun> = {
+  type: "blob-source-run",
+  label: "Blob source run",
+  sortKey: (run) => `${run.startedAt}|${run.id}`,
+};
 
 /** The run as stored: partition `ownerId` (the export or source), `type` tells the kinds apart in the container. */
 type RunDoc<R> = R & { ownerId: string; type: string; sortKey: string };
@@ -70,7 +78,16 @@ export class CosmosScheduledRuns<R extends ScheduledRun> implements ScheduledRun
   async list(ownerId: string, request: PageRequest): Promise<CursorPage<R>> {
     const page = await pagedQuery<RunDoc<R>>(
       this.container,
-      { where: ["c.ownerId = @ownerId", "c.type = @type"], parameters: [{ name: "@ownerId", value: ownerId }, { name: "@type", value: this.kind.type }], sortField: "sortKey", descending: true, partitionKey: ownerId },
+      {
+        where: ["c.ownerId = @ownerId", "c.type = @type"],
+        parameters: [
+          { name: "@ownerId", value: ownerId },
+          { name: "@type", value: this.kind.type },
+        ],
+        sortField: "sortKey",
+        descending: true,
+        partitionKey: ownerId,
+      },
       request,
     );
     return { ...page, items: page.items.map((doc) => this.toRun(doc)) };

@@ -39,7 +39,10 @@ export class CosmosSecurityRepository implements SecurityRepository {
 
   async getMany(ids: readonly string[]): Promise<Map<string, Security>> {
     const unique = [...new Set(ids)];
-    const docs = await bulkRead<SecurityDoc>(this.container, unique.map((id) => ({ id, partitionKey: id })));
+    const docs = await bulkRead<SecurityDoc>(
+      this.container,
+      unique.map((id) => ({ id, partitionKey: id })),
+    );
     const out = new Map<string, Security>();
     for (const doc of docs.values()) if (doc.docType === "security") out.set(doc.id, toSecurity(doc));
     return out;
@@ -47,24 +50,39 @@ export class CosmosSecurityRepository implements SecurityRepository {
 
   async idsForIsins(isins: readonly string[]): Promise<Map<string, string>> {
     const unique = [...new Set(isins)];
-    const docs = await bulkRead<IsinDoc>(this.container, unique.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })));
+    const docs = await bulkRead<IsinDoc>(
+      this.container,
+      unique.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })),
+    );
     const out = new Map<string, string>();
     for (const doc of docs.values()) out.set(doc.id.slice("isin|".length), doc.securityId);
     return out;
   }
 
   async list(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>> {
-    const { where, parameters } = equalityFilters({ isin: filter.isin, ticker: filter.ticker, assetClass: filter.assetClass, currency: filter.currency });
+    const { where, parameters } = equalityFilters({
+      isin: filter.isin,
+      ticker: filter.ticker,
+      assetClass: filter.assetClass,
+      currency: filter.currency,
+    });
     if (filter.q !== undefined) {
       where.push("STARTSWITH(c.nameLower, @q)");
       parameters.push({ name: "@q", value: filter.q.toLowerCase() });
     }
-    const result = await pagedQuery<SecurityDoc>(this.container, { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" }, request);
+    const result = await pagedQuery<SecurityDoc>(
+      this.container,
+      { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" },
+      request,
+    );
     return { ...result, items: result.items.map(toSecurity) };
   }
 
   async save(securities: readonly Security[]): Promise<WriteCounts> {
-    const existing = await bulkRead<SecurityDoc>(this.container, securities.map((s) => ({ id: s.id, partitionKey: s.id })));
+    const existing = await bulkRead<SecurityDoc>(
+      this.container,
+      securities.map((s) => ({ id: s.id, partitionKey: s.id })),
+    );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
     const writes: JSONObject[] = [];
     const staleIsins: string[] = [];
@@ -83,10 +101,14 @@ export class CosmosSecurityRepository implements SecurityRepository {
       } else counts.updated++;
       if (before?.isin != null && before.isin !== security.isin) staleIsins.push(before.isin);
       writes.push(doc as unknown as JSONObject);
-      if (security.isin !== null) writes.push({ id: isinDocId(security.isin), docType: "isin", securityId: security.id });
+      if (security.isin !== null)
+        writes.push({ id: isinDocId(security.isin), docType: "isin", securityId: security.id });
     }
     await bulkUpsert(this.container, writes);
-    await bulkDelete(this.container, staleIsins.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })));
+    await bulkDelete(
+      this.container,
+      staleIsins.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })),
+    );
     return counts;
   }
 }

@@ -55,13 +55,25 @@ export class CosmosSettingsRepository<T extends { id: string }> implements Setti
   }
 
   async list(request: PageRequest): Promise<CursorPage<T>> {
-    const result = await pagedQuery<Doc<T>>(this.container, { where: ["c.kind = @kind"], parameters: [{ name: "@kind", value: this.kind }], sortField: "id", partitionKey: this.kind }, request);
+    const result = await pagedQuery<Doc<T>>(
+      this.container,
+      {
+        where: ["c.kind = @kind"],
+        parameters: [{ name: "@kind", value: this.kind }],
+        sortField: "id",
+        partitionKey: this.kind,
+      },
+      request,
+    );
     return { ...result, items: result.items.map((doc) => this.toStored(doc)) };
   }
 
   async all(): Promise<T[]> {
     const { resources } = await this.container.items
-      .query<Doc<T>>({ query: "SELECT * FROM c WHERE c.kind = @kind", parameters: [{ name: "@kind", value: this.kind }] }, { partitionKey: this.kind })
+      .query<Doc<T>>(
+        { query: "SELECT * FROM c WHERE c.kind = @kind", parameters: [{ name: "@kind", value: this.kind }] },
+        { partitionKey: this.kind },
+      )
       .fetchAll();
     return resources.map((doc) => this.toStored(doc));
   }

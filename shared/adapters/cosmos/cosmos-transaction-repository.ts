@@ -48,7 +48,8 @@ export class CosmosTransactionRepository implements TransactionRepository {
       const { resources } = await this.container.items
         .query<TransactionDoc & { _etag?: string }>(
           {
-            query: "SELECT * FROM c WHERE c.portfolioId = @p AND c.docType = 'transaction' AND ARRAY_CONTAINS(@ids, c.id)",
+            query:
+              "SELECT * FROM c WHERE c.portfolioId = @p AND c.docType = 'transaction' AND ARRAY_CONTAINS(@ids, c.id)",
             parameters: [
               { name: "@p", value: portfolioId },
               { name: "@ids", value: ids },
@@ -72,19 +73,33 @@ export class CosmosTransactionRepository implements TransactionRepository {
       const doc = { ...next, docType: "transaction", sortKey: `${next.tradeDate}|${next.id}` } satisfies TransactionDoc;
       return previous === undefined
         ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
-        : { operationType: BulkOperationType.Replace, id: next.id, resourceBody: doc as unknown as JSONObject, ifMatch: this.versions.get(previous) ?? "" };
+        : {
+            operationType: BulkOperationType.Replace,
+            id: next.id,
+            resourceBody: doc as unknown as JSONObject,
+            ifMatch: this.versions.get(previous) ?? "",
+          };
     });
     const results = await bulkWithRetry(this.container, operations);
     const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
     if (raced >= 0) {
-      throw new AppError("CONFLICT", `Transaction '${writes[raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`, { retryable: true });
+      throw new AppError(
+        "CONFLICT",
+        `Transaction '${writes[raced]?.next.externalId ?? ""}' was changed by another import at the same time; retry this import`,
+        { retryable: true },
+      );
     }
     const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
     if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);
   }
 
   async list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {
-    const { where, parameters } = equalityFilters({ portfolioId: filter.portfolioId, securityId: filter.securityId, type: filter.type, status: filter.status });
+    const { where, parameters } = equalityFilters({
+      portfolioId: filter.portfolioId,
+      securityId: filter.securityId,
+      type: filter.type,
+      status: filter.status,
+    });
     where.unshift("c.docType = 'transaction'");
     if (filter.from !== undefined) {
       where.push("c.tradeDate >= @from");
@@ -94,7 +109,11 @@ export class CosmosTransactionRepository implements TransactionRepository {
       where.push("c.tradeDate <= @to");
       parameters.push({ name: "@to", value: filter.to });
     }
-    const page = await pagedQuery<TransactionDoc>(this.container, { where, parameters, sortField: "sortKey", partitionKey: filter.portfolioId }, request);
+    const page = await pagedQuery<TransactionDoc>(
+      this.container,
+      { where, parameters, sortField: "sortKey", partitionKey: filter.portfolioId },
+      request,
+    );
     return { ...page, items: page.items.map(toTransaction) };
   }
 }

@@ -16,7 +16,10 @@ export interface PagedQuery {
 }
 
 /** `c.<field> = @<field>` for every filter that is set. */
-export function equalityFilters(filters: Record<string, string | undefined>): { where: string[]; parameters: SqlParameter[] } {
+export function equalityFilters(filters: Record<string, string | undefined>): {
+  where: string[];
+  parameters: SqlParameter[];
+} {
   const where: string[] = [];
   const parameters: SqlParameter[] = [];
   for (const [field, value] of Object.entries(filters)) {
@@ -36,19 +39,27 @@ function decodeCursor(cursor: string): string {
   } catch {
     // fall through
   }
-  throw new AppError("INVALID_REQUEST", "The cursor is not valid", { details: [{ field: "cursor", message: "not a cursor from this list" }] });
+  throw new AppError("INVALID_REQUEST", "The cursor is not valid", {
+    details: [{ field: "cursor", message: "not a cursor from this list" }],
+  });
 }
 
 /**
  * One page of a list, by page number or by cursor (keyset on `sortField`), using only TOP and ORDER BY
  * on one field: the query subset both Cosmos DB and the local stand-in serve.
  */
-export async function pagedQuery<T extends object>(container: Container, query: PagedQuery, request: PageRequest): Promise<CursorPage<T>> {
+export async function pagedQuery<T extends object>(
+  container: Container,
+  query: PagedQuery,
+  request: PageRequest,
+): Promise<CursorPage<T>> {
   // Without OFFSET (the stand-in has none) a page number reads every item before it: bound that.
   if (request.page !== undefined) assertPageDepth(request.page, request.pageSize);
   const where = query.where.length > 0 ? query.where.join(" AND ") : "true";
   const options = query.partitionKey === undefined ? {} : { partitionKey: query.partitionKey };
-  const { resources: counts } = await container.items.query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters: query.parameters }, options).fetchAll();
+  const { resources: counts } = await container.items
+    .query<number>({ query: `SELECT VALUE COUNT(1) FROM c WHERE ${where}`, parameters: query.parameters }, options)
+    .fetchAll();
   const totalItems = counts[0] ?? 0;
   const field = `c.${query.sortField}`;
   const direction = query.descending === true ? "DESC" : "ASC";
@@ -64,7 +75,13 @@ export async function pagedQuery<T extends object>(container: Container, query: 
   }
   parameters.push({ name: "@top", value: skip + request.pageSize + 1 });
   const { resources } = await container.items
-    .query<T>({ query: `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY ${field} ${direction}`, parameters }, options)
+    .query<T>(
+      {
+        query: `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY ${field} ${direction}`,
+        parameters,
+      },
+      options,
+    )
     .fetchAll();
   const page = resources.slice(skip, skip + request.pageSize).map((doc) => stripSystem(doc));
   const more = resources.length > skip + request.pageSize;

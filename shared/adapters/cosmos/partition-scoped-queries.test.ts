@@ -6,7 +6,10 @@ import { CosmosPriceRepository } from "./cosmos-price-repository";
 import { CosmosTransactionRepository } from "./cosmos-transaction-repository";
 
 /** A container that records the queries it is given and answers each with no rows. */
-function recordingContainer(): { container: Container; queries: { query: string; options: FeedOptions | undefined }[] } {
+function recordingContainer(): {
+  container: Container;
+  queries: { query: string; options: FeedOptions | undefined }[];
+} {
   const queries: { query: string; options: FeedOptions | undefined }[] = [];
   const items = {
     query: (spec: SqlQuerySpec, options?: FeedOptions) => {

@@ -7,19 +7,35 @@ const instant: RetryBudget = { attempts: 4, delayMs: () => 0 };
 describe("retry: the one loop of race-prone store writes", () => {
   it("tries again while the attempt answers AGAIN, numbering attempts from 1, and answers the first other result", async () => {
     const seen: number[] = [];
-    const result = await retry(instant, async (n) => {
-      seen.push(n);
-      return n < 3 ? AGAIN : `done on ${n}`;
-    }, () => "gave up");
+    const result = await retry(
+      instant,
+      async (n) => {
+        seen.push(n);
+        return n < 3 ? AGAIN : `done on ${n}`;
+      },
+      () => "gave up",
+    );
     expect(result).toBe("done on 3");
     expect(seen).toEqual([1, 2, 3]);
   });
 
   it("answers what `exhausted` gives once the budget is spent, or throws what it throws", async () => {
     let calls = 0;
-    expect(await retry(instant, async () => (calls++, AGAIN), () => false)).toBe(false);
+    expect(
+      await retry(
+        instant,
+        async () => (calls++, AGAIN),
+        () => false,
+      ),
+    ).toBe(false);
     expect(calls).toBe(instant.attempts);
-    await expect(retry(instant, async () => AGAIN, () => stillContended("portfolio p1"))).rejects.toMatchObject({
+    await expect(
+      retry(
+        instant,
+        async () => AGAIN,
+        () => stillContended("portfolio p1"),
+      ),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       retryable: true,
       message: "portfolio p1 is being changed by other requests at the same time; retry",
@@ -29,10 +45,16 @@ describe("retry: the one loop of race-prone store writes", () => {
   it("lets an attempt's own error through at once", async () => {
     const boom = new AppError("NOT_FOUND", "gone");
     let calls = 0;
-    await expect(retry(CONFLICTS, async () => {
-      calls++;
-      throw boom;
-    }, () => undefined)).rejects.toBe(boom);
+    await expect(
+      retry(
+        CONFLICTS,
+        async () => {
+          calls++;
+          throw boom;
+        },
+        () => undefined,
+      ),
+    ).rejects.toBe(boom);
     expect(calls).toBe(1);
   });
 

@@ -34,7 +34,11 @@ export const AGAIN = Symbol("again");
  * spent, answers what `exhausted` returns (or throws). The one loop every race-prone store write goes
  * through.
  */
-export async function retry<T>(budget: RetryBudget, attempt: (n: number) => Promise<T | typeof AGAIN>, exhausted: () => T): Promise<T> {
+export async function retry<T>(
+  budget: RetryBudget,
+  attempt: (n: number) => Promise<T | typeof AGAIN>,
+  exhausted: () => T,
+): Promise<T> {
   for (let n = 1; ; n++) {
     const result = await attempt(n);
     if (result !== AGAIN) return result;
@@ -45,5 +49,7 @@ export async function retry<T>(budget: RetryBudget, attempt: (n: number) => Prom
 
 /** A retryable CONFLICT once a write has lost every race of its budget: the caller (or its client) may try again later. */
 export function stillContended(what: string): never {
-  throw new AppError("CONFLICT", `${what} is being changed by other requests at the same time; retry`, { retryable: true });
+  throw new AppError("CONFLICT", `${what} is being changed by other requests at the same time; retry`, {
+    retryable: true,
+  });
 }

@@ -41,7 +41,15 @@ describe("webhook address rules", () => {
     expect(refusedAddressReason(address)).toBeDefined();
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"])("allows the public address %s", (address) => {
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+  ])("allows the public address %s", (address) => {
     expect(refusedAddressReason(address)).toBeUndefined();
   });
 

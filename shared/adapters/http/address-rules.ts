@@ -8,7 +8,13 @@
 import ipaddr from "ipaddr.js";
 
 /** Host names of cloud metadata services, refused before any lookup (their addresses are refused too). */
-const METADATA_NAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);
+const METADATA_NAMES = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
 
 /** The NAT64 well-known prefix (RFC 6052): the last 32 bits are an IPv4 address. */
 const NAT64_WELL_KNOWN = ipaddr.parseCIDR("64:ff9b::/96");
@@ -34,5 +40,7 @@ export function refusedAddressReason(address: string): string | undefined {
 export function ipLiteral(hostname: string): string | undefined {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   // Only the canonical forms: the WHATWG URL parser already turned 0x7f000001 and 127.1 into 127.0.0.1.
-  return ipaddr.IPv4.isValidFourPartDecimal(bare) || (bare.includes(":") && ipaddr.IPv6.isValid(bare)) ? bare : undefined;
+  return ipaddr.IPv4.isValidFourPartDecimal(bare) || (bare.includes(":") && ipaddr.IPv6.isValid(bare))
+    ? bare
+    : undefined;
 }

@@ -71,26 +71,44 @@ describe("GuardedWebhookSender with private networks not allowed", () => {
 
   it("refuses a name that resolves to a private address, and one with any private address among public ones", async () => {
     const httpsRequest = vi.spyOn(https, "request");
-    for (const addresses of [[{ address: "10.0.0.1", family: 4 }], [{ address: "93.184.215.14", family: 4 }, { address: "::ffff:192.168.0.1", family: 6 }]]) {
+    for (const addresses of [
+      [{ address: "10.0.0.1", family: 4 }],
+      [
+        { address: "93.184.215.14", family: 4 },
+        { address: "::ffff:192.168.0.1", family: 6 },
+      ],
+    ]) {
       const lookup = vi.fn<LookupAll>(async () => addresses);
       const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup });
       const result = await sender.post("https://hooks.customer.test/in", {}, "{}");
-      expect(result).toMatchObject({ refused: true, error: expect.stringMatching(/non-public address \(private address\)/) });
+      expect(result).toMatchObject({
+        refused: true,
+        error: expect.stringMatching(/non-public address \(private address\)/),
+      });
       expect(lookup).toHaveBeenCalledTimes(1);
     }
     expect(httpsRequest).not.toHaveBeenCalled();
   });
 
   it("answers a host that does not resolve with a readable error", async () => {
-    const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, lookup: async () => Promise.reject(new Error("ENOTFOUND")) });
+    const sender = new GuardedWebhookSender({
+      allowPrivateNetworks: false,
+      lookup: async () => Promise.reject(new Error("ENOTFOUND")),
+    });
     const result = await sender.post("https://nowhere.customer.test/", {}, "{}");
     expect(result).toMatchObject({ error: "the host 'nowhere.customer.test' could not be resolved" });
     expect(result.refused).toBeUndefined();
   });
 
   it("counts name resolution in its time-out", async () => {
-    const sender = new GuardedWebhookSender({ allowPrivateNetworks: false, timeoutMs: 200, lookup: () => new Promise(() => {}) });
-    expect(await sender.post("https://slow-dns.customer.test/", {}, "{}")).toMatchObject({ error: "no answer within 0.2 s (resolving 'slow-dns.customer.test')" });
+    const sender = new GuardedWebhookSender({
+      allowPrivateNetworks: false,
+      timeoutMs: 200,
+      lookup: () => new Promise(() => {}),
+    });
+    expect(await sender.post("https://slow-dns.customer.test/", {}, "{}")).toMatchObject({
+      error: "no answer within 0.2 s (resolving 'slow-dns.customer.test')",
+    });
   });
 });
 
@@ -100,7 +118,11 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     const httpRequest = vi.spyOn(http, "request"); // the same spy proves the refusals above never connected
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, lookup });
     // receiver.customer.test resolves only through the injected lookup: a second (system) lookup would fail.
-    const result = await sender.post(`http://receiver.customer.test:${port}/hook?x=1`, { "webhook-id": "msg_1" }, '{"a":1}');
+    const result = await sender.post(
+      `http://receiver.customer.test:${port}/hook?x=1`,
+      { "webhook-id": "msg_1" },
+      '{"a":1}',
+    );
     expect(result).toMatchObject({ statusCode: 204 });
     expect(result.error).toBeUndefined();
     expect(lookup).toHaveBeenCalledTimes(1);
@@ -114,17 +136,30 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     handler = (_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${port}/elsewhere` }).end();
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
     const result = await sender.post(`http://127.0.0.1:${port}/hook`, {}, "{}");
-    expect(result).toMatchObject({ statusCode: 302, error: "the endpoint answered 302 (a redirect, which is not followed)" });
+    expect(result).toMatchObject({
+      statusCode: 302,
+      error: "the endpoint answered 302 (a redirect, which is not followed)",
+    });
     expect(seen).toHaveLength(1);
     sender.close();
   });
 
   it("reports error statuses and reads Retry-After as seconds or an HTTP date", async () => {
-    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, now: () => Date.parse("2026-01-01T00:00:00Z") });
+    const sender = new GuardedWebhookSender({
+      allowPrivateNetworks: true,
+      now: () => Date.parse("2026-01-01T00:00:00Z"),
+    });
     handler = (_req, res) => res.writeHead(503, { "Retry-After": "120" }).end("busy");
-    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ statusCode: 503, retryAfterSeconds: 120, error: "the endpoint answered 503" });
+    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({
+      statusCode: 503,
+      retryAfterSeconds: 120,
+      error: "the endpoint answered 503",
+    });
     handler = (_req, res) => res.writeHead(429, { "Retry-After": "Thu, 01 Jan 2026 00:01:30 GMT" }).end();
-    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({ statusCode: 429, retryAfterSeconds: 90 });
+    expect(await sender.post(`http://127.0.0.1:${port}/`, {}, "{}")).toMatchObject({
+      statusCode: 429,
+      retryAfterSeconds: 90,
+    });
     sender.close();
   });
 
@@ -167,7 +202,8 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
   it("reuses connections across a burst (keep-alive)", async () => {
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
     const before = connections;
-    for (let i = 0; i < 20; i++) expect((await sender.post(`http://127.0.0.1:${port}/burst`, {}, "{}")).statusCode).toBe(204);
+    for (let i = 0; i < 20; i++)
+      expect((await sender.post(`http://127.0.0.1:${port}/burst`, {}, "{}")).statusCode).toBe(204);
     expect(connections - before).toBe(1);
     sender.close();
   });
@@ -179,7 +215,8 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
       requests++;
       const n = (perSocket.get(req.socket) ?? 0) + 1;
       perSocket.set(req.socket, n);
-      if (n === 2) req.socket.destroy(); // the endpoint dropped the idle connection as it was reused
+      if (n === 2)
+        req.socket.destroy(); // the endpoint dropped the idle connection as it was reused
       else res.writeHead(204).end();
     };
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
@@ -210,13 +247,21 @@ describe("GuardedWebhookSender over TLS", () => {
     await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
     const tlsPort = (tls.address() as AddressInfo).port;
     const lookup = vi.fn(loopbackOnly);
-    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, lookup, httpsAgentOptions: { ca: pems.cert } });
+    const sender = new GuardedWebhookSender({
+      allowPrivateNetworks: true,
+      lookup,
+      httpsAgentOptions: { ca: pems.cert },
+    });
     try {
-      expect(await sender.post(`https://hooks.customer.test:${tlsPort}/in`, {}, "{}")).toMatchObject({ statusCode: 200 });
+      expect(await sender.post(`https://hooks.customer.test:${tlsPort}/in`, {}, "{}")).toMatchObject({
+        statusCode: 200,
+      });
       expect(names).toEqual(["hooks.customer.test"]);
       expect(lookup).toHaveBeenCalledTimes(1);
       // The certificate is for the name, not the address: reaching it by address fails verification.
-      expect(await sender.post(`https://127.0.0.1:${tlsPort}/in`, {}, "{}")).toMatchObject({ error: expect.stringMatching(/TLS handshake failed/) });
+      expect(await sender.post(`https://127.0.0.1:${tlsPort}/in`, {}, "{}")).toMatchObject({
+        error: expect.stringMatching(/TLS handshake failed/),
+      });
     } finally {
       sender.close();
       tls.closeAllConnections();

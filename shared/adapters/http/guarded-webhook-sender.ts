@@ -91,8 +91,10 @@ export class GuardedWebhookSender implements WebhookSender {
       throw new Refused("not a valid URL");
     }
     const allowPrivate = this.options.allowPrivateNetworks;
-    if (parsed.protocol !== "https:" && !(allowPrivate && parsed.protocol === "http:")) throw new Refused("the URL must use https");
-    if (parsed.username !== "" || parsed.password !== "") throw new Refused("the URL must not contain a user name or password");
+    if (parsed.protocol !== "https:" && !(allowPrivate && parsed.protocol === "http:"))
+      throw new Refused("the URL must use https");
+    if (parsed.username !== "" || parsed.password !== "")
+      throw new Refused("the URL must not contain a user name or password");
     if (!allowPrivate && isMetadataHostName(parsed.hostname)) throw new Refused("the host is a cloud metadata service");
 
     const literal = ipLiteral(parsed.hostname);
@@ -102,7 +104,8 @@ export class GuardedWebhookSender implements WebhookSender {
       try {
         addresses = await beforeDeadline(this.lookup(parsed.hostname), deadline);
       } catch (error) {
-        if (error instanceof TimedOut) throw new Unreachable(`no answer within ${this.timeoutMs / 1000} s (resolving '${parsed.hostname}')`);
+        if (error instanceof TimedOut)
+          throw new Unreachable(`no answer within ${this.timeoutMs / 1000} s (resolving '${parsed.hostname}')`);
         throw new Unreachable(`the host '${parsed.hostname}' could not be resolved`);
       }
       if (addresses.length === 0) throw new Unreachable(`the host '${parsed.hostname}' has no address`);
@@ -110,13 +113,21 @@ export class GuardedWebhookSender implements WebhookSender {
     if (!allowPrivate) {
       for (const { address } of addresses) {
         const reason = refusedAddressReason(address);
-        if (reason !== undefined) throw new Refused(`the URL resolves to a non-public address (${reason}); webhooks must reach public addresses`);
+        if (reason !== undefined)
+          throw new Refused(
+            `the URL resolves to a non-public address (${reason}); webhooks must reach public addresses`,
+          );
       }
     }
     return { url: parsed, addresses, hostIsIp: literal !== undefined };
   }
 
-  private send(target: Vetted, headers: Readonly<Record<string, string>>, body: string, deadline: number): Promise<Attempt> {
+  private send(
+    target: Vetted,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    deadline: number,
+  ): Promise<Attempt> {
     const { url, addresses, hostIsIp } = target;
     const first = addresses[0]!;
     // The socket connects only to the addresses vetted above: net asks this lookup, never DNS.
@@ -136,7 +147,12 @@ export class GuardedWebhookSender implements WebhookSender {
           agent: isHttps ? this.httpsAgent : this.httpAgent,
           lookup: pinned,
           ...(isHttps && !hostIsIp ? { servername: url.hostname } : {}),
-          headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "investment-data-service-webhooks/1" },
+          headers: {
+            ...headers,
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "user-agent": "investment-data-service-webhooks/1",
+          },
         },
         (response) => {
           clearTimeout(timeout);
@@ -158,7 +174,8 @@ export class GuardedWebhookSender implements WebhookSender {
       const timeout = setTimeout(() => request.destroy(new TimedOut()), Math.max(0, deadline - Date.now()));
       request.on("error", (error: Error & { code?: string }) => {
         clearTimeout(timeout);
-        if (request.reusedSocket && error.code === "ECONNRESET" && !(error instanceof TimedOut)) resolve({ staleConnection: true });
+        if (request.reusedSocket && error.code === "ECONNRESET" && !(error instanceof TimedOut))
+          resolve({ staleConnection: true });
         else resolve({ error: describe(error, this.timeoutMs) });
       });
       request.end(body);
@@ -195,11 +212,16 @@ function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
   });
 }
 
-function outcome(statusCode: number, retryAfter: string | undefined, now: number): Omit<WebhookPostResult, "durationMs"> {
+function outcome(
+  statusCode: number,
+  retryAfter: string | undefined,
+  now: number,
+): Omit<WebhookPostResult, "durationMs"> {
   const seconds = retryAfterSeconds(retryAfter, now);
   const base = { statusCode, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) };
   if (statusCode >= 200 && statusCode < 300) return base;
-  if (statusCode >= 300 && statusCode < 400) return { ...base, error: `the endpoint answered ${statusCode} (a redirect, which is not followed)` };
+  if (statusCode >= 300 && statusCode < 400)
+    return { ...base, error: `the endpoint answered ${statusCode} (a redirect, which is not followed)` };
   return { ...base, error: `the endpoint answered ${statusCode}` };
 }
 
@@ -214,6 +236,8 @@ function describe(error: Error & { code?: string }, timeoutMs: number): string {
     case "ENETUNREACH":
       return "the host is unreachable";
     default:
-      return error.code !== undefined && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(error.code) ? `the TLS handshake failed (${error.code})` : "the connection failed";
+      return error.code !== undefined && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(error.code)
+        ? `the TLS handshake failed (${error.code})`
+        : "the connection failed";
   }
 }

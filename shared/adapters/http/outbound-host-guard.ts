@@ -40,12 +40,15 @@ export class OutboundHostGuard implements OutboundHosts {
   refusal(host: string): string | undefined {
     if (this.options.allowPrivateNetworks) return undefined;
     const name = host.toLowerCase().replace(/\.$/, "");
-    if (name === "localhost" || name.endsWith(".localhost")) return "is this machine (localhost); exports must reach public addresses";
+    if (name === "localhost" || name.endsWith(".localhost"))
+      return "is this machine (localhost); exports must reach public addresses";
     if (isMetadataHostName(name)) return "is a cloud metadata service; exports must reach public addresses";
     const literal = addressOf(name);
     if (literal === undefined) return undefined;
     const reason = refusedAddressReason(literal);
-    return reason === undefined ? undefined : `is a non-public address (${reason}); exports must reach public addresses`;
+    return reason === undefined
+      ? undefined
+      : `is a non-public address (${reason}); exports must reach public addresses`;
   }
 
   /**
@@ -58,7 +61,9 @@ export class OutboundHostGuard implements OutboundHosts {
     if (refused !== undefined) throw new HostRefusedError(`the host ${host} ${refused}`);
     const literal = addressOf(host);
     if (literal !== undefined) return [{ address: literal, family: isIP(literal) }];
-    const unusable = this.options.allowPrivateNetworks ? `the host name '${host}' could not be resolved` : `the host name '${host}' does not resolve to a public address`;
+    const unusable = this.options.allowPrivateNetworks
+      ? `the host name '${host}' could not be resolved`
+      : `the host name '${host}' does not resolve to a public address`;
     let addresses: VettedAddress[];
     try {
       addresses = await this.resolveAll(host);
@@ -66,7 +71,8 @@ export class OutboundHostGuard implements OutboundHosts {
       throw new HostRefusedError(unusable);
     }
     if (addresses.length === 0) throw new HostRefusedError(unusable);
-    if (!this.options.allowPrivateNetworks && addresses.some((a) => refusedAddressReason(a.address) !== undefined)) throw new HostRefusedError(unusable);
+    if (!this.options.allowPrivateNetworks && addresses.some((a) => refusedAddressReason(a.address) !== undefined))
+      throw new HostRefusedError(unusable);
     return addresses;
   }
 }

@@ -39,7 +39,8 @@ export class JoseTokenService implements TokenService {
   ) {
     this.signingKey = createSecretKey(settings.current.secret);
     this.keys = new Map([[settings.current.kid, this.signingKey]]);
-    if (settings.previous !== undefined) this.keys.set(settings.previous.kid, createSecretKey(settings.previous.secret));
+    if (settings.previous !== undefined)
+      this.keys.set(settings.previous.kid, createSecretKey(settings.previous.secret));
   }
 
   async issue(clientId: string, scopes: Scope[]): Promise<{ accessToken: string; expiresIn: number }> {
@@ -84,7 +85,13 @@ export class JoseTokenService implements TokenService {
     const parsed = scopeSchema.array().safeParse(scopes);
     // A validly signed token may still carry claims of the wrong type (a numeric or object `sub`);
     // only a non-empty string names a client.
-    if (!parsed.success || typeof payload.sub !== "string" || payload.sub === "" || typeof payload.iat !== "number" || typeof payload.exp !== "number") {
+    if (
+      !parsed.success ||
+      typeof payload.sub !== "string" ||
+      payload.sub === "" ||
+      typeof payload.iat !== "number" ||
+      typeof payload.exp !== "number"
+    ) {
       throw unauthorized("The access token is invalid");
     }
     return { clientId: payload.sub, scopes: parsed.data, issuedAt: payload.iat, expiresAt: payload.exp };

@@ -27,7 +27,11 @@ interface Harness {
   /** Lets a handler fail on every delivery; resolves with the message body once the broker gave it up. */
   failUntilGivenUp: (queue: QueueName, timeoutMs: number) => Promise<unknown>;
   /** Like `receive`, with the trace context each message gives the function it triggers. */
-  receiveTraced: (queue: QueueName, atLeast: number, waitMs: number) => Promise<{ body: unknown; traceparent?: string }[]>;
+  receiveTraced: (
+    queue: QueueName,
+    atLeast: number,
+    waitMs: number,
+  ) => Promise<{ body: unknown; traceparent?: string }[]>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -38,10 +42,24 @@ function messageBusContract(harness: () => Harness): void {
     const { bus, receive } = harness();
     await receive("events", 0, 0);
     const bodies = [
-      { id: "evt_1", event: "portfolio.valued", timestamp: "2026-03-02T10:00:00.000Z", data: { totalValue: 133.33, currency: "EUR", note: "Zürich – 東京", nothing: null, list: [1, "two", { three: 3 }] } },
+      {
+        id: "evt_1",
+        event: "portfolio.valued",
+        timestamp: "2026-03-02T10:00:00.000Z",
+        data: {
+          totalValue: 133.33,
+          currency: "EUR",
+          note: "Zürich – 東京",
+          nothing: null,
+          list: [1, "two", { three: 3 }],
+        },
+      },
       { empty: {}, flag: false, zero: 0 },
     ];
-    await bus.send("events", bodies.map((body) => ({ body })));
+    await bus.send(
+      "events",
+      bodies.map((body) => ({ body })),
+    );
     const received = await receive("events", 2, 15_000);
     expect(received).toHaveLength(2);
     expect(received).toEqual(expect.arrayContaining(bodies));
@@ -51,7 +69,10 @@ function messageBusContract(harness: () => Harness): void {
     const { bus, receive } = harness();
     await receive("deliveries", 0, 0);
     const count = 300;
-    await bus.send("deliveries", Array.from({ length: count }, (_, n) => ({ body: { n, padding: "x".repeat(200) } })));
+    await bus.send(
+      "deliveries",
+      Array.from({ length: count }, (_, n) => ({ body: { n, padding: "x".repeat(200) } })),
+    );
     const received = (await receive("deliveries", count, 60_000)) as { n: number }[];
     expect(received.map((b) => b.n).sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, n) => n));
   }, 90_000);
@@ -60,7 +81,10 @@ function messageBusContract(harness: () => Harness): void {
     const { bus, receive } = harness();
     await receive("valuations", 0, 0);
     const sent = Date.now();
-    await bus.send("valuations", [{ body: { portfolioId: "pf_delayed" }, delaySeconds: 4 }, { body: { portfolioId: "pf_now" } }]);
+    await bus.send("valuations", [
+      { body: { portfolioId: "pf_delayed" }, delaySeconds: 4 },
+      { body: { portfolioId: "pf_now" } },
+    ]);
     expect(await receive("valuations", 1, 10_000)).toEqual([{ portfolioId: "pf_now" }]);
     await sleep(Math.max(0, sent + 2_500 - Date.now())); // waits to show that the delayed message is not visible before its time
     expect(await receive("valuations", 0, 0)).toEqual([]);
@@ -74,9 +98,14 @@ function messageBusContract(harness: () => Harness): void {
     await h.receive("valuations", 0, 0);
     const sender = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const named = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    await withTraceparent(sender, () => h.bus.send("valuations", [{ body: { n: 1 } }, { body: { n: 2 }, traceparent: named }]));
+    await withTraceparent(sender, () =>
+      h.bus.send("valuations", [{ body: { n: 1 } }, { body: { n: 2 }, traceparent: named }]),
+    );
     await h.bus.send("valuations", [{ body: { n: 3 } }]);
-    const received = (await h.receiveTraced("valuations", 3, 15_000)) as { body: { n: number }; traceparent?: string }[];
+    const received = (await h.receiveTraced("valuations", 3, 15_000)) as {
+      body: { n: number };
+      traceparent?: string;
+    }[];
     const byN = new Map(received.map((r) => [r.body.n, r]));
     expect(received.map((r) => r.body).sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(byN.get(1)?.traceparent).toBe(sender);
@@ -103,11 +132,26 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "ids-bus-contract-"));
     const port = await freePort();
-    azurite = fork(require.resolve("azurite/dist/src/queue/main.js"), ["--queueHost", "127.0.0.1", "--queuePort", String(port), "--location", dir, "--silent", "--skipApiVersionCheck", "--loose"], { stdio: "ignore" });
+    azurite = fork(
+      require.resolve("azurite/dist/src/queue/main.js"),
+      [
+        "--queueHost",
+        "127.0.0.1",
+        "--queuePort",
+        String(port),
+        "--location",
+        dir,
+        "--silent",
+        "--skipApiVersionCheck",
+        "--loose",
+      ],
+      { stdio: "ignore" },
+    );
     await waitForPort(port, "127.0.0.1", 15_000);
     connection = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
     service = QueueServiceClient.fromConnectionString(connection);
-    for (const queue of ["events", "valuations", "deliveries", "events-poison"]) await service.getQueueClient(queue).createIfNotExists();
+    for (const queue of ["events", "valuations", "deliveries", "events-poison"])
+      await service.getQueueClient(queue).createIfNotExists();
 
     const takeVisible = async (queue: QueueName): Promise<unknown[]> => {
       const client = service.getQueueClient(queue);
@@ -144,12 +188,16 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
         const recording: LoadedFunction = {
           name: "records",
           trigger: { type: "serviceBusTrigger", direction: "in", queueName: queue },
-          handler: (body, context) => void received.push({ body, traceparent: (context as InvocationContext).traceContext?.traceParent }),
+          handler: (body, context) =>
+            void received.push({ body, traceparent: (context as InvocationContext).traceContext?.traceParent }),
         };
         const host = new QueueHost([recording], connection, quiet, { pollMs: 50 });
         await host.start();
         try {
-          await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(atLeast), { timeout: waitMs, interval: 50 });
+          await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(atLeast), {
+            timeout: waitMs,
+            interval: 50,
+          });
           return received;
         } finally {
           await host.stop();
@@ -212,74 +260,86 @@ describe("MessageBus contract: storage queues (on an Azurite of its own)", () =>
 
 const serviceBusConnection = process.env.SERVICEBUS_CONNECTION_STRING;
 if (serviceBusConnection === undefined || serviceBusConnection === "") {
-  console.warn("MessageBus contract: Service Bus run skipped, SERVICEBUS_CONNECTION_STRING is not set (a namespace with the events, valuations and deliveries queues)");
+  console.warn(
+    "MessageBus contract: Service Bus run skipped, SERVICEBUS_CONNECTION_STRING is not set (a namespace with the events, valuations and deliveries queues)",
+  );
 }
 
-describe.skipIf(serviceBusConnection === undefined || serviceBusConnection === "")("MessageBus contract: Service Bus (SERVICEBUS_CONNECTION_STRING)", () => {
-  let client: ServiceBusClient;
-  let bus: ServiceBusMessageBus;
-  let harness: Harness;
+describe.skipIf(serviceBusConnection === undefined || serviceBusConnection === "")(
+  "MessageBus contract: Service Bus (SERVICEBUS_CONNECTION_STRING)",
+  () => {
+    let client: ServiceBusClient;
+    let bus: ServiceBusMessageBus;
+    let harness: Harness;
 
-  beforeAll(() => {
-    client = new ServiceBusClient(serviceBusConnection ?? "");
-    bus = ServiceBusMessageBus.fromConnectionString(serviceBusConnection ?? "");
-    harness = {
-      bus,
-      async receive(queue, atLeast, waitMs) {
-        const receiver = client.createReceiver(queue, { receiveMode: "receiveAndDelete" });
-        try {
-          const deadline = Date.now() + waitMs;
-          const taken: unknown[] = [];
-          for (;;) {
-            const batch = await receiver.receiveMessages(100, { maxWaitTimeInMs: 1_000 });
-            taken.push(...batch.map((m) => m.body as unknown));
-            if (batch.length === 0 && (taken.length >= atLeast || Date.now() > deadline)) return taken;
-          }
-        } finally {
-          await receiver.close();
-        }
-      },
-      // The Functions Service Bus trigger continues the trace a message's Diagnostic-Id names.
-      async receiveTraced(queue, atLeast, waitMs) {
-        const receiver = client.createReceiver(queue, { receiveMode: "receiveAndDelete" });
-        try {
-          const deadline = Date.now() + waitMs;
-          const taken: { body: unknown; traceparent?: string }[] = [];
-          while (taken.length < atLeast && Date.now() < deadline) {
-            for (const m of await receiver.receiveMessages(100, { maxWaitTimeInMs: 1_000 })) {
-              const diagnosticId = m.applicationProperties?.["Diagnostic-Id"];
-              taken.push({ body: m.body as unknown, ...(typeof diagnosticId === "string" ? { traceparent: diagnosticId } : {}) });
+    beforeAll(() => {
+      client = new ServiceBusClient(serviceBusConnection ?? "");
+      bus = ServiceBusMessageBus.fromConnectionString(serviceBusConnection ?? "");
+      harness = {
+        bus,
+        async receive(queue, atLeast, waitMs) {
+          const receiver = client.createReceiver(queue, { receiveMode: "receiveAndDelete" });
+          try {
+            const deadline = Date.now() + waitMs;
+            const taken: unknown[] = [];
+            for (;;) {
+              const batch = await receiver.receiveMessages(100, { maxWaitTimeInMs: 1_000 });
+              taken.push(...batch.map((m) => m.body as unknown));
+              if (batch.length === 0 && (taken.length >= atLeast || Date.now() > deadline)) return taken;
             }
+          } finally {
+            await receiver.close();
           }
-          return taken;
-        } finally {
-          await receiver.close();
-        }
-      },
-      // Abandoning is what a failing Functions trigger does; the queue's maxDeliveryCount dead-letters it.
-      async failUntilGivenUp(queue, timeoutMs) {
-        const receiver = client.createReceiver(queue, { receiveMode: "peekLock" });
-        const deadLetters = client.createReceiver(queue, { subQueueType: "deadLetter", receiveMode: "receiveAndDelete" });
-        try {
-          const deadline = Date.now() + timeoutMs;
-          while (Date.now() < deadline) {
-            const [dead] = await deadLetters.receiveMessages(1, { maxWaitTimeInMs: 200 });
-            if (dead !== undefined) return dead.body as unknown;
-            for (const message of await receiver.receiveMessages(10, { maxWaitTimeInMs: 1_000 })) await receiver.abandonMessage(message);
+        },
+        // The Functions Service Bus trigger continues the trace a message's Diagnostic-Id names.
+        async receiveTraced(queue, atLeast, waitMs) {
+          const receiver = client.createReceiver(queue, { receiveMode: "receiveAndDelete" });
+          try {
+            const deadline = Date.now() + waitMs;
+            const taken: { body: unknown; traceparent?: string }[] = [];
+            while (taken.length < atLeast && Date.now() < deadline) {
+              for (const m of await receiver.receiveMessages(100, { maxWaitTimeInMs: 1_000 })) {
+                const diagnosticId = m.applicationProperties?.["Diagnostic-Id"];
+                taken.push({
+                  body: m.body as unknown,
+                  ...(typeof diagnosticId === "string" ? { traceparent: diagnosticId } : {}),
+                });
+              }
+            }
+            return taken;
+          } finally {
+            await receiver.close();
           }
-          throw new Error(`not dead-lettered on ${queue} in time`);
-        } finally {
-          await receiver.close();
-          await deadLetters.close();
-        }
-      },
-    };
-  });
+        },
+        // Abandoning is what a failing Functions trigger does; the queue's maxDeliveryCount dead-letters it.
+        async failUntilGivenUp(queue, timeoutMs) {
+          const receiver = client.createReceiver(queue, { receiveMode: "peekLock" });
+          const deadLetters = client.createReceiver(queue, {
+            subQueueType: "deadLetter",
+            receiveMode: "receiveAndDelete",
+          });
+          try {
+            const deadline = Date.now() + timeoutMs;
+            while (Date.now() < deadline) {
+              const [dead] = await deadLetters.receiveMessages(1, { maxWaitTimeInMs: 200 });
+              if (dead !== undefined) return dead.body as unknown;
+              for (const message of await receiver.receiveMessages(10, { maxWaitTimeInMs: 1_000 }))
+                await receiver.abandonMessage(message);
+            }
+            throw new Error(`not dead-lettered on ${queue} in time`);
+          } finally {
+            await receiver.close();
+            await deadLetters.close();
+          }
+        },
+      };
+    });
 
-  afterAll(async () => {
-    await bus?.close();
-    await client?.close();
-  });
+    afterAll(async () => {
+      await bus?.close();
+      await client?.close();
+    });
 
-  messageBusContract(() => harness);
-});
+    messageBusContract(() => harness);
+  },
+);

@@ -49,8 +49,18 @@ describe("Service Bus message bus", () => {
     const { client, sent, scheduled } = fakeClient(2);
     const bus = new ServiceBusMessageBus(client);
     const before = Date.now();
-    await bus.send("events", [{ body: { n: 1 } }, { body: { n: 2 } }, { body: { n: 3 }, delaySeconds: 30 }, { body: { n: 4 } }, { body: { n: 5 } }, { body: { n: 6 }, delaySeconds: 30 }]);
-    expect(sent.map((b) => b.messages.map((m) => (m.body as { n: number }).n))).toEqual([[1, 2], [4, 5]]);
+    await bus.send("events", [
+      { body: { n: 1 } },
+      { body: { n: 2 } },
+      { body: { n: 3 }, delaySeconds: 30 },
+      { body: { n: 4 } },
+      { body: { n: 5 } },
+      { body: { n: 6 }, delaySeconds: 30 },
+    ]);
+    expect(sent.map((b) => b.messages.map((m) => (m.body as { n: number }).n))).toEqual([
+      [1, 2],
+      [4, 5],
+    ]);
     expect(scheduled.map((s) => s.messages.map((m) => (m.body as { n: number }).n))).toEqual([[3, 6]]);
     expect(scheduled[0]?.at.getTime()).toBeGreaterThanOrEqual(before + 30_000);
     expect(scheduled[0]?.at.getTime()).toBeLessThanOrEqual(Date.now() + 30_000);
@@ -63,7 +73,9 @@ describe("Service Bus message bus", () => {
     const bus = new ServiceBusMessageBus(client);
     const sender = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const named = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    await withTraceparent(sender, () => bus.send("events", [{ body: 1 }, { body: 2, traceparent: named }, { body: 3, delaySeconds: 5 }]));
+    await withTraceparent(sender, () =>
+      bus.send("events", [{ body: 1 }, { body: 2, traceparent: named }, { body: 3, delaySeconds: 5 }]),
+    );
     await bus.send("events", [{ body: 4 }]);
     const properties = [...sent, ...scheduled].flatMap((b) => b.messages).map((m) => [m.body, m.applicationProperties]);
     expect(properties).toEqual([
@@ -87,7 +99,9 @@ describe("Service Bus message bus", () => {
   it("refuses a message no batch can hold instead of dropping it", async () => {
     const { client, sent } = fakeClient(10);
     const bus = new ServiceBusMessageBus(client);
-    await expect(bus.send("events", [{ body: { n: 1 } }, { body: "x".repeat(2_000) }])).rejects.toThrow("larger than a Service Bus batch allows");
+    await expect(bus.send("events", [{ body: { n: 1 } }, { body: "x".repeat(2_000) }])).rejects.toThrow(
+      "larger than a Service Bus batch allows",
+    );
     expect(sent.flatMap((b) => b.messages)).toHaveLength(1);
   });
 

@@ -7,7 +7,8 @@ import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message
 const SCHEDULE_CHUNK = 100;
 
 /** A namespace name (`ids-sb`) or its host name (`ids-sb.servicebus.windows.net`). */
-export const serviceBusHost = (namespace: string): string => (namespace.includes(".") ? namespace : `${namespace}.servicebus.windows.net`);
+export const serviceBusHost = (namespace: string): string =>
+  namespace.includes(".") ? namespace : `${namespace}.servicebus.windows.net`;
 
 /**
  * The message bus on Azure Service Bus queues: JSON bodies (contentType application/json, which the
@@ -54,11 +55,16 @@ export class ServiceBusMessageBus implements MessageBus {
     await this.sendInBatches(sender, queue, immediate);
     // A batch takes its envelope's annotations from its first message, so scheduled messages go apart.
     for (const [at, group] of delayed) {
-      for (let i = 0; i < group.length; i += SCHEDULE_CHUNK) await sender.scheduleMessages(group.slice(i, i + SCHEDULE_CHUNK), new Date(at));
+      for (let i = 0; i < group.length; i += SCHEDULE_CHUNK)
+        await sender.scheduleMessages(group.slice(i, i + SCHEDULE_CHUNK), new Date(at));
     }
   }
 
-  private async sendInBatches(sender: ServiceBusSender, queue: QueueName, messages: readonly ServiceBusMessage[]): Promise<void> {
+  private async sendInBatches(
+    sender: ServiceBusSender,
+    queue: QueueName,
+    messages: readonly ServiceBusMessage[],
+  ): Promise<void> {
     if (messages.length === 0) return;
     let batch = await sender.createMessageBatch();
     for (const message of messages) {
@@ -66,7 +72,8 @@ export class ServiceBusMessageBus implements MessageBus {
       if (batch.count === 0) throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
       await sender.sendMessages(batch);
       batch = await sender.createMessageBatch();
-      if (!batch.tryAddMessage(message)) throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
+      if (!batch.tryAddMessage(message))
+        throw new Error(`a message for ${queue} is larger than a Service Bus batch allows`);
     }
     if (batch.count > 0) await sender.sendMessages(batch);
   }

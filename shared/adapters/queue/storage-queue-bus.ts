@@ -36,7 +36,9 @@ export class StorageQueueMessageBus implements MessageBus {
     let visibleNow = false;
     const current = currentTraceparent();
     await mapConcurrent(messages, 16, async (message) => {
-      const text = Buffer.from(JSON.stringify(wrapTraced(message.body, message.traceparent ?? current))).toString("base64");
+      const text = Buffer.from(JSON.stringify(wrapTraced(message.body, message.traceparent ?? current))).toString(
+        "base64",
+      );
       const delay = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.ceil(message.delaySeconds ?? 0)));
       await client.sendMessage(text, delay > 0 ? { visibilityTimeout: delay } : {});
       visibleNow ||= delay === 0;

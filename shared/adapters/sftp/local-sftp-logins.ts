@@ -19,7 +19,10 @@ export class LocalSftpLogins implements SftpLogins {
 
   async create(feedId: string): Promise<IssuedSftpLogin> {
     const password = newPassword();
-    return { login: { username: localUsernameOf(feedId), publicKeys: [], passwordHash: await hashSecret(password) }, password };
+    return {
+      login: { username: localUsernameOf(feedId), publicKeys: [], passwordHash: await hashSecret(password) },
+      password,
+    };
   }
 
   async rotatePassword(_feedId: string, current: StoredSftpLogin): Promise<IssuedSftpLogin> {

@@ -69,16 +69,25 @@ export async function openSftp(client: SftpClient, login: SftpLogin, hosts: Host
     });
   } catch (error) {
     sock.destroy();
-    if (hostKeyRefused) throw new SftpDestinationError(`the host key of ${where} does not match hostKeyFingerprint; refused before logging in`);
+    if (hostKeyRefused)
+      throw new SftpDestinationError(
+        `the host key of ${where} does not match hostKeyFingerprint; refused before logging in`,
+      );
     if (/authentication methods failed/i.test(error instanceof Error ? error.message : "")) {
-      throw new SftpDestinationError(`${where} refused the login of user '${login.username}': check the ${login.privateKey !== undefined ? "private key" : "password"}`);
+      throw new SftpDestinationError(
+        `${where} refused the login of user '${login.username}': check the ${login.privateKey !== undefined ? "private key" : "password"}`,
+      );
     }
     throw unreachable;
   }
 }
 
 /** A TCP connection to the first of `addresses` that answers before the deadline; undefined when none does. */
-async function connectFirst(addresses: readonly VettedAddress[], port: number, deadline: number): Promise<Socket | undefined> {
+async function connectFirst(
+  addresses: readonly VettedAddress[],
+  port: number,
+  deadline: number,
+): Promise<Socket | undefined> {
   for (const { address, family } of addresses) {
     const left = deadline - Date.now();
     if (left <= 0) return undefined;

@@ -58,7 +58,8 @@ export class SftpDestination implements ExportDestination {
     // Every failure reaches this upload through a promise; the client's default listeners would only print to the console.
     const client = new SftpClient("export", { error: () => undefined, end: () => undefined, close: () => undefined });
     let timedOut = false;
-    const late = (): SftpDestinationError => new SftpDestinationError(`the upload to ${where} did not finish within ${o.timeoutSeconds} s`);
+    const late = (): SftpDestinationError =>
+      new SftpDestinationError(`the upload to ${where} did not finish within ${o.timeoutSeconds} s`);
     const deadline = setTimeout(() => {
       timedOut = true;
       body.destroy(late());
@@ -74,7 +75,9 @@ export class SftpDestination implements ExportDestination {
       } catch (error) {
         if (error instanceof SftpDestinationError) throw error;
         if (timedOut) throw late();
-        throw new SftpDestinationError(`${what} on ${where} failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new SftpDestinationError(
+          `${what} on ${where} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     };
     try {

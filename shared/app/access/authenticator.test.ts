@@ -26,16 +26,31 @@ describe("Authenticator caches (on the Cosmos stand-in, with a fake clock)", () 
   let now = Date.parse("2026-03-02T10:00:00.000Z");
   const clock = { now: () => new Date(now) };
   const tokens = (): CountingTokens =>
-    new CountingTokens(new JoseTokenService({ issuer: "ids", audience: "ids-api", current: { kid: "k1", secret: Buffer.alloc(32, 3) } }, () => Math.floor(now / 1000)));
+    new CountingTokens(
+      new JoseTokenService(
+        { issuer: "ids", audience: "ids-api", current: { kid: "k1", secret: Buffer.alloc(32, 3) } },
+        () => Math.floor(now / 1000),
+      ),
+    );
   let serial = 0;
   const newClient = async (): Promise<string> => {
     const clientId = `cli_auth_${process.pid}_${serial++}`;
     const at = clock.now().toISOString();
-    await clients.create({ clientId, name: "Auth test", scopes: ["api.read"], tier: "standard", status: "active", createdAt: at, updatedAt: at, secretHash: await hashSecret("s") });
+    await clients.create({
+      clientId,
+      name: "Auth test",
+      scopes: ["api.read"],
+      tier: "standard",
+      status: "active",
+      createdAt: at,
+      updatedAt: at,
+      secretHash: await hashSecret("s"),
+    });
     return clientId;
   };
   const disable = (clientId: string) => clients.update(clientId, (c) => ({ ...c, status: "disabled" }));
-  const bearer = async (service: TokenService, clientId: string): Promise<string> => `Bearer ${(await service.issue(clientId, ["api.read"])).accessToken}`;
+  const bearer = async (service: TokenService, clientId: string): Promise<string> =>
+    `Bearer ${(await service.issue(clientId, ["api.read"])).accessToken}`;
 
   beforeAll(async () => {
     cosmos = await startCosmos();
@@ -47,13 +62,17 @@ describe("Authenticator caches (on the Cosmos stand-in, with a fake clock)", () 
     const service = tokens();
     const auth = new Authenticator(service, clients, clock, 5);
     const token = await bearer(service, await newClient());
-    for (let i = 0; i < 3; i++) await expect(auth.authenticate(token)).resolves.toMatchObject({ scopes: ["api.read"], tier: "standard" });
+    for (let i = 0; i < 3; i++)
+      await expect(auth.authenticate(token)).resolves.toMatchObject({ scopes: ["api.read"], tier: "standard" });
     expect(service.verified).toBe(1);
     now += ACCESS_TOKEN_LIFETIME_SECONDS * 1000 - 1;
     await auth.authenticate(token);
     expect(service.verified).toBe(1);
     now += 1;
-    await expect(auth.authenticate(token)).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "The access token has expired" });
+    await expect(auth.authenticate(token)).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "The access token has expired",
+    });
     expect(service.verified).toBe(2);
   });
 
@@ -67,14 +86,20 @@ describe("Authenticator caches (on the Cosmos stand-in, with a fake clock)", () 
     now += 4_999;
     await expect(auth.authenticate(token)).resolves.toMatchObject({ clientId: elsewhere });
     now += 1;
-    await expect(auth.authenticate(token)).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "The API client is disabled or unknown" });
+    await expect(auth.authenticate(token)).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "The API client is disabled or unknown",
+    });
 
     const here = await newClient();
     const other = await bearer(service, here);
     await auth.authenticate(other);
     await disable(here);
     auth.forget(here);
-    await expect(auth.authenticate(other)).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "The API client is disabled or unknown" });
+    await expect(auth.authenticate(other)).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: "The API client is disabled or unknown",
+    });
   });
 
   it("with cacheSeconds 0 every request reads the client", async () => {

@@ -69,7 +69,8 @@ export class Authenticator {
     const readAt = this.clock.now().getTime();
     const stored = await this.clients.get(clientId);
     const client = stored === undefined ? undefined : toPublicClient(stored);
-    if (this.cacheSeconds > 0) cacheUntil(this.clientCache, clientId, { client }, readAt, readAt + this.cacheSeconds * 1000);
+    if (this.cacheSeconds > 0)
+      cacheUntil(this.clientCache, clientId, { client }, readAt, readAt + this.cacheSeconds * 1000);
     return client;
   }
 }
@@ -78,7 +79,13 @@ export class Authenticator {
  * Caches `value` from `start` while the time is before `until`: lru-cache keeps an entry while its age
  * is at most its ttl, and a ttl of 0 would keep it forever, so an entry with under 2 ms to live is not cached.
  */
-function cacheUntil<V extends object>(cache: LRUCache<string, V>, key: string, value: V, start: number, until: number): void {
+function cacheUntil<V extends object>(
+  cache: LRUCache<string, V>,
+  key: string,
+  value: V,
+  start: number,
+  until: number,
+): void {
   const ttl = until - start - 1;
   if (ttl > 0) cache.set(key, value, { start, ttl });
 }

@@ -1,6 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { toPublicClient, type ApiClient, type StoredApiClient, type apiClientCreateSchema } from "../../domain/api-client";
+import {
+  toPublicClient,
+  type ApiClient,
+  type StoredApiClient,
+  type apiClientCreateSchema,
+} from "../../domain/api-client";
 import { hashSecret, randomToken } from "../../domain/secret-hash";
 import type { ApiClientDeps } from "./api-client-deps";
 

@@ -45,7 +45,9 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
   it("a final 409 is still replayed", async () => {
     const idem = new Idempotency(store, new FakeClock());
     const key = freshKey();
-    await expect(idem.run("s", key, "body", () => Promise.reject(new AppError("CONFLICT", "already resolved")))).rejects.toThrow("already resolved");
+    await expect(
+      idem.run("s", key, "body", () => Promise.reject(new AppError("CONFLICT", "already resolved"))),
+    ).rejects.toThrow("already resolved");
     const again = await idem.run("s", key, "body", ok({ done: true }));
     expect(again).toMatchObject({ status: 409, replayed: true });
   });
@@ -55,7 +57,10 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
     const key = freshKey();
     await new Idempotency(store, clock).run("s", key, "old body", ok({ first: true }));
     clock.advance(25 * 3_600_000);
-    const results = await Promise.all([store.begin("s", key, "new body", clock.now()), store.begin("s", key, "new body", clock.now())]);
+    const results = await Promise.all([
+      store.begin("s", key, "new body", clock.now()),
+      store.begin("s", key, "new body", clock.now()),
+    ]);
     expect(results.map((r) => r.state).sort()).toEqual(["in-progress", "new"]);
   });
 
@@ -72,7 +77,10 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
     await store.release("s", key, first.owner);
     expect(await store.begin("s", key, "h", clock.now())).toEqual({ state: "in-progress" });
     expect(await store.complete("s", key, second.owner, { status: 201, body: "fresh" }, clock.now())).toBe(true);
-    expect(await store.begin("s", key, "h", clock.now())).toEqual({ state: "replay", response: { status: 201, body: "fresh" } });
+    expect(await store.begin("s", key, "h", clock.now())).toEqual({
+      state: "replay",
+      response: { status: 201, body: "fresh" },
+    });
   });
 
   it("a long-running request's key is not taken over while its lease is renewed", async () => {
@@ -91,7 +99,11 @@ describe("Idempotency-Key records (on the Cosmos stand-in, with a fake clock)", 
     await expect(idem.run("s", key, "body", ok({ second: true }))).rejects.toMatchObject({ code: "CONFLICT" });
     finish({ status: 202, body: { first: true } });
     expect(await running).toEqual({ status: 202, body: { first: true }, replayed: false });
-    expect(await idem.run("s", key, "body", ok({ second: true }))).toEqual({ status: 202, body: { first: true }, replayed: true });
+    expect(await idem.run("s", key, "body", ok({ second: true }))).toEqual({
+      status: 202,
+      body: { first: true },
+      replayed: true,
+    });
   });
 
   it("each write sets a ttl that outlasts the record's 24 h", async () => {

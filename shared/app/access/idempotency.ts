@@ -23,21 +23,36 @@ export class Idempotency {
     private readonly heartbeatMs: number = HEARTBEAT_MS,
   ) {}
 
-  async run(scope: string, key: string | null, body: string, execute: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  async run(
+    scope: string,
+    key: string | null,
+    body: string,
+    execute: () => Promise<StoredResponse>,
+  ): Promise<StoredResponse & { replayed: boolean }> {
     if (key === null) return { ...(await execute()), replayed: false };
     if (!KEY.test(key)) {
-      throw new AppError("INVALID_REQUEST", "Idempotency-Key must be 1-255 letters, digits or . _ : -", { details: [{ field: "Idempotency-Key", message: "invalid format" }] });
+      throw new AppError("INVALID_REQUEST", "Idempotency-Key must be 1-255 letters, digits or . _ : -", {
+        details: [{ field: "Idempotency-Key", message: "invalid format" }],
+      });
     }
     const hash = createHash("sha256").update(body).digest("hex");
     const begun = await this.store.begin(scope, key, hash, this.clock.now());
     if (begun.state === "replay") return { ...begun.response, replayed: true };
     if (begun.state === "mismatch") {
-      throw new AppError("VALIDATION_ERROR", "This Idempotency-Key was used with a different request body", { details: [{ field: "Idempotency-Key", message: "reused with a different body" }] });
+      throw new AppError("VALIDATION_ERROR", "This Idempotency-Key was used with a different request body", {
+        details: [{ field: "Idempotency-Key", message: "reused with a different body" }],
+      });
     }
-    if (begun.state === "in-progress") throw new AppError("CONFLICT", "A request with this Idempotency-Key is still being processed", { retryable: true });
+    if (begun.state === "in-progress")
+      throw new AppError("CONFLICT", "A request with this Idempotency-Key is still being processed", {
+        retryable: true,
+      });
     const { owner } = begun;
     // A long import keeps its key: without renewals, a second copy could take it over after the lease.
-    const heartbeat = setInterval(() => void this.store.renew(scope, key, owner, this.clock.now()).catch(() => undefined), this.heartbeatMs);
+    const heartbeat = setInterval(
+      () => void this.store.renew(scope, key, owner, this.clock.now()).catch(() => undefined),
+      this.heartbeatMs,
+    );
     heartbeat.unref();
     let response: StoredResponse;
     try {
@@ -45,7 +60,16 @@ export class Idempotency {
     } catch (error) {
       clearInterval(heartbeat);
       if (error instanceof AppError && error.status < 500 && !error.retryable) {
-        const stored = { status: error.status, body: { error: { code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) } } };
+        const stored = {
+          status: error.status,
+          body: {
+            error: {
+              code: error.code,
+              message: error.message,
+              ...(error.details !== undefined ? { details: error.details } : {}),
+            },
+          },
+        };
         await this.store.complete(scope, key, owner, stored, this.clock.now());
       } else {
         await this.store.release(scope, key, owner).catch(() => undefined);

@@ -57,7 +57,8 @@ export class IssueToken {
     if (request.grantType !== "client_credentials") {
       throw new OAuthError("unsupported_grant_type", "Only the client_credentials grant is supported");
     }
-    const authFailed = (): OAuthError => new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
+    const authFailed = (): OAuthError =>
+      new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
     if (request.clientId === undefined || request.clientSecret === undefined) throw authFailed();
     await this.deps.ready?.();
     const stored = await this.deps.clients.get(request.clientId);

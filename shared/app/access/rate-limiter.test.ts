@@ -8,7 +8,11 @@ describe("RateLimiter on the Cosmos stand-in", () => {
   let store: CosmosCounterStore;
   let now = Date.UTC(2026, 0, 5, 10, 30, 15);
   const clock = { now: () => new Date(now) };
-  const limits = { standard: { perMinute: 3, perDay: 5 }, premium: { perMinute: 10, perDay: 100 }, anonymous: { perMinute: 2, perDay: 4 } };
+  const limits = {
+    standard: { perMinute: 3, perDay: 5 },
+    premium: { perMinute: 10, perDay: 100 },
+    anonymous: { perMinute: 2, perDay: 4 },
+  };
 
   beforeAll(async () => {
     cosmos = await startCosmos();
@@ -72,5 +76,4 @@ describe("RateLimiter on the Cosmos stand-in", () => {
     const { resource } = await cosmos.db.container("counters").item(key, key).read<{ ttl: number }>();
     expect(resource?.ttl).toBeGreaterThan(86_400);
   });
-
 });

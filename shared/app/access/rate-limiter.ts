@@ -57,7 +57,12 @@ export class RateLimiter {
     const dayIsTighter = dayLeft < minuteLeft;
     const reset = dayIsTighter ? dayReset : minuteReset;
     const exceeded = minuteLeft < 0 || dayLeft < 0;
-    const decision: RateLimitDecision = { limit: perMinute, remaining: Math.max(0, Math.min(minuteLeft, dayLeft)), reset, exceeded };
+    const decision: RateLimitDecision = {
+      limit: perMinute,
+      remaining: Math.max(0, Math.min(minuteLeft, dayLeft)),
+      reset,
+      exceeded,
+    };
     if (exceeded) {
       const until = dayLeft < 0 ? dayReset : minuteReset;
       decision.retryAfter = Math.max(1, until - Math.floor(now / 1000));
@@ -88,7 +93,13 @@ export class RateLimiter {
       }
       this.queues.set(key, []);
       try {
-        const totals = await this.counters.hitRateWindow(subject, dayKey, minuteOfDay, KEEP_WINDOW_SECONDS, batch.length);
+        const totals = await this.counters.hitRateWindow(
+          subject,
+          dayKey,
+          minuteOfDay,
+          KEEP_WINDOW_SECONDS,
+          batch.length,
+        );
         batch.forEach((waiter, i) => {
           const before = batch.length - 1 - i;
           waiter.resolve({ day: totals.day - before, minute: totals.minute - before });

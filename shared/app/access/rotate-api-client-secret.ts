@@ -13,7 +13,11 @@ export class RotateApiClientSecret {
     await storedApiClient(repository, clientId);
     const clientSecret = randomToken("sec_");
     const secretHash = await hashSecret(clientSecret);
-    const next = await repository.update(clientId, (current) => ({ ...current, secretHash, updatedAt: clock.now().toISOString() }));
+    const next = await repository.update(clientId, (current) => ({
+      ...current,
+      secretHash,
+      updatedAt: clock.now().toISOString(),
+    }));
     if (next === undefined) throw notFound(`API client '${clientId}'`);
     this.deps.onChange?.(clientId);
     return { ...toPublicClient(next), clientSecret };

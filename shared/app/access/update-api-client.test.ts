@@ -19,7 +19,12 @@ describe("API clients: concurrent changes (on the Cosmos stand-in)", () => {
     cosmos = await startCosmos();
     repo = new CosmosApiClientRepository(cosmos.db.container("settings"));
     const deps = { repository: repo, clock: systemClock };
-    [create, get, update, rotate] = [new CreateApiClient(deps), new GetApiClient(deps), new UpdateApiClient(deps), new RotateApiClientSecret(deps)];
+    [create, get, update, rotate] = [
+      new CreateApiClient(deps),
+      new GetApiClient(deps),
+      new UpdateApiClient(deps),
+      new RotateApiClientSecret(deps),
+    ];
   });
   afterAll(async () => cosmos.stop());
 
@@ -28,7 +33,9 @@ describe("API clients: concurrent changes (on the Cosmos stand-in)", () => {
     for (let round = 0; round < 5; round++) {
       const { clientId } = await create.execute({ name: "Racer", scopes: ["api.read"], tier: "standard" });
       // Renames start before, with and after the disable, so some read the client before it is disabled and write after.
-      const renames = Array.from({ length: 20 }, (_, i) => later(i % 7, () => update.execute({ clientId, patch: { name: `Racer ${i}` } })));
+      const renames = Array.from({ length: 20 }, (_, i) =>
+        later(i % 7, () => update.execute({ clientId, patch: { name: `Racer ${i}` } })),
+      );
       await Promise.all([...renames, later(3, () => update.execute({ clientId, patch: { status: "disabled" } }))]);
       const stored = await get.execute(clientId);
       expect(stored.status).toBe("disabled");
@@ -38,7 +45,11 @@ describe("API clients: concurrent changes (on the Cosmos stand-in)", () => {
 
   it("a secret rotation racing a disable keeps both: the client is disabled and holds the new secret", async () => {
     const { clientId } = await create.execute({ name: "Rotator", scopes: ["api.read"], tier: "standard" });
-    const [rotated] = await Promise.all([rotate.execute(clientId), update.execute({ clientId, patch: { status: "disabled" } }), update.execute({ clientId, patch: { name: "Rotator 2" } })]);
+    const [rotated] = await Promise.all([
+      rotate.execute(clientId),
+      update.execute({ clientId, patch: { status: "disabled" } }),
+      update.execute({ clientId, patch: { name: "Rotator 2" } }),
+    ]);
     const stored = await repo.get(clientId);
     expect(stored?.status).toBe("disabled");
     expect(stored?.name).toBe("Rotator 2");

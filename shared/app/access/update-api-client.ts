@@ -12,7 +12,11 @@ export class UpdateApiClient {
   /** Applies only the fields given, to the client as stored at the time of the write: a concurrent change (a disable) is kept. */
   async execute({ clientId, patch }: { clientId: string; patch: ApiClientPatch }): Promise<ApiClient> {
     const fields = definedOnly(patch);
-    const next = await this.deps.repository.update(clientId, (current) => ({ ...current, ...fields, updatedAt: this.deps.clock.now().toISOString() }));
+    const next = await this.deps.repository.update(clientId, (current) => ({
+      ...current,
+      ...fields,
+      updatedAt: this.deps.clock.now().toISOString(),
+    }));
     if (next === undefined) throw notFound(`API client '${clientId}'`);
     this.deps.onChange?.(clientId);
     return toPublicClient(next);

@@ -28,7 +28,10 @@ export async function requireBlobSource(repository: BlobSourceRepository, id: st
 }
 
 /** The URL the source will use (normalised), after checking the URL and the feed; one 422 names every problem. */
-export async function checkedContainerUrl(deps: BlobSourceDefinitionDeps, fields: { containerUrl?: string; feedId?: string }): Promise<string | undefined> {
+export async function checkedContainerUrl(
+  deps: BlobSourceDefinitionDeps,
+  fields: { containerUrl?: string; feedId?: string },
+): Promise<string | undefined> {
   const details: ErrorDetail[] = [];
   let url: string | undefined;
   if (fields.containerUrl !== undefined) {

@@ -31,8 +31,26 @@ export const blobSourceRunSchedule: RunSchedule<BlobSource, StoredBlobSourceRun>
   nextRunAt: (source, now) => nextRunAfter(source.schedule, now)?.toISOString() ?? null,
 };
 
-export function newRun(id: string, blobSourceId: string, trigger: BlobSourceRun["trigger"], scheduledFor: string, claim: RunClaim): StoredBlobSourceRun {
-  return { id, blobSourceId, trigger, scheduledFor, status: "running", listed: 0, matched: 0, copied: 0, skipped: 0, files: [], ...claim };
+export function newRun(
+  id: string,
+  blobSourceId: string,
+  trigger: BlobSourceRun["trigger"],
+  scheduledFor: string,
+  claim: RunClaim,
+): StoredBlobSourceRun {
+  return {
+    id,
+    blobSourceId,
+    trigger,
+    scheduledFor,
+    status: "running",
+    listed: 0,
+    matched: 0,
+    copied: 0,
+    skipped: 0,
+    files: [],
+    ...claim,
+  };
 }
 
 /** The run as the API answers it: without its lease. */

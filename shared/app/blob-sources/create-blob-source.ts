@@ -13,7 +13,9 @@ export class CreateBlobSource {
   constructor(private readonly deps: CreateBlobSourceDeps) {}
 
   async execute(input: BlobSourceCreate): Promise<BlobSource> {
-    const containerUrl = (await checkedContainerUrl(this.deps, { containerUrl: input.containerUrl, feedId: input.feedId })) ?? input.containerUrl;
+    const containerUrl =
+      (await checkedContainerUrl(this.deps, { containerUrl: input.containerUrl, feedId: input.feedId })) ??
+      input.containerUrl;
     const now = this.deps.clock.now();
     const source: BlobSource = {
       id: `bs_${randomBytes(9).toString("hex")}`,

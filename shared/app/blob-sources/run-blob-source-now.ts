@@ -16,7 +16,9 @@ export class RunBlobSourceNow {
 
   async execute(id: string): Promise<BlobSourceRun> {
     const source = await requireBlobSource(this.deps.repository, id);
-    const run = await this.deps.scheduledRuns.start((claim) => newRun(`bsr_${randomBytes(12).toString("hex")}`, source.id, "manual", claim.startedAt, claim));
+    const run = await this.deps.scheduledRuns.start((claim) =>
+      newRun(`bsr_${randomBytes(12).toString("hex")}`, source.id, "manual", claim.startedAt, claim),
+    );
     if (run === undefined) throw new Error("a random run id was claimed already");
     return publicRun(run);
   }

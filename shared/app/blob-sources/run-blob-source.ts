@@ -49,7 +49,12 @@ export class RunBlobSource {
     try {
       await this.copyNewVersions(run);
       const done = await lease.finish(run, (current) => ({ ...withProgress(current, run), status: "succeeded" }));
-      log.info("blob source run succeeded", { listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped });
+      log.info("blob source run succeeded", {
+        listed: run.listed,
+        matched: run.matched,
+        copied: run.copied,
+        skipped: run.skipped,
+      });
       return done;
     } catch (error) {
       if (error instanceof RunTakenOver) {
@@ -57,9 +62,16 @@ export class RunBlobSource {
         return undefined;
       }
       const reason = messageOf(error);
-      const failed = await lease.finish(run, (current) => ({ ...withProgress(current, run), status: "failed", error: reason }));
+      const failed = await lease.finish(run, (current) => ({
+        ...withProgress(current, run),
+        status: "failed",
+        error: reason,
+      }));
       // The cause goes to the log (not the record), for the operators; the next run continues from what was recorded.
-      log.warn("blob source run failed", { error: reason, cause: error instanceof CustomerContainerError ? undefined : String(error) });
+      log.warn("blob source run failed", {
+        error: reason,
+        cause: error instanceof CustomerContainerError ? undefined : String(error),
+      });
       return failed;
     }
   }
@@ -67,7 +79,8 @@ export class RunBlobSource {
   private async copyNewVersions(run: StoredBlobSourceRun): Promise<void> {
     const source = await this.deps.sources.get(run.blobSourceId);
     if (source === undefined) throw new CustomerContainerError("the blob source was deleted");
-    if ((await this.deps.feeds.get(source.feedId)) === undefined) throw new CustomerContainerError(`the feed '${source.feedId}' no longer exists`);
+    if ((await this.deps.feeds.get(source.feedId)) === undefined)
+      throw new CustomerContainerError(`the feed '${source.feedId}' no longer exists`);
     const location = parseContainerUrl(source.containerUrl, this.deps.storage);
     if ("problem" in location) throw new CustomerContainerError(`containerUrl ${location.problem}`);
     const matches = compileFilePattern(source.filePattern);
@@ -100,7 +113,8 @@ export class RunBlobSource {
         if (this.deps.clock.now().getTime() - savedAt >= PROGRESS_SECONDS * 1000) {
           // A long run shows its counts so far in the runs list and extends its lease.
           savedAt = this.deps.clock.now().getTime();
-          if ((await this.deps.lease.renew(run, (current) => withProgress(current, run))) === undefined) throw new RunTakenOver();
+          if ((await this.deps.lease.renew(run, (current) => withProgress(current, run))) === undefined)
+            throw new RunTakenOver();
         }
       }
     }
@@ -109,7 +123,14 @@ export class RunBlobSource {
 
 /** The stored run with this attempt's counts and copied files. */
 function withProgress(current: StoredBlobSourceRun, run: StoredBlobSourceRun): StoredBlobSourceRun {
-  return { ...current, listed: run.listed, matched: run.matched, copied: run.copied, skipped: run.skipped, files: run.files };
+  return {
+    ...current,
+    listed: run.listed,
+    matched: run.matched,
+    copied: run.copied,
+    skipped: run.skipped,
+    files: run.files,
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -24,7 +24,8 @@ export class UpdateBlobSource {
       if (patch.feedId !== undefined) changed.feedId = patch.feedId;
       if (patch.schedule !== undefined) changed.schedule = patch.schedule;
       if (patch.status !== undefined) changed.status = patch.status;
-      const rescheduled = patch.schedule !== undefined || changed.status !== stored.status || changed.nextRunAt === null;
+      const rescheduled =
+        patch.schedule !== undefined || changed.status !== stored.status || changed.nextRunAt === null;
       if (rescheduled) changed.nextRunAt = nextRunOf(changed, now);
       return changed;
     });

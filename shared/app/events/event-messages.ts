@@ -16,7 +16,9 @@ const MESSAGE_BYTES = 40_000;
 export function eventMessages(events: readonly PendingEvent[]): OutgoingMessage[] {
   const byTrace = new Map<string | undefined, PendingEvent[]>();
   for (const event of events) byTrace.set(event.traceparent, [...(byTrace.get(event.traceparent) ?? []), event]);
-  return [...byTrace].flatMap(([traceparent, traced]) => batches(traced).map((body) => (traceparent !== undefined ? { body, traceparent } : { body })));
+  return [...byTrace].flatMap(([traceparent, traced]) =>
+    batches(traced).map((body) => (traceparent !== undefined ? { body, traceparent } : { body })),
+  );
 }
 
 function batches(events: readonly EventEnvelope[]): EventEnvelope[][] {

@@ -28,7 +28,12 @@ class RecordingBus implements MessageBus {
 }
 
 let serial = 0;
-const event = (n = serial++): EventEnvelope => ({ id: `evt_pub_${process.pid}_${n}`, event: "refresh_job.completed", timestamp: "2026-03-02T10:00:00.000Z", data: { jobId: `job_${n}` } });
+const event = (n = serial++): EventEnvelope => ({
+  id: `evt_pub_${process.pid}_${n}`,
+  event: "refresh_job.completed",
+  timestamp: "2026-03-02T10:00:00.000Z",
+  data: { jobId: `job_${n}` },
+});
 
 describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
   let cosmos: Awaited<ReturnType<typeof startCosmos>>;
@@ -86,7 +91,12 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     await drain(new RecordingBus());
     const down = new RecordingBus();
     down.down = true;
-    const [a1, a2, b1, untraced] = [event(), event(), event(), event()] as [EventEnvelope, EventEnvelope, EventEnvelope, EventEnvelope];
+    const [a1, a2, b1, untraced] = [event(), event(), event(), event()] as [
+      EventEnvelope,
+      EventEnvelope,
+      EventEnvelope,
+      EventEnvelope,
+    ];
     const A = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     const B = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     await withTraceparent(A, () => new EventPublisher(outbox, () => down, log).append([a1, a2]));
@@ -95,8 +105,11 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     now += 60_000;
     const bus = new RecordingBus();
     const relayRun = "00-11111111111111111111111111111111-2222222222222222-01";
-    await withTraceparent(relayRun, () => new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 }).execute());
-    const traceOf = (id: string): string | undefined => bus.sent.find((s) => (s.message.body as EventEnvelope[]).some((e) => e.id === id))?.message.traceparent;
+    await withTraceparent(relayRun, () =>
+      new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 }).execute(),
+    );
+    const traceOf = (id: string): string | undefined =>
+      bus.sent.find((s) => (s.message.body as EventEnvelope[]).some((e) => e.id === id))?.message.traceparent;
     // An entry from before trace contexts were stored names none: the bus sends it in the relay run's.
     expect([a1, a2, b1, untraced].map((e) => traceOf(e.id))).toEqual([A, A, B, undefined]);
     expect(bus.sent.filter((s) => s.message.traceparent === A)).toHaveLength(1);
@@ -108,7 +121,13 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
   it("a bus that cannot even be built fails the publish, not the data write", async () => {
     await drain(new RecordingBus());
     const e = event();
-    await new EventPublisher(outbox, () => { throw new Error("MESSAGE_BUS=service-bus needs a namespace"); }, log).append([e]);
+    await new EventPublisher(
+      outbox,
+      () => {
+        throw new Error("MESSAGE_BUS=service-bus needs a namespace");
+      },
+      log,
+    ).append([e]);
     expect(await outbox.list({})).toContainEqual(e);
     now += 60_000;
     expect((await outbox.unpublished(clock.now().toISOString(), 100)).map((x) => x.id)).toEqual([e.id]);
@@ -130,7 +149,12 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     expect(warnings.at(-1)).toContain('"unpublished":700');
     now += 60_000;
     const pending = await outbox.unpublished(clock.now().toISOString(), 2_000);
-    expect(pending.map((e) => e.id).sort()).toEqual(events.slice(500).map((e) => e.id).sort());
+    expect(pending.map((e) => e.id).sort()).toEqual(
+      events
+        .slice(500)
+        .map((e) => e.id)
+        .sort(),
+    );
   });
 
   it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {

@@ -36,7 +36,11 @@ export class EventPublisher implements Outbox {
       }
     } catch (error) {
       const left = events.slice(published).map((e) => e.id);
-      this.log.warn("events stored but not published; the outbox relay publishes them later", { unpublished: left.length, eventIds: left.slice(0, 20), ...errorFields(error) });
+      this.log.warn("events stored but not published; the outbox relay publishes them later", {
+        unpublished: left.length,
+        eventIds: left.slice(0, 20),
+        ...errorFields(error),
+      });
     }
   }
 

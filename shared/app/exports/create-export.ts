@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { toPublicExport, type Export, type ExportCreate, type StoredExport } from "../../domain/export";
-import { checkDestination, requireCredential, requireKnownStatus, storedDefinition, type ExportDefinitionDeps } from "./export-definition";
+import {
+  checkDestination,
+  requireCredential,
+  requireKnownStatus,
+  storedDefinition,
+  type ExportDefinitionDeps,
+} from "./export-definition";
 
 export type CreateExportDeps = ExportDefinitionDeps;
 

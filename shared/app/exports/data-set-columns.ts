@@ -28,7 +28,8 @@ const defOf = (schema: z.ZodType): ZodDef => (schema as unknown as { _zod: { def
 
 function typeOf(schema: z.ZodType): ColumnType | { object: Record<string, z.ZodType> } {
   let def = defOf(schema);
-  while ((def.type === "nullable" || def.type === "optional" || def.type === "default") && def.innerType !== undefined) def = defOf(def.innerType);
+  while ((def.type === "nullable" || def.type === "optional" || def.type === "default") && def.innerType !== undefined)
+    def = defOf(def.innerType);
   switch (def.type) {
     case "string":
       return def.format === "date" ? "date" : def.format === "datetime" ? "timestamp" : "string";
@@ -47,7 +48,11 @@ function typeOf(schema: z.ZodType): ColumnType | { object: Record<string, z.ZodT
 }
 
 /** The columns of a zod object schema, nested objects flattened with dots. */
-export function columnsOfSchema(schema: z.ZodObject<Record<string, z.ZodType>>, prefix = "", into: Columns = { columns: [], columnTypes: {} }): Columns {
+export function columnsOfSchema(
+  schema: z.ZodObject<Record<string, z.ZodType>>,
+  prefix = "",
+  into: Columns = { columns: [], columnTypes: {} },
+): Columns {
   for (const [key, field] of Object.entries(schema.shape)) {
     const type = typeOf(field);
     const path = `${prefix}${key}`;
@@ -97,10 +102,22 @@ const PORTFOLIO_FIELDS = [
 export const dataSetColumns: Record<ExportDataType, Columns> = {
   portfolios: columnsOfSchema(portfolioSchema),
   holdings: explicit([...PORTFOLIO_FIELDS, ["baseCurrency", "string"], ...HOLDING_FIELDS]),
-  positions: explicit([...PORTFOLIO_FIELDS, ["securityId", "string"], ["quantity", "number"], ["costBasis", "number"], ["currency", "string"]]),
+  positions: explicit([
+    ...PORTFOLIO_FIELDS,
+    ["securityId", "string"],
+    ["quantity", "number"],
+    ["costBasis", "number"],
+    ["currency", "string"],
+  ]),
   transactions: columnsOfSchema(transactionSchema),
   prices: columnsOfSchema(priceSchema),
-  "fx-rates": explicit([["baseCurrency", "string"], ["quoteCurrency", "string"], ["date", "date"], ["rate", "number"], ["source", "string"]]),
+  "fx-rates": explicit([
+    ["baseCurrency", "string"],
+    ["quoteCurrency", "string"],
+    ["date", "date"],
+    ["rate", "number"],
+    ["source", "string"],
+  ]),
   securities: columnsOfSchema(securitySchema),
   exceptions: columnsOfSchema(dataQualityExceptionSchema),
 };

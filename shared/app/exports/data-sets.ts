@@ -14,7 +14,13 @@ import { AppError } from "../../domain/errors";
 import { portfolioStatusSchema, type PortfolioView } from "../../domain/portfolio";
 import { securitySchema } from "../../domain/security";
 import { transactionStatusSchema } from "../../domain/transaction";
-import type { DataQualityExceptionFilter, PositionRepository, PriceRepository, SecurityFilter, TransactionFilter } from "../../ports/investment-repositories";
+import type {
+  DataQualityExceptionFilter,
+  PositionRepository,
+  PriceRepository,
+  SecurityFilter,
+  TransactionFilter,
+} from "../../ports/investment-repositories";
 import type { PortfolioFilter } from "../../ports/portfolio-repository";
 import type { GetHoldings } from "../investments/get-holdings";
 import type { GetPortfolio } from "../investments/get-portfolio";
@@ -58,15 +64,20 @@ function checkStatus(dataType: ExportDataType, status: string | undefined): void
   if (status === undefined) return;
   const allowed = exportStatuses[dataType];
   if (allowed === undefined) {
-    throw new AppError("VALIDATION_ERROR", `${dataType} have no status to filter on`, { details: [{ field: "filters.status", message: `not applicable to ${dataType}` }] });
+    throw new AppError("VALIDATION_ERROR", `${dataType} have no status to filter on`, {
+      details: [{ field: "filters.status", message: `not applicable to ${dataType}` }],
+    });
   }
   if (!allowed.includes(status)) {
-    throw new AppError("VALIDATION_ERROR", `'${status}' is not a status of ${dataType}`, { details: [{ field: "filters.status", message: `must be one of ${allowed.join(", ")}` }] });
+    throw new AppError("VALIDATION_ERROR", `'${status}' is not a status of ${dataType}`, {
+      details: [{ field: "filters.status", message: `must be one of ${allowed.join(", ")}` }],
+    });
   }
 }
 
 /** Drops undefined filter fields (the repositories treat a present key as a condition). */
-const defined = <T extends object>(filter: T): T => Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as T;
+const defined = <T extends object>(filter: T): T =>
+  Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as T;
 
 /** The export data sets over the API's read use cases. */
 export class ExportDataSetsOverReads implements ExportDataSets {
@@ -134,7 +145,13 @@ export class ExportDataSetsOverReads implements ExportDataSets {
       if (portfolio.latestValuationDate === null) continue;
       const view = await this.sources.getHoldings.execute({ portfolioId: portfolio.id, lookThrough: false });
       for (const holding of view.holdings) {
-        yield { portfolioId: view.portfolioId, portfolioCode: portfolio.code, date: view.date, baseCurrency: view.baseCurrency, ...holding };
+        yield {
+          portfolioId: view.portfolioId,
+          portfolioCode: portfolio.code,
+          date: view.date,
+          baseCurrency: view.baseCurrency,
+          ...holding,
+        };
       }
     }
   }
@@ -146,7 +163,15 @@ export class ExportDataSetsOverReads implements ExportDataSets {
       const snapshot = await this.sources.positions.latestSnapshot(portfolio.id, portfolio.latestValuationDate);
       if (snapshot === undefined) continue;
       for (const p of snapshot.positions) {
-        yield { portfolioId: portfolio.id, portfolioCode: portfolio.code, date: snapshot.date, securityId: p.securityId, quantity: p.quantity, costBasis: p.costBasis, currency: p.currency };
+        yield {
+          portfolioId: portfolio.id,
+          portfolioCode: portfolio.code,
+          date: snapshot.date,
+          securityId: p.securityId,
+          quantity: p.quantity,
+          costBasis: p.costBasis,
+          currency: p.currency,
+        };
       }
     }
   }
@@ -157,8 +182,19 @@ export class ExportDataSetsOverReads implements ExportDataSets {
    */
   private async *transactions(filters: ExportFilters, window: DataSetRequest["window"]): AsyncGenerator<Row> {
     const { listTransactions } = this.sources;
-    for await (const portfolio of this.portfolios({ ...(filters.portfolioIds ? { portfolioIds: filters.portfolioIds } : {}), ...(filters.clientId ? { clientId: filters.clientId } : {}) }, undefined)) {
-      const filter = defined({ portfolioId: portfolio.id, status: filters.status, from: window?.from, to: window?.to } as TransactionFilter);
+    for await (const portfolio of this.portfolios(
+      {
+        ...(filters.portfolioIds ? { portfolioIds: filters.portfolioIds } : {}),
+        ...(filters.clientId ? { clientId: filters.clientId } : {}),
+      },
+      undefined,
+    )) {
+      const filter = defined({
+        portfolioId: portfolio.id,
+        status: filters.status,
+        from: window?.from,
+        to: window?.to,
+      } as TransactionFilter);
       yield* flat(cursorPages((page) => listTransactions.execute({ filter, page })));
     }
   }
@@ -178,6 +214,11 @@ export class ExportDataSetsOverReads implements ExportDataSets {
   private securities(status: string | undefined): AsyncGenerator<Row & { id: string }> {
     const { listSecurities } = this.sources;
     const filter: SecurityFilter = {};
-    return flat(filterPages(cursorPages((page) => listSecurities.execute({ filter, page })), (s) => status === undefined || s.status === status));
+    return flat(
+      filterPages(
+        cursorPages((page) => listSecurities.execute({ filter, page })),
+        (s) => status === undefined || s.status === status,
+      ),
+    );
   }
 }

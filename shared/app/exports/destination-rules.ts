@@ -17,10 +17,15 @@ type Destination = { type: "blob"; containerUrl: string } | { type: "sftp"; host
  * the SSRF guard refuses as written. Also answers the container URL normalised. The same check runs
  * again before every attempt, so a definition saved before a rule existed cannot get round it.
  */
-export function destinationProblems(destination: Destination, rules: DestinationRules): { details: ErrorDetail[]; containerUrl?: string } {
+export function destinationProblems(
+  destination: Destination,
+  rules: DestinationRules,
+): { details: ErrorDetail[]; containerUrl?: string } {
   if (destination.type === "blob") {
     const location = parseContainerUrl(destination.containerUrl, rules.storage);
-    return "problem" in location ? { details: [{ field: "destination.containerUrl", message: location.problem }] } : { details: [], containerUrl: location.url };
+    return "problem" in location
+      ? { details: [{ field: "destination.containerUrl", message: location.problem }] }
+      : { details: [], containerUrl: location.url };
   }
   const refusal = sftpHostProblem(destination.host) ?? rules.hosts.refusal(destination.host);
   return { details: refusal === undefined ? [] : [{ field: "destination.host", message: refusal }] };

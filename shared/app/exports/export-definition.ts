@@ -36,12 +36,18 @@ export async function requireExport(repository: ExportRepository, id: string): P
   return stored;
 }
 
-const invalid = (field: string, message: string): AppError => new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field, message }] });
+const invalid = (field: string, message: string): AppError =>
+  new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field, message }] });
 
 /** An SFTP destination needs one way to log in: a password or a private key. */
 export function requireCredential(destination: ExportDestinationInput, kept: KeptSecrets = {}): void {
   if (destination.type !== "sftp") return;
-  if (destination.password === undefined && destination.privateKey === undefined && kept.password === undefined && kept.privateKey === undefined) {
+  if (
+    destination.password === undefined &&
+    destination.privateKey === undefined &&
+    kept.password === undefined &&
+    kept.privateKey === undefined
+  ) {
     throw invalid("destination.password", "an SFTP destination needs a password or a privateKey");
   }
 }
@@ -51,7 +57,8 @@ export function requireKnownStatus(d: Pick<ExportCreate, "dataType" | "filters">
   if (d.filters.status === undefined) return;
   const allowed = exportStatuses[d.dataType];
   if (allowed === undefined) throw invalid("filters.status", `${d.dataType} have no status to filter on`);
-  if (!allowed.includes(d.filters.status)) throw invalid("filters.status", `must be one of ${allowed.join(", ")} for ${d.dataType}`);
+  if (!allowed.includes(d.filters.status))
+    throw invalid("filters.status", `must be one of ${allowed.join(", ")} for ${d.dataType}`);
 }
 
 /** The destination with its container URL normalised; a 422 naming the field when it may not be used. */
@@ -62,7 +69,12 @@ export function checkDestination(d: ExportDestinationInput, rules: DestinationRu
 }
 
 /** The stored fields of a validated definition: secrets sealed (bound to the export id), the next run computed. */
-export function storedDefinition(deps: ExportDefinitionDeps, id: string, input: ExportCreate, keep: KeptSecrets): Omit<StoredExport, "id" | "createdAt" | "updatedAt"> {
+export function storedDefinition(
+  deps: ExportDefinitionDeps,
+  id: string,
+  input: ExportCreate,
+  keep: KeptSecrets,
+): Omit<StoredExport, "id" | "createdAt" | "updatedAt"> {
   return {
     name: input.name,
     dataType: input.dataType,
@@ -76,12 +88,26 @@ export function storedDefinition(deps: ExportDefinitionDeps, id: string, input: 
   };
 }
 
-function sealDestination(cipher: WebhookSecretCipher, id: string, d: ExportDestinationInput, keep: KeptSecrets): StoredExportDestination {
-  if (d.type === "blob") return { type: "blob", containerUrl: d.containerUrl, ...(d.prefix !== undefined ? { prefix: d.prefix } : {}) };
+function sealDestination(
+  cipher: WebhookSecretCipher,
+  id: string,
+  d: ExportDestinationInput,
+  keep: KeptSecrets,
+): StoredExportDestination {
+  if (d.type === "blob")
+    return { type: "blob", containerUrl: d.containerUrl, ...(d.prefix !== undefined ? { prefix: d.prefix } : {}) };
   const { password, privateKey, ...rest } = d;
   return {
     ...rest,
-    ...(password !== undefined ? { password: cipher.seal(password, id) } : privateKey === undefined && keep.password !== undefined ? { password: keep.password } : {}),
-    ...(privateKey !== undefined ? { privateKey: cipher.seal(privateKey, id) } : password === undefined && keep.privateKey !== undefined ? { privateKey: keep.privateKey } : {}),
+    ...(password !== undefined
+      ? { password: cipher.seal(password, id) }
+      : privateKey === undefined && keep.password !== undefined
+        ? { password: keep.password }
+        : {}),
+    ...(privateKey !== undefined
+      ? { privateKey: cipher.seal(privateKey, id) }
+      : password === undefined && keep.privateKey !== undefined
+        ? { privateKey: keep.privateKey }
+        : {}),
   };
 }

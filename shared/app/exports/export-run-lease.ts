@@ -33,10 +33,19 @@ export class ExportRunLease {
     return (await this.deps.lease.renew(run)) !== undefined;
   }
 
-  async finish(run: StoredExportRun, outcome: { status: "succeeded" | "failed"; rows?: number; bytes?: number; error?: string }): Promise<void> {
+  async finish(
+    run: StoredExportRun,
+    outcome: { status: "succeeded" | "failed"; rows?: number; bytes?: number; error?: string },
+  ): Promise<void> {
     await this.deps.lease.finish(run, (current) => {
       const { error: _previous, ...rest } = current;
-      return { ...rest, status: outcome.status, rows: outcome.rows ?? 0, bytes: outcome.bytes ?? 0, ...(outcome.error !== undefined ? { error: outcome.error } : {}) };
+      return {
+        ...rest,
+        status: outcome.status,
+        rows: outcome.rows ?? 0,
+        bytes: outcome.bytes ?? 0,
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      };
     });
   }
 
@@ -54,6 +63,10 @@ export class ExportRunLease {
    * (still `running`) for the retry delay before trying again.
    */
   async giveBack(run: StoredExportRun): Promise<void> {
-    await this.deps.lease.later(run, (current) => ({ ...current, attempts: run.attempts - 1 }), this.deps.retryDelaySeconds);
+    await this.deps.lease.later(
+      run,
+      (current) => ({ ...current, attempts: run.attempts - 1 }),
+      this.deps.retryDelaySeconds,
+    );
   }
 }

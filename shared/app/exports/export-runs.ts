@@ -35,14 +35,25 @@ export const exportRunSchedule: RunSchedule<StoredExport, StoredExportRun> = {
  * A run of (export, scheduled time, trigger), whose id derives from the three. The file name is the one
  * the definition gives now; each attempt renders it again from the definition it works from (see RunExport).
  */
-export function newExportRun(exp: StoredExport, scheduledFor: string, trigger: ExportRun["trigger"], claim: RunClaim): StoredExportRun {
+export function newExportRun(
+  exp: StoredExport,
+  scheduledFor: string,
+  trigger: ExportRun["trigger"],
+  claim: RunClaim,
+): StoredExportRun {
   return {
     id: exportRunId(exp.id, scheduledFor, trigger),
     exportId: exp.id,
     trigger,
     scheduledFor,
     status: "running",
-    fileName: renderFileName(exp.fileName, { exportId: exp.id, dataType: exp.dataType, format: exp.format, scheduledFor: new Date(scheduledFor), timezone: exp.schedule.timezone }),
+    fileName: renderFileName(exp.fileName, {
+      exportId: exp.id,
+      dataType: exp.dataType,
+      format: exp.format,
+      scheduledFor: new Date(scheduledFor),
+      timezone: exp.schedule.timezone,
+    }),
     rows: 0,
     bytes: 0,
     ...claim,

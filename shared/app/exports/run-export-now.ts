@@ -16,7 +16,10 @@ export class RunExportNow {
   async execute(id: string): Promise<ExportRun> {
     const exp = await requireExport(this.deps.repository, id);
     const run = await this.deps.scheduledRuns.start((claim) => newExportRun(exp, claim.startedAt, "manual", claim));
-    if (run === undefined) throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, { retryable: true });
+    if (run === undefined)
+      throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, {
+        retryable: true,
+      });
     return toPublicRun(run);
   }
 }

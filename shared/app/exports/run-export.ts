@@ -6,7 +6,13 @@ import { exportTargetKey, type ExportTargetHolder, type ExportTargetLocks } from
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
-import type { ExportDataSets, ExportDestination, ExportRepository, UploadAttempt, WriteExport } from "../../ports/exports";
+import type {
+  ExportDataSets,
+  ExportDestination,
+  ExportRepository,
+  UploadAttempt,
+  WriteExport,
+} from "../../ports/exports";
 import { destinationProblems, type DestinationRules } from "./destination-rules";
 import type { ExportRunLease } from "./export-run-lease";
 import type { ExportRunMessage } from "./export-runs";
@@ -43,7 +49,10 @@ function scrub(text: string, secrets: readonly string[]): string {
 
 /** Why an attempt stopped without a failure of its own: its export was deleted (the run is cancelled), or another attempt took its run over. */
 class AttemptStopped extends Error {
-  constructor(readonly cancelled: boolean, message: string) {
+  constructor(
+    readonly cancelled: boolean,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -74,7 +83,10 @@ export class RunExport {
     if (taken === undefined) return;
     const exp = await this.deps.exports.get(taken.exportId);
     if (exp === undefined) {
-      await this.lease.finish(taken, { status: "failed", error: "cancelled: the export was deleted; no file was delivered" });
+      await this.lease.finish(taken, {
+        status: "failed",
+        error: "cancelled: the export was deleted; no file was delivered",
+      });
       log.warn("export run cancelled: the export was deleted", { exportId: taken.exportId, runId: taken.id });
       return;
     }
@@ -98,12 +110,23 @@ export class RunExport {
     try {
       await this.upload(exp, run, target, holder);
     } finally {
-      await this.deps.targets.release(target, holder).catch((error: unknown) => log.warn("export target not released; its lease will end", { exportId: exp.id, runId: run.id, error: String(error) }));
+      await this.deps.targets.release(target, holder).catch((error: unknown) =>
+        log.warn("export target not released; its lease will end", {
+          exportId: exp.id,
+          runId: run.id,
+          error: String(error),
+        }),
+      );
     }
   }
 
   /** The upload itself, with the run and target held: succeeded, failed (retried), or stopped. */
-  private async upload(exp: StoredExport, run: StoredExportRun, target: string, holder: ExportTargetHolder): Promise<void> {
+  private async upload(
+    exp: StoredExport,
+    run: StoredExportRun,
+    target: string,
+    holder: ExportTargetHolder,
+  ): Promise<void> {
     const { clock, log } = this.deps;
     let secrets: string[] = [];
     let stopped: AttemptStopped | undefined;
@@ -113,7 +136,14 @@ export class RunExport {
       file?.stream.destroy(why);
     };
     // While it works: the leases renewed, and a deleted export or a lost run stops the upload at once.
-    const renew = setInterval(() => void this.keep(exp, run, target, holder).then((why) => why !== undefined && stop(why), () => undefined), (this.deps.leaseSeconds * 1000) / 3);
+    const renew = setInterval(
+      () =>
+        void this.keep(exp, run, target, holder).then(
+          (why) => why !== undefined && stop(why),
+          () => undefined,
+        ),
+      (this.deps.leaseSeconds * 1000) / 3,
+    );
     const attempt: UploadAttempt = {
       id: `${run.id.slice(3, 15)}-${run.attempts}`,
       confirm: async () => {
@@ -126,22 +156,48 @@ export class RunExport {
     };
     try {
       const destination = this.open(exp);
-      if (destination.type === "sftp") secrets = [destination.password, destination.privateKey].filter((s): s is string => s !== undefined);
+      if (destination.type === "sftp")
+        secrets = [destination.password, destination.privateKey].filter((s): s is string => s !== undefined);
       const dataSet = this.deps.dataSets.open({ dataType: exp.dataType, filters: exp.filters, ...windowOf(exp, run) });
-      file = this.deps.writeExport(exp.format, { exportId: exp.id, dataType: exp.dataType, generatedAt: clock.now().toISOString() }, dataSet);
+      file = this.deps.writeExport(
+        exp.format,
+        { exportId: exp.id, dataType: exp.dataType, generatedAt: clock.now().toISOString() },
+        dataSet,
+      );
       const { bytes } = await this.deps.openDestination(destination).upload(run.fileName, file.stream, attempt);
       await this.lease.finish(run, { status: "succeeded", rows: file.rows(), bytes });
-      log.info("export run succeeded", { exportId: exp.id, runId: run.id, fileName: run.fileName, rows: file.rows(), bytes, attempt: run.attempts });
+      log.info("export run succeeded", {
+        exportId: exp.id,
+        runId: run.id,
+        fileName: run.fileName,
+        rows: file.rows(),
+        bytes,
+        attempt: run.attempts,
+      });
     } catch (error) {
       const why = stopped ?? (error instanceof AttemptStopped ? error : undefined);
       if (why?.cancelled === true) {
         await this.lease.finish(run, { status: "failed", error: why.message });
-        log.warn("export run cancelled: the export was deleted", { exportId: exp.id, runId: run.id, attempt: run.attempts });
+        log.warn("export run cancelled: the export was deleted", {
+          exportId: exp.id,
+          runId: run.id,
+          attempt: run.attempts,
+        });
       } else if (why !== undefined) {
-        log.warn("export run attempt stopped", { exportId: exp.id, runId: run.id, attempt: run.attempts, reason: why.message });
+        log.warn("export run attempt stopped", {
+          exportId: exp.id,
+          runId: run.id,
+          attempt: run.attempts,
+          reason: why.message,
+        });
       } else {
         const reason = scrub(error instanceof Error ? error.message : String(error), secrets);
-        log.warn("export run attempt failed", { exportId: exp.id, runId: run.id, attempt: run.attempts, error: reason });
+        log.warn("export run attempt failed", {
+          exportId: exp.id,
+          runId: run.id,
+          attempt: run.attempts,
+          error: reason,
+        });
         await this.lease.failAttempt(run, reason);
       }
     } finally {
@@ -150,10 +206,16 @@ export class RunExport {
   }
 
   /** Renews the run and the target; says why the attempt must stop when the export is gone or either was taken over. */
-  private async keep(exp: StoredExport, run: StoredExportRun, target: string, holder: ExportTargetHolder): Promise<AttemptStopped | undefined> {
+  private async keep(
+    exp: StoredExport,
+    run: StoredExportRun,
+    target: string,
+    holder: ExportTargetHolder,
+  ): Promise<AttemptStopped | undefined> {
     if ((await this.deps.exports.get(exp.id)) === undefined) return new AttemptStopped(true, CANCELLED);
     if (!(await this.lease.renew(run))) return new AttemptStopped(false, "another attempt took the run over");
-    if (!(await this.deps.targets.renew(target, holder, this.leaseFrom(this.deps.clock.now())))) return new AttemptStopped(false, "another run took the target file over");
+    if (!(await this.deps.targets.renew(target, holder, this.leaseFrom(this.deps.clock.now()))))
+      return new AttemptStopped(false, "another run took the target file over");
     return undefined;
   }
 
@@ -161,9 +223,12 @@ export class RunExport {
   private refusal(exp: StoredExport, fileName: string): string | undefined {
     const { details } = destinationProblems(exp.destination, this.deps.destinations);
     const first = details[0];
-    if (first !== undefined) return `the destination may not be used: ${first.field} ${first.message}; nothing was written`;
+    if (first !== undefined)
+      return `the destination may not be used: ${first.field} ${first.message}; nothing was written`;
     const unsafe = renderedNameProblem(fileName);
-    return unsafe === undefined ? undefined : `the file name renders as "${fileName}", which ${unsafe}; nothing was written`;
+    return unsafe === undefined
+      ? undefined
+      : `the file name renders as "${fileName}", which ${unsafe}; nothing was written`;
   }
 
   private open(exp: StoredExport): OpenedDestination {

@@ -9,7 +9,10 @@ import type { DateWindow } from "../../domain/export-data";
 const PERIOD_TYPES = new Set(["transactions", "prices"]);
 
 /** The dates a run selects: transactions and prices only, by the export's `period` (default by frequency). */
-export function runWindow(exp: Pick<StoredExport, "dataType" | "filters" | "schedule">, scheduledFor: Date): DateWindow | undefined {
+export function runWindow(
+  exp: Pick<StoredExport, "dataType" | "filters" | "schedule">,
+  scheduledFor: Date,
+): DateWindow | undefined {
   if (!PERIOD_TYPES.has(exp.dataType)) return undefined;
   return periodWindow(exp.filters.period ?? defaultPeriod(exp.schedule.frequency), scheduledFor, exp.schedule.timezone);
 }
@@ -17,7 +20,13 @@ export function runWindow(exp: Pick<StoredExport, "dataType" | "filters" | "sche
 /** The run's file name from this snapshot of the definition; a template no run can render (saved before a rule) renders as "". */
 export function fileNameOf(exp: StoredExport, run: StoredExportRun): string {
   try {
-    return renderFileName(exp.fileName, { exportId: exp.id, dataType: exp.dataType, format: exp.format, scheduledFor: new Date(run.scheduledFor), timezone: exp.schedule.timezone });
+    return renderFileName(exp.fileName, {
+      exportId: exp.id,
+      dataType: exp.dataType,
+      format: exp.format,
+      scheduledFor: new Date(run.scheduledFor),
+      timezone: exp.schedule.timezone,
+    });
   } catch {
     return "";
   }

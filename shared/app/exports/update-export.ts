@@ -2,7 +2,13 @@ import { AppError, notFound } from "../../domain/errors";
 import { toPublicExport, type Export, type ExportPatch } from "../../domain/export";
 import { patchedExport } from "../../domain/export-patch";
 import { issuesToDetails } from "../../domain/validation";
-import { checkDestination, requireCredential, requireKnownStatus, storedDefinition, type ExportDefinitionDeps } from "./export-definition";
+import {
+  checkDestination,
+  requireCredential,
+  requireKnownStatus,
+  storedDefinition,
+  type ExportDefinitionDeps,
+} from "./export-definition";
 
 export type UpdateExportDeps = ExportDefinitionDeps;
 
@@ -13,14 +19,18 @@ export class UpdateExport {
   async execute({ id, patch }: { id: string; patch: ExportPatch }): Promise<Export> {
     const next = await this.deps.repository.update(id, (current) => {
       const merged = patchedExport(current, patch);
-      if (!merged.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(merged.issues) });
+      if (!merged.success)
+        throw new AppError("VALIDATION_ERROR", "The request body failed validation", {
+          details: issuesToDetails(merged.issues),
+        });
       requireCredential(merged.data.destination, merged.keep);
       requireKnownStatus(merged.data);
       const destination = checkDestination(merged.data.destination, this.deps.destinations);
       const definition = storedDefinition(this.deps, id, { ...merged.data, destination }, merged.keep);
       // A due time not yet claimed stays due when the schedule itself did not change.
       const sameSchedule = JSON.stringify(merged.data.schedule) === JSON.stringify(current.schedule);
-      if (sameSchedule && definition.status === "enabled" && current.nextRunAt !== null) definition.nextRunAt = current.nextRunAt;
+      if (sameSchedule && definition.status === "enabled" && current.nextRunAt !== null)
+        definition.nextRunAt = current.nextRunAt;
       return { ...current, ...definition, updatedAt: this.deps.clock.now().toISOString() };
     });
     if (next === undefined) throw notFound(`Export '${id}'`);

@@ -40,15 +40,21 @@ export class DryRunFeed {
     const definition = definitionOf(feed);
     if (!compileFilePattern(definition.filePattern)(fileName)) {
       throw new AppError("VALIDATION_ERROR", "The file name does not match the feed's filePattern", {
-        details: [{ field: "fileName", message: `"${fileName}" does not match ${JSON.stringify(definition.filePattern)}` }],
+        details: [
+          { field: "fileName", message: `"${fileName}" does not match ${JSON.stringify(definition.filePattern)}` },
+        ],
       });
     }
     const slots = this.deps.slots;
     const release = slots.tryAcquire();
     if (release === undefined) {
-      throw new AppError("SERVICE_UNAVAILABLE", `${slots.limit} dry run${slots.limit === 1 ? " is" : "s are"} running on this instance, as many as it takes at once; retry shortly`, {
-        headers: { "Retry-After": String(DRY_RUN_RETRY_AFTER_SECONDS) },
-      });
+      throw new AppError(
+        "SERVICE_UNAVAILABLE",
+        `${slots.limit} dry run${slots.limit === 1 ? " is" : "s are"} running on this instance, as many as it takes at once; retry shortly`,
+        {
+          headers: { "Retry-After": String(DRY_RUN_RETRY_AFTER_SECONDS) },
+        },
+      );
     }
     try {
       return dryRunSummary(await firstPass(this.deps.readers, definition, Readable.from([file])));

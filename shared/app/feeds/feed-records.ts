@@ -10,7 +10,11 @@ import type { FileReaders } from "../../ports/file-readers";
  * with it and a dry run is exactly it, so both give the same counts and the same verdict. Throws
  * FileFormatError for a file the reader cannot read.
  */
-export async function firstPass(readers: FileReaders, feed: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping" | "validation">, file: Readable): Promise<ValidationOutcome> {
+export async function firstPass(
+  readers: FileReaders,
+  feed: Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping" | "validation">,
+  file: Readable,
+): Promise<ValidationOutcome> {
   const validation = new RowValidation(feed.validation);
   const map = compileMapping(feed);
   // Read to the end even once the file is rejected: its counts are the whole file's.

@@ -34,4 +34,3 @@ export class HashingReader {
     return this.complete ? this.hash.digest("hex") : undefined;
   }
 }
-

@@ -39,9 +39,11 @@ export async function importValidRows(
     if (writing !== undefined) await writing;
     const part = { first, last };
     first = false;
-    writing = deps.importer.execute({ dataType: feed.dataType, body: { [key]: records }, origin: { ...origin, file, part } }).catch((error: unknown) => {
-      throw error instanceof AppError ? withFileRows(error, key, rows) : error;
-    });
+    writing = deps.importer
+      .execute({ dataType: feed.dataType, body: { [key]: records }, origin: { ...origin, file, part } })
+      .catch((error: unknown) => {
+        throw error instanceof AppError ? withFileRows(error, key, rows) : error;
+      });
     // Awaited by the next send or at the end; until then a failure must not count as unhandled.
     writing.catch(() => undefined);
   };
@@ -75,7 +77,9 @@ function withFileRows(error: AppError, key: string, rows: readonly number[]): Ap
   const details = error.details.map((d) => {
     const m = prefix.exec(d.field);
     const row = m === null ? undefined : rows[Number(m[1])];
-    return row === undefined ? d : { ...d, field: d.field.slice(m?.[0].length ?? 0) || "record", message: `row ${row}: ${d.message}` };
+    return row === undefined
+      ? d
+      : { ...d, field: d.field.slice(m?.[0].length ?? 0) || "record", message: `row ${row}: ${d.message}` };
   });
   return new AppError(error.code, error.message, { details, cause: error });
 }

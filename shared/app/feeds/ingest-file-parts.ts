@@ -19,7 +19,8 @@ export type Origin = Pick<Job, "source" | "dataType"> & { feedId: string; fileNa
 export const MAX_UNFINISHED_ATTEMPTS = 3;
 
 /** One version of an inbound file: its name, and the time and size it was stored with (a new upload is a new version). */
-export const fileVersion = (name: string, info: StoredFileInfo): string => hashOf(name, info.lastModified.toISOString(), String(info.size)).slice(0, 32);
+export const fileVersion = (name: string, info: StoredFileInfo): string =>
+  hashOf(name, info.lastModified.toISOString(), String(info.size)).slice(0, 32);
 
 /** What became of one inbound file. */
 export type IngestOutcome =
@@ -29,19 +30,34 @@ export type IngestOutcome =
 export const hashOf = (...parts: string[]): string => createHash("sha256").update(parts.join("\u0000")).digest("hex");
 
 /** The job of a file: the same for the same content of the same feed in the same status, so a re-run finds it. */
-export const fileJobId = (feedId: string, mode: "live" | "testing", sha256: string): string => `job_${hashOf(feedId, mode, sha256).slice(0, 24)}`;
+export const fileJobId = (feedId: string, mode: "live" | "testing", sha256: string): string =>
+  `job_${hashOf(feedId, mode, sha256).slice(0, 24)}`;
 
 /** The listed row errors (the first MAX_ROW_ERRORS), and a word when there were more; the counts are complete regardless. */
 export const rowErrors = (outcome: ValidationOutcome): Job["errors"] => [
-  ...outcome.errors.map((e) => ({ field: e.field, message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}` })),
-  ...(outcome.errorsTruncated ? [{ field: "", message: `more row errors than the ${MAX_ROW_ERRORS} listed; counts.rejected counts every rejected row` }] : []),
+  ...outcome.errors.map((e) => ({
+    field: e.field,
+    message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}`,
+  })),
+  ...(outcome.errorsTruncated
+    ? [
+        {
+          field: "",
+          message: `more row errors than the ${MAX_ROW_ERRORS} listed; counts.rejected counts every rejected row`,
+        },
+      ]
+    : []),
 ];
 
 /**
  * The channel a file came by and the name its job shows: a blob source's copy (stored under a
  * version folder so two versions cannot overwrite each other) by the customer's own blob name.
  */
-export function originOf(inboxName: string, metadata: Record<string, string>, unlabelledSource: "sftp" | "blob"): { source: Job["source"]; fileName: string } {
+export function originOf(
+  inboxName: string,
+  metadata: Record<string, string>,
+  unlabelledSource: "sftp" | "blob",
+): { source: Job["source"]; fileName: string } {
   const label = metadata["source"];
   const source = label === "sftp" || label === "blob" ? label : unlabelledSource;
   const customerName = metadata["sourcename"];
@@ -56,5 +72,15 @@ export function originOf(inboxName: string, metadata: Record<string, string>, un
 /** The definition part of a stored feed, re-parsed so defaults the schema gained since are filled. */
 export function definitionOf(f: StoredFeed): FeedDefinition {
   const { name, provider, dataType, format, filePattern, options, mapping, validation, status } = f;
-  return feedCreateSchema.parse({ name, provider, dataType, format, filePattern, options, mapping, validation, status });
+  return feedCreateSchema.parse({
+    name,
+    provider,
+    dataType,
+    format,
+    filePattern,
+    options,
+    mapping,
+    validation,
+    status,
+  });
 }

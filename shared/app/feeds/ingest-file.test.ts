@@ -47,12 +47,18 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
   let time = Date.parse("2026-02-01T10:00:00.000Z");
   const clock = { now: () => new Date((time += 1000)) };
   type File = { content: string; lastModified: Date; metadata?: Record<string, string> };
-  const containers = new Map<string, Map<string, File>>([["inbound", new Map()], ["archive", new Map()], ["quarantine", new Map()]]);
+  const containers = new Map<string, Map<string, File>>([
+    ["inbound", new Map()],
+    ["archive", new Map()],
+    ["quarantine", new Map()],
+  ]);
   const bin = (c: string) => containers.get(c) as Map<string, File>;
   const files: FileStore = {
     info: async (c, n) => {
       const f = bin(c).get(n);
-      return f === undefined ? undefined : { size: f.content.length, lastModified: f.lastModified, metadata: f.metadata ?? {} };
+      return f === undefined
+        ? undefined
+        : { size: f.content.length, lastModified: f.lastModified, metadata: f.metadata ?? {} };
     },
     read: async (c, n) => {
       const f = bin(c).get(n);
@@ -74,7 +80,10 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
     },
   };
   const jobs = new Map<string, Job>();
-  const jobRepository = { put: async (j: Job) => void jobs.set(j.id, j), get: async (id: string) => jobs.get(id) } as unknown as JobRepository;
+  const jobRepository = {
+    put: async (j: Job) => void jobs.set(j.id, j),
+    get: async (id: string) => jobs.get(id),
+  } as unknown as JobRepository;
   const unfinished = new Map<string, number>();
   const attempts: IngestAttempts = {
     begin: async (version) => {
@@ -91,10 +100,28 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
       const records = (body as Record<string, unknown[]>)["securities"] ?? [];
       const id = origin?.jobId ?? "job_random";
       imports.push({ jobId: origin?.jobId, records: records.length });
-      const running: Job = { id, source: origin?.source ?? "api", dataType, feedId: origin?.feedId ?? null, fileName: origin?.fileName ?? null, status: "running", counts: { received: records.length, accepted: 0, rejected: 0 }, errors: [], startedAt: clock.now().toISOString(), completedAt: null, leaseUntil: clock.now().toISOString() };
+      const running: Job = {
+        id,
+        source: origin?.source ?? "api",
+        dataType,
+        feedId: origin?.feedId ?? null,
+        fileName: origin?.fileName ?? null,
+        status: "running",
+        counts: { received: records.length, accepted: 0, rejected: 0 },
+        errors: [],
+        startedAt: clock.now().toISOString(),
+        completedAt: null,
+        leaseUntil: clock.now().toISOString(),
+      };
       jobs.set(id, running);
       if (failures.delete("import")) throw new Error("crash during the import");
-      jobs.set(id, { ...running, status: "completed", counts: { ...running.counts, accepted: records.length }, completedAt: clock.now().toISOString(), leaseUntil: null });
+      jobs.set(id, {
+        ...running,
+        status: "completed",
+        counts: { ...running.counts, accepted: records.length },
+        completedAt: clock.now().toISOString(),
+        leaseUntil: null,
+      });
       return { jobId: id, dataType, received: records.length, created: records.length, updated: 0, unchanged: 0 };
     },
   };
@@ -111,7 +138,12 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
     log: new Logger("error", () => undefined),
     ...overrides,
   };
-  const upload = (name: string, content: string, metadata?: Record<string, string>): void => void bin("inbound").set(name, { content, lastModified: clock.now(), ...(metadata !== undefined ? { metadata } : {}) });
+  const upload = (name: string, content: string, metadata?: Record<string, string>): void =>
+    void bin("inbound").set(name, {
+      content,
+      lastModified: clock.now(),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
   return { ingest: new IngestFile(deps), deps, upload, jobs, imports, events, bin, failures, stalls, unfinished };
 }
 
@@ -150,7 +182,11 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
     const dup = await w.ingest.execute("fd_1/securities-2.csv");
     expect(dup.action).toBe("duplicate");
     const job = w.jobs.get((dup as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "completed", counts: { accepted: 0 }, duplicateOf: (first as { jobId: string }).jobId });
+    expect(job).toMatchObject({
+      status: "completed",
+      counts: { accepted: 0 },
+      duplicateOf: (first as { jobId: string }).jobId,
+    });
     expect(w.imports).toHaveLength(1);
     expect(w.jobs.size).toBe(2);
     expect(w.bin("archive").has("fd_1/securities-2.csv")).toBe(true);
@@ -180,14 +216,23 @@ describe("IngestFile: the job id is the feed's and the whole content's SHA-256, 
 describe("IngestFile: counts are the whole file's; only the listed errors are capped", () => {
   it("1,500 rows with 2 errors each: the failed job counts 1,500 received and rejected, lists 1,000 errors and says there are more", async () => {
     const w = world(new Set());
-    w.upload("fd_1/securities-e.csv", `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,metal,GBP`).join("\n")}\n`);
+    w.upload(
+      "fd_1/securities-e.csv",
+      `ISIN,Name,Class,Ccy\n${Array.from({ length: 1500 }, (_, i) => `XX${i},Bad,metal,GBP`).join("\n")}\n`,
+    );
     const outcome = await w.ingest.execute("fd_1/securities-e.csv");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "failed", counts: { received: 1500, accepted: 0, rejected: 1500 } });
-    expect(job?.errors[0]).toEqual({ field: "file", message: "1500 rows rejected; the feed rejects the whole file on any row error" });
+    expect(job?.errors[0]).toEqual({
+      field: "file",
+      message: "1500 rows rejected; the feed rejects the whole file on any row error",
+    });
     expect(job?.errors.slice(1, 3).map((e) => e.field)).toEqual(["isin", "assetClass"]);
     expect(job?.errors).toHaveLength(1 + 1000 + 1);
-    expect(job?.errors.at(-1)).toEqual({ field: "", message: "more row errors than the 1000 listed; counts.rejected counts every rejected row" });
+    expect(job?.errors.at(-1)).toEqual({
+      field: "",
+      message: "more row errors than the 1000 listed; counts.rejected counts every rejected row",
+    });
   });
 });
 
@@ -216,10 +261,22 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     w.upload("fd_1/securities-c2.csv", CONTENT);
     for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c2.csv");
     const outcome = await w.ingest.execute("fd_1/securities-c2.csv");
-    expect(outcome).toEqual({ action: "rejected", jobId: fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex")) });
+    expect(outcome).toEqual({
+      action: "rejected",
+      jobId: fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex")),
+    });
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "failed", fileName: "securities-c2.csv", counts: { received: 0, accepted: 0, rejected: 0 } });
-    expect(job?.errors).toEqual([{ field: "file", message: `ingestion of this file crashed repeatedly: ${MAX_UNFINISHED_ATTEMPTS} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again` }]);
+    expect(job).toMatchObject({
+      status: "failed",
+      fileName: "securities-c2.csv",
+      counts: { received: 0, accepted: 0, rejected: 0 },
+    });
+    expect(job?.errors).toEqual([
+      {
+        field: "file",
+        message: `ingestion of this file crashed repeatedly: ${MAX_UNFINISHED_ATTEMPTS} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again`,
+      },
+    ]);
     expect(w.imports).toHaveLength(0);
     expect(w.bin("quarantine").has("fd_1/securities-c2.csv")).toBe(true);
     expect(w.bin("inbound").size).toBe(0);
@@ -231,10 +288,27 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     const w = world(new Set());
     w.upload("fd_1/securities-c3.csv", CONTENT);
     const jobId = fileJobId("fd_1", "live", createHash("sha256").update(CONTENT).digest("hex"));
-    w.jobs.set(jobId, { id: jobId, source: "blob", dataType: "securities", feedId: "fd_1", fileName: "securities-c3.csv", status: "running", counts: { received: 2, accepted: 1, rejected: 0 }, errors: [], startedAt: "2026-02-01T09:00:00.000Z", completedAt: null, leaseUntil: "2026-02-01T09:05:00.000Z" });
+    w.jobs.set(jobId, {
+      id: jobId,
+      source: "blob",
+      dataType: "securities",
+      feedId: "fd_1",
+      fileName: "securities-c3.csv",
+      status: "running",
+      counts: { received: 2, accepted: 1, rejected: 0 },
+      errors: [],
+      startedAt: "2026-02-01T09:00:00.000Z",
+      completedAt: null,
+      leaseUntil: "2026-02-01T09:05:00.000Z",
+    });
     for (let i = 0; i < MAX_UNFINISHED_ATTEMPTS; i += 1) await stalledAttempt(w, "fd_1/securities-c3.csv");
     await w.ingest.execute("fd_1/securities-c3.csv");
-    expect(w.jobs.get(jobId)).toMatchObject({ status: "failed", counts: { received: 2, accepted: 1, rejected: 0 }, startedAt: "2026-02-01T09:00:00.000Z", leaseUntil: null });
+    expect(w.jobs.get(jobId)).toMatchObject({
+      status: "failed",
+      counts: { received: 2, accepted: 1, rejected: 0 },
+      startedAt: "2026-02-01T09:00:00.000Z",
+      leaseUntil: null,
+    });
   });
 
   it("attempts that fail with an error (not a crash) are not counted: the host's retry ingests the file", async () => {
@@ -257,18 +331,32 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     w.deps.importer = {
       execute: async ({ dataType, body, origin }) => {
         calls += 1;
-        if (calls === 2) throw new AppError("VALIDATION_ERROR", "The import has invalid records", { details: [{ field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" }] });
+        if (calls === 2)
+          throw new AppError("VALIDATION_ERROR", "The import has invalid records", {
+            details: [
+              { field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" },
+            ],
+          });
         return stores.execute({ dataType, body, origin });
       },
     };
-    const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "US0378331005,Apple,equity,USD", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP"];
+    const rows = [
+      "GB0002634946,BAE,equity,GBP",
+      "GB0007980591,BP,equity,GBP",
+      "US0378331005,Apple,equity,USD",
+      "GB0009252882,GSK,equity,GBP",
+      "GB0031348658,Barclays,equity,GBP",
+    ];
     w.upload("fd_1/securities-r.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\n`);
     const outcome = await w.ingest.execute("fd_1/securities-r.csv");
     expect(outcome.action).toBe("rejected");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
     expect(job).toMatchObject({ status: "failed", counts: { received: 5, accepted: 2, rejected: 0 } });
     expect(job?.errors[0]?.message).toMatch(/2 rows of the file's earlier import calls were stored/);
-    expect(job?.errors[1]).toEqual({ field: "isin", message: "row 4: security 'GB0009252882' does not exist; import it first" });
+    expect(job?.errors[1]).toEqual({
+      field: "isin",
+      message: "row 4: security 'GB0009252882' does not exist; import it first",
+    });
     expect(w.bin("quarantine").has("fd_1/securities-r.csv")).toBe(true);
   });
 });
@@ -279,7 +367,14 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
   let app: Composition;
   beforeAll(async () => {
     cosmos = await startCosmos();
-    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") });
+    const config = parseConfig({
+      COSMOS_ENDPOINT: cosmos.endpoint,
+      COSMOS_KEY: KEY,
+      COSMOS_DATABASE: "unit",
+      COSMOS_ENDPOINT_DISCOVERY: "false",
+      JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"),
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
+    });
     app = new Composition(config);
   });
   afterAll(async () => cosmos.stop());
@@ -287,7 +382,13 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
   it("five rows in batches of two: three calls, one job whose counts sum them, one refresh_job.completed", async () => {
     const events: EventEnvelope[] = [];
     const stored = app.core.outbox();
-    const outbox = { ...stored, append: async (e: readonly EventEnvelope[]) => { events.push(...e); await stored.append(e); } };
+    const outbox = {
+      ...stored,
+      append: async (e: readonly EventEnvelope[]) => {
+        events.push(...e);
+        await stored.append(e);
+      },
+    };
     const importer = new ImportRecords({
       portfolios: app.investments.portfolioRepository(),
       securities: app.investments.securityRepository(),
@@ -310,7 +411,13 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
       },
     };
     const w = world(new Set(), { jobs: app.investments.jobRepository(), importer: counting, batchSize: 2, outbox });
-    const rows = ["GB0002634946,BAE,equity,GBP", "GB0007980591,BP,equity,GBP", "GB0009252882,GSK,equity,GBP", "GB0031348658,Barclays,equity,GBP", "US0378331005,Apple,equity,USD"];
+    const rows = [
+      "GB0002634946,BAE,equity,GBP",
+      "GB0007980591,BP,equity,GBP",
+      "GB0009252882,GSK,equity,GBP",
+      "GB0031348658,Barclays,equity,GBP",
+      "US0378331005,Apple,equity,USD",
+    ];
     w.upload("fd_1/securities-5.csv", `ISIN,Name,Class,Ccy\n${rows.join("\n")}\nXX,Bad,equity,GBP\n`);
     // The feed rejects the whole file on a bad row: no import call at all.
     const outcome = await w.ingest.execute("fd_1/securities-5.csv");
@@ -323,8 +430,19 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     expect(done.action).toBe("ingested");
     expect(calls).toEqual([false, false, true]);
     const job = await app.investments.jobRepository().get((done as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "completed", source: "blob", feedId: "fd_1", fileName: "securities-6.csv", counts: { received: 5, accepted: 5, rejected: 0 }, leaseUntil: null });
-    expect(events.filter((e) => e.event.startsWith("refresh_job.") && (e.data as { jobId: string }).jobId === job?.id).map((e) => e.event)).toEqual(["refresh_job.completed"]);
+    expect(job).toMatchObject({
+      status: "completed",
+      source: "blob",
+      feedId: "fd_1",
+      fileName: "securities-6.csv",
+      counts: { received: 5, accepted: 5, rejected: 0 },
+      leaseUntil: null,
+    });
+    expect(
+      events
+        .filter((e) => e.event.startsWith("refresh_job.") && (e.data as { jobId: string }).jobId === job?.id)
+        .map((e) => e.event),
+    ).toEqual(["refresh_job.completed"]);
     expect(await app.investments.securityRepository().get("sec_US0378331005")).toBeDefined();
   }, 30_000);
 });
@@ -332,22 +450,35 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
 describe("IngestFile: the channel and the name a job shows", () => {
   it("a blob source's copy is named as in the customer's container, not by its version folder", async () => {
     const w = world(new Set());
-    w.upload("fd_1/0123456789abcdef/in/securities-7.csv", CONTENT, { source: "blob", sourcename: encodeURIComponent("in/securities-7.csv") });
+    w.upload("fd_1/0123456789abcdef/in/securities-7.csv", CONTENT, {
+      source: "blob",
+      sourcename: encodeURIComponent("in/securities-7.csv"),
+    });
     const outcome = await w.ingest.execute("fd_1/0123456789abcdef/in/securities-7.csv");
     expect(outcome.action).toBe("ingested");
-    expect(w.jobs.get((outcome as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "in/securities-7.csv", status: "completed" });
+    expect(w.jobs.get((outcome as { jobId: string }).jobId)).toMatchObject({
+      source: "blob",
+      fileName: "in/securities-7.csv",
+      status: "completed",
+    });
   });
 
   it("a file without source metadata is a blob upload, or an SFTP upload where the SFTP endpoint writes none (Azure)", async () => {
     const local = world(new Set());
     local.upload("fd_1/securities-8.csv", CONTENT);
     const uploaded = await local.ingest.execute("fd_1/securities-8.csv");
-    expect(local.jobs.get((uploaded as { jobId: string }).jobId)).toMatchObject({ source: "blob", fileName: "securities-8.csv" });
+    expect(local.jobs.get((uploaded as { jobId: string }).jobId)).toMatchObject({
+      source: "blob",
+      fileName: "securities-8.csv",
+    });
 
     const azure = world(new Set(), { unlabelledSource: "sftp" });
     azure.upload("fd_1/securities-8.csv", CONTENT);
     const dropped = await azure.ingest.execute("fd_1/securities-8.csv");
-    expect(azure.jobs.get((dropped as { jobId: string }).jobId)).toMatchObject({ source: "sftp", fileName: "securities-8.csv" });
+    expect(azure.jobs.get((dropped as { jobId: string }).jobId)).toMatchObject({
+      source: "sftp",
+      fileName: "securities-8.csv",
+    });
     azure.upload("fd_1/securities-9.csv", CONTENT.replace("BAE", "BAE Systems"), { source: "blob" });
     const copied = await azure.ingest.execute("fd_1/securities-9.csv");
     expect(azure.jobs.get((copied as { jobId: string }).jobId)).toMatchObject({ source: "blob" });

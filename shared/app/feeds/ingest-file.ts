@@ -74,14 +74,20 @@ export class IngestFile {
 
   async execute(name: string): Promise<IngestOutcome> {
     const slash = name.indexOf("/");
-    if (slash <= 0 || slash === name.length - 1) return this.leave(name, "ignored", "the path is not <feedId>/<fileName>");
+    if (slash <= 0 || slash === name.length - 1)
+      return this.leave(name, "ignored", "the path is not <feedId>/<fileName>");
     const feedId = name.slice(0, slash);
     const inboxName = name.slice(slash + 1);
     const baseName = inboxName.slice(inboxName.lastIndexOf("/") + 1);
     const stored = await this.deps.feeds.get(feedId);
     if (stored === undefined) return this.leave(name, "ignored", `no feed '${feedId}'`);
     const feed = definitionOf(stored);
-    if (!compileFilePattern(feed.filePattern)(baseName)) return this.leave(name, "ignored", `"${baseName}" does not match the feed's filePattern ${JSON.stringify(feed.filePattern)}`);
+    if (!compileFilePattern(feed.filePattern)(baseName))
+      return this.leave(
+        name,
+        "ignored",
+        `"${baseName}" does not match the feed's filePattern ${JSON.stringify(feed.filePattern)}`,
+      );
     if (feed.status === "paused") return this.leave(name, "waiting", "the feed is paused");
 
     const info = await this.deps.files.info(INBOUND, name);
@@ -101,13 +107,22 @@ export class IngestFile {
       return await this.ingest(name, feed, mode, base, info);
     } finally {
       await this.deps.attempts.end(version).catch((error: unknown) => {
-        this.deps.log.warn("the ingestion attempt could not be marked finished; a later crash of this file counts it", { name, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.warn("the ingestion attempt could not be marked finished; a later crash of this file counts it", {
+          name,
+          error: error instanceof Error ? error.message : String(error),
+        });
       });
     }
   }
 
   /** Passes 1 and 2 of one inbound file, and where it goes. */
-  private async ingest(name: string, feed: FeedDefinition, mode: "live" | "testing", base: Origin, info: StoredFileInfo): Promise<IngestOutcome> {
+  private async ingest(
+    name: string,
+    feed: FeedDefinition,
+    mode: "live" | "testing",
+    base: Origin,
+    info: StoredFileInfo,
+  ): Promise<IngestOutcome> {
     const { feedId, fileName } = base;
 
     // Pass 1: read, map and validate every row, hashing the bytes on the way (the content's SHA-256
@@ -142,17 +157,42 @@ export class IngestFile {
       }
       const duplicateId = `job_${hashOf(feedId, "duplicate", sha256, fileName, info.lastModified.toISOString()).slice(0, 24)}`;
       const now = this.deps.clock.now().toISOString();
-      await this.finish({ ...base, id: duplicateId, status: "completed", counts: { received: existing.counts.received, accepted: 0, rejected: 0 }, errors: [], duplicateOf: existing.id, startedAt: now, completedAt: now, leaseUntil: null });
+      await this.finish({
+        ...base,
+        id: duplicateId,
+        status: "completed",
+        counts: { received: existing.counts.received, accepted: 0, rejected: 0 },
+        errors: [],
+        duplicateOf: existing.id,
+        startedAt: now,
+        completedAt: now,
+        leaseUntil: null,
+      });
       await this.deps.files.move(INBOUND, name, ARCHIVE);
       log.info("file content already ingested; archived, nothing written", { duplicateOf: existing.id });
       return { action: "duplicate", jobId: duplicateId };
     }
     const startedAt = existing?.status === "running" ? existing.startedAt : this.deps.clock.now().toISOString();
-    const job = (fields: Pick<Job, "status" | "counts" | "errors">): Job => ({ ...base, id: jobId, ...fields, startedAt, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null });
+    const job = (fields: Pick<Job, "status" | "counts" | "errors">): Job => ({
+      ...base,
+      id: jobId,
+      ...fields,
+      startedAt,
+      completedAt: this.deps.clock.now().toISOString(),
+      leaseUntil: null,
+    });
 
     if (first instanceof FileFormatError) {
       const where = first.row !== undefined ? ` (record ${first.row})` : "";
-      return this.reject(name, log, job({ status: "failed", counts: { received: 0, accepted: 0, rejected: 0 }, errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${first.message}` }] }));
+      return this.reject(
+        name,
+        log,
+        job({
+          status: "failed",
+          counts: { received: 0, accepted: 0, rejected: 0 },
+          errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${first.message}` }],
+        }),
+      );
     }
     const outcome = first;
     const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
@@ -161,28 +201,55 @@ export class IngestFile {
         outcome.status === "rejected"
           ? `testing: nothing was written; live, the file would be rejected (${outcome.reason})`
           : `testing: nothing was written; live, ${outcome.valid} row${outcome.valid === 1 ? "" : "s"} would be imported and ${outcome.rejected} rejected`;
-      const tested = job({ status: "completed", counts: { ...counts, accepted: outcome.status === "accepted" ? outcome.valid : 0 }, errors: [{ field: "", message: verdict }, ...rowErrors(outcome)] });
+      const tested = job({
+        status: "completed",
+        counts: { ...counts, accepted: outcome.status === "accepted" ? outcome.valid : 0 },
+        errors: [{ field: "", message: verdict }, ...rowErrors(outcome)],
+      });
       await this.finish(tested);
       await this.deps.files.move(INBOUND, name, ARCHIVE);
       log.info("testing feed: file read and validated, nothing written; archived", { counts: tested.counts });
       return { action: "tested", jobId };
     }
-    if (outcome.status === "rejected") return this.reject(name, log, job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }));
+    if (outcome.status === "rejected")
+      return this.reject(
+        name,
+        log,
+        job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }),
+      );
 
     // Pass 2: the valid rows, imported in batches through the import service.
     if (outcome.valid === 0) {
       await this.finish(job({ status: "completed", counts, errors: rowErrors(outcome) }));
     } else {
       try {
-        await importValidRows(this.deps, this.batchSize, feed, name, { ...base, jobId }, { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) });
+        await importValidRows(
+          this.deps,
+          this.batchSize,
+          feed,
+          name,
+          { ...base, jobId },
+          { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) },
+        );
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         // The import refused a call's rows (say, a reference it does not know). The calls before it
         // stored theirs, as their job says: the failed job keeps that count and says so.
         const stored = (await this.deps.jobs.get(jobId))?.counts.accepted ?? 0;
-        const written = stored === 0 ? "nothing was written" : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
+        const written =
+          stored === 0
+            ? "nothing was written"
+            : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
         const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
-        return this.reject(name, log, job({ status: "failed", counts: { ...counts, accepted: stored }, errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001) }));
+        return this.reject(
+          name,
+          log,
+          job({
+            status: "failed",
+            counts: { ...counts, accepted: stored },
+            errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001),
+          }),
+        );
       }
     }
     if (outcome.rejectedRows.length > 0) {
@@ -196,7 +263,11 @@ export class IngestFile {
       await this.deps.dataQuality.open(candidates, jobId);
     }
     await this.deps.files.move(INBOUND, name, ARCHIVE);
-    log.info("file ingested; archived", { received: outcome.received, valid: outcome.valid, rejected: outcome.rejected });
+    log.info("file ingested; archived", {
+      received: outcome.received,
+      valid: outcome.valid,
+      rejected: outcome.rejected,
+    });
     return { action: "ingested", jobId };
   }
 
@@ -206,7 +277,14 @@ export class IngestFile {
    * not read again. A job an interrupted import left running is the one that fails, keeping the
    * counts it reported.
    */
-  private async giveUp(name: string, feed: FeedDefinition, mode: "live" | "testing", base: Origin, info: StoredFileInfo, crashed: number): Promise<IngestOutcome> {
+  private async giveUp(
+    name: string,
+    feed: FeedDefinition,
+    mode: "live" | "testing",
+    base: Origin,
+    info: StoredFileInfo,
+    crashed: number,
+  ): Promise<IngestOutcome> {
     const stream = await this.deps.files.read(INBOUND, name);
     if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const sha256 = await sha256Of(stream);
@@ -214,10 +292,19 @@ export class IngestFile {
     const running = await this.deps.jobs.get(contentJob);
     const interrupted = running?.status === "running" ? running : undefined;
     // Not over a finished job of the same content: this delivery gets a job of its own.
-    const id = interrupted !== undefined || running === undefined ? contentJob : `job_${hashOf(base.feedId, "crashed", sha256, name, info.lastModified.toISOString()).slice(0, 24)}`;
+    const id =
+      interrupted !== undefined || running === undefined
+        ? contentJob
+        : `job_${hashOf(base.feedId, "crashed", sha256, name, info.lastModified.toISOString()).slice(0, 24)}`;
     const now = this.deps.clock.now().toISOString();
     const message = `ingestion of this file crashed repeatedly: ${crashed} attempts started and none finished (each ended the process running it, e.g. out of memory or killed); the file is quarantined and not tried again`;
-    const log = this.deps.log.with({ feedId: base.feedId, fileName: base.fileName, sha256, jobId: id, format: feed.format });
+    const log = this.deps.log.with({
+      feedId: base.feedId,
+      fileName: base.fileName,
+      sha256,
+      jobId: id,
+      format: feed.format,
+    });
     log.error("file given up on after repeated crashes", { attempts: crashed });
     return this.reject(name, log, {
       ...base,
@@ -249,4 +336,3 @@ export class IngestFile {
     return { action, reason };
   }
 }
-

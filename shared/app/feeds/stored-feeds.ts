@@ -25,7 +25,9 @@ export async function storedFeed(repository: FeedRepository, id: string): Promis
 /** xml needs to know where its records are; the other formats have a default. */
 export function requireRecordPath(d: Pick<FeedDefinition, "format" | "options">): void {
   if (d.format === "xml" && d.options.recordPath === undefined) {
-    throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: [{ field: "options.recordPath", message: "is required for xml files" }] });
+    throw new AppError("VALIDATION_ERROR", "The request body failed validation", {
+      details: [{ field: "options.recordPath", message: "is required for xml files" }],
+    });
   }
 }
 

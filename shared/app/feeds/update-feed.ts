@@ -1,5 +1,12 @@
 import { AppError, notFound } from "../../domain/errors";
-import { patchedDefinition, toPublicFeed, type Feed, type FeedDefinition, type FeedPatch, type StoredFeed } from "../../domain/feed";
+import {
+  patchedDefinition,
+  toPublicFeed,
+  type Feed,
+  type FeedDefinition,
+  type FeedPatch,
+  type StoredFeed,
+} from "../../domain/feed";
 import { issuesToDetails } from "../../domain/validation";
 import type { Logger } from "../../logging";
 import type { FileListing } from "../../ports/file-store";
@@ -30,12 +37,21 @@ export class UpdateFeed {
     if (patch.sftp !== undefined) {
       const current = await storedFeed(this.deps.repository, id);
       checked(current, patch);
-      login = await this.deps.logins.setPublicKeys(id, current.sftp, patch.sftp.publicKeys.map((k) => k.trim()));
+      login = await this.deps.logins.setPublicKeys(
+        id,
+        current.sftp,
+        patch.sftp.publicKeys.map((k) => k.trim()),
+      );
     }
     let previous: StoredFeed | undefined;
     const next = await this.deps.repository.update(id, (current) => {
       previous = current;
-      return { ...current, ...checked(current, patch), sftp: login ?? current.sftp, updatedAt: this.deps.clock.now().toISOString() };
+      return {
+        ...current,
+        ...checked(current, patch),
+        sftp: login ?? current.sftp,
+        updatedAt: this.deps.clock.now().toISOString(),
+      };
     });
     if (next === undefined || previous === undefined) throw notFound(`Feed '${id}'`);
     if (previous.status === "paused" && next.status !== "paused") await this.resume(next);
@@ -54,17 +70,33 @@ export class UpdateFeed {
         if (await this.deps.inbound.touch(INBOUND, name, "resumedAt", stamp)) resumed++;
       }
     } catch (error) {
-      this.deps.log.error("resuming a feed: its waiting files could not all be announced again", { feedId: feed.id, resumed, error: error instanceof Error ? error.message : String(error) });
-      throw new AppError("SERVICE_UNAVAILABLE", `The feed is now ${feed.status}, but its waiting files could not all be picked up; set it to paused and back to try again`, { cause: error });
+      this.deps.log.error("resuming a feed: its waiting files could not all be announced again", {
+        feedId: feed.id,
+        resumed,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw new AppError(
+        "SERVICE_UNAVAILABLE",
+        `The feed is now ${feed.status}, but its waiting files could not all be picked up; set it to paused and back to try again`,
+        { cause: error },
+      );
     }
-    if (resumed > 0) this.deps.log.info("feed resumed: waiting files announced again", { feedId: feed.id, status: feed.status, files: resumed });
+    if (resumed > 0)
+      this.deps.log.info("feed resumed: waiting files announced again", {
+        feedId: feed.id,
+        status: feed.status,
+        files: resumed,
+      });
   }
 }
 
 /** The patched definition, or a 422 naming every problem. */
 function checked(current: StoredFeed, patch: FeedPatch): FeedDefinition {
   const result = patchedDefinition(definitionOf(current), patch);
-  if (!result.success) throw new AppError("VALIDATION_ERROR", "The request body failed validation", { details: issuesToDetails(result.error.issues) });
+  if (!result.success)
+    throw new AppError("VALIDATION_ERROR", "The request body failed validation", {
+      details: issuesToDetails(result.error.issues),
+    });
   requireRecordPath(result.data);
   return result.data;
 }

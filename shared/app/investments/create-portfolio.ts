@@ -46,9 +46,15 @@ export class CreatePortfolio {
     await Promise.all(
       memberIds.map(async (memberId, index) => {
         const member = await this.deps.portfolios.get(memberId);
-        if (member === undefined) details.push({ field: `memberIds[${index}]`, message: `portfolio '${memberId}' does not exist` });
-        else if (member.type === "composite") details.push({ field: `memberIds[${index}]`, message: "a composite cannot be a member of another composite" });
-        else if (member.status === "archived") details.push({ field: `memberIds[${index}]`, message: "an archived portfolio cannot become a member" });
+        if (member === undefined)
+          details.push({ field: `memberIds[${index}]`, message: `portfolio '${memberId}' does not exist` });
+        else if (member.type === "composite")
+          details.push({
+            field: `memberIds[${index}]`,
+            message: "a composite cannot be a member of another composite",
+          });
+        else if (member.status === "archived")
+          details.push({ field: `memberIds[${index}]`, message: "an archived portfolio cannot become a member" });
       }),
     );
     if (details.length > 0) {

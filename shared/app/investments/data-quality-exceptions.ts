@@ -1,6 +1,10 @@
 import { mapConcurrent } from "../../domain/concurrency";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
-import { dataQualityExceptionIdOf, type DataQualityException, type DataQualityCandidate } from "../../domain/data-quality-exception";
+import {
+  dataQualityExceptionIdOf,
+  type DataQualityException,
+  type DataQualityCandidate,
+} from "../../domain/data-quality-exception";
 import type { Clock } from "../../ports/clock";
 import type { DataQualityExceptionRepository } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
@@ -43,7 +47,13 @@ export class DataQualityExceptions {
               id: eventIdOf("exception.created", stored.id),
               event: "exception.created" as const,
               timestamp: stored.createdAt,
-              data: { exceptionId: stored.id, type: stored.type, severity: stored.severity, message: stored.message, entity: stored.entity },
+              data: {
+                exceptionId: stored.id,
+                type: stored.type,
+                severity: stored.severity,
+                message: stored.message,
+                entity: stored.entity,
+              },
             },
           ],
     );

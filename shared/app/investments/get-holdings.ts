@@ -34,10 +34,24 @@ export class GetHoldings {
     const on = date ?? portfolio.latestValuationDate;
     const valuation = on === null ? undefined : await this.deps.positions.valuation(portfolio.id, on, true);
     if (valuation === undefined) {
-      return { portfolioId: portfolio.id, date: null, baseCurrency: portfolio.baseCurrency, lookThrough: expand, totalValue: 0, holdings: [] };
+      return {
+        portfolioId: portfolio.id,
+        date: null,
+        baseCurrency: portfolio.baseCurrency,
+        lookThrough: expand,
+        totalValue: 0,
+        holdings: [],
+      };
     }
     const holdings = expand ? await this.expand(portfolio, valuation) : valuation.holdings;
-    return { portfolioId: portfolio.id, date: valuation.date, baseCurrency: valuation.baseCurrency, lookThrough: expand, totalValue: valuation.totalValue, holdings };
+    return {
+      portfolioId: portfolio.id,
+      date: valuation.date,
+      baseCurrency: valuation.baseCurrency,
+      lookThrough: expand,
+      totalValue: valuation.totalValue,
+      holdings,
+    };
   }
 
   /** Loads every fund reachable from the holdings (breadth first, bounded), then expands in memory. */
@@ -57,7 +71,12 @@ export class GetHoldings {
         if (funds.has(fundId)) continue;
         const fund = await this.deps.positions.valuation(fundId, valuation.date, true);
         if (fund === undefined) continue;
-        funds.set(fundId, { portfolioId: fundId, baseCurrency: fund.baseCurrency, totalValue: fund.totalValue, holdings: fund.holdings });
+        funds.set(fundId, {
+          portfolioId: fundId,
+          baseCurrency: fund.baseCurrency,
+          totalValue: fund.totalValue,
+          holdings: fund.holdings,
+        });
         currencies.add(fund.baseCurrency);
         next.push(...fund.holdings);
       }

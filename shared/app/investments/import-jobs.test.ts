@@ -20,7 +20,14 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
   beforeAll(async () => {
     cosmos = await startCosmos();
     now = new Date("2026-01-05T10:00:00.000Z");
-    const config = parseConfig({ COSMOS_ENDPOINT: cosmos.endpoint, COSMOS_KEY: KEY, COSMOS_DATABASE: "unit", COSMOS_ENDPOINT_DISCOVERY: "false", JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") });
+    const config = parseConfig({
+      COSMOS_ENDPOINT: cosmos.endpoint,
+      COSMOS_KEY: KEY,
+      COSMOS_DATABASE: "unit",
+      COSMOS_ENDPOINT_DISCOVERY: "false",
+      JWT_SIGNING_KEY: Buffer.alloc(32, 7).toString("base64"),
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
+    });
     app = new Composition(config, { now: () => now });
   });
   afterAll(async () => cosmos.stop());
@@ -71,8 +78,15 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     now = new Date(now.getTime() + 2 * MINUTE);
     expect(await reaper.execute()).toEqual(["job_dead"]);
     const reaped = await jobs.get("job_dead");
-    expect(reaped).toMatchObject({ status: "failed", counts: { received: 1200, accepted: 500, rejected: 0 }, completedAt: now.toISOString(), leaseUntil: null });
-    expect(reaped?.errors).toEqual([{ field: "", message: expect.stringContaining("500 of 1200 records were stored") }]);
+    expect(reaped).toMatchObject({
+      status: "failed",
+      counts: { received: 1200, accepted: 500, rejected: 0 },
+      completedAt: now.toISOString(),
+      leaseUntil: null,
+    });
+    expect(reaped?.errors).toEqual([
+      { field: "", message: expect.stringContaining("500 of 1200 records were stored") },
+    ]);
     expect((await jobs.get("job_done"))?.status).toBe("completed");
     const events = await app.core.outbox().list({ event: "refresh_job.failed" });
     expect(events.filter((e) => e.data.jobId === "job_dead")).toHaveLength(1);
@@ -88,61 +102,128 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     // The import finishes between the reaper's query and its write.
     const racing: JobRepository = Object.assign(Object.create(jobs) as JobRepository, {
       abandoned: async () => {
-        await jobs.put({ ...stale, status: "completed", counts: { ...stale.counts, accepted: 1200 }, completedAt: now.toISOString(), leaseUntil: null });
+        await jobs.put({
+          ...stale,
+          status: "completed",
+          counts: { ...stale.counts, accepted: 1200 },
+          completedAt: now.toISOString(),
+          leaseUntil: null,
+        });
         return [stale];
       },
     });
-    expect(await new ReapAbandonedJobs({ jobs: racing, outbox: app.core.outbox(), clock: { now: () => now } }).execute()).toEqual([]);
+    expect(
+      await new ReapAbandonedJobs({ jobs: racing, outbox: app.core.outbox(), clock: { now: () => now } }).execute(),
+    ).toEqual([]);
     expect(await jobs.get("job_raced")).toMatchObject({ status: "completed", counts: { accepted: 1200 } });
-    expect((await app.core.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced")).toEqual([]);
+    expect(
+      (await app.core.outbox().list({ event: "refresh_job.failed" })).filter((e) => e.data.jobId === "job_raced"),
+    ).toEqual([]);
   });
 
   it("renews the lease after every batch, and a job that fails after writing reports what it wrote (not a 500)", async () => {
     const leases: (string | null)[] = [];
-    const recordingJobs: JobRepository = Object.assign(Object.create(app.investments.jobRepository()) as JobRepository, {
-      put: async (j: Job) => {
-        leases.push(j.leaseUntil);
-        await app.investments.jobRepository().put(j);
+    const recordingJobs: JobRepository = Object.assign(
+      Object.create(app.investments.jobRepository()) as JobRepository,
+      {
+        put: async (j: Job) => {
+          leases.push(j.leaseUntil);
+          await app.investments.jobRepository().put(j);
+        },
       },
-    });
+    );
     let saves = 0;
     // Each batch takes four minutes (fake clock); the second one fails after the first was stored.
-    const failingSecurities: SecurityRepository = Object.assign(Object.create(app.investments.securityRepository()) as SecurityRepository, {
-      save: async (batch: readonly Security[]): Promise<WriteCounts> => {
-        now = new Date(now.getTime() + 4 * MINUTE);
-        if (++saves === 2) throw new Error("connection reset by the store");
-        return app.investments.securityRepository().save(batch);
+    const failingSecurities: SecurityRepository = Object.assign(
+      Object.create(app.investments.securityRepository()) as SecurityRepository,
+      {
+        save: async (batch: readonly Security[]): Promise<WriteCounts> => {
+          now = new Date(now.getTime() + 4 * MINUTE);
+          if (++saves === 2) throw new Error("connection reset by the store");
+          return app.investments.securityRepository().save(batch);
+        },
       },
-    });
+    );
     const imports = importService({ securities: failingSecurities, jobs: recordingJobs, commitBatch: 500 });
-    const securities = Array.from({ length: 700 }, (_, i) => ({ id: `SEC-BATCH-${i}`, name: `Security ${i}`, assetClass: "equity", currency: "EUR" }));
+    const securities = Array.from({ length: 700 }, (_, i) => ({
+      id: `SEC-BATCH-${i}`,
+      name: `Security ${i}`,
+      assetClass: "equity",
+      currency: "EUR",
+    }));
     const startedAt = now.getTime();
-    const error = await imports.execute({ dataType: "securities", body: { securities }, origin: { source: "api" } }).catch((e: unknown) => e);
+    const error = await imports
+      .execute({ dataType: "securities", body: { securities }, origin: { source: "api" } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.stringContaining("after storing 500 of 700 records") });
+    expect(error).toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+      message: expect.stringContaining("after storing 500 of 700 records"),
+    });
 
     const page = await app.investments.jobRepository().list({ dataType: "securities" }, { page: 1, pageSize: 10 });
     const failed = page.items.find((j) => j.status === "failed");
-    expect(failed).toMatchObject({ status: "failed", counts: { received: 700, accepted: 500, rejected: 0 }, leaseUntil: null });
+    expect(failed).toMatchObject({
+      status: "failed",
+      counts: { received: 700, accepted: 500, rejected: 0 },
+      leaseUntil: null,
+    });
     expect((await app.investments.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
     // Start, after the first batch (renewed from the clock then), and the final failed state.
-    expect(leases).toEqual([new Date(startedAt + JOB_LEASE_MS).toISOString(), new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(), null]);
+    expect(leases).toEqual([
+      new Date(startedAt + JOB_LEASE_MS).toISOString(),
+      new Date(startedAt + 4 * MINUTE + JOB_LEASE_MS).toISOString(),
+      null,
+    ]);
   });
 
   it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per 25 portfolios", async () => {
     const sent: unknown[] = [];
-    const bus: MessageBus = { send: async (queue, messages) => void sent.push(...messages.map((m) => ({ queue, body: m.body }))) };
+    const bus: MessageBus = {
+      send: async (queue, messages) => void sent.push(...messages.map((m) => ({ queue, body: m.body }))),
+    };
     const positions = app.investments.positionRepository();
     const portfolioIds = Array.from({ length: 30 }, (_, i) => `pf_QUEUE_${i}`);
-    for (const id of portfolioIds) await app.investments.portfolioRepository().create({ id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: now.toISOString(), updatedAt: now.toISOString() });
-    await importService({ messageBus: bus }).execute({ dataType: "securities", body: { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] } });
-    const result = await importService({ messageBus: bus }).execute({ dataType: "positions", body: { positions: portfolioIds.map((portfolioId) => ({ portfolioId, securityId: "SEC-QUEUE-1", date: "2026-01-02", quantity: 1 })) } });
+    for (const id of portfolioIds)
+      await app.investments.portfolioRepository().create({
+        id,
+        name: id,
+        code: id,
+        clientId: "c",
+        baseCurrency: "EUR",
+        type: "standard",
+        status: "active",
+        totalValue: null,
+        latestValuationDate: null,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      });
+    await importService({ messageBus: bus }).execute({
+      dataType: "securities",
+      body: { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] },
+    });
+    const result = await importService({ messageBus: bus }).execute({
+      dataType: "positions",
+      body: {
+        positions: portfolioIds.map((portfolioId) => ({
+          portfolioId,
+          securityId: "SEC-QUEUE-1",
+          date: "2026-01-02",
+          quantity: 1,
+        })),
+      },
+    });
     expect(result).toMatchObject({ created: 30 });
-    expect(await app.investments.jobRepository().get(result.jobId)).toMatchObject({ status: "completed", leaseUntil: null });
+    expect(await app.investments.jobRepository().get(result.jobId)).toMatchObject({
+      status: "completed",
+      leaseUntil: null,
+    });
     // Nothing valued yet; every portfolio-date marked (ready, by this job), and 30 portfolios in 2 messages.
     expect(await positions.valuation("pf_QUEUE_0", "2026-01-02", false)).toBeUndefined();
     expect([...(await positions.stalePortfolios(portfolioIds))].sort()).toEqual([...portfolioIds].sort());
-    expect(await positions.staleMarkers("pf_QUEUE_3", 10)).toEqual([expect.objectContaining({ date: "2026-01-02", jobId: result.jobId, writing: false })]);
+    expect(await positions.staleMarkers("pf_QUEUE_3", 10)).toEqual([
+      expect.objectContaining({ date: "2026-01-02", jobId: result.jobId, writing: false }),
+    ]);
     expect(sent).toEqual([
       { queue: "valuations", body: { portfolioIds: portfolioIds.slice(0, 25) } },
       { queue: "valuations", body: { portfolioIds: portfolioIds.slice(25) } },

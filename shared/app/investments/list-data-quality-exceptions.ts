@@ -7,7 +7,13 @@ import type { InvestmentDeps } from "./investment-deps";
 export class ListDataQualityExceptions {
   constructor(private readonly deps: Pick<InvestmentDeps, "exceptions">) {}
 
-  execute({ filter, page }: { filter: DataQualityExceptionFilter; page: PageRequest }): Promise<CursorPage<DataQualityException>> {
+  execute({
+    filter,
+    page,
+  }: {
+    filter: DataQualityExceptionFilter;
+    page: PageRequest;
+  }): Promise<CursorPage<DataQualityException>> {
     return this.deps.exceptions.list(filter, page);
   }
 }

@@ -8,7 +8,15 @@ import type { InvestmentDeps } from "./investment-deps";
 export class ListSecurityPrices {
   constructor(private readonly deps: Pick<InvestmentDeps, "securities" | "prices">) {}
 
-  async execute({ security, filter, page }: { security: string; filter: PriceFilter; page: PageRequest }): Promise<CursorPage<Price>> {
+  async execute({
+    security,
+    filter,
+    page,
+  }: {
+    security: string;
+    filter: PriceFilter;
+    page: PageRequest;
+  }): Promise<CursorPage<Price>> {
     const found = await findSecurity(this.deps.securities, security);
     return this.deps.prices.list(found.id, filter, page);
   }

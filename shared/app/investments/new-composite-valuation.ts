@@ -19,7 +19,11 @@ export class NewCompositeValuation implements PortfolioValuations {
     const { valuation, positions, portfolios, bus, clock } = this.deps;
     const date = await valuation.firstCompositeDate(composite);
     if (date === undefined) return;
-    await positions.markStale([{ portfolioId: composite.id, date }], { markedAt: clock.now().toISOString(), jobId: null, writing: false });
+    await positions.markStale([{ portfolioId: composite.id, date }], {
+      markedAt: clock.now().toISOString(),
+      jobId: null,
+      writing: false,
+    });
     await portfolios.markValuationPending([composite.id]);
     await enqueueValuations(bus, [composite.id]);
   }

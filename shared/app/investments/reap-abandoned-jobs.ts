@@ -36,7 +36,10 @@ export class ReapAbandonedJobs {
           status: "failed",
           errors: [
             ...job.errors,
-            { field: "", message: `the import stopped without finishing: its lease ran out at ${job.leaseUntil} (the process running it ended); ${accepted} of ${job.counts.received} records were stored; retry it (writes are idempotent)` },
+            {
+              field: "",
+              message: `the import stopped without finishing: its lease ran out at ${job.leaseUntil} (the process running it ended); ${accepted} of ${job.counts.received} records were stored; retry it (writes are idempotent)`,
+            },
           ],
           completedAt: now,
           leaseUntil: null,

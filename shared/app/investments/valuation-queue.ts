@@ -5,7 +5,9 @@ import type { MessageBus } from "../../ports/message-bus";
  * A `valuations` message names portfolios whose stale markers to work off. It carries no dates: the
  * markers are the durable truth, so a repeated or late message costs a read, never a wrong value.
  */
-export const valuationMessageSchema = z.strictObject({ portfolioIds: z.array(z.string().min(1).max(200)).min(1).max(100) });
+export const valuationMessageSchema = z.strictObject({
+  portfolioIds: z.array(z.string().min(1).max(200)).min(1).max(100),
+});
 export type ValuationMessage = z.infer<typeof valuationMessageSchema>;
 
 /**
@@ -17,12 +19,19 @@ export type ValuationMessage = z.infer<typeof valuationMessageSchema>;
 export const PORTFOLIOS_PER_MESSAGE = 25;
 
 /** Asks the valuations queue to value these portfolios' stale markers (one message per few portfolios). */
-export async function enqueueValuations(bus: MessageBus, portfolioIds: Iterable<string>, delaySeconds = 0): Promise<void> {
+export async function enqueueValuations(
+  bus: MessageBus,
+  portfolioIds: Iterable<string>,
+  delaySeconds = 0,
+): Promise<void> {
   const ids = [...new Set(portfolioIds)];
   if (ids.length === 0) return;
   const messages = [];
   for (let i = 0; i < ids.length; i += PORTFOLIOS_PER_MESSAGE) {
-    messages.push({ body: { portfolioIds: ids.slice(i, i + PORTFOLIOS_PER_MESSAGE) } satisfies ValuationMessage, ...(delaySeconds > 0 ? { delaySeconds } : {}) });
+    messages.push({
+      body: { portfolioIds: ids.slice(i, i + PORTFOLIOS_PER_MESSAGE) } satisfies ValuationMessage,
+      ...(delaySeconds > 0 ? { delaySeconds } : {}),
+    });
   }
   await bus.send("valuations", messages);
 }

@@ -13,7 +13,16 @@ import { DataQualityExceptions } from "./data-quality-exceptions";
 import { ValuationService } from "./valuation-service";
 
 const T0 = "2026-03-02T08:00:00.000Z";
-const price = (value: number, updatedAt: string) => ({ securityId: "sec_V", isin: null, date: "2026-03-02", price: value, currency: "EUR", type: "close" as const, source: "S", updatedAt });
+const price = (value: number, updatedAt: string) => ({
+  securityId: "sec_V",
+  isin: null,
+  date: "2026-03-02",
+  price: value,
+  currency: "EUR",
+  type: "close" as const,
+  source: "S",
+  updatedAt,
+});
 
 describe("ValuationService: overlapping computations (on the Cosmos stand-in)", () => {
   let cosmos: Awaited<ReturnType<typeof startCosmos>>;
@@ -30,9 +39,47 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     const securities = new CosmosSecurityRepository(cosmos.db.container("securities"));
     const prices = new CosmosPriceRepository(cosmos.db.container("prices"));
     const outbox = new CosmosOutbox(cosmos.db.container("events"));
-    await portfolios.create({ id: "pf_V", name: "V", code: "V-RACE", clientId: "c", baseCurrency: "EUR", type: "standard", status: "active", totalValue: null, latestValuationDate: null, createdAt: T0, updatedAt: T0 });
-    await securities.save([{ id: "sec_V", isin: null, cusip: null, sedol: null, figi: null, ticker: null, name: "V share", assetClass: "equity", currency: "EUR", country: null, exchange: null, lookThroughPortfolioId: null, status: "active", createdAt: T0, updatedAt: T0 }]);
-    await positions.saveSnapshots([{ portfolioId: "pf_V", date: "2026-03-02", positions: [{ securityId: "sec_V", quantity: 10, costBasis: null, currency: null }], currencies: ["EUR"], updatedAt: T0 }]);
+    await portfolios.create({
+      id: "pf_V",
+      name: "V",
+      code: "V-RACE",
+      clientId: "c",
+      baseCurrency: "EUR",
+      type: "standard",
+      status: "active",
+      totalValue: null,
+      latestValuationDate: null,
+      createdAt: T0,
+      updatedAt: T0,
+    });
+    await securities.save([
+      {
+        id: "sec_V",
+        isin: null,
+        cusip: null,
+        sedol: null,
+        figi: null,
+        ticker: null,
+        name: "V share",
+        assetClass: "equity",
+        currency: "EUR",
+        country: null,
+        exchange: null,
+        lookThroughPortfolioId: null,
+        status: "active",
+        createdAt: T0,
+        updatedAt: T0,
+      },
+    ]);
+    await positions.saveSnapshots([
+      {
+        portfolioId: "pf_V",
+        date: "2026-03-02",
+        positions: [{ securityId: "sec_V", quantity: 10, costBasis: null, currency: null }],
+        currencies: ["EUR"],
+        updatedAt: T0,
+      },
+    ]);
     await prices.save([price(10, T0)]);
 
     // The older computation is held just before it stores its result, until the newer one has finished.
@@ -47,7 +94,21 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       }
       return positions.saveValuation(valuation);
     };
-    const service = new ValuationService(portfolios, gated, securities, prices, new CosmosFxRateRepository(cosmos.db.container("fxRates")), outbox, new DataQualityExceptions(new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")), outbox, clock), clock, { pricePreference: ["close"], staleAfterDays: 5 });
+    const service = new ValuationService(
+      portfolios,
+      gated,
+      securities,
+      prices,
+      new CosmosFxRateRepository(cosmos.db.container("fxRates")),
+      outbox,
+      new DataQualityExceptions(
+        new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")),
+        outbox,
+        clock,
+      ),
+      clock,
+      { pricePreference: ["close"], staleAfterDays: 5 },
+    );
 
     const portfolio = (await portfolios.get("pf_V"))!;
     const older = service.valueOn(portfolio, "2026-03-02", null);
@@ -67,22 +128,47 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
 
     // A later edit of the portfolio keeps the version: an older result still cannot replace the total.
     await portfolios.update("pf_V", (p) => ({ ...p, name: "V renamed" }));
-    expect(await portfolios.recordValuation("pf_V", { date: "2026-03-02", totalValue: 1, version: T0, valuedAt: T0 })).toBe(false);
+    expect(
+      await portfolios.recordValuation("pf_V", { date: "2026-03-02", totalValue: 1, version: T0, valuedAt: T0 }),
+    ).toBe(false);
     expect((await portfolios.get("pf_V"))?.totalValue).toBe(200);
   });
 
   it("a reader that catches a valuation being replaced reads the newer one whole, never holdings of one and a total of another", async () => {
     const container = cosmos.db.container("positions");
     const writer = new CosmosPositionRepository(container);
-    const holding = (value: number) => ({ securityId: "sec_R", isin: null, name: "R", assetClass: "equity", currency: "EUR", quantity: 1, price: value, priceDate: "2026-03-02", priceType: "close", fxRate: 1, marketValue: value, weight: 1 }) as unknown as StoredValuation["holdings"][number];
-    const valuation = (value: number, version: string): StoredValuation => ({ portfolioId: "pf_R", date: "2026-03-02", baseCurrency: "EUR", totalValue: value, holdings: [holding(value)], valuedAt: T0, version });
+    const holding = (value: number) =>
+      ({
+        securityId: "sec_R",
+        isin: null,
+        name: "R",
+        assetClass: "equity",
+        currency: "EUR",
+        quantity: 1,
+        price: value,
+        priceDate: "2026-03-02",
+        priceType: "close",
+        fxRate: 1,
+        marketValue: value,
+        weight: 1,
+      }) as unknown as StoredValuation["holdings"][number];
+    const valuation = (value: number, version: string): StoredValuation => ({
+      portfolioId: "pf_R",
+      date: "2026-03-02",
+      baseCurrency: "EUR",
+      totalValue: value,
+      holdings: [holding(value)],
+      valuedAt: T0,
+      version,
+    });
     expect(await writer.saveValuation(valuation(100, "1"))).toBe(true);
     // The reader's container: just before it reads the chunks, a newer computation replaces the valuation.
     let replaced = false;
     const items = new Proxy(container.items, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target) as unknown;
-        if (prop !== "bulk" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        if (prop !== "bulk" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
         return async (...args: unknown[]) => {
           if (!replaced) {
             replaced = true;
@@ -92,7 +178,9 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
         };
       },
     });
-    const readerContainer = new Proxy(container, { get: (target, prop) => (prop === "items" ? items : (Reflect.get(target, prop, target) as unknown)) });
+    const readerContainer = new Proxy(container, {
+      get: (target, prop) => (prop === "items" ? items : (Reflect.get(target, prop, target) as unknown)),
+    });
     const read = await new CosmosPositionRepository(readerContainer).valuation("pf_R", "2026-03-02", false);
     expect(replaced).toBe(true);
     expect(read?.totalValue).toBe(300);

@@ -33,7 +33,9 @@ describe("valuation off the request path: stale markers, the valuations consumer
   // A millisecond passes per reading, as on a real clock: valuations are versioned by their start time.
   const clock: Clock = { now: () => new Date(++now) };
   let sent: string[][] = [];
-  const bus: MessageBus = { send: async (_queue, messages) => void sent.push(...messages.map((m) => (m.body as ValuationMessage).portfolioIds)) };
+  const bus: MessageBus = {
+    send: async (_queue, messages) => void sent.push(...messages.map((m) => (m.body as ValuationMessage).portfolioIds)),
+  };
   let repos: {
     portfolios: CosmosPortfolioRepository;
     positions: CosmosPositionRepository;
@@ -63,26 +65,85 @@ describe("valuation off the request path: stale markers, the valuations consumer
     sent = [];
   });
 
-  const dataQuality = () => new DataQualityExceptions(new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")), repos.outbox, clock);
+  const dataQuality = () =>
+    new DataQualityExceptions(
+      new CosmosDataQualityExceptionRepository(cosmos.db.container("exceptions")),
+      repos.outbox,
+      clock,
+    );
   const valuation = (prices: PriceRepository = repos.prices) =>
-    new ValuationService(repos.portfolios, repos.positions, repos.securities, prices, repos.fxRates, repos.outbox, dataQuality(), clock, { pricePreference: ["close"], staleAfterDays: 5 });
-  const consumer = (prices?: PriceRepository) => new ValueStalePortfolios({ portfolios: repos.portfolios, positions: repos.positions, jobs: repos.jobs, valuation: valuation(prices), bus, clock });
+    new ValuationService(
+      repos.portfolios,
+      repos.positions,
+      repos.securities,
+      prices,
+      repos.fxRates,
+      repos.outbox,
+      dataQuality(),
+      clock,
+      { pricePreference: ["close"], staleAfterDays: 5 },
+    );
+  const consumer = (prices?: PriceRepository) =>
+    new ValueStalePortfolios({
+      portfolios: repos.portfolios,
+      positions: repos.positions,
+      jobs: repos.jobs,
+      valuation: valuation(prices),
+      bus,
+      clock,
+    });
   const imports = (replaced: Partial<ImportRecordsDeps> = {}) =>
-    new ImportRecords({ ...repos, transactions: new CosmosTransactionRepository(cosmos.db.container("transactions")), dataQuality: dataQuality(), messageBus: bus, clock, priceJumpThreshold: 10, ...replaced });
+    new ImportRecords({
+      ...repos,
+      transactions: new CosmosTransactionRepository(cosmos.db.container("transactions")),
+      dataQuality: dataQuality(),
+      messageBus: bus,
+      clock,
+      priceJumpThreshold: 10,
+      ...replaced,
+    });
 
   /** A portfolio holding `quantity` of a fresh EUR security priced 10 on D (positions not yet imported). */
-  async function setUp(type: Portfolio["type"] = "standard", memberIds?: string[]): Promise<{ id: string; isin: string; securityId: string }> {
+  async function setUp(
+    type: Portfolio["type"] = "standard",
+    memberIds?: string[],
+  ): Promise<{ id: string; isin: string; securityId: string }> {
     const n = ++seq;
     const id = `pf_U${n}`;
-    await repos.portfolios.create({ id, name: id, code: `U-${n}`, clientId: "c", baseCurrency: "EUR", type, status: "active", ...(memberIds !== undefined ? { memberIds } : {}), totalValue: null, latestValuationDate: null, createdAt: T0, updatedAt: T0 });
+    await repos.portfolios.create({
+      id,
+      name: id,
+      code: `U-${n}`,
+      clientId: "c",
+      baseCurrency: "EUR",
+      type,
+      status: "active",
+      ...(memberIds !== undefined ? { memberIds } : {}),
+      totalValue: null,
+      latestValuationDate: null,
+      createdAt: T0,
+      updatedAt: T0,
+    });
     const body = `XS${String(n).padStart(9, "0")}`;
     const isin = `${body}${isinCheckDigit(body)}`;
-    await imports().execute({ dataType: "securities", body: { securities: [{ isin, name: `U${n}`, assetClass: "equity", currency: "EUR" }] } });
+    await imports().execute({
+      dataType: "securities",
+      body: { securities: [{ isin, name: `U${n}`, assetClass: "equity", currency: "EUR" }] },
+    });
     await imports().execute({ dataType: "prices", body: { prices: [priceOf(isin, 10)] } });
     return { id, isin, securityId: `sec_${isin}` };
   }
-  const priceOf = (isin: string, price: number) => ({ isin, date: D, price, currency: "EUR", type: "close", source: "s" });
-  const position = (portfolioId: string, securityId: string, quantity: number) => ({ positions: [{ portfolioId, securityId, date: D, quantity }] });
+  const priceOf = (isin: string, price: number) => ({
+    isin,
+    date: D,
+    price,
+    currency: "EUR",
+    type: "close",
+    source: "s",
+  });
+  const position = (portfolioId: string, securityId: string, quantity: number) => ({
+    positions: [{ portfolioId, securityId, date: D, quantity }],
+  });
   /** Whether the portfolio shows a valuation pending; its flag always agrees with its markers here. */
   const pending = async (id: string) => {
     const status = (await repos.portfolios.get(id))?.valuationStatus;
@@ -102,7 +163,8 @@ describe("valuation off the request path: stale markers, the valuations consumer
     // The store fails the first price read of the valuation: the message fails (the queue retries it) and the marker stays.
     let reads = 0;
     const flaky = Object.assign(Object.create(repos.prices) as CosmosPriceRepository, {
-      forValuation: (...args: Parameters<PriceRepository["forValuation"]>) => (++reads === 1 ? Promise.reject(new Error("connection reset")) : repos.prices.forValuation(...args)),
+      forValuation: (...args: Parameters<PriceRepository["forValuation"]>) =>
+        ++reads === 1 ? Promise.reject(new Error("connection reset")) : repos.prices.forValuation(...args),
     });
     const run = consumer(flaky);
     await expect(run.execute({ portfolioIds: [id] })).rejects.toThrow("connection reset");
@@ -123,12 +185,20 @@ describe("valuation off the request path: stale markers, the valuations consumer
 
     // The first attempt stores the new price, then fails (the outbox is unreachable): 503, records stored.
     let appends = 0;
-    const failingOnce: Outbox = { append: (events) => (++appends === 1 ? Promise.reject(new Error("outbox down")) : repos.outbox.append(events)) } as Outbox;
+    const failingOnce: Outbox = {
+      append: (events) => (++appends === 1 ? Promise.reject(new Error("outbox down")) : repos.outbox.append(events)),
+    } as Outbox;
     const newPrice = { prices: [priceOf(isin, 12)] };
-    await expect(imports({ outbox: failingOnce }).execute({ dataType: "prices", body: newPrice })).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    await expect(
+      imports({ outbox: failingOnce }).execute({ dataType: "prices", body: newPrice }),
+    ).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
     // The retry finds the price already stored, and still finds the marker the failed attempt left.
     sent = [];
-    expect(await imports().execute({ dataType: "prices", body: newPrice })).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
+    expect(await imports().execute({ dataType: "prices", body: newPrice })).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+    });
     expect(await pending(id)).toBe(true);
     expect(sent.flat()).toContain(id);
     await consumer().execute({ portfolioIds: [id] });
@@ -141,14 +211,43 @@ describe("valuation off the request path: stale markers, the valuations consumer
     await imports().execute({ dataType: "positions", body: position(id, securityId, 5) });
     await consumer().execute({ portfolioIds: [id] });
     // The dead attempt: its job running on a lease, its writing marker and flag, and its price stored; nothing after.
-    const dead = { id: `job_dead_${id}`, source: "api" as const, dataType: "prices" as const, feedId: null, fileName: null, status: "running" as const, counts: { received: 1, accepted: 0, rejected: 0 }, errors: [], startedAt: new Date(now).toISOString(), completedAt: null, leaseUntil: new Date(now + 60_000).toISOString() };
+    const dead = {
+      id: `job_dead_${id}`,
+      source: "api" as const,
+      dataType: "prices" as const,
+      feedId: null,
+      fileName: null,
+      status: "running" as const,
+      counts: { received: 1, accepted: 0, rejected: 0 },
+      errors: [],
+      startedAt: new Date(now).toISOString(),
+      completedAt: null,
+      leaseUntil: new Date(now + 60_000).toISOString(),
+    };
     await repos.jobs.put(dead);
-    await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: new Date(now).toISOString(), jobId: dead.id, writing: true });
+    await repos.positions.markStale([{ portfolioId: id, date: D }], {
+      markedAt: new Date(now).toISOString(),
+      jobId: dead.id,
+      writing: true,
+    });
     await repos.portfolios.markValuationPending([id]);
-    await repos.prices.save([{ securityId, isin, date: D, price: 13, currency: "EUR", type: "close", source: "s", updatedAt: new Date(now).toISOString() }]);
+    await repos.prices.save([
+      {
+        securityId,
+        isin,
+        date: D,
+        price: 13,
+        currency: "EUR",
+        type: "close",
+        source: "s",
+        updatedAt: new Date(now).toISOString(),
+      },
+    ]);
 
     sent = [];
-    expect(await imports().execute({ dataType: "prices", body: { prices: [priceOf(isin, 13)] } })).toMatchObject({ unchanged: 1 });
+    expect(await imports().execute({ dataType: "prices", body: { prices: [priceOf(isin, 13)] } })).toMatchObject({
+      unchanged: 1,
+    });
     expect(await pending(id)).toBe(true);
     expect(sent.flat()).toContain(id);
     // While the dead attempt's lease runs, its marker is left alone; afterwards it is valued and cleared.
@@ -165,20 +264,29 @@ describe("valuation off the request path: stale markers, the valuations consumer
     await imports().execute({ dataType: "positions", body: position(id, securityId, 5) });
     await consumer().execute({ portfolioIds: [id] });
     sent = [];
-    expect(await imports().execute({ dataType: "positions", body: position(id, securityId, 5) })).toMatchObject({ unchanged: 1 });
-    expect(await imports().execute({ dataType: "prices", body: { prices: [priceOf(isin, 10)] } })).toMatchObject({ unchanged: 1 });
+    expect(await imports().execute({ dataType: "positions", body: position(id, securityId, 5) })).toMatchObject({
+      unchanged: 1,
+    });
+    expect(await imports().execute({ dataType: "prices", body: { prices: [priceOf(isin, 10)] } })).toMatchObject({
+      unchanged: 1,
+    });
     expect(await pending(id)).toBe(false);
     expect(sent).toEqual([]);
   });
 
   it("repeated imports of the same portfolio-date coalesce into one marker, valued once from the latest data", async () => {
     const { id, securityId } = await setUp();
-    for (const quantity of [1, 2, 3]) await imports().execute({ dataType: "positions", body: position(id, securityId, quantity) });
-    expect(await repos.positions.staleMarkers(id, 10)).toEqual([expect.objectContaining({ portfolioId: id, date: D, writing: false })]);
+    for (const quantity of [1, 2, 3])
+      await imports().execute({ dataType: "positions", body: position(id, securityId, quantity) });
+    expect(await repos.positions.staleMarkers(id, 10)).toEqual([
+      expect.objectContaining({ portfolioId: id, date: D, writing: false }),
+    ]);
     const before = (await repos.outbox.list({ event: "portfolio.valued" })).length;
     await consumer().execute({ portfolioIds: [id, id] });
     expect(await total(id)).toBe(30);
-    expect((await repos.outbox.list({ event: "portfolio.valued" })).filter((e) => e.data.portfolioId === id)).toHaveLength(1);
+    expect(
+      (await repos.outbox.list({ event: "portfolio.valued" })).filter((e) => e.data.portfolioId === id),
+    ).toHaveLength(1);
     expect((await repos.outbox.list({ event: "portfolio.valued" })).length).toBe(before + 1);
   });
 
@@ -207,8 +315,28 @@ describe("valuation off the request path: stale markers, the valuations consumer
 
   it("leaves a marker an import wrote before its data while that import runs on a live lease; values it once the import ended", async () => {
     const { id, securityId } = await setUp();
-    await repos.positions.saveSnapshots([{ portfolioId: id, date: D, positions: [{ securityId, quantity: 4, costBasis: null, currency: null }], currencies: ["EUR"], updatedAt: T0 }]);
-    const job = { id: `job_writing_${id}`, source: "api" as const, dataType: "positions" as const, feedId: null, fileName: null, status: "running" as const, counts: { received: 1, accepted: 0, rejected: 0 }, errors: [], startedAt: T0, completedAt: null, leaseUntil: new Date(now + 60_000).toISOString() };
+    await repos.positions.saveSnapshots([
+      {
+        portfolioId: id,
+        date: D,
+        positions: [{ securityId, quantity: 4, costBasis: null, currency: null }],
+        currencies: ["EUR"],
+        updatedAt: T0,
+      },
+    ]);
+    const job = {
+      id: `job_writing_${id}`,
+      source: "api" as const,
+      dataType: "positions" as const,
+      feedId: null,
+      fileName: null,
+      status: "running" as const,
+      counts: { received: 1, accepted: 0, rejected: 0 },
+      errors: [],
+      startedAt: T0,
+      completedAt: null,
+      leaseUntil: new Date(now + 60_000).toISOString(),
+    };
     await repos.jobs.put(job);
     await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: T0, jobId: job.id, writing: true });
     await repos.portfolios.markValuationPending([id]);
@@ -236,7 +364,13 @@ describe("valuation off the request path: stale markers, the valuations consumer
 
     const late = await setUp("composite", [member.id]);
     const composite = (await repos.portfolios.get(late.id))!;
-    await new NewCompositeValuation({ portfolios: repos.portfolios, positions: repos.positions, valuation: valuation(), bus, clock }).valueNewComposite(composite);
+    await new NewCompositeValuation({
+      portfolios: repos.portfolios,
+      positions: repos.positions,
+      valuation: valuation(),
+      bus,
+      clock,
+    }).valueNewComposite(composite);
     expect(await repos.positions.staleMarkers(late.id, 10)).toEqual([expect.objectContaining({ date: D })]);
     await consumer().execute({ portfolioIds: [late.id] });
     expect(await total(late.id)).toBe(70);
@@ -246,7 +380,15 @@ describe("valuation off the request path: stale markers, the valuations consumer
     const { id } = await setUp();
     await repos.portfolios.markValuationPending([id]);
     expect((await repos.portfolios.get(id))?.valuationStatus).toBe("pending");
-    expect(await new SweepStaleValuations({ positions: repos.positions, portfolios: repos.portfolios, bus, clock, ageSeconds: 60 }).execute()).toContain(id);
+    expect(
+      await new SweepStaleValuations({
+        positions: repos.positions,
+        portfolios: repos.portfolios,
+        bus,
+        clock,
+        ageSeconds: 60,
+      }).execute(),
+    ).toContain(id);
     await consumer().execute({ portfolioIds: [id] });
     expect((await repos.portfolios.get(id))?.valuationStatus).toBe("current");
   });
@@ -254,11 +396,31 @@ describe("valuation off the request path: stale markers, the valuations consumer
   it("the sweep re-enqueues portfolios whose markers are older than its age, and only those", async () => {
     const { id } = await setUp();
     const marked = now;
-    await repos.positions.markStale([{ portfolioId: id, date: D }], { markedAt: new Date(marked).toISOString(), jobId: null, writing: false });
+    await repos.positions.markStale([{ portfolioId: id, date: D }], {
+      markedAt: new Date(marked).toISOString(),
+      jobId: null,
+      writing: false,
+    });
     now = marked + 30_000;
-    expect(await new SweepStaleValuations({ positions: repos.positions, portfolios: repos.portfolios, bus, clock, ageSeconds: 60 }).execute()).not.toContain(id);
+    expect(
+      await new SweepStaleValuations({
+        positions: repos.positions,
+        portfolios: repos.portfolios,
+        bus,
+        clock,
+        ageSeconds: 60,
+      }).execute(),
+    ).not.toContain(id);
     now = marked + 61_000;
-    expect(await new SweepStaleValuations({ positions: repos.positions, portfolios: repos.portfolios, bus, clock, ageSeconds: 60 }).execute()).toContain(id);
+    expect(
+      await new SweepStaleValuations({
+        positions: repos.positions,
+        portfolios: repos.portfolios,
+        bus,
+        clock,
+        ageSeconds: 60,
+      }).execute(),
+    ).toContain(id);
     expect(sent.flat()).toContain(id);
   });
 });

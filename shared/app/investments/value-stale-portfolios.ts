@@ -38,7 +38,10 @@ export class ValueStalePortfolios {
     const ids = [...new Set(portfolioIds)];
     // Read once per message, not per portfolio: the portfolios (their type, currency and members do not
     // change) and the composites containing any of them (a query across all portfolios).
-    const [portfolios, composites] = await Promise.all([this.deps.portfolios.getMany(ids), this.deps.portfolios.compositesContaining(ids)]);
+    const [portfolios, composites] = await Promise.all([
+      this.deps.portfolios.getMany(ids),
+      this.deps.portfolios.compositesContaining(ids),
+    ]);
     // A few portfolios of the message at once: each valuation is a chain of store round trips.
     await mapConcurrent(ids, PORTFOLIOS_AT_ONCE, async (id) => {
       try {
@@ -48,7 +51,8 @@ export class ValueStalePortfolios {
       }
     });
     if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
+    if (failures.length > 1)
+      throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
   }
 
   /**
@@ -66,7 +70,11 @@ export class ValueStalePortfolios {
     return run;
   }
 
-  private async valuePortfolio(portfolioId: string, portfolio: Portfolio | undefined, composites: readonly Portfolio[]): Promise<void> {
+  private async valuePortfolio(
+    portfolioId: string,
+    portfolio: Portfolio | undefined,
+    composites: readonly Portfolio[],
+  ): Promise<void> {
     const datesPerRun = this.deps.datesPerRun ?? DATES_PER_RUN;
     const found = await this.deps.positions.staleMarkers(portfolioId, datesPerRun);
     const markers = await this.ready(found);
@@ -87,7 +95,11 @@ export class ValueStalePortfolios {
     for (const m of markers) byDate.set(m.date, [...(byDate.get(m.date) ?? []), m]);
     for (const [date, same] of byDate) {
       try {
-        const valuation = await this.deps.valuation.valueOn(portfolio, date, same.find((m) => m.jobId !== null)?.jobId ?? null);
+        const valuation = await this.deps.valuation.valueOn(
+          portfolio,
+          date,
+          same.find((m) => m.jobId !== null)?.jobId ?? null,
+        );
         if (valuation !== undefined) valued.push({ portfolioId, date });
         done.push(...same);
       } catch (error) {
@@ -97,11 +109,19 @@ export class ValueStalePortfolios {
     }
     // Composites are marked before the member's markers go: a crash in between costs a repeated
     // valuation, never a composite left on its members' old values.
-    const stale = portfolio.type === "composite" ? [] : await this.deps.valuation.compositesStaleAfter(valued, composites);
+    const stale =
+      portfolio.type === "composite" ? [] : await this.deps.valuation.compositesStaleAfter(valued, composites);
     if (stale.length > 0) {
-      await this.deps.positions.markStale(stale, { markedAt: this.deps.clock.now().toISOString(), jobId: done.find((m) => m.jobId !== null)?.jobId ?? null, writing: false });
+      await this.deps.positions.markStale(stale, {
+        markedAt: this.deps.clock.now().toISOString(),
+        jobId: done.find((m) => m.jobId !== null)?.jobId ?? null,
+        writing: false,
+      });
       await this.deps.portfolios.markValuationPending([...new Set(stale.map((c) => c.portfolioId))]);
-      await enqueueValuations(this.deps.bus, stale.map((c) => c.portfolioId));
+      await enqueueValuations(
+        this.deps.bus,
+        stale.map((c) => c.portfolioId),
+      );
     }
     await this.deps.positions.clearStale(done);
     if (failure !== undefined) throw failure.error;

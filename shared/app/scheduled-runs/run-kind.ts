@@ -31,5 +31,8 @@ export interface RunClaim {
 
 /** The run's message on its queue: `{ <ownerField>: owner, runId }`, what the queue function parses. */
 export function runMessage<R extends ScheduledRun>(kind: RunKind<R>, run: R, delaySeconds?: number): OutgoingMessage {
-  return { body: { [kind.ownerField]: kind.ownerOf(run), runId: run.id }, ...(delaySeconds !== undefined ? { delaySeconds } : {}) };
+  return {
+    body: { [kind.ownerField]: kind.ownerOf(run), runId: run.id },
+    ...(delaySeconds !== undefined ? { delaySeconds } : {}),
+  };
 }

@@ -85,7 +85,9 @@ export class ScheduledRuns<O extends RunOwner, R extends ScheduledRun> {
     } catch (error) {
       const at = this.deps.clock.now().toISOString();
       await runs.update(kind.ownerOf(run), run.id, (current) =>
-        current.status === "running" && (current.attempts ?? 0) === 0 ? { ...current, status: "failed", error: NOT_QUEUED, completedAt: at, leaseUntil: at } : undefined,
+        current.status === "running" && (current.attempts ?? 0) === 0
+          ? { ...current, status: "failed", error: NOT_QUEUED, completedAt: at, leaseUntil: at }
+          : undefined,
       );
       throw error;
     }
@@ -98,7 +100,9 @@ export class ScheduledRuns<O extends RunOwner, R extends ScheduledRun> {
     // Claimed by another timer: that one sends it. A message not sent (there, or here by a throw) is sent again once the claim's lease ends.
     if (mine) await this.send(run);
     await this.deps.owners.update(owner.id, (current) =>
-      current.nextRunAt === dueAt && current.status === "enabled" ? { ...current, nextRunAt: this.deps.schedule.nextRunAt(current, now) } : undefined,
+      current.nextRunAt === dueAt && current.status === "enabled"
+        ? { ...current, nextRunAt: this.deps.schedule.nextRunAt(current, now) }
+        : undefined,
     );
     return mine ? run : undefined;
   }
@@ -119,10 +123,15 @@ export class ScheduledRuns<O extends RunOwner, R extends ScheduledRun> {
           abandoned++;
         }
       } catch (error) {
-        log.warn(`recovering ${kind.label} run failed`, { [kind.ownerField]: kind.ownerOf(run), runId: run.id, error: String(error) });
+        log.warn(`recovering ${kind.label} run failed`, {
+          [kind.ownerField]: kind.ownerOf(run),
+          runId: run.id,
+          error: String(error),
+        });
       }
     }
-    if (resent + abandoned > 0) log.warn("runs no instance was performing: sent again or given up", { resent, abandoned });
+    if (resent + abandoned > 0)
+      log.warn("runs no instance was performing: sent again or given up", { resent, abandoned });
     return { resent, abandoned };
   }
 
@@ -131,8 +140,13 @@ export class ScheduledRuns<O extends RunOwner, R extends ScheduledRun> {
     const { kind } = this.deps;
     let failed = false;
     await this.deps.runs.update(kind.ownerOf(run), run.id, (current) => {
-      failed = current.status === "running" && (current.attempts ?? 0) >= MAX_RUN_ATTEMPTS && (current.leaseUntil === undefined || current.leaseUntil <= at);
-      return failed ? { ...current, status: "failed", error: current.error ?? kind.abandonedError, completedAt: at, leaseUntil: at } : undefined;
+      failed =
+        current.status === "running" &&
+        (current.attempts ?? 0) >= MAX_RUN_ATTEMPTS &&
+        (current.leaseUntil === undefined || current.leaseUntil <= at);
+      return failed
+        ? { ...current, status: "failed", error: current.error ?? kind.abandonedError, completedAt: at, leaseUntil: at }
+        : undefined;
     });
     return failed;
   }
@@ -142,6 +156,10 @@ export class ScheduledRuns<O extends RunOwner, R extends ScheduledRun> {
   }
 
   private claimAt(now: Date): RunClaim {
-    return { startedAt: now.toISOString(), attempts: 0, leaseUntil: new Date(now.getTime() + this.deps.kind.unsentAfterSeconds * 1000).toISOString() };
+    return {
+      startedAt: now.toISOString(),
+      attempts: 0,
+      leaseUntil: new Date(now.getTime() + this.deps.kind.unsentAfterSeconds * 1000).toISOString(),
+    };
   }
 }

@@ -67,7 +67,11 @@ export class CachedWebhookDirectory implements WebhookDirectory {
   }
 
   async disable(webhookId: string, reason: string): Promise<void> {
-    await this.repository.update(webhookId, (w) => (w.status === "disabled" && w.disabledReason === reason ? undefined : { ...w, status: "disabled", disabledReason: reason, updatedAt: this.clock.now().toISOString() }));
+    await this.repository.update(webhookId, (w) =>
+      w.status === "disabled" && w.disabledReason === reason
+        ? undefined
+        : { ...w, status: "disabled", disabledReason: reason, updatedAt: this.clock.now().toISOString() },
+    );
     this.forget(webhookId);
   }
 
@@ -83,7 +87,10 @@ export class CachedWebhookDirectory implements WebhookDirectory {
   }
 
   private toTarget(entry: Entry, now: number): DeliveryTarget {
-    const signingSecrets = entry.previous !== undefined && entry.previous.until > now ? [entry.current, entry.previous.secret] : [entry.current];
+    const signingSecrets =
+      entry.previous !== undefined && entry.previous.until > now
+        ? [entry.current, entry.previous.secret]
+        : [entry.current];
     return { ...entry.target, signingSecrets };
   }
 
@@ -101,7 +108,12 @@ export class CachedWebhookDirectory implements WebhookDirectory {
   private async readAll(): Promise<ReadonlyMap<EventName, readonly Entry[]>> {
     const generation = this.generation;
     const entries = (await this.repository.all()).map((w) => this.entry(w));
-    const byEvent = new Map(eventNames.map((event) => [event, entries.filter((e) => e.target.status === "enabled" && e.target.events.includes(event))] as const));
+    const byEvent = new Map(
+      eventNames.map(
+        (event) =>
+          [event, entries.filter((e) => e.target.status === "enabled" && e.target.events.includes(event))] as const,
+      ),
+    );
     if (this.caching(generation)) {
       for (const entry of entries) this.webhooks.set(entry.target.webhookId, entry);
       for (const [event, subscribed] of byEvent) this.subscribers.set(event, subscribed);
@@ -120,7 +132,11 @@ export class CachedWebhookDirectory implements WebhookDirectory {
       target: { webhookId: w.id, url: w.url, status: w.status, events: w.events },
       current: this.cipher.open(w.secret, w.id),
     };
-    if (w.previousSecret !== undefined) entry.previous = { secret: this.cipher.open(w.previousSecret.secret, w.id), until: Date.parse(w.previousSecret.until) };
+    if (w.previousSecret !== undefined)
+      entry.previous = {
+        secret: this.cipher.open(w.previousSecret.secret, w.id),
+        until: Date.parse(w.previousSecret.until),
+      };
     return entry;
   }
 }

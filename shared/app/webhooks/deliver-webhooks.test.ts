@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryRef, StoredDelivery } from "../../domain/delivery";
 import type { EventEnvelope } from "../../domain/events";
 import type { CursorPage } from "../../domain/page-request";
-import { deliveryKey, type DeliveryRepository, type DueDelivery, type VersionedDelivery } from "../../ports/delivery-repository";
+import {
+  deliveryKey,
+  type DeliveryRepository,
+  type DueDelivery,
+  type VersionedDelivery,
+} from "../../ports/delivery-repository";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookPostResult, WebhookSender } from "../../ports/webhook-delivery";
 import { DeliverWebhooks } from "./deliver-webhooks";
@@ -71,10 +76,14 @@ class MemoryDeliveries implements DeliveryRepository {
     return { items, totalItems: items.length, nextCursor: null };
   }
   async pendingOf(webhookId: string) {
-    return [...this.docs.values()].filter((d) => d.webhookId === webhookId && d.status === "pending").map(({ webhookId: w, id }) => ({ webhookId: w, id }));
+    return [...this.docs.values()]
+      .filter((d) => d.webhookId === webhookId && d.status === "pending")
+      .map(({ webhookId: w, id }) => ({ webhookId: w, id }));
   }
   async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
-    const due = [...this.docs.values()].filter((d) => d.status === "pending" && (d.nextAttemptAt ?? "") < before).map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, nextAttemptAt: nextAttemptAt! }));
+    const due = [...this.docs.values()]
+      .filter((d) => d.status === "pending" && (d.nextAttemptAt ?? "") < before)
+      .map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, nextAttemptAt: nextAttemptAt! }));
     for (let i = 0; i < due.length; i += pageSize) yield due.slice(i, i + pageSize);
   }
 }
@@ -83,10 +92,18 @@ class Directory implements WebhookDirectory {
   readonly targets = new Map<string, DeliveryTarget>();
   readonly disabled: [string, string][] = [];
   add(webhookId: string, events: DeliveryTarget["events"] = ["transaction.settled"]) {
-    this.targets.set(webhookId, { webhookId, url: `https://example.test/${webhookId}`, status: "enabled", events, signingSecrets: ["whsec_a", "whsec_b"] });
+    this.targets.set(webhookId, {
+      webhookId,
+      url: `https://example.test/${webhookId}`,
+      status: "enabled",
+      events,
+      signingSecrets: ["whsec_a", "whsec_b"],
+    });
   }
   async subscribedTo(event: string) {
-    return [...this.targets.values()].filter((t) => t.status === "enabled" && (t.events as readonly string[]).includes(event));
+    return [...this.targets.values()].filter(
+      (t) => t.status === "enabled" && (t.events as readonly string[]).includes(event),
+    );
   }
   async target(id: string) {
     return this.targets.get(id);
@@ -118,8 +135,21 @@ function setup(answers: WebhookPostResult[]) {
       return answers.shift() ?? { statusCode: 200, durationMs: 3 };
     },
   };
-  const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({ "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": secrets.map((s) => `v1,${s}`).join(" ") });
-  const attempts = new DeliveryAttempts({ deliveries, directory, sender, sign, bus, clock, retrySchedule: [5, 60], random: () => 0.5 });
+  const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": secrets.map((s) => `v1,${s}`).join(" "),
+  });
+  const attempts = new DeliveryAttempts({
+    deliveries,
+    directory,
+    sender,
+    sign,
+    bus,
+    clock,
+    retrySchedule: [5, 60],
+    random: () => 0.5,
+  });
   const deps = { deliveries, directory, attempts, bus, clock };
   const deliver = new DeliverWebhooks(deps);
   const fanOut = new FanOutEvents(deps);
@@ -130,10 +160,28 @@ function setup(answers: WebhookPostResult[]) {
   /** Runs the latest `deliveries` message, as the queue would once its delay is over. */
   const runLatest = () => deliver.execute(deliveryMessages().at(-1)!.body as DeliveriesMessage);
   const sweep = new SweepDeliveries({ ...deps, graceSeconds: 60 });
-  return { deliveries, directory, bus, posts, deliver, fanOut, retryDelivery, testWebhook, sweep, advance, deliveryMessages, runLatest };
+  return {
+    deliveries,
+    directory,
+    bus,
+    posts,
+    deliver,
+    fanOut,
+    retryDelivery,
+    testWebhook,
+    sweep,
+    advance,
+    deliveryMessages,
+    runLatest,
+  };
 }
 
-const event: EventEnvelope = { id: "evt_1", event: "transaction.settled", timestamp: "2026-01-01T00:00:00.000Z", data: { transactionId: "t1" } };
+const event: EventEnvelope = {
+  id: "evt_1",
+  event: "transaction.settled",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  data: { transactionId: "t1" },
+};
 
 describe("webhook fan-out and delivery (in-memory ports)", () => {
   it("fans an event out to subscribed webhooks only, once per event id", async () => {
@@ -146,14 +194,21 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     expect(again).toEqual(first);
     expect(s.deliveries.docs.size).toBe(1);
     const stored = [...s.deliveries.docs.values()][0]!;
-    expect(JSON.parse(stored.payload)).toEqual({ id: stored.id, event: "transaction.settled", timestamp: event.timestamp, data: { transactionId: "t1" } });
+    expect(JSON.parse(stored.payload)).toEqual({
+      id: stored.id,
+      event: "transaction.settled",
+      timestamp: event.timestamp,
+      data: { transactionId: "t1" },
+    });
   });
 
   it("fans out every event of a batch (an events message may carry several envelopes)", async () => {
     const s = setup([]);
     s.directory.add("wh_a");
     s.directory.add("wh_b");
-    const refs = await s.fanOut.execute([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}`, data: { transactionId: `t${n}` } })));
+    const refs = await s.fanOut.execute(
+      [1, 2, 3].map((n) => ({ ...event, id: `evt_${n}`, data: { transactionId: `t${n}` } })),
+    );
     expect(refs).toHaveLength(6);
     expect(new Set(refs.map((r) => r.id)).size).toBe(6);
     expect(s.posts).toHaveLength(6);
@@ -180,7 +235,9 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     s.directory.add("wh_a");
     s.directory.add("wh_b");
     await Promise.all([s.fanOut.execute([event]), s.fanOut.execute([event]), s.fanOut.execute([event, event])]);
-    expect(s.posts.map((p) => p.headers["webhook-id"]).sort()).toEqual([...s.deliveries.docs.values()].map((d) => d.id).sort());
+    expect(s.posts.map((p) => p.headers["webhook-id"]).sort()).toEqual(
+      [...s.deliveries.docs.values()].map((d) => d.id).sort(),
+    );
     expect(s.posts).toHaveLength(2);
   });
 
@@ -206,7 +263,9 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const [ref] = await s.fanOut.execute([event]);
     const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
     expect(due).toBe("2026-01-01T00:00:05.000Z");
-    expect(s.deliveryMessages()).toEqual([{ body: { deliveries: [{ ...ref!, due }] } satisfies DeliveriesMessage, delaySeconds: 5 }]);
+    expect(s.deliveryMessages()).toEqual([
+      { body: { deliveries: [{ ...ref!, due }] } satisfies DeliveriesMessage, delaySeconds: 5 },
+    ]);
     await s.runLatest(); // early: not due
     expect(s.posts).toHaveLength(1);
     s.advance(5);
@@ -226,20 +285,28 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     s.directory.add("wh_a");
     const refs = await s.fanOut.execute([1, 2, 3].map((n) => ({ ...event, id: `evt_${n}` })));
     expect(s.deliveryMessages()).toHaveLength(1);
-    expect((s.deliveryMessages()[0]!.body as DeliveriesMessage).deliveries.map((t) => t.id).sort()).toEqual(refs.map((r) => r.id).sort());
+    expect((s.deliveryMessages()[0]!.body as DeliveriesMessage).deliveries.map((t) => t.id).sort()).toEqual(
+      refs.map((r) => r.id).sort(),
+    );
     s.advance(5);
     await s.runLatest();
     expect(s.posts).toHaveLength(6);
   });
 
   it("410 fails the delivery, disables the webhook and stops its other pending deliveries", async () => {
-    const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 410, durationMs: 1 }]);
+    const s = setup([
+      { statusCode: 500, durationMs: 1 },
+      { statusCode: 410, durationMs: 1 },
+    ]);
     s.directory.add("wh_a");
     const [first] = await s.fanOut.execute([event]); // 500: pending, retried later
     const [second] = await s.fanOut.execute([{ ...event, id: "evt_2" }]); // 410
     expect(s.directory.disabled).toEqual([["wh_a", "the endpoint answered 410 Gone"]]);
     expect(await s.deliveries.get(second!)).toMatchObject({ status: "failed", lastAttempt: { statusCode: 410 } });
-    expect(await s.deliveries.get(first!)).toMatchObject({ status: "failed", failureReason: expect.stringMatching(/410/) });
+    expect(await s.deliveries.get(first!)).toMatchObject({
+      status: "failed",
+      failureReason: expect.stringMatching(/410/),
+    });
     s.advance(10);
     await s.deliver.execute(s.deliveryMessages()[0]!.body as DeliveriesMessage);
     expect(s.posts).toHaveLength(2);
@@ -258,12 +325,19 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   });
 
   it("copies of one message never attempt the same delivery twice: held while in flight, stale once attempted", async () => {
-    const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }]);
+    const s = setup([
+      { statusCode: 500, durationMs: 1 },
+      { statusCode: 500, durationMs: 1 },
+    ]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.execute([event]);
     const retry = s.deliveryMessages()[0]!.body as DeliveriesMessage;
     s.advance(10);
-    await Promise.all([s.deliver.execute(retry), s.deliver.execute(retry), s.deliver.execute({ deliveries: [...retry.deliveries, ...retry.deliveries] })]);
+    await Promise.all([
+      s.deliver.execute(retry),
+      s.deliver.execute(retry),
+      s.deliver.execute({ deliveries: [...retry.deliveries, ...retry.deliveries] }),
+    ]);
     expect(s.posts).toHaveLength(2);
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "pending", attempts: 2 });
     s.advance(120); // the next attempt is due; a late copy of the first retry message is not its message
@@ -290,21 +364,36 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
   });
 
   it("a manual retry sends a failed delivery again with a fresh schedule; pending or succeeded ones are a conflict", async () => {
-    const s = setup([{ statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }, { statusCode: 500, durationMs: 1 }]);
+    const s = setup([
+      { statusCode: 500, durationMs: 1 },
+      { statusCode: 500, durationMs: 1 },
+      { statusCode: 500, durationMs: 1 },
+    ]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.execute([event]);
-    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     for (const wait of [5, 60]) {
       s.advance(wait);
       await s.runLatest();
     }
     expect((await s.deliveries.get(ref!))?.status).toBe("failed");
-    expect(await s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).toMatchObject({ status: "pending", attempts: 3 });
+    expect(await s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).toMatchObject({
+      status: "pending",
+      attempts: 3,
+    });
     await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 4 });
-    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({ code: "CONFLICT" });
-    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: "msg_nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(s.retryDelivery.execute({ webhookId: "wh_nope", deliveryId: ref!.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: "msg_nope" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(s.retryDelivery.execute({ webhookId: "wh_nope", deliveryId: ref!.id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("the test event is a delivery of its own, attempted at once", async () => {
@@ -312,7 +401,11 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     s.directory.add("wh_a");
     const delivery = await s.testWebhook.execute("wh_a");
     expect(delivery).toMatchObject({ event: "webhook.test", status: "succeeded", attempts: 1, webhookId: "wh_a" });
-    expect(JSON.parse(s.posts[0]!.body)).toMatchObject({ id: delivery.id, event: "webhook.test", data: { webhookId: "wh_a" } });
+    expect(JSON.parse(s.posts[0]!.body)).toMatchObject({
+      id: delivery.id,
+      event: "webhook.test",
+      data: { webhookId: "wh_a" },
+    });
     expect(delivery).not.toHaveProperty("payload");
   });
 });

@@ -33,7 +33,9 @@ export class DeliverWebhooks {
         const target = await this.deps.directory.target(ticket.webhookId);
         if (target === undefined || target.status !== "enabled") {
           const reason = target === undefined ? "the webhook was deleted" : "the webhook is disabled";
-          await this.deps.deliveries.update(ticket, (d) => (d.status === "pending" ? failed(d, now, reason) : undefined));
+          await this.deps.deliveries.update(ticket, (d) =>
+            d.status === "pending" ? failed(d, now, reason) : undefined,
+          );
           continue;
         }
         const { _etag: etag, ...delivery } = stored;

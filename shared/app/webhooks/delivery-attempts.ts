@@ -9,7 +9,12 @@ import type { DeliveryTarget, WebhookDirectory, WebhookSender } from "../../port
 import { retryMessages, type DeliveryTicket } from "./deliveries-message";
 
 /** Builds the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for one attempt. */
-export type SignWebhook = (id: string, timestamp: Date, body: string, secrets: readonly string[]) => Record<string, string>;
+export type SignWebhook = (
+  id: string,
+  timestamp: Date,
+  body: string,
+  secrets: readonly string[],
+) => Record<string, string>;
 
 export interface DeliveryAttemptsDeps {
   deliveries: DeliveryRepository;
@@ -87,7 +92,9 @@ export class DeliveryAttempts {
   async attempt(items: readonly Attempt[]): Promise<StoredDelivery[]> {
     // Bound to this caller's async context: a POST queued behind other invocations' POSTs runs in this
     // invocation's trace (p-limit would run it in the context of whichever POST freed its slot).
-    const outcomes = await Promise.all(items.map((item) => this.posting(AsyncResource.bind(() => this.post(item.delivery, item.target)))));
+    const outcomes = await Promise.all(
+      items.map((item) => this.posting(AsyncResource.bind(() => this.post(item.delivery, item.target)))),
+    );
     const recorded = await this.record(items, outcomes);
     const retries: { ticket: DeliveryTicket; delaySeconds: number }[] = [];
     const gone = new Set<string>();
@@ -95,7 +102,11 @@ export class DeliveryAttempts {
       if (recorded[i]?.ours !== true) continue; // another writer's version stands
       if (outcome.gone) gone.add(outcome.next.webhookId);
       const { webhookId, id, nextAttemptAt } = outcome.next;
-      if (outcome.retryIn !== undefined) retries.push({ ticket: { webhookId, id, ...(nextAttemptAt !== undefined ? { due: nextAttemptAt } : {}) }, delaySeconds: outcome.retryIn });
+      if (outcome.retryIn !== undefined)
+        retries.push({
+          ticket: { webhookId, id, ...(nextAttemptAt !== undefined ? { due: nextAttemptAt } : {}) },
+          delaySeconds: outcome.retryIn,
+        });
     }
     for (const webhookId of gone) await this.stopWebhook(webhookId, "the endpoint answered 410 Gone");
     // The record first, then its message: a crash in between leaves a pending record the sweep finds.
@@ -107,15 +118,25 @@ export class DeliveryAttempts {
    * Writes the outcomes in two round trips at most (creates, conditional replaces). Returns, per item,
    * the record as stored and whether it is this attempt's outcome.
    */
-  private async record(items: readonly Attempt[], outcomes: readonly Outcome[]): Promise<{ stored: StoredDelivery; ours: boolean }[]> {
+  private async record(
+    items: readonly Attempt[],
+    outcomes: readonly Outcome[],
+  ): Promise<{ stored: StoredDelivery; ours: boolean }[]> {
     const creates = items.flatMap((item, i) => (item.etag === undefined ? [i] : []));
     const replaces = items.flatMap((item, i) => (item.etag !== undefined ? [i] : []));
     const [created, replaced] = await Promise.all([
       creates.length === 0 ? [] : this.deps.deliveries.createManyIfAbsent(creates.map((i) => outcomes[i]!.next)),
-      replaces.length === 0 ? [] : this.deps.deliveries.replaceManyIfUnchanged(replaces.map((i) => ({ delivery: outcomes[i]!.next, etag: items[i]!.etag! }))),
+      replaces.length === 0
+        ? []
+        : this.deps.deliveries.replaceManyIfUnchanged(
+            replaces.map((i) => ({ delivery: outcomes[i]!.next, etag: items[i]!.etag! })),
+          ),
     ]);
     const recorded = outcomes.map((o) => ({ stored: o.next, ours: true }));
-    const lost = [...creates.filter((_, n) => created[n] === undefined), ...replaces.filter((_, n) => replaced[n] === undefined)];
+    const lost = [
+      ...creates.filter((_, n) => created[n] === undefined),
+      ...replaces.filter((_, n) => replaced[n] === undefined),
+    ];
     for (const i of lost) {
       const { next } = outcomes[i]!;
       const read = items[i]!.delivery;
@@ -135,7 +156,11 @@ export class DeliveryAttempts {
   /** One POST and what it comes to. */
   private async post(delivery: StoredDelivery, target: DeliveryTarget): Promise<Outcome> {
     const sentAt = this.deps.clock.now();
-    const result = await this.deps.sender.post(target.url, this.deps.sign(delivery.id, sentAt, delivery.payload, target.signingSecrets), delivery.payload);
+    const result = await this.deps.sender.post(
+      target.url,
+      this.deps.sign(delivery.id, sentAt, delivery.payload, target.signingSecrets),
+      delivery.payload,
+    );
     const done = this.deps.clock.now();
     const next = withAttempt(delivery, {
       at: sentAt.toISOString(),
@@ -145,10 +170,24 @@ export class DeliveryAttempts {
     });
     const status = result.statusCode;
     if (status !== undefined && status >= 200 && status < 300) return { next: succeeded(next, done), gone: false };
-    if (status === 410) return { next: failed(next, done, "the endpoint answered 410 Gone; the webhook was disabled"), gone: true };
-    const retryIn = nextRetryDelay(this.deps.retrySchedule, next.attempts - next.scheduleOffset, result.retryAfterSeconds, this.random);
-    if (retryIn === undefined) return { next: failed(next, done, `no 2xx answer after ${next.attempts} attempts; the retry schedule is spent`), gone: false };
-    return { next: { ...next, nextAttemptAt: new Date(done.getTime() + retryIn * 1000).toISOString() }, retryIn, gone: false };
+    if (status === 410)
+      return { next: failed(next, done, "the endpoint answered 410 Gone; the webhook was disabled"), gone: true };
+    const retryIn = nextRetryDelay(
+      this.deps.retrySchedule,
+      next.attempts - next.scheduleOffset,
+      result.retryAfterSeconds,
+      this.random,
+    );
+    if (retryIn === undefined)
+      return {
+        next: failed(next, done, `no 2xx answer after ${next.attempts} attempts; the retry schedule is spent`),
+        gone: false,
+      };
+    return {
+      next: { ...next, nextAttemptAt: new Date(done.getTime() + retryIn * 1000).toISOString() },
+      retryIn,
+      gone: false,
+    };
   }
 
   /** Disables the webhook and fails its other pending deliveries, which would only meet the same answer. */
@@ -156,7 +195,11 @@ export class DeliveryAttempts {
     await this.deps.directory.disable(webhookId, reason);
     const now = this.deps.clock.now();
     for (const ref of await this.deps.deliveries.pendingOf(webhookId, 1000)) {
-      await this.deps.deliveries.update(ref, (d) => (d.status === "pending" ? failed(d, now, "the webhook was disabled (its endpoint answered 410 Gone)") : undefined));
+      await this.deps.deliveries.update(ref, (d) =>
+        d.status === "pending"
+          ? failed(d, now, "the webhook was disabled (its endpoint answered 410 Gone)")
+          : undefined,
+      );
     }
   }
 }

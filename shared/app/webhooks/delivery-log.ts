@@ -23,7 +23,11 @@ export async function webhookTarget(directory: WebhookDirectory, webhookId: stri
 }
 
 /** One delivery of a webhook as stored; NOT_FOUND when there is none. */
-export async function storedDelivery(deliveries: DeliveryRepository, webhookId: string, deliveryId: string): Promise<StoredDelivery> {
+export async function storedDelivery(
+  deliveries: DeliveryRepository,
+  webhookId: string,
+  deliveryId: string,
+): Promise<StoredDelivery> {
   const found = await deliveries.get({ webhookId, id: deliveryId });
   if (found === undefined) throw notFound(`Delivery '${deliveryId}'`);
   return found;

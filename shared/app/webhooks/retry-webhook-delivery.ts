@@ -11,7 +11,8 @@ export class RetryWebhookDelivery {
 
   async execute({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }): Promise<Delivery> {
     const target = await webhookTarget(this.deps.directory, webhookId);
-    if (target.status !== "enabled") throw new AppError("CONFLICT", `Webhook '${webhookId}' is disabled; enable it before retrying its deliveries`);
+    if (target.status !== "enabled")
+      throw new AppError("CONFLICT", `Webhook '${webhookId}' is disabled; enable it before retrying its deliveries`);
     await storedDelivery(this.deps.deliveries, webhookId, deliveryId);
     const now = this.deps.clock.now().toISOString();
     let refused: DeliveryStatus | undefined;
@@ -25,7 +26,8 @@ export class RetryWebhookDelivery {
       return { ...rest, status: "pending", nextAttemptAt: now, scheduleOffset: d.attempts };
     });
     if (updated === undefined) throw notFound(`Delivery '${deliveryId}'`);
-    if (refused !== undefined) throw new AppError("CONFLICT", `Delivery '${deliveryId}' is ${refused}; only a failed delivery can be retried`);
+    if (refused !== undefined)
+      throw new AppError("CONFLICT", `Delivery '${deliveryId}' is ${refused}; only a failed delivery can be retried`);
     await this.deps.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId, due: now }]));
     return publicDelivery(updated);
   }

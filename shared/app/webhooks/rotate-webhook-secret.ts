@@ -15,7 +15,12 @@ export class RotateWebhookSecret {
     const next = await this.deps.repository.update(id, (stored) => {
       const now = this.deps.clock.now();
       const until = new Date(now.getTime() + PREVIOUS_SECRET_HOURS * 3600_000).toISOString();
-      return { ...stored, secret: sealed, previousSecret: { secret: stored.secret, until }, updatedAt: now.toISOString() };
+      return {
+        ...stored,
+        secret: sealed,
+        previousSecret: { secret: stored.secret, until },
+        updatedAt: now.toISOString(),
+      };
     });
     if (next === undefined) throw notFound(`Webhook '${id}'`);
     this.deps.onChange(id);

@@ -31,7 +31,10 @@ export class SweepDeliveries {
     let count = 0;
     let pages = 0;
     for await (const page of this.deps.deliveries.overdue(before, PAGE_SIZE)) {
-      await this.deps.bus.send("deliveries", deliveriesMessages(page.map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, due: nextAttemptAt }))));
+      await this.deps.bus.send(
+        "deliveries",
+        deliveriesMessages(page.map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, due: nextAttemptAt }))),
+      );
       count += page.length;
       if (++pages >= MAX_PAGES) break;
     }

@@ -11,7 +11,12 @@ export class TestWebhook {
   async execute(webhookId: string): Promise<Delivery> {
     const target = await webhookTarget(this.deps.directory, webhookId);
     const now = this.deps.clock.now();
-    const event = { id: `evt_test_${randomUUID().replaceAll("-", "")}`, event: "webhook.test" as const, timestamp: now.toISOString(), data: { webhookId } };
+    const event = {
+      id: `evt_test_${randomUUID().replaceAll("-", "")}`,
+      event: "webhook.test" as const,
+      timestamp: now.toISOString(),
+      data: { webhookId },
+    };
     const [stored] = await this.deps.attempts.attempt([{ delivery: newDelivery(event, webhookId, now), target }]);
     if (stored === undefined) throw new Error(`test delivery of ${webhookId} was not attempted`); // a fresh random event id: cannot happen
     return publicDelivery(stored);

@@ -10,7 +10,8 @@ export class UpdateWebhook {
 
   async execute({ id, patch }: { id: string; patch: WebhookPatch }): Promise<Webhook> {
     const current = await storedWebhook(this.deps.repository, id);
-    if (patch.url !== undefined && patch.url !== current.url) await verifyWebhookUrl(this.deps, id, patch.url, signingSecrets(this.deps, current));
+    if (patch.url !== undefined && patch.url !== current.url)
+      await verifyWebhookUrl(this.deps, id, patch.url, signingSecrets(this.deps, current));
     const next = await this.deps.repository.update(id, (stored) => {
       const changed: StoredWebhook = { ...stored, updatedAt: this.deps.clock.now().toISOString() };
       if (patch.url !== undefined) changed.url = patch.url;

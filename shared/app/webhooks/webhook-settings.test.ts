@@ -59,7 +59,11 @@ class RecordingSender implements WebhookSender {
   constructor(public status = 204) {}
   async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<WebhookPostResult> {
     this.posts.push({ url, headers, body });
-    return { statusCode: this.status, ...(this.status >= 300 ? { error: `the endpoint answered ${this.status}` } : {}), durationMs: 1 };
+    return {
+      statusCode: this.status,
+      ...(this.status >= 300 ? { error: `the endpoint answered ${this.status}` } : {}),
+      durationMs: 1,
+    };
   }
 }
 
@@ -67,9 +71,20 @@ const cipher = new WebhookSecretCipher(Buffer.alloc(32, 5).toString("base64"));
 const events: ["portfolio.valued"] = ["portfolio.valued"];
 
 /** The settings use cases over one store, as the composition builds them. */
-function settingsUseCases(repository: WebhookRepository, sender: WebhookSender, clock: Clock, onChange: WebhookSettingsDeps["onChange"] = () => {}) {
+function settingsUseCases(
+  repository: WebhookRepository,
+  sender: WebhookSender,
+  clock: Clock,
+  onChange: WebhookSettingsDeps["onChange"] = () => {},
+) {
   const deps: WebhookSettingsDeps = { repository, sender, cipher, clock, onChange };
-  return { create: new CreateWebhook(deps), get: new GetWebhook(deps), update: new UpdateWebhook(deps), delete: new DeleteWebhook(deps), rotateSecret: new RotateWebhookSecret(deps) };
+  return {
+    create: new CreateWebhook(deps),
+    get: new GetWebhook(deps),
+    update: new UpdateWebhook(deps),
+    delete: new DeleteWebhook(deps),
+    rotateSecret: new RotateWebhookSecret(deps),
+  };
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -93,7 +108,11 @@ describe("creating a webhook with private networks not allowed (the SSRF corpus)
     const repository = new MemoryRepository();
     const lookup = vi.fn<LookupAll>(async () => [{ address: "10.0.0.1", family: 4 }]);
     const requests = [vi.spyOn(http, "request"), vi.spyOn(https, "request")];
-    const webhooks = settingsUseCases(repository, new GuardedWebhookSender({ allowPrivateNetworks: false, lookup }), new FakeClock());
+    const webhooks = settingsUseCases(
+      repository,
+      new GuardedWebhookSender({ allowPrivateNetworks: false, lookup }),
+      new FakeClock(),
+    );
     const error = await webhooks.create.execute({ url, events }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ field: "url", message: expect.any(String) }] });
@@ -116,8 +135,16 @@ describe("the webhook settings use cases", () => {
     sender.status = 200;
     const created = await webhooks.create.execute({ url: "https://hooks.example.com/a", events, description: "BI" });
     const test = sender.posts.at(-1)!;
-    const envelope = new Webhook(created.secret).verify(test.body, test.headers) as { id: string; event: string; data: unknown };
-    expect(envelope).toMatchObject({ id: test.headers["webhook-id"], event: "webhook.test", data: { webhookId: created.id } });
+    const envelope = new Webhook(created.secret).verify(test.body, test.headers) as {
+      id: string;
+      event: string;
+      data: unknown;
+    };
+    expect(envelope).toMatchObject({
+      id: test.headers["webhook-id"],
+      event: "webhook.test",
+      data: { webhookId: created.id },
+    });
     expect(repository.docs.get(created.id)?.secret).not.toContain(created.secret.slice(6));
     expect(await webhooks.get.execute(created.id)).not.toHaveProperty("secret");
   });
@@ -148,10 +175,14 @@ describe("the webhook settings use cases", () => {
     const webhooks = settingsUseCases(repository, sender, new FakeClock());
     const created = await webhooks.create.execute({ url: "https://hooks.example.com/a", events });
     sender.status = 410;
-    await expect(webhooks.update.execute({ id: created.id, patch: { url: "https://hooks.example.com/b" } })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(
+      webhooks.update.execute({ id: created.id, patch: { url: "https://hooks.example.com/b" } }),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
     expect((await webhooks.get.execute(created.id)).url).toBe("https://hooks.example.com/a");
     sender.status = 200;
-    expect((await webhooks.update.execute({ id: created.id, patch: { url: "https://hooks.example.com/b" } })).url).toBe("https://hooks.example.com/b");
+    expect((await webhooks.update.execute({ id: created.id, patch: { url: "https://hooks.example.com/b" } })).url).toBe(
+      "https://hooks.example.com/b",
+    );
     expect(sender.posts.at(-1)?.url).toBe("https://hooks.example.com/b");
     const posts = sender.posts.length;
     await webhooks.update.execute({ id: created.id, patch: { events: ["portfolio.valued", "exception.created"] } }); // no url: no test event
@@ -168,7 +199,10 @@ describe("the webhook settings use cases", () => {
 
     const rotated = await webhooks.rotateSecret.execute(created.id);
     expect(rotated.secret).not.toBe(created.secret);
-    expect((await directory.subscribedTo("portfolio.valued"))[0]?.signingSecrets).toEqual([rotated.secret, created.secret]);
+    expect((await directory.subscribedTo("portfolio.valued"))[0]?.signingSecrets).toEqual([
+      rotated.secret,
+      created.secret,
+    ]);
 
     clock.at += 24 * 3600_000 - 1000;
     expect((await directory.target(created.id))?.signingSecrets).toEqual([rotated.secret, created.secret]);
@@ -191,8 +225,13 @@ describe("the webhook settings use cases", () => {
 
     await directory.disable(a.id, "the endpoint answered 410 Gone");
     expect(await directory.subscribedTo("portfolio.valued")).toEqual([]);
-    expect(await webhooks.get.execute(a.id)).toMatchObject({ status: "disabled", disabledReason: "the endpoint answered 410 Gone" });
-    expect(await webhooks.update.execute({ id: a.id, patch: { status: "enabled" } })).not.toHaveProperty("disabledReason");
+    expect(await webhooks.get.execute(a.id)).toMatchObject({
+      status: "disabled",
+      disabledReason: "the endpoint answered 410 Gone",
+    });
+    expect(await webhooks.update.execute({ id: a.id, patch: { status: "enabled" } })).not.toHaveProperty(
+      "disabledReason",
+    );
     expect((await directory.subscribedTo("portfolio.valued")).map((t) => t.webhookId)).toEqual([a.id]);
 
     // A webhook created elsewhere (straight into the store) since the fill is found by id at once.

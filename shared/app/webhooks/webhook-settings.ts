@@ -51,8 +51,13 @@ export async function verifyWebhookUrl(
   const result = await deps.sender.post(url, signWebhook(id, now, body, secrets), body);
   if (result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300) return;
   const what = result.error ?? `the endpoint answered ${result.statusCode ?? "nothing"}`;
-  if (result.refused === true) throw new AppError("VALIDATION_ERROR", "The webhook URL may not be used", { details: [{ field: "url", message: what }] });
+  if (result.refused === true)
+    throw new AppError("VALIDATION_ERROR", "The webhook URL may not be used", {
+      details: [{ field: "url", message: what }],
+    });
   throw new AppError("VALIDATION_ERROR", "The webhook URL did not accept the webhook.test event", {
-    details: [{ field: "url", message: `${what}; the URL must answer the signed webhook.test event with a 2xx within 15 s` }],
+    details: [
+      { field: "url", message: `${what}; the URL must answer the signed webhook.test event with a 2xx within 15 s` },
+    ],
   });
 }

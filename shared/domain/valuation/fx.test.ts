@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { latestOnOrBefore, resolveFx, type FxTable } from "./fx";
 
 const table: FxTable = new Map([
-  ["EURUSD", [{ date: "2024-01-01", rate: 1.1 }, { date: "2024-01-03", rate: 1.2 }]],
+  [
+    "EURUSD",
+    [
+      { date: "2024-01-01", rate: 1.1 },
+      { date: "2024-01-03", rate: 1.2 },
+    ],
+  ],
   ["GBPUSD", [{ date: "2024-01-02", rate: 1.25 }]],
   ["USDJPY", [{ date: "2024-01-01", rate: 150 }]],
   ["EURCHF", [{ date: "2024-01-01", rate: 0.95 }]],

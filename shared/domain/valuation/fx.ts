@@ -54,9 +54,11 @@ function findLeg(from: string, to: string, date: string, table: FxTable): Leg | 
   // Direct wins whenever it exists, even if the inverse pair has a fresher point: the contract
   // orders the methods, and a predictable choice is easier to audit than a date race.
   const direct = usablePoint(table, `${from}${to}`, date);
-  if (direct !== undefined) return { numerator: toDecimal(direct.rate), denominator: one, inverted: false, date: direct.date };
+  if (direct !== undefined)
+    return { numerator: toDecimal(direct.rate), denominator: one, inverted: false, date: direct.date };
   const inverse = usablePoint(table, `${to}${from}`, date);
-  if (inverse !== undefined) return { numerator: one, denominator: toDecimal(inverse.rate), inverted: true, date: inverse.date };
+  if (inverse !== undefined)
+    return { numerator: one, denominator: toDecimal(inverse.rate), inverted: true, date: inverse.date };
   return undefined;
 }
 

@@ -32,5 +32,8 @@ export function weightOf(marketValue: number | null, total: Decimal): number | n
 
 /** The exact sum of the rows' market values (each in the base currency's minor units), skipping unvalued rows. */
 export function totalOf(rows: readonly { marketValue: number | null }[]): Decimal {
-  return rows.reduce((sum, row) => (row.marketValue === null ? sum : sum.plus(toDecimal(row.marketValue))), toDecimal(0));
+  return rows.reduce(
+    (sum, row) => (row.marketValue === null ? sum : sum.plus(toDecimal(row.marketValue))),
+    toDecimal(0),
+  );
 }

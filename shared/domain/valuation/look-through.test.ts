@@ -205,14 +205,27 @@ describe("lookThrough leaves alone what it cannot expand", () => {
 
 describe("lookThrough in currencies without cents", () => {
   it("allocates a JPY parent in whole yen, still summing to the parent exactly", () => {
-    const fundJ = fund("PF-J", "JPY", [holding("J1", 1000, { priceCurrency: "JPY" }), holding("J2", 1000, { priceCurrency: "JPY" }), holding("J3", 1000, { priceCurrency: "JPY" })]);
-    const out = lookThrough([holding("FUND-J", 100, { priceCurrency: "JPY" })], context({ "FUND-J": "PF-J" }, [fundJ], new Map(), { baseCurrency: "JPY" }));
+    const fundJ = fund("PF-J", "JPY", [
+      holding("J1", 1000, { priceCurrency: "JPY" }),
+      holding("J2", 1000, { priceCurrency: "JPY" }),
+      holding("J3", 1000, { priceCurrency: "JPY" }),
+    ]);
+    const out = lookThrough(
+      [holding("FUND-J", 100, { priceCurrency: "JPY" })],
+      context({ "FUND-J": "PF-J" }, [fundJ], new Map(), { baseCurrency: "JPY" }),
+    );
     expect(out.map((h) => h.marketValue)).toEqual([34, 33, 33]);
   });
 
   it("allocates a KWD parent in fils", () => {
-    const fundK = fund("PF-K", "KWD", [holding("K1", 1, { priceCurrency: "KWD" }), holding("K2", 2, { priceCurrency: "KWD" })]);
-    const out = lookThrough([holding("FUND-K", 1, { priceCurrency: "KWD" })], context({ "FUND-K": "PF-K" }, [fundK], new Map(), { baseCurrency: "KWD" }));
+    const fundK = fund("PF-K", "KWD", [
+      holding("K1", 1, { priceCurrency: "KWD" }),
+      holding("K2", 2, { priceCurrency: "KWD" }),
+    ]);
+    const out = lookThrough(
+      [holding("FUND-K", 1, { priceCurrency: "KWD" })],
+      context({ "FUND-K": "PF-K" }, [fundK], new Map(), { baseCurrency: "KWD" }),
+    );
     expect(out.map((h) => h.marketValue)).toEqual([0.667, 0.333]);
   });
 });

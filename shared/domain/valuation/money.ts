@@ -48,7 +48,8 @@ interface Share {
  * decimal places, or when a non-zero total meets no weights or weights that cancel out to zero.
  */
 export function allocate(total: Decimal, weights: readonly Decimal[], places = 2): Decimal[] {
-  if (!Number.isInteger(places) || places < 0) throw new RangeError(`allocate needs a whole number of places, got ${places}`);
+  if (!Number.isInteger(places) || places < 0)
+    throw new RangeError(`allocate needs a whole number of places, got ${places}`);
   const scale = new ExactDecimal(10).pow(places);
   const units = new ExactDecimal(total).times(scale);
   if (!units.isFinite() || !units.isInteger()) {

@@ -84,7 +84,12 @@ describe("valuePortfolio across currencies", () => {
 
   it("values each holding with the right rate and method", () => {
     // 1000 × 98.765 × 1.05 (direct)
-    expect(byId.get("S-CHF")).toMatchObject({ marketValue: 103703.25, fxRate: 1.05, fxMethod: "direct", assetClass: "bond" });
+    expect(byId.get("S-CHF")).toMatchObject({
+      marketValue: 103703.25,
+      fxRate: 1.05,
+      fxMethod: "direct",
+      assetClass: "bond",
+    });
     // (10 + 5) × 150.25 × 0.8 (inverse of EURUSD 1.25)
     expect(byId.get("S-USD")).toEqual({
       securityId: "S-USD",

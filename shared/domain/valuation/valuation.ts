@@ -186,7 +186,11 @@ function valueHolding(
   }
   const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate), baseCurrency);
   const fxRate = toNumber(roundTo(fx.rate, 10));
-  if (!(Math.abs(toNumber(value)) <= MAX_MARKET_VALUE) || !Number.isFinite(fxRate) || !Number.isFinite(toNumber(quantity))) {
+  if (
+    !(Math.abs(toNumber(value)) <= MAX_MARKET_VALUE) ||
+    !Number.isFinite(fxRate) ||
+    !Number.isFinite(toNumber(quantity))
+  ) {
     outOfRange();
     return priced;
   }

@@ -48,10 +48,13 @@ function cellOf(raw: unknown, type: ColumnType | undefined): { value: XlsxValue;
 function sheetBacklog(worksheet: ExcelJS.Worksheet): Writable | undefined {
   const pipes = (worksheet as unknown as { stream?: { pipes?: unknown } }).stream?.pipes;
   const first: unknown = Array.isArray(pipes) ? pipes[0] : undefined;
-  return first !== null && typeof first === "object" && "_writableState" in first ? (first as unknown as Writable) : undefined;
+  return first !== null && typeof first === "object" && "_writableState" in first
+    ? (first as unknown as Writable)
+    : undefined;
 }
 
-const needsDrain = (stream: Writable): boolean => (stream as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain === true;
+const needsDrain = (stream: Writable): boolean =>
+  (stream as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain === true;
 
 function drained(stream: Writable, out: PassThrough): Promise<void> {
   return new Promise((resolve) => {
@@ -76,12 +79,19 @@ export function writeXlsx(header: ExportHeader, dataSet: DataSet): ExportFile {
   async function produce(): Promise<void> {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
     const worksheet = workbook.addWorksheet(header.dataType, { views: [{ state: "frozen", ySplit: 1 }] });
-    worksheet.columns = dataSet.columns.map((column) => ({ header: column, key: column, width: Math.min(Math.max(column.length + 2, 12), 40) }));
+    worksheet.columns = dataSet.columns.map((column) => ({
+      header: column,
+      key: column,
+      width: Math.min(Math.max(column.length + 2, 12), 40),
+    }));
     worksheet.getRow(1).font = { bold: true };
     worksheet.getRow(1).commit();
     for await (const record of dataSet.records) {
       if (out.destroyed) return;
-      if (rows === MAX_XLSX_ROWS) throw new Error(`an XLSX sheet holds at most ${MAX_XLSX_ROWS} rows; export this data set as CSV or JSON, or filter it`);
+      if (rows === MAX_XLSX_ROWS)
+        throw new Error(
+          `an XLSX sheet holds at most ${MAX_XLSX_ROWS} rows; export this data set as CSV or JSON, or filter it`,
+        );
       const cells = read(record).map((raw, i) => cellOf(raw, types[i]));
       const row = worksheet.addRow(cells.map((c) => c.value));
       cells.forEach((c, i) => {

@@ -12,10 +12,17 @@ export interface FxImportDeps {
 
 export async function prepareFxRates(body: unknown, problems: Problems, deps: FxImportDeps): Promise<PreparedImport> {
   const records = parseRecords("fx-rates", body, problems);
-  flagDuplicates(records, (r) => `${fxPair(r.baseCurrency, r.quoteCurrency)}|${fxRateId(r)}`, (i) => `fxRates[${i}]`, problems);
+  flagDuplicates(
+    records,
+    (r) => `${fxPair(r.baseCurrency, r.quoteCurrency)}|${fxRateId(r)}`,
+    (i) => `fxRates[${i}]`,
+    problems,
+  );
   problems.throwIfAny();
   const now = deps.clock.now().toISOString();
-  const rates: FxRate[] = records.flatMap((r) => (r === undefined ? [] : [{ ...r, pair: fxPair(r.baseCurrency, r.quoteCurrency), updatedAt: now }]));
+  const rates: FxRate[] = records.flatMap((r) =>
+    r === undefined ? [] : [{ ...r, pair: fxPair(r.baseCurrency, r.quoteCurrency), updatedAt: now }],
+  );
   return {
     received: records.length,
     async commit(_jobId, progress, stale) {

@@ -11,10 +11,15 @@ export interface PositionImportDeps {
   clock: Clock;
 }
 
-const samePosition = (a: Position, b: Position): boolean => a.quantity === b.quantity && a.costBasis === b.costBasis && a.currency === b.currency;
+const samePosition = (a: Position, b: Position): boolean =>
+  a.quantity === b.quantity && a.costBasis === b.costBasis && a.currency === b.currency;
 
 /** Positions: the records of one portfolio and date replace that date's snapshot whole. */
-export async function preparePositions(body: unknown, problems: Problems, deps: PositionImportDeps): Promise<PreparedImport> {
+export async function preparePositions(
+  body: unknown,
+  problems: Problems,
+  deps: PositionImportDeps,
+): Promise<PreparedImport> {
   const records = parseRecords("positions", body, problems);
   await deps.references.loadPortfolios(records);
   await deps.references.loadSecurities(records);
@@ -25,13 +30,25 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
     const security = deps.references.security(r, `positions[${i}]`, problems);
     if (portfolio === undefined || security === undefined) return;
     const key = `${portfolio.id}|${r.date}`;
-    const snapshot = snapshots.get(key) ?? { ref: { portfolioId: portfolio.id, date: r.date }, positions: new Map(), currencies: new Set() };
+    const snapshot = snapshots.get(key) ?? {
+      ref: { portfolioId: portfolio.id, date: r.date },
+      positions: new Map(),
+      currencies: new Set(),
+    };
     snapshots.set(key, snapshot);
     if (snapshot.positions.has(security.id)) {
-      problems.add(`positions[${i}]`, `security '${security.id}' appears twice in portfolio '${portfolio.code}' on ${r.date}`);
+      problems.add(
+        `positions[${i}]`,
+        `security '${security.id}' appears twice in portfolio '${portfolio.code}' on ${r.date}`,
+      );
       return;
     }
-    snapshot.positions.set(security.id, { securityId: security.id, quantity: r.quantity, costBasis: r.costBasis ?? null, currency: r.currency ?? null });
+    snapshot.positions.set(security.id, {
+      securityId: security.id,
+      quantity: r.quantity,
+      costBasis: r.costBasis ?? null,
+      currency: r.currency ?? null,
+    });
     snapshot.currencies.add(security.currency);
   });
   problems.throwIfAny();
@@ -53,7 +70,12 @@ export async function preparePositions(body: unknown, problems: Problems, deps: 
           else counts.updated++;
           if (old === undefined || !samePosition(old, position)) differs = true;
         }
-        entries.push({ counts, write: differs ? { ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now } : undefined });
+        entries.push({
+          counts,
+          write: differs
+            ? { ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now }
+            : undefined,
+        });
       }
       const counts = await commitInBatches(entries, progress, async (batch) => {
         const writes = batch.flatMap((e) => (e.write === undefined ? [] : [e.write]));

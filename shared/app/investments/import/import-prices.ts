@@ -25,7 +25,12 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
     const securityId = deps.references.securityIdForIsin(record.isin, `prices[${i}]`, problems);
     if (securityId !== undefined) prices.push({ ...record, securityId, updatedAt: now });
   });
-  flagDuplicates(records, (r) => `${r.isin}|${priceId(r)}`, (i) => `prices[${i}]`, problems);
+  flagDuplicates(
+    records,
+    (r) => `${r.isin}|${priceId(r)}`,
+    (i) => `prices[${i}]`,
+    problems,
+  );
   problems.throwIfAny();
   return {
     received: records.length,
@@ -47,7 +52,11 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
  * stored one (when it is older than the new price) or an earlier price of this payload. A backfilled
  * price older than what is stored is compared with the payload's own earlier prices.
  */
-function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, readonly PricePoint[]>, threshold: number): DataQualityCandidate[] {
+function findPriceJumps(
+  prices: readonly Price[],
+  latest: ReadonlyMap<string, readonly PricePoint[]>,
+  threshold: number,
+): DataQualityCandidate[] {
   const series = new Map<string, PricePoint[]>();
   const add = (securityId: string, p: PricePoint): void => {
     const key = `${securityId}|${p.type}`;
@@ -55,9 +64,11 @@ function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, re
     if (list === undefined) series.set(key, [p]);
     else list.push(p);
   };
-  for (const securityId of new Set(prices.map((p) => p.securityId))) for (const p of latest.get(securityId) ?? []) add(securityId, p);
+  for (const securityId of new Set(prices.map((p) => p.securityId)))
+    for (const p of latest.get(securityId) ?? []) add(securityId, p);
   for (const p of prices) add(p.securityId, p);
-  for (const list of series.values()) list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.source < b.source ? -1 : 1));
+  for (const list of series.values())
+    list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.source < b.source ? -1 : 1));
   const out: DataQualityCandidate[] = [];
   for (const price of prices) {
     const list = series.get(`${price.securityId}|${price.type}`) ?? [];
@@ -71,7 +82,11 @@ function findPriceJumps(prices: readonly Price[], latest: ReadonlyMap<string, re
     }
     const previous = lo > 0 ? list[lo - 1] : undefined;
     // The exact (decimal) check only where a float estimate is not clearly inside the threshold.
-    if (previous === undefined || (previous.price > 0 && Math.abs(price.price - previous.price) / previous.price < threshold * 0.999)) continue;
+    if (
+      previous === undefined ||
+      (previous.price > 0 && Math.abs(price.price - previous.price) / previous.price < threshold * 0.999)
+    )
+      continue;
     const jump = priceJump(previous, price, threshold);
     if (jump === undefined || previous === undefined) continue;
     out.push({

@@ -3,7 +3,15 @@ import type { DataType, ImportResult } from "../../../domain/import-payload";
 import { AppError } from "../../../domain/errors";
 import { acceptedOf, leaseFrom, type Job } from "../../../domain/job";
 import type { Clock } from "../../../ports/clock";
-import type { FxRateRepository, JobRepository, PositionRepository, PriceRepository, SecurityRepository, TransactionRepository, WriteCounts } from "../../../ports/investment-repositories";
+import type {
+  FxRateRepository,
+  JobRepository,
+  PositionRepository,
+  PriceRepository,
+  SecurityRepository,
+  TransactionRepository,
+  WriteCounts,
+} from "../../../ports/investment-repositories";
 import type { MessageBus } from "../../../ports/message-bus";
 import type { Outbox } from "../../../ports/outbox";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
@@ -77,7 +85,10 @@ export class ImportRecords {
   async execute({ dataType, body, origin = { source: "api" } }: ImportRequest): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
-    const continued = origin.part !== undefined && !origin.part.first && origin.jobId !== undefined ? await this.deps.jobs.get(origin.jobId) : undefined;
+    const continued =
+      origin.part !== undefined && !origin.part.first && origin.jobId !== undefined
+        ? await this.deps.jobs.get(origin.jobId)
+        : undefined;
     // What earlier parts of the same file stored.
     const prior = continued?.counts.accepted ?? 0;
     let job: Job = {
@@ -87,7 +98,11 @@ export class ImportRecords {
       feedId: origin.feedId ?? null,
       fileName: origin.fileName ?? null,
       status: "running",
-      counts: { received: origin.file?.received ?? prepared.received, accepted: 0, rejected: origin.file?.rejected ?? 0 },
+      counts: {
+        received: origin.file?.received ?? prepared.received,
+        accepted: 0,
+        rejected: origin.file?.rejected ?? 0,
+      },
       errors: origin.file?.errors ?? [],
       startedAt: continued?.startedAt ?? started.toISOString(),
       completedAt: null,
@@ -99,7 +114,11 @@ export class ImportRecords {
     // neither a failure nor a dead process leaves a job claiming nothing was written.
     const written: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
     const renew = async (): Promise<void> => {
-      job = { ...job, counts: { ...job.counts, accepted: prior + acceptedOf(written) }, leaseUntil: leaseFrom(this.deps.clock.now()) };
+      job = {
+        ...job,
+        counts: { ...job.counts, accepted: prior + acceptedOf(written) },
+        leaseUntil: leaseFrom(this.deps.clock.now()),
+      };
       await this.deps.jobs.put(job);
     };
     const progress: CommitProgress = {
@@ -111,7 +130,14 @@ export class ImportRecords {
         await renew();
       },
     };
-    const stale = new StaleMarking(this.deps.portfolios, this.deps.positions, this.deps.messageBus, this.deps.clock, job.id, this.deps.valuationDelaySeconds ?? 0);
+    const stale = new StaleMarking(
+      this.deps.portfolios,
+      this.deps.positions,
+      this.deps.messageBus,
+      this.deps.clock,
+      job.id,
+      this.deps.valuationDelaySeconds ?? 0,
+    );
     try {
       const outcome = await prepared.commit(job.id, progress, stale);
       await this.deps.outbox.append(outcome.events);
@@ -119,10 +145,20 @@ export class ImportRecords {
       const { created, updated, unchanged } = outcome.counts;
       await stale.settle(created + updated > 0);
       if (origin.part !== undefined && !origin.part.last) {
-        await this.deps.jobs.put({ ...job, counts: { ...job.counts, accepted: prior + created + updated + unchanged }, leaseUntil: leaseFrom(this.deps.clock.now()) });
+        await this.deps.jobs.put({
+          ...job,
+          counts: { ...job.counts, accepted: prior + created + updated + unchanged },
+          leaseUntil: leaseFrom(this.deps.clock.now()),
+        });
         return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
       }
-      const completed: Job = { ...job, status: "completed", counts: { ...job.counts, accepted: prior + created + updated + unchanged }, completedAt: this.deps.clock.now().toISOString(), leaseUntil: null };
+      const completed: Job = {
+        ...job,
+        status: "completed",
+        counts: { ...job.counts, accepted: prior + created + updated + unchanged },
+        completedAt: this.deps.clock.now().toISOString(),
+        leaseUntil: null,
+      };
       await this.deps.jobs.put(completed);
       await this.deps.outbox.append([jobEvent(completed)]);
       return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
@@ -132,7 +168,12 @@ export class ImportRecords {
         ...job,
         status: "failed",
         counts: { ...job.counts, accepted },
-        errors: [{ field: "", message: `the import stopped on an internal error after storing ${accepted} of ${prepared.received} records; retry it (writes are idempotent)` }],
+        errors: [
+          {
+            field: "",
+            message: `the import stopped on an internal error after storing ${accepted} of ${prepared.received} records; retry it (writes are idempotent)`,
+          },
+        ],
         completedAt: this.deps.clock.now().toISOString(),
         leaseUntil: null,
       };
@@ -142,10 +183,14 @@ export class ImportRecords {
       if (accepted === 0 || error instanceof AppError) throw error;
       // Records are stored: this is not an unexplained 500 but a partial import the client can finish
       // by sending it again; the cause is still logged with the response.
-      throw new AppError("SERVICE_UNAVAILABLE", `The import stopped after storing ${accepted} of ${prepared.received} records; job ${job.id} records what was stored. Retry it (writes are idempotent)`, {
-        cause: error,
-        headers: { "Retry-After": "1" },
-      });
+      throw new AppError(
+        "SERVICE_UNAVAILABLE",
+        `The import stopped after storing ${accepted} of ${prepared.received} records; job ${job.id} records what was stored. Retry it (writes are idempotent)`,
+        {
+          cause: error,
+          headers: { "Retry-After": "1" },
+        },
+      );
     }
   }
 
@@ -155,11 +200,21 @@ export class ImportRecords {
     const references = new ReferenceResolver(deps.portfolios, deps.securities);
     switch (dataType) {
       case "prices":
-        return preparePrices(body, problems, { prices: deps.prices, positions: deps.positions, references, clock: deps.clock, jumpThreshold: deps.priceJumpThreshold });
+        return preparePrices(body, problems, {
+          prices: deps.prices,
+          positions: deps.positions,
+          references,
+          clock: deps.clock,
+          jumpThreshold: deps.priceJumpThreshold,
+        });
       case "fx-rates":
         return prepareFxRates(body, problems, { fxRates: deps.fxRates, positions: deps.positions, clock: deps.clock });
       case "securities":
-        return prepareSecurities(body, problems, { securities: deps.securities, portfolios: deps.portfolios, clock: deps.clock });
+        return prepareSecurities(body, problems, {
+          securities: deps.securities,
+          portfolios: deps.portfolios,
+          clock: deps.clock,
+        });
       case "positions":
         return preparePositions(body, problems, { positions: deps.positions, references, clock: deps.clock });
       case "transactions":

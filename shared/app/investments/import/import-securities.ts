@@ -12,10 +12,16 @@ export interface SecurityImportDeps {
   clock: Clock;
 }
 
-export async function prepareSecurities(body: unknown, problems: Problems, deps: SecurityImportDeps): Promise<PreparedImport> {
+export async function prepareSecurities(
+  body: unknown,
+  problems: Problems,
+  deps: SecurityImportDeps,
+): Promise<PreparedImport> {
   const records = parseRecords("securities", body, problems);
   const idByIsin = await deps.securities.idsForIsins(records.flatMap((r) => (r?.isin !== undefined ? [r.isin] : [])));
-  const funds = await deps.portfolios.getMany(records.flatMap((r) => (r?.lookThroughPortfolioId !== undefined ? [r.lookThroughPortfolioId] : [])));
+  const funds = await deps.portfolios.getMany(
+    records.flatMap((r) => (r?.lookThroughPortfolioId !== undefined ? [r.lookThroughPortfolioId] : [])),
+  );
   const now = deps.clock.now().toISOString();
   const securities: Security[] = [];
   // One detail per repeat: the same security twice, or one ISIN claimed by two securities.
@@ -31,14 +37,24 @@ export async function prepareSecurities(body: unknown, problems: Problems, deps:
     const id = r.id ?? known ?? `sec_${r.isin ?? ""}`;
     const sameId = firstById.get(id);
     const sameIsin = r.isin === undefined ? undefined : firstByIsin.get(r.isin);
-    if (sameId !== undefined) return void problems.add(`securities[${i}]`, `duplicates record ${sameId} of this payload`);
-    if (sameIsin !== undefined) return void problems.add(`securities[${i}].isin`, `duplicates the ISIN of record ${sameIsin} of this payload`);
+    if (sameId !== undefined)
+      return void problems.add(`securities[${i}]`, `duplicates record ${sameId} of this payload`);
+    if (sameIsin !== undefined)
+      return void problems.add(`securities[${i}].isin`, `duplicates the ISIN of record ${sameIsin} of this payload`);
     firstById.set(id, i);
     if (r.isin !== undefined) firstByIsin.set(r.isin, i);
     if (r.lookThroughPortfolioId !== undefined) {
       const fund: Portfolio | undefined = funds.get(r.lookThroughPortfolioId);
-      if (fund === undefined) return void problems.add(`securities[${i}].lookThroughPortfolioId`, `portfolio '${r.lookThroughPortfolioId}' does not exist`);
-      if (fund.type !== "fund") return void problems.add(`securities[${i}].lookThroughPortfolioId`, `portfolio '${fund.code}' is not a fund portfolio`);
+      if (fund === undefined)
+        return void problems.add(
+          `securities[${i}].lookThroughPortfolioId`,
+          `portfolio '${r.lookThroughPortfolioId}' does not exist`,
+        );
+      if (fund.type !== "fund")
+        return void problems.add(
+          `securities[${i}].lookThroughPortfolioId`,
+          `portfolio '${fund.code}' is not a fund portfolio`,
+        );
     }
     securities.push({
       id,

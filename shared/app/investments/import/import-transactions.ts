@@ -36,19 +36,40 @@ export function settledEvent(t: Transaction): EventEnvelope {
 }
 
 /** Transactions: upserted by external id, moved along pending → settled | failed | cancelled only. */
-export async function prepareTransactions(body: unknown, problems: Problems, deps: TransactionImportDeps): Promise<PreparedImport> {
+export async function prepareTransactions(
+  body: unknown,
+  problems: Problems,
+  deps: TransactionImportDeps,
+): Promise<PreparedImport> {
   const records = parseRecords("transactions", body, problems);
   await deps.references.loadPortfolios(records);
-  await deps.references.loadSecurities(records.map((r) => (r !== undefined && (r.securityId !== undefined || r.isin !== undefined) ? r : undefined)));
+  await deps.references.loadSecurities(
+    records.map((r) => (r !== undefined && (r.securityId !== undefined || r.isin !== undefined) ? r : undefined)),
+  );
   const resolved = records.map((r, i) => {
     if (r === undefined) return undefined;
     const portfolio = deps.references.portfolio(r, `transactions[${i}]`, problems, { allowComposite: false });
-    const security = r.securityId === undefined && r.isin === undefined ? null : deps.references.security(r, `transactions[${i}]`, problems);
+    const security =
+      r.securityId === undefined && r.isin === undefined
+        ? null
+        : deps.references.security(r, `transactions[${i}]`, problems);
     if (portfolio === undefined || security === undefined) return undefined;
-    return { record: r, portfolioId: portfolio.id, securityId: security?.id ?? null, id: transactionIdOf(portfolio.id, r.externalId) };
+    return {
+      record: r,
+      portfolioId: portfolio.id,
+      securityId: security?.id ?? null,
+      id: transactionIdOf(portfolio.id, r.externalId),
+    };
   });
-  flagDuplicates(resolved, (r) => r.id, (i) => `transactions[${i}].externalId`, problems);
-  const existing = await deps.transactions.getMany(resolved.flatMap((r) => (r === undefined ? [] : [{ portfolioId: r.portfolioId, id: r.id }])));
+  flagDuplicates(
+    resolved,
+    (r) => r.id,
+    (i) => `transactions[${i}].externalId`,
+    problems,
+  );
+  const existing = await deps.transactions.getMany(
+    resolved.flatMap((r) => (r === undefined ? [] : [{ portfolioId: r.portfolioId, id: r.id }])),
+  );
   const now = deps.clock.now().toISOString();
   const next: { transaction: Transaction; before: Transaction | undefined }[] = [];
   resolved.forEach((r, i) => {
@@ -57,7 +78,10 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
     const { record } = r;
     const move = before === undefined ? "legal" : transactionMove(before.status, record.status);
     if (move === "illegal" && before !== undefined) {
-      problems.add(`transactions[${i}].status`, `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`);
+      problems.add(
+        `transactions[${i}].status`,
+        `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`,
+      );
       return;
     }
     // The schema already rejected a record whose netAmount cannot be derived.
@@ -83,7 +107,8 @@ export async function prepareTransactions(body: unknown, problems: Problems, dep
       netAmount: amounts.netAmount,
       currency: record.currency,
       source: record.source ?? null,
-      statusHistory: move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
+      statusHistory:
+        move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
       createdAt: before?.createdAt ?? now,
       updatedAt: now,
     };

@@ -39,10 +39,21 @@ export interface PreparedImport {
 export const COMMIT_BATCH = 10_000;
 
 export const sumCounts = (all: readonly WriteCounts[]): WriteCounts =>
-  all.reduce((sum, c) => ({ created: sum.created + c.created, updated: sum.updated + c.updated, unchanged: sum.unchanged + c.unchanged }), { created: 0, updated: 0, unchanged: 0 });
+  all.reduce(
+    (sum, c) => ({
+      created: sum.created + c.created,
+      updated: sum.updated + c.updated,
+      unchanged: sum.unchanged + c.unchanged,
+    }),
+    { created: 0, updated: 0, unchanged: 0 },
+  );
 
 /** Writes `items` batch by batch, reporting each batch's counts; returns the sum. */
-export async function commitInBatches<T>(items: readonly T[], progress: CommitProgress, write: (batch: readonly T[]) => Promise<WriteCounts>): Promise<WriteCounts> {
+export async function commitInBatches<T>(
+  items: readonly T[],
+  progress: CommitProgress,
+  write: (batch: readonly T[]) => Promise<WriteCounts>,
+): Promise<WriteCounts> {
   const total: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
   for (let start = 0; start < items.length; start += progress.batchSize) {
     const counts = await write(items.slice(start, start + progress.batchSize));

@@ -27,7 +27,9 @@ export class ReferenceResolver {
   ) {}
 
   async loadPortfolios(refs: readonly (PortfolioRef | undefined)[]): Promise<void> {
-    const codes = refs.flatMap((r) => (r?.portfolioId === undefined && r?.portfolioCode !== undefined ? [r.portfolioCode] : []));
+    const codes = refs.flatMap((r) =>
+      r?.portfolioId === undefined && r?.portfolioCode !== undefined ? [r.portfolioCode] : [],
+    );
     this.portfolioIdByCode = await this.portfolios.idsForCodes(codes);
     const ids = refs.flatMap((r) => (r?.portfolioId !== undefined ? [r.portfolioId] : []));
     this.portfoliosById = await this.portfolios.getMany([...ids, ...this.portfolioIdByCode.values()]);
@@ -53,7 +55,12 @@ export class ReferenceResolver {
   }
 
   /** The writable portfolio a record names, or undefined with a problem added. */
-  portfolio(ref: PortfolioRef, field: string, problems: Problems, options: { allowComposite: boolean }): Portfolio | undefined {
+  portfolio(
+    ref: PortfolioRef,
+    field: string,
+    problems: Problems,
+    options: { allowComposite: boolean },
+  ): Portfolio | undefined {
     const id = ref.portfolioId ?? this.portfolioIdByCode.get((ref.portfolioCode ?? "").toUpperCase());
     const portfolio = id === undefined ? undefined : this.portfoliosById.get(id);
     const name = ref.portfolioId !== undefined ? "portfolioId" : "portfolioCode";
@@ -78,7 +85,10 @@ export class ReferenceResolver {
     const security = id === undefined ? undefined : this.securitiesById.get(id);
     if (security === undefined) {
       const name = ref.securityId !== undefined ? "securityId" : "isin";
-      problems.add(`${field}.${name}`, `security '${ref.securityId ?? ref.isin ?? ""}' does not exist; import it first`);
+      problems.add(
+        `${field}.${name}`,
+        `security '${ref.securityId ?? ref.isin ?? ""}' does not exist; import it first`,
+      );
     }
     return security;
   }

@@ -57,7 +57,10 @@ export class StaleMarking implements StaleMarks {
     const ids = [...new Set(refs.map((r) => r.portfolioId))];
     const stale = await this.positions.stalePortfolios(ids);
     for (const id of ids) {
-      if (!stale.has(id)) await this.portfolios.clearValuationPending(id, async () => (await this.positions.stalePortfolios([id])).has(id));
+      if (!stale.has(id))
+        await this.portfolios.clearValuationPending(id, async () =>
+          (await this.positions.stalePortfolios([id])).has(id),
+        );
     }
     // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
     await enqueueValuations(this.bus, [...stale], this.delaySeconds);
@@ -72,7 +75,11 @@ export class StaleMarking implements StaleMarks {
     if (refs.length === 0) return;
     await this.positions.markStale(refs, this.marking(false));
     await this.positions.dropWriting(refs, this.jobId);
-    await enqueueValuations(this.bus, refs.map((r) => r.portfolioId), this.delaySeconds);
+    await enqueueValuations(
+      this.bus,
+      refs.map((r) => r.portfolioId),
+      this.delaySeconds,
+    );
   }
 
   private marking(writing: boolean): { markedAt: string; jobId: string; writing: boolean } {

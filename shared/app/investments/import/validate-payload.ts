@@ -33,7 +33,11 @@ export class Problems {
  * Checks the payload's shape and every record against its schema. Returns the parsed records in
  * payload order (undefined where a record failed, with its problems added).
  */
-export function parseRecords<T extends DataType>(dataType: T, body: unknown, problems: Problems): (RecordOf<T> | undefined)[] {
+export function parseRecords<T extends DataType>(
+  dataType: T,
+  body: unknown,
+  problems: Problems,
+): (RecordOf<T> | undefined)[] {
   const key = payloadKey[dataType];
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new AppError("INVALID_REQUEST", "The request body must be a JSON object");
@@ -41,10 +45,15 @@ export function parseRecords<T extends DataType>(dataType: T, body: unknown, pro
   const extra = Object.keys(body).filter((k) => k !== key);
   const records = (body as Record<string, unknown>)[key];
   if (!Array.isArray(records)) {
-    throw new AppError("INVALID_REQUEST", `The body must be { "${key}": [ ... ] }`, { details: [{ field: key, message: "an array of records is required" }] });
+    throw new AppError("INVALID_REQUEST", `The body must be { "${key}": [ ... ] }`, {
+      details: [{ field: key, message: "an array of records is required" }],
+    });
   }
   if (records.length > MAX_IMPORT_RECORDS) {
-    throw new AppError("PAYLOAD_TOO_LARGE", `At most ${MAX_IMPORT_RECORDS.toLocaleString("en")} records per request; this one has ${records.length.toLocaleString("en")}`);
+    throw new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `At most ${MAX_IMPORT_RECORDS.toLocaleString("en")} records per request; this one has ${records.length.toLocaleString("en")}`,
+    );
   }
   for (const field of extra) problems.add(field, `unknown field; the body holds only "${key}"`);
   if (records.length === 0) problems.add(key, "at least one record is required");
@@ -58,7 +67,12 @@ export function parseRecords<T extends DataType>(dataType: T, body: unknown, pro
 }
 
 /** Flags records whose natural key repeats an earlier record of the same payload. */
-export function flagDuplicates<R>(records: readonly (R | undefined)[], keyOf: (r: R) => string | undefined, field: (i: number) => string, problems: Problems): void {
+export function flagDuplicates<R>(
+  records: readonly (R | undefined)[],
+  keyOf: (r: R) => string | undefined,
+  field: (i: number) => string,
+  problems: Problems,
+): void {
   const first = new Map<string, number>();
   records.forEach((record, index) => {
     if (record === undefined) return;
