@@ -79,19 +79,31 @@ function valuesOf(
 /**
  * The version guard: records each document's version where it is newer than the one applied (or none
  * was), and returns exactly those documents, with `INSERT` for a first version (no rows to replace).
+ * PostgreSQL runs it as `INSERT … ON CONFLICT DO UPDATE … WHERE`, which looks each key up through the
+ * primary key's index (its MERGE joins the whole VALUES list against the table, slower as the table
+ * grows); a row it inserted has `xmax = 0`. SQL Server keeps MERGE with `$action`.
  */
 export function mergeVersions(db: ReplicaDb, engine: ReplicaEngine, rows: readonly VersionRow[]) {
   const values = rows.map((r): Record<string, SqlValue> => ({ ...r }));
-  const merge = db
+  if (engine === "postgres")
+    return db
+      .insertInto(qualified(documents))
+      .values(values)
+      .onConflict((oc) =>
+        oc
+          .column("doc_key")
+          .doUpdateSet((eb) => ({ version: eb.ref("excluded.version") }))
+          .where(`${qualified(documents)}.version`, "<", (eb) => eb.ref("excluded.version")),
+      )
+      .returning(["doc_key", sql<string>`case when xmax = 0 then 'INSERT' else 'UPDATE' end`.as("action")]);
+  return db
     .mergeInto(`${qualified(documents)} as t`)
     .using(valuesOf(engine, documents, values, "s"), "s.doc_key", "t.doc_key")
     .whenMatchedAnd("t.version", "<", (eb) => eb.ref("s.version"))
     .thenUpdateSet((eb) => ({ version: eb.ref("s.version") }))
     .whenNotMatched()
-    .thenInsertValues((eb) => ({ doc_key: eb.ref("s.doc_key"), version: eb.ref("s.version") }));
-  return engine === "postgres"
-    ? merge.returning((eb) => [eb.ref("t.doc_key").as("doc_key"), sql<string>`merge_action()`.as("action")])
-    : merge.output((eb) => [eb.ref("inserted.doc_key").as("doc_key"), sql<string>`$action`.as("action")]);
+    .thenInsertValues((eb) => ({ doc_key: eb.ref("s.doc_key"), version: eb.ref("s.version") }))
+    .output((eb) => [eb.ref("inserted.doc_key").as("doc_key"), sql<string>`$action`.as("action")]);
 }
 
 /** What a batch applied, added to its source containers' counts (one row each). */
