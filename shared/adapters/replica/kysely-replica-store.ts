@@ -117,7 +117,11 @@ export class KyselyReplicaStore implements ReplicaStore {
   /** Per table, the groups' old rows deleted (when replacing) and their rows inserted, in batches within the parameter limit. */
   private async writeGroups(db: ReplicaDb, groups: readonly RowGroup[], mode: "replace" | "insert"): Promise<void> {
     const byTable = new Map<TableDefinition, RowGroup[]>();
-    for (const g of groups) byTable.set(g.table, [...(byTable.get(g.table) ?? []), g]);
+    for (const g of groups) {
+      const list = byTable.get(g.table);
+      if (list === undefined) byTable.set(g.table, [g]);
+      else list.push(g); // not a copy per group: a backfill batch has thousands in one table
+    }
     for (const [table, tableGroups] of byTable) {
       if (mode === "replace") {
         const keys = tableGroups.map((g) => g.key);
