@@ -5,6 +5,7 @@ import { count, dateTime, zonedTime } from "../lib/format.js";
 import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
+import { useRuns } from "../lib/use-runs.js";
 import { Details, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog } from "../ui/dialog.js";
 import { BlobSourceForm, blobScheduleText, useFeedOptions } from "./blob-sources.js";
@@ -13,16 +14,10 @@ import { BlobSourceForm, blobScheduleText, useFeedOptions } from "./blob-sources
 export function BlobSourceDetail({ id = "" }) {
   const path = `api/v1/settings/blob-sources/${encodeURIComponent(id)}`;
   const item = useApi(path);
-  const [page, setPage] = useState(1);
-  const runs = useApi(
-    `${path}/runs`,
-    { page, pageSize: 20 },
-    { pollWhile: (body) => body.data.some((/** @type {any} */ r) => r.status === "running") },
-  );
+  const { setPage, runs, starting, runNow: startRun } = useRuns(path);
   const { feeds } = useFeedOptions();
   const [dialog, setDialog] = useState(/** @type {"edit" | "delete" | undefined} */ (undefined));
   const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
-  const [starting, setStarting] = useState(false);
   /** @type {any} */
   const source = item.body?.data;
   if (source === undefined)
@@ -32,19 +27,7 @@ export function BlobSourceDetail({ id = "" }) {
   const running = starting || runList.some((r) => r.status === "running");
   const feed = feeds.find((f) => f.id === source.feedId);
 
-  const runNow = async () => {
-    setStarting(true);
-    try {
-      await api("POST", `${path}/run`);
-      setNotice("Run started: it is listed below and updates as it goes.");
-      setPage(1);
-      runs.reload();
-    } catch (error) {
-      setNotice(error instanceof Error ? error.message : String(error));
-    } finally {
-      setStarting(false);
-    }
-  };
+  const runNow = () => startRun(setNotice);
   const setStatus = async (/** @type {string} */ status) => {
     try {
       await api("PATCH", path, { json: { status } });
