@@ -28,13 +28,29 @@ export async function isPortFree(port: number, host: string): Promise<boolean> {
   return !(await listening(port, host));
 }
 
-function alive(pid: number): boolean {
+/** Whether a process is still there (signal 0 checks without signalling). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether `pid` (read from a pid file) is a live process whose command line contains every one of
+ * `fragments`: a pid file may outlive its process, and the pid be reused by another.
+ */
+export function liveProcessNaming(pid: number, ...fragments: string[]): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return false;
+  }
+  return fragments.every((fragment) => cmdline.includes(fragment));
 }
 
 /**
@@ -46,14 +62,7 @@ export async function killStale(dataDir: string, name: string, script: string): 
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   rmSync(pidFile, { force: true });
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return;
-  }
-  if (!cmdline.includes(script)) return;
+  if (!liveProcessNaming(pid, script)) return;
   process.kill(pid, "SIGKILL");
   for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
 }

@@ -23,6 +23,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { alive, liveProcessNaming } from "./children";
 
 export interface PostgresBinaries {
   /** The package's `native` folder: bin/, lib/, share/. */
@@ -165,15 +166,6 @@ export function initCluster(
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A server still running on this data folder (its parent was killed): asked to shut down fast, then
  * made to. Returns whether there was one. Only a `postgres` process named in this folder's
@@ -183,14 +175,7 @@ export async function stopOrphan(dataDir: string): Promise<boolean> {
   const pidFile = join(dataDir, "postmaster.pid");
   if (!existsSync(pidFile)) return false;
   const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return false;
-  let command: string;
-  try {
-    command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return false;
-  }
-  if (!command.includes("postgres") || !command.includes(dataDir)) return false;
+  if (!liveProcessNaming(pid, "postgres", dataDir)) return false;
   for (const [signal, waitMs] of [
     ["SIGINT", 60_000],
     ["SIGQUIT", 10_000],

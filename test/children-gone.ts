@@ -1,16 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-
-/** Whether a process is still there (signal 0 checks without signalling). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from "../local/children";
 
 /**
  * Waits until the child processes named by a data folder's pid files (the Cosmos stand-in, Azurite, the replica's server)
@@ -22,7 +13,7 @@ export async function childrenGone(dataDir: string): Promise<void> {
     return existsSync(file) ? [{ name, pid: Number(readFileSync(file, "utf8").trim()) }] : [];
   });
   await expect
-    .poll(() => pids.filter(({ pid }) => running(pid)).map(({ name, pid }) => `${name} (pid ${pid})`), {
+    .poll(() => pids.filter(({ pid }) => alive(pid)).map(({ name, pid }) => `${name} (pid ${pid})`), {
       message: "the children still running after the runtime was killed",
       timeout: 30_000,
       interval: 100,
