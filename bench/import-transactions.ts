@@ -3,7 +3,7 @@ import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { deriveAmounts } from "../shared/domain/transaction";
 import { transactionIdOf } from "../shared/app/investments/import/import-transactions";
 import { adminToken, resultLine, type BenchRuntime } from "./harness";
-import { dateAfter, isinFor, post } from "./fixtures";
+import { createBenchPortfolios, dateAfter, importBenchSecurities, isinFor, post } from "./fixtures";
 import { childrenOf, cpuSeconds } from "./ingest-csv";
 
 const PORTFOLIOS = 10;
@@ -59,26 +59,17 @@ function transactionsOf(run: string, portfolioIds: readonly string[]): Transacti
 export async function benchImportTransactions(runtime: BenchRuntime): Promise<boolean> {
   const token = await adminToken(runtime.baseUrl);
   const run = Date.now().toString(36);
-  const securities = Array.from({ length: SECURITIES }, (_, k) => ({
-    isin: isinFor(SECURITY_OFFSET + k),
-    name: `Bench transaction security ${k}`,
-    assetClass: "equity",
-    currency: "EUR",
-  }));
-  const created = await post(runtime.baseUrl, token, "/api/v1/import/securities", { securities });
-  if (created.status !== 200)
-    throw new Error(`securities import failed: ${JSON.stringify(created.body).slice(0, 500)}`);
-  const portfolioIds: string[] = [];
-  for (let p = 0; p < PORTFOLIOS; p++) {
-    const reply = await post(runtime.baseUrl, token, "/api/v1/portfolios", {
-      name: `Bench transactions ${p}`,
-      code: `BT-${run}-${p}`,
-      clientId: `bench-tx-${run}`,
-      baseCurrency: "EUR",
-    });
-    if (reply.status !== 201) throw new Error(`portfolio create failed: ${JSON.stringify(reply.body).slice(0, 500)}`);
-    portfolioIds.push((reply.body as { data: { id: string } }).data.id);
-  }
+  await importBenchSecurities(runtime.baseUrl, token, {
+    count: SECURITIES,
+    offset: SECURITY_OFFSET,
+    name: "Bench transaction security",
+  });
+  const portfolioIds = await createBenchPortfolios(runtime.baseUrl, token, {
+    count: PORTFOLIOS,
+    name: "Bench transactions",
+    clientId: `bench-tx-${run}`,
+    codeOf: (p) => `BT-${run}-${p}`,
+  });
   const records = transactionsOf(run, portfolioIds);
 
   // Raw: the same documents (id, partition key and fields as the service stores them), SDK bulk upserts.
