@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
 import { DefaultAzureCredential } from "@azure/identity";
-import { utils } from "ssh2";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { UploadAttempt } from "../shared/ports/exports";
 import { BlobDestination } from "../shared/adapters/blob/blob-destination";
@@ -13,9 +12,10 @@ import { emulatorAccountOf, parseStorageConnectionString } from "../shared/domai
 import { OutboundHostGuard } from "../shared/adapters/http/outbound-host-guard";
 import { SftpDestination, type SftpDestinationOptions } from "../shared/adapters/sftp/sftp-destination";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 const PASSWORD = "s3cret-Customer-Pa55";
-const clientKey = utils.generateKeyPairSync("ed25519");
+const clientKey = ed25519KeyPair();
 const body = (text: string): Readable => Readable.from([Buffer.from(text)]);
 /** An attempt that always confirms. */
 const attempt = (id: string, confirm: () => Promise<void> = async () => undefined): UploadAttempt => ({ id, confirm });

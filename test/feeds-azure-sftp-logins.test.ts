@@ -26,6 +26,7 @@ import { Composition } from "../shared/composition";
 import { parseConfig } from "../shared/config";
 import { AppError } from "../shared/domain/errors";
 import { Logger } from "../shared/logging";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 const ACCOUNT_ID =
   "/subscriptions/00000000-1111-2222-3333-444444444444/resourceGroups/rg-ids/providers/Microsoft.Storage/storageAccounts/stidsfiles";
@@ -120,7 +121,7 @@ describe("Azure SFTP logins (storage local users through ARM, against a stand-in
     base = `https://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
 
     // The account's SFTP endpoint: only the grant user, with the key last PUT for it to ARM.
-    ssh = new SshServer({ hostKeys: [sshUtils.generateKeyPairSync("ed25519").private] }, (connection) => {
+    ssh = new SshServer({ hostKeys: [ed25519KeyPair().private] }, (connection) => {
       let username = "";
       connection.on("error", () => undefined);
       connection.on("authentication", (ctx) => {

@@ -1,13 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { Client, utils, type SFTPWrapper } from "ssh2";
+import { Client, type SFTPWrapper } from "ssh2";
 import SftpClient from "ssh2-sftp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
 import { custodianPositionsFeed } from "./feed-fixtures";
 import { adminToken, call } from "./http";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 const BASE = "/api/v1/settings/feeds";
 const fixture = readFileSync(join(__dirname, "fixtures/feeds/csv/custodian-positions-cp1252.csv"));
@@ -219,8 +220,8 @@ describe("SFTP drop (local runtime)", () => {
     await expect(connect(login)).rejects.toThrow(/authentication/i);
     await (await connect(login, { password })).list("/");
 
-    const keys = utils.generateKeyPairSync("ed25519");
-    const other = utils.generateKeyPairSync("ed25519");
+    const keys = ed25519KeyPair();
+    const other = ed25519KeyPair();
     await expect(connect(login, { privateKey: keys.private })).rejects.toThrow(/authentication/i);
     const patched = await call("PATCH", `${BASE}/${login.id}`, {
       token,

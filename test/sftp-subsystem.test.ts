@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_DIR_HANDLES } from "../local/sftp/subsystem";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
 import { tempDir } from "./runtime";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 const { STATUS_CODE } = utils.sftp;
 const hasSftpClient = spawnSync("sftp", ["-V"]).error === undefined;
@@ -30,7 +31,7 @@ describe("SFTP subsystem (shared by the drop and the target)", () => {
   let target: SftpTarget;
   let conn: Client;
   let sftp: SFTPWrapper;
-  const keys = utils.generateKeyPairSync("ed25519");
+  const keys = ed25519KeyPair();
   const data = tempDir("sftp-subsystem-");
 
   beforeAll(async () => {

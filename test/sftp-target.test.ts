@@ -1,14 +1,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { utils } from "ssh2";
 import SftpClient from "ssh2-sftp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSftpTarget, type SftpTarget } from "./sftp-target";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 describe("SFTP target (the customer's server in tests)", () => {
   let target: SftpTarget;
-  const keys = utils.generateKeyPairSync("ed25519");
+  const keys = ed25519KeyPair();
   const clients: SftpClient[] = [];
 
   beforeAll(async () => {
@@ -83,9 +83,9 @@ describe("SFTP target (the customer's server in tests)", () => {
     expect(await sftp.exists("/")).toBe("d");
     await expect(connect({ username: "acme", password: "wrong" })).rejects.toThrow(/authentication/i);
     await expect(connect({ username: "nobody", password: "s3cret-pass" })).rejects.toThrow(/authentication/i);
-    await expect(
-      connect({ username: "keyed", privateKey: utils.generateKeyPairSync("ed25519").private }),
-    ).rejects.toThrow(/authentication/i);
+    await expect(connect({ username: "keyed", privateKey: ed25519KeyPair().private })).rejects.toThrow(
+      /authentication/i,
+    );
   });
 
   it("exposes its host key's fingerprint: a client pinning it connects, one pinning another key is refused", async () => {

@@ -13,6 +13,7 @@ import { utils, type ParsedKey } from "ssh2";
 import { SftpHost, type LoginAttempt } from "../local/sftp/host";
 import { publicKeyMatches } from "../local/sftp/public-key";
 import { DiskBackend, type SftpOperation } from "./sftp-disk-backend";
+import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 export type { SftpOperation } from "./sftp-disk-backend";
 
@@ -61,7 +62,7 @@ function sameSecret(given: string, expected: string | undefined): boolean {
 export async function startSftpTarget(options: SftpTargetOptions): Promise<SftpTarget> {
   const root = options.root ?? (await mkdtemp(join(tmpdir(), "sftp-target-")));
   await mkdir(root, { recursive: true });
-  const generated = utils.generateKeyPairSync("ed25519");
+  const generated = ed25519KeyPair();
   const parsed = utils.parseKey(generated.public);
   if (parsed instanceof Error) throw parsed;
   const hostKey: ParsedKey | undefined = Array.isArray(parsed) ? (parsed as ParsedKey[])[0] : parsed;

@@ -1,5 +1,5 @@
 import type { TokenCredential } from "@azure/core-auth";
-import { Client as SshClient, utils as sshUtils, type SFTPWrapper, type Stats } from "ssh2";
+import { Client as SshClient, type SFTPWrapper, type Stats } from "ssh2";
 import {
   StorageManagementClient,
   type LocalUser,
@@ -9,6 +9,7 @@ import { AppError } from "../../domain/errors";
 import type { SftpEndpoint } from "../../domain/feed";
 import type { Logger } from "../../logging";
 import type { IssuedSftpLogin, SftpLogins, StoredSftpLogin } from "../../ports/sftp-logins";
+import { ed25519KeyPair } from "../sftp/ssh-key-pair";
 
 /** The container every feed's home lies in. */
 const INBOUND = "inbound";
@@ -201,7 +202,7 @@ export class AzureSftpLogins implements SftpLogins {
    */
   private async grantHome(feedId: string, userId: number): Promise<void> {
     const name = grantUserNameOf(feedId);
-    const keys = sshUtils.generateKeyPairSync("ed25519");
+    const keys = ed25519KeyPair();
     const grantUser: LocalUser = {
       homeDirectory: INBOUND,
       permissionScopes: [{ permissions: GRANT_PERMISSIONS, service: "blob", resourceName: INBOUND }],
