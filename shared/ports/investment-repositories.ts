@@ -132,6 +132,8 @@ export interface PositionRepository {
    * and date (then nothing changes and the result is false): an older computation never replaces a newer.
    */
   saveValuation(valuation: StoredValuation): Promise<boolean>;
+  /** saveValuation for many at once (a few store calls in all); true per valuation stored. */
+  saveValuations(valuations: readonly StoredValuation[]): Promise<boolean[]>;
   /** The valuation on `date` exactly, or the latest before it when `orEarlier`. */
   valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined>;
 }

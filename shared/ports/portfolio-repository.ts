@@ -26,16 +26,24 @@ export interface PortfolioRepository {
     id: string,
     valuation: { date: string; totalValue: number; version: string; valuedAt: string },
   ): Promise<boolean>;
+  /** recordValuation for many at once (a few store calls in all); true per valuation applied. */
+  recordValuations(
+    valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
+  ): Promise<boolean[]>;
   /**
    * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
    * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.
    */
   markValuationPending(ids: readonly string[]): Promise<void>;
   /**
-   * Clears the flag unless `stillStale()` says a marker remains, conditionally on the version read: a
-   * portfolio marked again meanwhile (marker first, flag after) is read again and checked again.
+   * Sets each portfolio's flag to whether `stillStale` (asked after the portfolios were read) names it,
+   * conditionally on the version read: a portfolio marked again meanwhile (marker first, flag after) is
+   * read again and checked again.
    */
-  clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void>;
+  clearValuationPending(
+    ids: readonly string[],
+    stillStale: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  ): Promise<void>;
   /** Up to `limit` portfolios flagged pending (the sweep checks they still have markers). */
   pendingValuations(limit: number): Promise<string[]>;
   /** By code; a page number or a cursor from the previous page (an export walks them all). */

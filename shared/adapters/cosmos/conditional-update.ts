@@ -1,4 +1,5 @@
-import type { Container, ItemDefinition } from "@azure/cosmos";
+import { BulkOperationType, type Container, type ItemDefinition } from "@azure/cosmos";
+import { bulkRead, bulkWithRetry, refKey, type DocRef } from "./bulk";
 import { isNotFound, isPreconditionFailed } from "./cosmos-errors";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
@@ -52,5 +53,58 @@ export async function updateDocument<D extends ItemDefinition>(
       }
     },
     () => stillContended(ref.what),
+  );
+}
+
+/**
+ * updateDocument for many documents at once: each round is one bulk read and one bulk conditional
+ * replace, and only the documents that lost a race are read and changed again. `change` sees the
+ * documents found (of those `accept` takes) together, and answers each one's new form (undefined: leave
+ * it), in the same order.
+ */
+export async function updateDocuments<D extends ItemDefinition>(
+  container: Container,
+  refs: readonly DocRef[],
+  accept: (doc: D) => boolean,
+  change: (current: readonly Versioned<D>[]) => Promise<readonly (D | undefined)[]>,
+  what: string,
+): Promise<void> {
+  let pending = refs;
+  await retry<undefined>(
+    CONFLICTS,
+    async () => {
+      const found = await bulkRead<D>(container, pending, true);
+      const current = pending.flatMap((ref) => {
+        const doc: Versioned<D> | undefined = found.get(refKey(ref));
+        return doc !== undefined && accept(doc) ? [{ ref, doc }] : [];
+      });
+      const next = await change(current.map((c) => c.doc));
+      const writes = current.flatMap(({ ref, doc }, i) => {
+        const body = next[i];
+        const etag: string = doc._etag ?? "";
+        return body === undefined ? [] : [{ ref, body, etag }];
+      });
+      const results = await bulkWithRetry(
+        container,
+        writes.map(({ ref, body, etag }) => ({
+          operationType: BulkOperationType.Replace,
+          id: ref.id,
+          partitionKey: ref.partitionKey,
+          resourceBody: body,
+          ifMatch: etag,
+        })),
+      );
+      const raced: DocRef[] = [];
+      results.forEach((result, i) => {
+        const write = writes[i];
+        if (write === undefined || result.statusCode === 404) return;
+        if (result.statusCode === 412) raced.push(write.ref);
+        else if (result.statusCode < 200 || result.statusCode > 299)
+          throw new Error(`updating ${what} failed with ${result.statusCode}`);
+      });
+      pending = raced;
+      return raced.length > 0 ? AGAIN : undefined;
+    },
+    () => stillContended(what),
   );
 }

@@ -5,9 +5,8 @@ import type { Portfolio } from "../../domain/portfolio";
 import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
 import { bulkRead, bulkWithRetry } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
-import { readDocument, updateDocument, type Versioned } from "./conditional-update";
+import { readDocument, updateDocument, updateDocuments, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
-import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 
 interface PortfolioDoc extends Portfolio {
   docType: "portfolio";
@@ -83,24 +82,46 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     id: string,
     valuation: { date: string; totalValue: number; version: string; valuedAt: string },
   ): Promise<boolean> {
-    let recorded = false;
-    await updateDocument<PortfolioDoc>(
-      this.container,
-      { id, partitionKey: id, what: `Portfolio '${id}'` },
-      () => this.read(id),
-      (doc) => {
-        recorded = isNewer(doc, valuation.date, valuation.version);
-        if (!recorded) return undefined;
-        const { _etag: _e, ...rest } = doc;
-        return {
-          ...rest,
-          totalValue: valuation.totalValue,
-          latestValuationDate: valuation.date,
-          updatedAt: valuation.valuedAt,
-          valuationVersion: valuation.version,
-        };
-      },
-    );
+    const [recorded] = await this.recordValuations([{ id, ...valuation }]);
+    return recorded ?? false;
+  }
+
+  async recordValuations(
+    valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
+  ): Promise<boolean[]> {
+    const recorded = new Array<boolean>(valuations.length).fill(false);
+    // One valuation per portfolio in a round (two of the same portfolio: the newer is applied after the other).
+    const rounds: (typeof valuations)[] = [];
+    for (const v of [...valuations].sort((a, b) => (a.date + a.version < b.date + b.version ? -1 : 1))) {
+      const round = rounds.find((r) => !r.some((other) => other.id === v.id));
+      if (round === undefined) rounds.push([v]);
+      else (round as (typeof valuations)[number][]).push(v);
+    }
+    for (const round of rounds) {
+      const byId = new Map(round.map((v) => [v.id, v]));
+      await updateDocuments<PortfolioDoc>(
+        this.container,
+        round.map((v) => ({ id: v.id, partitionKey: v.id })),
+        (doc) => doc.docType === "portfolio",
+        (docs) =>
+          Promise.resolve(
+            docs.map((doc) => {
+              const valuation = byId.get(doc.id);
+              if (valuation === undefined || !isNewer(doc, valuation.date, valuation.version)) return undefined;
+              recorded[valuations.indexOf(valuation)] = true;
+              const { _etag: _e, ...rest } = doc;
+              return {
+                ...rest,
+                totalValue: valuation.totalValue,
+                latestValuationDate: valuation.date,
+                updatedAt: valuation.valuedAt,
+                valuationVersion: valuation.version,
+              };
+            }),
+          ),
+        `portfolios ${[...byId.keys()].slice(0, 3).join(", ")}`,
+      );
+    }
     return recorded;
   }
 
@@ -129,11 +150,40 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
     );
     if (failed !== undefined) throw new Error(`marking portfolios pending failed with ${failed.statusCode}`);
-    for (const doc of raced) await this.setPending(doc.id, () => Promise.resolve(true), true);
+    // Written even where the flag is already set (a new version), as above.
+    await updateDocuments<PortfolioDoc>(
+      this.container,
+      raced.map((doc) => ({ id: doc.id, partitionKey: doc.id })),
+      (doc) => doc.docType === "portfolio",
+      (docs) => Promise.resolve(docs.map(({ _etag: _e, ...doc }) => ({ ...doc, valuationPending: true }))),
+      `portfolios ${raced
+        .slice(0, 3)
+        .map((doc) => doc.id)
+        .join(", ")}`,
+    );
   }
 
-  async clearValuationPending(id: string, stillStale: () => Promise<boolean>): Promise<void> {
-    await this.setPending(id, async () => stillStale());
+  async clearValuationPending(
+    ids: readonly string[],
+    stillStale: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  ): Promise<void> {
+    await updateDocuments<PortfolioDoc>(
+      this.container,
+      [...new Set(ids)].map((id) => ({ id, partitionKey: id })),
+      (doc) => doc.docType === "portfolio",
+      // Asked after the portfolios were read: a marker written after this answer comes with a new flag
+      // write (markValuationPending), which makes the conditional clear fail and read again.
+      async (docs) => {
+        const stale = docs.length === 0 ? new Set<string>() : await stillStale(docs.map((doc) => doc.id));
+        return docs.map((doc) => {
+          const pending = stale.has(doc.id);
+          if ((doc.valuationPending === true) === pending) return undefined;
+          const { _etag: _e, ...rest } = doc;
+          return { ...rest, valuationPending: pending };
+        });
+      },
+      `portfolios ${ids.slice(0, 3).join(", ")}`,
+    );
   }
 
   async pendingValuations(limit: number): Promise<string[]> {
@@ -144,36 +194,6 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       })
       .fetchAll();
     return resources;
-  }
-
-  /**
-   * Sets the flag to what `pending()` answers after the portfolio was read, written only over that
-   * version; `always` writes it even when unchanged (a new version, see markValuationPending).
-   */
-  private async setPending(id: string, pending: () => Promise<boolean>, always = false): Promise<void> {
-    await retry(
-      CONFLICTS,
-      async () => {
-        const doc = await this.read(id);
-        if (doc === undefined) return;
-        const next = await pending();
-        if (!always && (doc.valuationPending === true) === next) return;
-        const { _etag, ...rest } = doc;
-        try {
-          await this.container
-            .item(id, id)
-            .replace(
-              { ...rest, valuationPending: next },
-              { accessCondition: { type: "IfMatch", condition: _etag ?? "" } },
-            );
-          return;
-        } catch (error) {
-          if (isPreconditionFailed(error)) return AGAIN;
-          throw error;
-        }
-      },
-      () => stillContended(`portfolio ${id}`),
-    );
   }
 
   async list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>> {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Container, JSONObject } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
 import type { Holding, PriceReach } from "../../domain/valuation";
 import type {
@@ -8,8 +8,8 @@ import type {
   StaleMarker,
   StoredValuation,
 } from "../../ports/investment-repositories";
-import { bulkDelete, bulkRead, bulkUpsert } from "./bulk";
-import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
+import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, type DocRef } from "./bulk";
+import { isNotFound } from "./cosmos-errors";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 import {
   clearStale,
@@ -177,58 +177,103 @@ export class CosmosPositionRepository implements PositionRepository {
   }
 
   async saveValuation(valuation: StoredValuation): Promise<boolean> {
-    const runId = randomUUID();
-    const { portfolioId, date, holdings, ...header } = valuation;
-    const chunks: ChunkDoc[] = [];
-    for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
-      chunks.push({
-        id: chunkId(date, runId, i),
+    const [saved] = await this.saveValuations([valuation]);
+    return saved ?? false;
+  }
+
+  async saveValuations(valuations: readonly StoredValuation[]): Promise<boolean[]> {
+    const saved = new Array<boolean>(valuations.length).fill(false);
+    if (valuations.length === 0) return saved;
+    const runs = valuations.map((valuation, index) => {
+      const runId = randomUUID();
+      const { portfolioId, date, holdings, ...header } = valuation;
+      const chunks: ChunkDoc[] = [];
+      for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
+        chunks.push({
+          id: chunkId(date, runId, i),
+          portfolioId,
+          docType: "valuation-chunk",
+          holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE),
+          version: valuation.version,
+        });
+      }
+      const doc: ValuationDoc = {
+        ...header,
         portfolioId,
-        docType: "valuation-chunk",
-        holdings: holdings.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE),
-        version: valuation.version,
-      });
-    }
-    // Chunks first, then the header that points at them: a reader never sees a half-written valuation.
-    await bulkUpsert(this.container, chunks as unknown as JSONObject[]);
-    const doc: ValuationDoc = {
-      ...header,
-      portfolioId,
-      date,
-      id: valuationId(date),
-      docType: "valuation",
-      runId,
-      chunks: chunks.length,
-    };
-    const dropChunks = (run: string, count: number): Promise<void> =>
-      bulkDelete(
-        this.container,
-        Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId })),
-      );
+        date,
+        id: valuationId(date),
+        docType: "valuation",
+        runId,
+        chunks: chunks.length,
+      };
+      return { index, doc, chunks };
+    });
+    const chunkRefs = (portfolioId: string, date: string, run: string, count: number): DocRef[] =>
+      Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId }));
+    // Chunks first, then the headers that point at them: a reader never sees a half-written valuation.
+    await bulkUpsert(
+      this.container,
+      runs.flatMap((r) => r.chunks as unknown as JSONObject[]),
+    );
+    let pending = runs;
     return retry(
       CONFLICTS,
       async () => {
-        const previous = await this.header(portfolioId, date);
-        // A computation that started later is already stored: ours is older and must not replace it.
-        if (previous !== undefined && (previous.version ?? "") >= valuation.version) {
-          await dropChunks(runId, chunks.length);
-          return false;
-        }
-        try {
+        const previous = await bulkRead<ValuationDoc>(
+          this.container,
+          pending.map(({ doc }) => ({ id: doc.id, partitionKey: doc.portfolioId })),
+          true,
+        );
+        const dropped: DocRef[] = [];
+        const writes: { run: (typeof runs)[number]; before: ValuationDoc | undefined; op: OperationInput }[] = [];
+        for (const run of pending) {
+          const { doc, chunks } = run;
+          const before = previous.get(`${doc.portfolioId}|${doc.id}`);
+          // A computation that started later is already stored: ours is older and must not replace it.
+          if (before !== undefined && (before.version ?? "") >= (doc.version ?? "")) {
+            dropped.push(...chunkRefs(doc.portfolioId, doc.date, doc.runId, chunks.length));
+            continue;
+          }
           // The header is written only over the version we compared with (or where there was none).
-          if (previous === undefined) await this.container.items.create(doc);
-          else
-            await this.container
-              .item(valuationId(date), portfolioId)
-              .replace(doc, { accessCondition: { type: "IfMatch", condition: previous._etag ?? "" } });
-        } catch (error) {
-          if (isConflict(error) || isPreconditionFailed(error)) return AGAIN;
-          throw error;
+          writes.push({
+            run,
+            before,
+            op:
+              before === undefined
+                ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
+                : {
+                    operationType: BulkOperationType.Replace,
+                    id: doc.id,
+                    resourceBody: doc as unknown as JSONObject,
+                    ifMatch: before._etag ?? "",
+                  },
+          });
         }
-        if (previous !== undefined) await dropChunks(previous.runId, previous.chunks);
-        return true;
+        const results = await bulkWithRetry(
+          this.container,
+          writes.map((w) => w.op),
+        );
+        const raced: typeof runs = [];
+        writes.forEach(({ run, before }, i) => {
+          const result = results[i];
+          if (result === undefined) return;
+          if (result.statusCode === 409 || result.statusCode === 412) raced.push(run);
+          else if (result.statusCode < 200 || result.statusCode > 299)
+            throw new Error(`storing a valuation header failed with ${result.statusCode}`);
+          else {
+            saved[run.index] = true;
+            if (before !== undefined)
+              dropped.push(...chunkRefs(before.portfolioId, before.date, before.runId, before.chunks));
+          }
+        });
+        await bulkDelete(this.container, dropped);
+        pending = raced;
+        return raced.length > 0 ? AGAIN : saved;
       },
-      () => stillContended(`the valuation of portfolio ${portfolioId} on ${date}`),
+      () =>
+        stillContended(
+          `the valuation of portfolio ${pending[0]?.doc.portfolioId ?? ""} on ${pending[0]?.doc.date ?? ""}`,
+        ),
     );
   }
 

@@ -87,12 +87,12 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     const held = new Promise<void>((r) => (release = r));
     let first = true;
     const gated = Object.create(positions) as CosmosPositionRepository;
-    gated.saveValuation = async (valuation: StoredValuation) => {
+    gated.saveValuations = async (valuations: readonly StoredValuation[]) => {
       if (first) {
         first = false;
         await held;
       }
-      return positions.saveValuation(valuation);
+      return positions.saveValuations(valuations);
     };
     const service = new ValuationService(
       portfolios,

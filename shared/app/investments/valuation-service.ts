@@ -113,10 +113,32 @@ export class ValuationService {
    */
   async valueOn(portfolio: Portfolio, date: string, jobId: string | null): Promise<Valuation | undefined> {
     if (portfolio.type === "composite") return this.valueComposite(portfolio, date, jobId);
-    const snapshot = (await this.positions.getSnapshots([{ portfolioId: portfolio.id, date }])).get(
-      `${portfolio.id}|${date}`,
+    const [valuation] = await this.valueMany([{ portfolio, date, jobId }]);
+    return valuation;
+  }
+
+  /**
+   * valueOn for many standard portfolio-dates at once: their snapshots, securities, prices and FX rates
+   * read together (one read per kind, per date), their results stored together. In input order.
+   */
+  async valueMany(
+    requests: readonly { portfolio: Portfolio; date: string; jobId: string | null }[],
+  ): Promise<(Valuation | undefined)[]> {
+    // Taken before any input is read: of two overlapping computations, the one that started later wins.
+    const version = this.newVersion();
+    const snapshots = await this.positions.getSnapshots(
+      requests.map(({ portfolio, date }) => ({ portfolioId: portfolio.id, date })),
     );
-    return snapshot === undefined ? undefined : this.valueAndStore(portfolio, date, snapshot.positions, jobId);
+    const work = requests.flatMap((request, index) => {
+      if (request.portfolio.type === "composite")
+        throw new Error(`valueMany values standard portfolios; ${request.portfolio.id} is a composite`);
+      const snapshot = snapshots.get(`${request.portfolio.id}|${request.date}`);
+      return snapshot === undefined ? [] : [{ ...request, index, version, positions: snapshot.positions }];
+    });
+    const valuations = await this.valueAndStore(work);
+    const out = new Array<Valuation | undefined>(requests.length);
+    work.forEach((w, i) => (out[w.index] = valuations[i]));
+    return out;
   }
 
   /**
@@ -152,30 +174,38 @@ export class ValuationService {
   }
 
   private async valueComposite(composite: Portfolio, date: string, jobId: string | null): Promise<Valuation> {
+    const version = this.newVersion();
     const memberSnapshots = await Promise.all(
       (composite.memberIds ?? []).map((id) => this.positions.latestSnapshot(id, date)),
     );
     const positions = memberSnapshots.filter((s): s is PositionSnapshot => s !== undefined).flatMap((s) => s.positions);
-    return this.valueAndStore(composite, date, positions, jobId);
+    const [valuation] = await this.valueAndStore([{ portfolio: composite, date, jobId, version, positions }]);
+    if (valuation === undefined) throw new Error(`valuing composite ${composite.id} on ${date} gave no result`);
+    return valuation;
   }
 
-  private async valueAndStore(
-    portfolio: Portfolio,
-    date: string,
-    positions: readonly PositionInput[],
-    jobId: string | null,
-  ): Promise<Valuation> {
-    // Taken before any input is read: of two overlapping computations, the one that started later wins.
-    const version = `${this.clock.now().toISOString()}|${randomUUID()}`;
-    const securityIds = [...new Set(positions.map((p) => p.securityId))];
-    const [securities, prices] = await Promise.all([
+  private newVersion(): string {
+    return `${this.clock.now().toISOString()}|${randomUUID()}`;
+  }
+
+  /** Values each portfolio-date from its positions, reading the inputs of each date once, and stores the results. */
+  private async valueAndStore(work: readonly ValuationWork[]): Promise<Valuation[]> {
+    if (work.length === 0) return [];
+    const dates = [...new Set(work.map((w) => w.date))];
+    const securityIds = [...new Set(work.flatMap((w) => w.positions.map((p) => p.securityId)))];
+    const [securities, pricesByDate] = await Promise.all([
       this.securities.getMany(securityIds),
-      this.prices.forValuation(securityIds, date, this.settings.pricePreference),
+      Promise.all(
+        dates.map((date) => {
+          const held = new Set(
+            work.filter((w) => w.date === date).flatMap((w) => w.positions.map((p) => p.securityId)),
+          );
+          return this.prices.forValuation([...held], date, this.settings.pricePreference);
+        }),
+      ),
     ]);
-    const currencies = new Set<string>();
     const infos = new Map<string, SecurityInfo>();
     for (const s of securities.values()) {
-      currencies.add(s.currency);
       infos.set(s.id, {
         id: s.id,
         ...(s.isin !== null ? { isin: s.isin } : {}),
@@ -185,48 +215,91 @@ export class ValuationService {
         ...(s.lookThroughPortfolioId !== null ? { lookThroughPortfolioId: s.lookThroughPortfolioId } : {}),
       });
     }
-    for (const series of prices.values()) for (const p of series) currencies.add(p.currency);
-    const fx = await this.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency), date);
-    const valuation = valuePortfolio({
-      portfolioId: portfolio.id,
-      baseCurrency: portfolio.baseCurrency,
-      date,
-      positions,
-      securities: infos,
-      prices,
-      fx,
-      pricePreference: this.settings.pricePreference,
-      staleAfterDays: this.settings.staleAfterDays,
+    // The pairs each date's portfolios may need, read once per date: a rate table with more pairs than a
+    // portfolio uses values it the same.
+    const fxByDate = await Promise.all(
+      dates.map((date, d) => {
+        const pairs = new Set<string>();
+        for (const w of work.filter((x) => x.date === date)) {
+          const currencies = new Set<string>();
+          for (const p of w.positions) {
+            const currency = securities.get(p.securityId)?.currency;
+            if (currency !== undefined) currencies.add(currency);
+            for (const price of pricesByDate[d]?.get(p.securityId) ?? []) currencies.add(price.currency);
+          }
+          for (const pair of pairsFor(currencies, w.portfolio.baseCurrency)) pairs.add(pair);
+        }
+        return this.fxRates.latest([...pairs], date);
+      }),
+    );
+    const valuations = work.map((w) => {
+      const d = dates.indexOf(w.date);
+      return valuePortfolio({
+        portfolioId: w.portfolio.id,
+        baseCurrency: w.portfolio.baseCurrency,
+        date: w.date,
+        positions: w.positions,
+        securities: infos,
+        prices: pricesByDate[d] ?? new Map(),
+        fx: fxByDate[d] ?? new Map(),
+        pricePreference: this.settings.pricePreference,
+        staleAfterDays: this.settings.staleAfterDays,
+      });
     });
     const valuedAt = this.clock.now().toISOString();
-    const stored = await this.positions.saveValuation({
-      portfolioId: portfolio.id,
-      date,
-      baseCurrency: portfolio.baseCurrency,
-      totalValue: valuation.totalValue,
-      holdings: valuation.holdings,
-      valuedAt,
-      version,
-    });
-    // Superseded by a computation that started later: it announces its own result.
-    if (!stored) return valuation;
-    await this.portfolios.recordValuation(portfolio.id, { date, totalValue: valuation.totalValue, version, valuedAt });
-    const event: EventEnvelope = {
-      id: eventIdOf("portfolio.valued", `${portfolio.id}|${date}|${valuedAt}`),
-      event: "portfolio.valued",
-      timestamp: valuedAt,
-      data: {
-        portfolioId: portfolio.id,
-        valuationDate: date,
-        totalValue: valuation.totalValue,
-        currency: portfolio.baseCurrency,
-      },
-    };
-    await this.outbox.append([event]);
-    await this.dataQuality.open(
-      valuation.issues.map((i) => issueToCandidate(i, portfolio.id)),
-      jobId,
+    const stored = await this.positions.saveValuations(
+      work.map((w, i) => ({
+        portfolioId: w.portfolio.id,
+        date: w.date,
+        baseCurrency: w.portfolio.baseCurrency,
+        totalValue: valuations[i]?.totalValue ?? 0,
+        holdings: valuations[i]?.holdings ?? [],
+        valuedAt,
+        version: w.version,
+      })),
     );
-    return valuation;
+    // Superseded by a computation that started later: it announces its own result.
+    const kept = work.flatMap((w, i) => {
+      const valuation = valuations[i];
+      return stored[i] === true && valuation !== undefined ? [{ ...w, valuation }] : [];
+    });
+    await this.portfolios.recordValuations(
+      kept.map((k) => ({
+        id: k.portfolio.id,
+        date: k.date,
+        totalValue: k.valuation.totalValue,
+        version: k.version,
+        valuedAt,
+      })),
+    );
+    await this.outbox.append(
+      kept.map((k): EventEnvelope => ({
+        id: eventIdOf("portfolio.valued", `${k.portfolio.id}|${k.date}|${valuedAt}`),
+        event: "portfolio.valued",
+        timestamp: valuedAt,
+        data: {
+          portfolioId: k.portfolio.id,
+          valuationDate: k.date,
+          totalValue: k.valuation.totalValue,
+          currency: k.portfolio.baseCurrency,
+        },
+      })),
+    );
+    // Each exception names the import that marked its portfolio-date stale.
+    const byJob = new Map<string | null, DataQualityCandidate[]>();
+    for (const k of kept)
+      for (const issue of k.valuation.issues)
+        byJob.set(k.jobId, [...(byJob.get(k.jobId) ?? []), issueToCandidate(issue, k.portfolio.id)]);
+    for (const [jobId, candidates] of byJob) await this.dataQuality.open(candidates, jobId);
+    return valuations;
   }
+}
+
+interface ValuationWork {
+  portfolio: Portfolio;
+  date: string;
+  jobId: string | null;
+  /** Taken before the inputs were read (see valueMany). */
+  version: string;
+  positions: readonly PositionInput[];
 }

@@ -177,6 +177,38 @@ describe("valuation off the request path: stale markers, the valuations consumer
     expect((await repos.positions.valuation(id, D, false))?.totalValue).toBe(50);
   });
 
+  it("a message's portfolios are valued together; one the store keeps failing for does not hold up the others", async () => {
+    const set = await Promise.all([setUp(), setUp(), setUp()]);
+    for (const [i, { id, securityId }] of set.entries())
+      await imports().execute({ dataType: "positions", body: position(id, securityId, i + 1) });
+    const [a, bad, c] = set.map((p) => p.id) as [string, string, string];
+    const badSecurity = set[1]?.securityId ?? "";
+
+    // Every price read that includes the bad portfolio's security fails; the others' reads succeed.
+    let reads = 0;
+    const failing = Object.assign(Object.create(repos.prices) as CosmosPriceRepository, {
+      forValuation: (...args: Parameters<PriceRepository["forValuation"]>) => {
+        reads++;
+        return args[0].includes(badSecurity)
+          ? Promise.reject(new Error("connection reset"))
+          : repos.prices.forValuation(...args);
+      },
+    });
+    await expect(consumer(failing).execute({ portfolioIds: [a, bad, c] })).rejects.toThrow("connection reset");
+    // One read for all three together, then one per portfolio on its own.
+    expect(reads).toBe(4);
+    expect([await total(a), await total(bad), await total(c)]).toEqual([10, null, 30]);
+    expect([await pending(a), await pending(bad), await pending(c)]).toEqual([false, true, false]);
+
+    // Retried once the store is back: the remaining one is valued, the others are not valued again.
+    await consumer().execute({ portfolioIds: [a, bad, c] });
+    expect([await total(a), await total(bad), await total(c)]).toEqual([10, 20, 30]);
+    expect([await pending(a), await pending(bad), await pending(c)]).toEqual([false, false, false]);
+    const valued = await repos.outbox.list({ event: "portfolio.valued" });
+    const count = (id: string) => valued.filter((e) => (e.data as { portfolioId: string }).portfolioId === id).length;
+    expect([count(a), count(bad), count(c)]).toEqual([1, 1, 1]);
+  });
+
   it("an import retried after a failed attempt had stored its data still revalues (its records are 'unchanged' the second time)", async () => {
     const { id, isin, securityId } = await setUp();
     await imports().execute({ dataType: "positions", body: position(id, securityId, 5) });

@@ -20,12 +20,17 @@ export interface ValueStalePortfoliosDeps extends Pick<InvestmentDeps, "portfoli
   datesPerRun?: number;
 }
 
+/** Portfolio-dates valued together: their inputs read in one go, their results stored in one go. */
+const VALUED_TOGETHER = 25;
+
 /**
  * The `valuations` consumer: values each stale portfolio-date named by its markers, marks the composites
  * that contain a valued member stale for the dates it changes, and clears each marker only if it is
  * still the version read (a marker re-written meanwhile, by an import that stored newer data, stays).
- * Any failure is thrown after the other portfolios were done, so the queue retries the message; the
- * markers of what failed remain, so even a message the queue gives up on is swept up later.
+ * A message's portfolios are valued together, a few store calls for all of them. When that fails, each
+ * portfolio is tried on its own, so one that cannot be valued does not hold up the others; any failure
+ * is then thrown after the others were done, so the queue retries the message. The markers of what
+ * failed remain, so even a message the queue gives up on is swept up later.
  */
 export class ValueStalePortfolios {
   /** Per portfolio, the run in progress in this process (see serially). */
@@ -34,7 +39,6 @@ export class ValueStalePortfolios {
   constructor(private readonly deps: ValueStalePortfoliosDeps) {}
 
   async execute({ portfolioIds }: { portfolioIds: readonly string[] }): Promise<void> {
-    const failures: unknown[] = [];
     const ids = [...new Set(portfolioIds)];
     // Read once per message, not per portfolio: the portfolios (their type, currency and members do not
     // change) and the composites containing any of them (a query across all portfolios).
@@ -42,75 +46,90 @@ export class ValueStalePortfolios {
       this.deps.portfolios.getMany(ids),
       this.deps.portfolios.compositesContaining(ids),
     ]);
-    // A few portfolios of the message at once: each valuation is a chain of store round trips.
-    await mapConcurrent(ids, PORTFOLIOS_AT_ONCE, async (id) => {
+    await this.serially(ids, async () => {
       try {
-        await this.serially(id, () => this.valuePortfolio(id, portfolios.get(id), composites));
+        await this.valueTogether(ids, portfolios, composites);
+        return;
       } catch (error) {
-        failures.push(error);
+        if (ids.length === 1) throw error;
       }
+      const failures: unknown[] = [];
+      await mapConcurrent(ids, PORTFOLIOS_AT_ONCE, async (id) => {
+        try {
+          await this.valueTogether([id], portfolios, composites);
+        } catch (error) {
+          failures.push(error);
+        }
+      });
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1)
+        throw new AggregateError(failures, `valuing ${failures.length} of ${ids.length} portfolios failed`);
     });
-    if (failures.length === 1) throw failures[0];
-    if (failures.length > 1)
-      throw new AggregateError(failures, `valuing ${failures.length} of ${portfolioIds.length} portfolios failed`);
   }
 
   /**
    * One run per portfolio at a time in this process: messages for the same portfolio handled at once
-   * (the queue host runs many) would each value the same markers. The later run starts once the
-   * earlier one is over and finds its markers cleared, unless they were re-written meanwhile.
+   * (the queue host runs many) would each value the same markers. A later run starts once the earlier
+   * runs of all its portfolios are over, and finds their markers cleared unless re-written meanwhile.
    */
-  private serially(portfolioId: string, task: () => Promise<void>): Promise<void> {
-    const run = (this.inFlight.get(portfolioId) ?? Promise.resolve()).catch(() => undefined).then(task);
-    this.inFlight.set(portfolioId, run);
+  private serially(portfolioIds: readonly string[], task: () => Promise<void>): Promise<void> {
+    const earlier = portfolioIds.map((id) => (this.inFlight.get(id) ?? Promise.resolve()).catch(() => undefined));
+    const run = Promise.all(earlier).then(task);
+    for (const id of portfolioIds) this.inFlight.set(id, run);
     const forget = (): void => {
-      if (this.inFlight.get(portfolioId) === run) this.inFlight.delete(portfolioId);
+      for (const id of portfolioIds) if (this.inFlight.get(id) === run) this.inFlight.delete(id);
     };
     run.then(forget, forget);
     return run;
   }
 
-  private async valuePortfolio(
-    portfolioId: string,
-    portfolio: Portfolio | undefined,
+  private async valueTogether(
+    portfolioIds: readonly string[],
+    portfolios: ReadonlyMap<string, Portfolio>,
     composites: readonly Portfolio[],
   ): Promise<void> {
     const datesPerRun = this.deps.datesPerRun ?? DATES_PER_RUN;
-    const found = await this.deps.positions.staleMarkers(portfolioId, datesPerRun);
-    const markers = await this.ready(found);
-    if (markers.length === 0) {
-      // Nothing (left) to value: the portfolio is current unless a marker remains (an import still writing).
-      await this.deps.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
-      return;
-    }
-    if (portfolio === undefined) {
-      await this.deps.positions.clearStale(markers);
-      return;
-    }
+    const found = new Map<string, StaleMarker[]>();
+    await mapConcurrent(portfolioIds, VALUED_TOGETHER, async (id) => {
+      found.set(id, await this.deps.positions.staleMarkers(id, datesPerRun));
+    });
+    const markers = await this.ready([...found.values()].flat());
     const done: StaleMarker[] = [];
     const valued: SnapshotRef[] = [];
-    let failure: { error: unknown } | undefined;
     // A date can have a ready marker and the writing markers of ended imports: valued once, all cleared.
-    const byDate = new Map<string, StaleMarker[]>();
-    for (const m of markers) byDate.set(m.date, [...(byDate.get(m.date) ?? []), m]);
-    for (const [date, same] of byDate) {
-      try {
-        const valuation = await this.deps.valuation.valueOn(
-          portfolio,
-          date,
-          same.find((m) => m.jobId !== null)?.jobId ?? null,
-        );
-        if (valuation !== undefined) valued.push({ portfolioId, date });
-        done.push(...same);
-      } catch (error) {
-        failure = { error };
-        break;
+    const byRef = new Map<string, { portfolio: Portfolio; date: string; markers: StaleMarker[] }>();
+    for (const m of markers) {
+      const portfolio = portfolios.get(m.portfolioId);
+      // A portfolio that is gone has nothing to value: its markers are only cleared.
+      if (portfolio === undefined) done.push(m);
+      else {
+        const key = `${m.portfolioId}|${m.date}`;
+        const same = byRef.get(key) ?? { portfolio, date: m.date, markers: [] };
+        same.markers.push(m);
+        byRef.set(key, same);
       }
     }
-    // Composites are marked before the member's markers go: a crash in between costs a repeated
+    const requests = [...byRef.values()].map((r) => ({
+      ...r,
+      jobId: r.markers.find((m) => m.jobId !== null)?.jobId ?? null,
+    }));
+    const standard = requests.filter((r) => r.portfolio.type !== "composite");
+    for (let i = 0; i < standard.length; i += VALUED_TOGETHER) {
+      const slice = standard.slice(i, i + VALUED_TOGETHER);
+      const results = await this.deps.valuation.valueMany(slice);
+      slice.forEach((r, j) => {
+        if (results[j] !== undefined) valued.push({ portfolioId: r.portfolio.id, date: r.date });
+        done.push(...r.markers);
+      });
+    }
+    // A composite is valued from its members' snapshots, one date after another.
+    for (const r of requests.filter((x) => x.portfolio.type === "composite")) {
+      await this.deps.valuation.valueOn(r.portfolio, r.date, r.jobId);
+      done.push(...r.markers);
+    }
+    // Composites are marked before the members' markers go: a crash in between costs a repeated
     // valuation, never a composite left on its members' old values.
-    const stale =
-      portfolio.type === "composite" ? [] : await this.deps.valuation.compositesStaleAfter(valued, composites);
+    const stale = await this.deps.valuation.compositesStaleAfter(valued, composites);
     if (stale.length > 0) {
       await this.deps.positions.markStale(stale, {
         markedAt: this.deps.clock.now().toISOString(),
@@ -124,14 +143,14 @@ export class ValueStalePortfolios {
       );
     }
     await this.deps.positions.clearStale(done);
-    if (failure !== undefined) throw failure.error;
-    // More stale dates than one slice: the rest in a message of its own.
-    if (found.length >= datesPerRun) await enqueueValuations(this.deps.bus, [portfolioId]);
-    else await this.deps.portfolios.clearValuationPending(portfolioId, () => this.stillStale(portfolioId));
-  }
-
-  private async stillStale(portfolioId: string): Promise<boolean> {
-    return (await this.deps.positions.stalePortfolios([portfolioId])).has(portfolioId);
+    // More stale dates than one slice: the rest in a message of their own.
+    const more = portfolioIds.filter((id) => (found.get(id)?.length ?? 0) >= datesPerRun);
+    if (more.length > 0) await enqueueValuations(this.deps.bus, more);
+    // The others are current unless a marker remains (an import still writing, or one re-marked meanwhile).
+    await this.deps.portfolios.clearValuationPending(
+      portfolioIds.filter((id) => !more.includes(id)),
+      (ids) => this.deps.positions.stalePortfolios(ids),
+    );
   }
 
   /** Leaves out markers an import wrote before its data while it is still writing (it announces them itself). */

@@ -56,12 +56,10 @@ export class StaleMarking implements StaleMarks {
     await this.positions.dropWriting(refs, this.jobId);
     const ids = [...new Set(refs.map((r) => r.portfolioId))];
     const stale = await this.positions.stalePortfolios(ids);
-    for (const id of ids) {
-      if (!stale.has(id))
-        await this.portfolios.clearValuationPending(id, async () =>
-          (await this.positions.stalePortfolios([id])).has(id),
-        );
-    }
+    await this.portfolios.clearValuationPending(
+      ids.filter((id) => !stale.has(id)),
+      (unflagged) => this.positions.stalePortfolios(unflagged),
+    );
     // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
     await enqueueValuations(this.bus, [...stale], this.delaySeconds);
   }
