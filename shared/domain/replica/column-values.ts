@@ -12,11 +12,24 @@ export type Row = Record<string, ColumnValue>;
 
 const Exact = Decimal.clone({ precision: 100, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -100, toExpPos: 100 });
 
+/** A number's shortest decimal text in plain notation: sign, integer digits, fraction digits. */
+const PLAIN = /^-?(\d+)(?:\.(\d+))?$/;
+
 /** A number as decimal(precision, scale) text; `undefined` when it is beyond the column's range. */
 export function decimalText(n: number, type: DecimalType): { text: string; rounded: boolean } | undefined {
   if (!Number.isFinite(n)) return undefined;
   // String(n) is the shortest text that reads back as the same double: the API's JSON number.
-  const exact = new Exact(String(n));
+  const text = String(n);
+  // Most numbers fit as they print (no exponent, no more fraction digits than the scale): that text is
+  // the exact decimal already. The rest are rounded and range-checked exactly.
+  const plain = PLAIN.exec(text);
+  if (plain !== null) {
+    const integer = plain[1] ?? "";
+    const integerDigits = integer === "0" ? 0 : integer.length;
+    if ((plain[2]?.length ?? 0) <= type.scale && integerDigits <= type.precision - type.scale)
+      return { text, rounded: false };
+  }
+  const exact = new Exact(text);
   const fitted = exact.toDecimalPlaces(type.scale, Decimal.ROUND_HALF_EVEN);
   if (fitted.abs().gte(new Exact(10).pow(type.precision - type.scale))) return undefined;
   return { text: fitted.isZero() ? "0" : fitted.toFixed(), rounded: !fitted.eq(exact) };

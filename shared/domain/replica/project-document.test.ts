@@ -1,3 +1,4 @@
+import Decimal from "decimal.js";
 import { describe, expect, it } from "vitest";
 import { decimalText } from "./column-values";
 import { project } from "./project-document";
@@ -235,6 +236,26 @@ describe("replica projection: one stored document → the rows it owns", () => {
       skipped: "unreadable",
       reason: "the change has no _lsn",
     });
+  });
+
+  it("a number's decimal text is the one exact decimal arithmetic gives, for numbers that print plainly and those that do not", () => {
+    const Exact = Decimal.clone({ precision: 100, toExpNeg: -100, toExpPos: 100 });
+    const reference = (n: number, type: (typeof numberKinds)[keyof typeof numberKinds]) => {
+      const exact = new Exact(String(n));
+      const fitted = exact.toDecimalPlaces(type.scale, Decimal.ROUND_HALF_EVEN);
+      if (fitted.abs().gte(new Exact(10).pow(type.precision - type.scale))) return undefined;
+      return { text: fitted.isZero() ? "0" : fitted.toFixed(), rounded: !fitted.eq(exact) };
+    };
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const numbers = [0, -0, 1, -1, 0.5, 1e-7, 1.5e-9, 123456789.123456, 1e20, 1e21, 9.999999999999999e19, 1e-300];
+    for (let i = 0; i < 5000; i++) {
+      const magnitude = 10 ** Math.floor(random() * 44 - 22);
+      numbers.push((random() - 0.5) * magnitude, Math.round(random() * magnitude) / 100);
+    }
+    for (const type of Object.values(numberKinds))
+      for (const n of numbers)
+        expect(decimalText(n, type), `${n} as decimal(${type.precision}, ${type.scale})`).toEqual(reference(n, type));
   });
 
   it("numbers become the exact decimal text of the API's number; beyond a column's range a nullable value is null, with a warning", () => {

@@ -59,8 +59,17 @@ const jobDoc = z
   .loose();
 const exceptionDoc = z.object({ entity: z.object({ type: z.string(), id: z.string() }) }).loose();
 
-/** camelCase field → snake_case column, the naming rule of the whole schema. */
-const snake = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** camelCase field → snake_case column, the naming rule of the whole schema (remembered: the fields are few). */
+const columnNames = new Map<string, string>();
+const snake = (field: string): string => {
+  let column = columnNames.get(field);
+  if (column === undefined) {
+    column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    // Bounded: a document with odd field names cannot grow the map without end.
+    if (columnNames.size < 10_000) columnNames.set(field, column);
+  }
+  return column;
+};
 
 /** A row whose columns are the document's fields of the same name (in snake_case). */
 function fieldsRow(
@@ -70,8 +79,9 @@ function fieldsRow(
   extra: Record<string, unknown> = {},
 ): Row {
   const values: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(doc)) values[snake(field)] = value;
-  return rowOf(target, { ...values, ...extra }, warn);
+  for (const field in doc) values[snake(field)] = doc[field];
+  for (const column in extra) values[column] = extra[column];
+  return rowOf(target, values, warn);
 }
 
 type Groups = (
