@@ -248,7 +248,20 @@ describe("replica projection: one stored document → the rows it owns", () => {
     };
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
-    const numbers = [0, -0, 1, -1, 0.5, 1e-7, 1.5e-9, 123456789.123456, 1e20, 1e21, 9.999999999999999e19, 1e-300];
+    const numbers = [
+      0,
+      -0,
+      1,
+      -1,
+      0.5,
+      1e-7,
+      1.5e-9,
+      123456789.123456,
+      1e20,
+      1e21,
+      Number.MAX_SAFE_INTEGER * 1000,
+      1e-300,
+    ];
     for (let i = 0; i < 5000; i++) {
       const magnitude = 10 ** Math.floor(random() * 44 - 22);
       numbers.push((random() - 0.5) * magnitude, Math.round(random() * magnitude) / 100);
