@@ -16,6 +16,18 @@ export interface BenchRuntime {
   stop(): Promise<void>;
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>: the service and its children (the Cosmos stand-in, Azurite) write V8 CPU
+ * profiles there when they exit; `node dist/bench/profile-summary.js <dir>` summarises them.
+ */
+export const profiling: { env: Record<string, string>; execArgv: string[] } =
+  process.env.BENCH_CPU_PROF === undefined
+    ? { env: {}, execArgv: [] }
+    : {
+        env: { LOCAL_CHILD_CPU_PROF: process.env.BENCH_CPU_PROF },
+        execArgv: ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`],
+      };
+
 /** Starts the local runtime (as `npm start` does) on free ports with a throw-away data folder. */
 export async function startBenchRuntime(
   extraEnv: Record<string, string> = {},
@@ -30,14 +42,10 @@ export async function startBenchRuntime(
     RATE_LIMIT_PREMIUM_PER_MINUTE: "100000000",
     RATE_LIMIT_PREMIUM_PER_DAY: "1000000000",
     LOG_LEVEL: "warn",
-    // BENCH_CPU_PROF=<dir>: the service and its children (the Cosmos stand-in, Azurite) write V8 CPU
-    // profiles there when they exit; `node dist/bench/profile-summary.js <dir>` summarises them.
-    ...(process.env.BENCH_CPU_PROF === undefined ? {} : { LOCAL_CHILD_CPU_PROF: process.env.BENCH_CPU_PROF }),
+    ...profiling.env,
     ...extraEnv,
   };
-  const profile =
-    process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
-  const runtime = await launchRuntime(env, { execArgv: [...execArgv, ...profile], timeoutMs: 60_000 });
+  const runtime = await launchRuntime(env, { execArgv: [...execArgv, ...profiling.execArgv], timeoutMs: 60_000 });
   const settings = JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as {
     Values: Record<string, string>;
   };

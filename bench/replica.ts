@@ -17,7 +17,7 @@ import { Client } from "pg";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { launchRuntime, localComponentEnv, projectRoot, type LaunchedRuntime } from "../local/launch";
 import { dateAfter, isinFor, post } from "./fixtures";
-import { ADMIN, adminToken, resultLine } from "./harness";
+import { ADMIN, adminToken, profiling, resultLine } from "./harness";
 
 const settings = (
   JSON.parse(readFileSync(join(projectRoot, "local.settings.example.json"), "utf8")) as {
@@ -35,8 +35,9 @@ async function start(dataDir: string, env: Record<string, string>): Promise<Laun
       RATE_LIMIT_PREMIUM_PER_DAY: "1000000000",
       LOG_LEVEL: "warn",
       LOCAL_DATA_DIR: dataDir,
+      ...profiling.env,
     },
-    { timeoutMs: 600_000 },
+    { timeoutMs: 600_000, execArgv: profiling.execArgv },
   );
 }
 

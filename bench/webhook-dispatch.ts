@@ -141,17 +141,11 @@ async function idleLatencies(
  */
 export async function benchWebhookDispatch(): Promise<boolean> {
   const receivers = await Promise.all(Array.from({ length: WEBHOOKS }, () => benchReceiver()));
-  const runtime = await startBenchRuntime(
-    {
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      OUTBOX_RELAY_SCHEDULE: "* * * * * *",
-      DELIVERIES_SWEEP_SCHEDULE: "*/10 * * * * *",
-    },
-    // BENCH_CPU_PROFILE=<dir> writes a CPU profile of the runtime process (while investigating).
-    process.env.BENCH_CPU_PROFILE === undefined
-      ? []
-      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`],
-  );
+  const runtime = await startBenchRuntime({
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    OUTBOX_RELAY_SCHEDULE: "* * * * * *",
+    DELIVERIES_SWEEP_SCHEDULE: "*/10 * * * * *",
+  });
   const cosmos = new CosmosClient({
     endpoint: runtime.cosmosEndpoint,
     key: runtime.cosmosKey,

@@ -14,10 +14,12 @@ import {
   countRows,
   deleteGroups,
   deleteHoldings,
+  documents,
   dropStagedRuns,
   insertRows,
   mergeSources,
   mergeVersions,
+  rowsPerStatement,
   stagedRuns,
   type SourceRow,
   type VersionRow,
@@ -65,7 +67,7 @@ export class KyselyReplicaStore implements ReplicaStore {
           version: p.version?.lsn ?? 0,
         }));
         const actions = new Map<string, string>();
-        for (const part of chunksOf(rows, 2, this.deps.engine)) {
+        for (const part of rowsPerStatement(this.deps.engine, documents, rows)) {
           const changed = (await mergeVersions(trx, this.deps.engine, part).execute()) as {
             doc_key: Buffer;
             action: string;
@@ -129,7 +131,7 @@ export class KyselyReplicaStore implements ReplicaStore {
           await deleteGroups(db, this.deps.engine, table, part).execute();
       }
       const rows = tableGroups.flatMap((g) => g.rows);
-      for (const part of chunksOf(rows, table.columns.length, this.deps.engine))
+      for (const part of rowsPerStatement(this.deps.engine, table, rows))
         await insertRows(db, this.deps.engine, table, part).execute();
     }
   }

@@ -10,6 +10,7 @@ import { tableDefinition } from "../../domain/replica/replica-tables";
 import { qualified, type TableDefinition } from "../../domain/replica/table-types";
 import {
   columnSql,
+  columnTypeText,
   parameterValue,
   statementLimits,
   type ReplicaDb,
@@ -17,7 +18,7 @@ import {
   type SqlValue,
 } from "./replica-sql";
 
-const documents = tableDefinition("replica", "documents");
+export const documents = tableDefinition("replica", "documents");
 const sources = tableDefinition("replica", "sources");
 const staged = tableDefinition("replica", "holding_chunks");
 const holdings = tableDefinition("analytics", "holdings");
@@ -88,7 +89,8 @@ export function mergeVersions(db: ReplicaDb, engine: ReplicaEngine, rows: readon
   if (engine === "postgres")
     return db
       .insertInto(qualified(documents))
-      .values(values)
+      .columns(documents.columns.map((c) => c.name))
+      .expression(unnested(documents, values))
       .onConflict((oc) =>
         oc
           .column("doc_key")
@@ -133,8 +135,32 @@ export function deleteGroups(db: ReplicaDb, engine: ReplicaEngine, table: TableD
 }
 
 export function insertRows(db: ReplicaDb, engine: ReplicaEngine, table: TableDefinition, rows: readonly Row[]) {
+  if (engine === "postgres")
+    return db
+      .insertInto(qualified(table))
+      .columns(table.columns.map((c) => c.name))
+      .expression(unnested(table, rows));
   return db.insertInto(qualified(table)).values(rows.map((row) => sent(engine, table, row)));
 }
+
+/**
+ * PostgreSQL: the rows as one array parameter per column, `unnest`ed into rows of the table's column
+ * types. A statement has as many parameters as the table has columns, whatever the number of rows:
+ * parsing and planning a VALUES list of thousands of parameters cost more than inserting its rows.
+ */
+function unnested(table: TableDefinition, rows: readonly Record<string, SqlValue>[]) {
+  const arrays = table.columns.map(
+    (c) => sql`${rows.map((row) => row[c.name] ?? null)}::${sql.raw(`${columnTypeText("postgres", c.type)}[]`)}`,
+  );
+  return sql<Record<string, SqlValue>>`select * from unnest(${sql.join(arrays)})`;
+}
+
+/**
+ * Rows per statement for `table`: within SQL Server's parameter limit (a parameter per value), and on
+ * PostgreSQL, whose statements take one array per column, only the row limit.
+ */
+export const rowsPerStatement = <T>(engine: ReplicaEngine, table: TableDefinition, rows: readonly T[]): T[][] =>
+  chunksOf(rows, engine === "postgres" ? 1 : table.columns.length, engine);
 
 type PortfolioDate = Pick<HoldingsRun, "portfolioId" | "date">;
 const portfolioDate = (r: PortfolioDate): Row => ({ portfolio_id: r.portfolioId, date: r.date });
