@@ -60,11 +60,9 @@ export interface LaunchedRuntime {
 
 /**
  * The service process's heap bound, as `npm start` sets it: without one V8 sizes its heap from the
- * machine's memory and lets garbage pile up to several hundred MB before collecting it. The young
- * generation is twice V8's default: an import of 10,000 records allocates a lot that dies young, and
- * collecting it in fewer pauses cut the service's CPU per imported transaction by about a tenth.
+ * machine's memory and lets garbage pile up to several hundred MB before collecting it.
  */
-export const SERVICE_NODE_ARGS = ["--max-old-space-size=512", "--max-semi-space-size=32"];
+export const SERVICE_NODE_ARGS = ["--max-old-space-size=512"];
 
 /** Starts `dist/local/main.js` with these settings and waits for its ready message. */
 export async function launchRuntime(
