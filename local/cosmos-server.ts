@@ -15,12 +15,23 @@ async function main(): Promise<void> {
   process.send?.({ type: "ready", documents: standIn.restored });
 
   let last = Date.now();
+  let writing = false;
   const timer = setInterval(() => {
     const bytes = standIn.store.unsnapshottedBytes;
-    if (bytes > 64 * 1024 * 1024 || (bytes > 0 && Date.now() - last > snapshotSeconds * 1000)) {
-      standIn.snapshot();
-      last = Date.now();
-    }
+    if (writing || !(bytes > 64 * 1024 * 1024 || (bytes > 0 && Date.now() - last > snapshotSeconds * 1000))) return;
+    // Written between requests: a large store's snapshot takes seconds, which must not stall them.
+    writing = true;
+    standIn
+      .snapshotInBackground()
+      .catch((error: unknown) =>
+        process.stderr.write(
+          `the Cosmos stand-in's snapshot failed (the journal keeps every write; retried later): ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+      )
+      .finally(() => {
+        writing = false;
+        last = Date.now();
+      });
   }, 5000);
   timer.unref();
   // The runtime stops us by closing the channel (also when it crashed): compact, then exit. Signals

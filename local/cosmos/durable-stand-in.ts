@@ -25,6 +25,8 @@ export interface DurableStandIn {
   store: JournalStore;
   /** Writes a snapshot (compacting the journal); returns the documents written. */
   snapshot(): number;
+  /** The same, a slice at a time between requests (see JournalStore.snapshotInBackground). */
+  snapshotInBackground(): Promise<number>;
   /** Final snapshot, then stops listening. */
   close(): Promise<void>;
 }
@@ -100,6 +102,7 @@ export async function startDurableStandIn(options: {
     account: state,
     store,
     snapshot: () => store.snapshot(state),
+    snapshotInBackground: () => store.snapshotInBackground(state),
     async close() {
       clearInterval(expiry);
       store.snapshot(state);

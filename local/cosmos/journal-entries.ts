@@ -13,7 +13,10 @@ export type JournalEntry =
   | { op: "dropcoll"; db: string; coll: string }
   // `lsn` and `ts`: the change-feed position and `_ts` the write had (absent in data from before them).
   | { op: "put"; db: string; coll: string; doc: Doc; lsn?: number; ts?: number }
-  | { op: "del"; db: string; coll: string; id: string; pk: unknown };
+  | { op: "del"; db: string; coll: string; id: string; pk: unknown }
+  // After a container's documents in a snapshot written between requests: its _rid counter by then, at
+  // least every _rid the snapshot holds of it (a document created meanwhile may be among them).
+  | { op: "rids"; db: string; coll: string; ridCount: number };
 
 const SYSTEM = [
   "_rid",
@@ -64,6 +67,13 @@ export function apply(account: StandInAccount, entry: JournalEntry): void {
       withRecordedVersion({ lsn: put.lsn, ts: put.ts }, () => putDocument(coll.documents, put.doc));
       return;
     }
+    case "rids": {
+      const coll = account.database(entry.db).collection(entry.coll);
+      if (coll.read() === undefined) return;
+      const documents = checkDocuments(coll.documents);
+      documents._ridCount = Math.max(documents._ridCount, entry.ridCount);
+      return;
+    }
     case "del": {
       const coll = account.database(entry.db).collection(entry.coll);
       try {
@@ -86,8 +96,12 @@ function putDocument(documents: StandInDocuments, doc: Doc): void {
   else documents.upsert(strip(doc));
 }
 
-/** The whole state as entries: each database, its containers, their documents with system properties. */
-export function* snapshotEntries(account: StandInAccount): Generator<JournalEntry> {
+/**
+ * The whole state as entries: each database, its containers, their documents with system properties.
+ * `changing`: the state may change while the entries are read (see JournalStore.snapshotInBackground),
+ * so each container's _rid counter is also given after its documents.
+ */
+export function* snapshotEntries(account: StandInAccount, changing = false): Generator<JournalEntry> {
   for (const dbItem of account.databases._data.values()) {
     const dbData = dbItem.read();
     if (dbData === undefined) continue;
@@ -105,6 +119,7 @@ export function* snapshotEntries(account: StandInAccount): Generator<JournalEntr
         const lsn = lsnOf(documents, doc?._rid);
         if (doc !== undefined) yield { op: "put", db, coll, doc, ...(lsn !== undefined ? { lsn } : {}) };
       }
+      if (changing) yield { op: "rids", db, coll, ridCount: documents._ridCount };
     }
   }
 }

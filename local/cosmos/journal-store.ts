@@ -56,8 +56,13 @@ export class JournalStore {
   private journalFd = -1;
   private journalBytes = 0;
 
+  /** The snapshot being written a slice at a time, if one is (see snapshotInBackground). */
+  private inBackground: Promise<number> | undefined;
+
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
+    // A snapshot a crash left half-written: restore never reads it (the generation before stays whole).
+    for (const name of readdirSync(dir)) if (name.endsWith(".jsonl.tmp")) rmSync(join(dir, name), { force: true });
     this.gen = Math.max(0, ...this.files().map((f) => f.gen));
   }
 
@@ -106,32 +111,80 @@ export class JournalStore {
   /** Writes the whole state as the next generation's snapshot and starts that generation's journal. */
   snapshot(account: StandInAccount): number {
     const next = this.gen + 1;
-    const finalPath = this.path(next, "snapshot");
-    const tmp = `${finalPath}.tmp`;
+    const tmp = `${this.path(next, "snapshot")}.tmp`;
     const fd = openSync(tmp, "w");
     let documents = 0;
-    let buffer: string[] = [];
-    let size = 0;
-    const flush = (): void => {
-      if (buffer.length > 0) writeSync(fd, buffer.join(""));
-      buffer = [];
-      size = 0;
-    };
-    for (const entry of snapshotEntries(account)) {
-      if (entry.op === "put") documents++;
-      const line = `${JSON.stringify(entry)}\n`;
-      buffer.push(line);
-      size += line.length;
-      if (size > 1 << 20) flush();
+    try {
+      const lines = new SnapshotLines(fd);
+      for (const entry of snapshotEntries(account)) {
+        if (entry.op === "put") documents++;
+        lines.add(entry);
+      }
+      lines.flush();
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    flush();
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, finalPath);
     this.gen = next;
     this.openJournal();
-    for (const file of this.files()) if (file.gen < next) rmSync(file.path, { force: true });
+    this.complete(next, tmp);
     return documents;
+  }
+
+  /**
+   * snapshot() a slice at a time, letting requests be served in between: a store of a million
+   * documents takes seconds to write, which would otherwise stall every request for as long. The next
+   * generation's journal starts at once, so every write from then on is in it; the snapshot itself is
+   * fuzzy (a document written meanwhile is in it as it was or as it became), which that journal, replayed
+   * after it, makes exact: its entries are whole documents and deletes, so one applied again changes
+   * nothing. Until the snapshot is complete, the generation before it stays, and a restore replays that
+   * generation and then the new journal. One at a time; a sync snapshot() meanwhile (the final one)
+   * supersedes it.
+   */
+  snapshotInBackground(account: StandInAccount): Promise<number> {
+    this.inBackground ??= this.writeInSlices(account).finally(() => (this.inBackground = undefined));
+    return this.inBackground;
+  }
+
+  private async writeInSlices(account: StandInAccount): Promise<number> {
+    const next = this.gen + 1;
+    this.gen = next;
+    this.openJournal();
+    const tmp = `${this.path(next, "snapshot")}.tmp`;
+    const fd = openSync(tmp, "w");
+    let documents = 0;
+    let superseded = false;
+    try {
+      const lines = new SnapshotLines(fd);
+      for (const entry of snapshotEntries(account, true)) {
+        if (entry.op === "put") documents++;
+        if (!lines.add(entry)) continue;
+        await new Promise((resolve) => setImmediate(resolve));
+        superseded = this.gen !== next;
+        if (superseded) break;
+      }
+      if (!superseded) {
+        lines.flush();
+        fsyncSync(fd);
+      }
+    } catch (error) {
+      rmSync(tmp, { force: true });
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
+    if (superseded || this.gen !== next) {
+      rmSync(tmp, { force: true });
+      return 0;
+    }
+    this.complete(next, tmp);
+    return documents;
+  }
+
+  /** The snapshot of generation `gen` is whole: it replaces the generations before it. */
+  private complete(gen: number, tmp: string): void {
+    renameSync(tmp, this.path(gen, "snapshot"));
+    for (const file of this.files()) if (file.gen < gen) rmSync(file.path, { force: true });
   }
 
   private openJournal(): void {
@@ -155,5 +208,29 @@ export class JournalStore {
   close(): void {
     if (this.journalFd >= 0) closeSync(this.journalFd);
     this.journalFd = -1;
+  }
+}
+
+/** A snapshot's lines, written in pieces of about a megabyte. */
+class SnapshotLines {
+  private buffer: string[] = [];
+  private size = 0;
+
+  constructor(private readonly fd: number) {}
+
+  /** Adds an entry; true when that wrote a piece to the file. */
+  add(entry: JournalEntry): boolean {
+    const line = `${JSON.stringify(entry)}\n`;
+    this.buffer.push(line);
+    this.size += line.length;
+    if (this.size <= 1 << 20) return false;
+    this.flush();
+    return true;
+  }
+
+  flush(): void {
+    if (this.buffer.length > 0) writeSync(this.fd, this.buffer.join(""));
+    this.buffer = [];
+    this.size = 0;
   }
 }
