@@ -42,6 +42,11 @@ export async function startBenchRuntime(
     RATE_LIMIT_PREMIUM_PER_MINUTE: "100000000",
     RATE_LIMIT_PREMIUM_PER_DAY: "1000000000",
     LOG_LEVEL: "warn",
+    // No SQL replica: in Azure the Flex Consumption plan scales each change-feed function on instances
+    // of its own (only HTTP, blob and Durable functions share theirs), so the replica's projection never
+    // takes CPU from an import or a file's ingestion there; here it would share the same two cores. The
+    // replica's cost is measured by its own benchmarks (bench/replica.ts), on runtimes of their own.
+    ORGANISATION_PLAN: "premium",
     ...profiling.env,
     ...extraEnv,
   };

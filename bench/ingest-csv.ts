@@ -4,15 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CosmosClient, type JSONObject } from "@azure/cosmos";
 import { parse } from "csv-parse";
-import SftpClient from "ssh2-sftp-client";
 import { bulkUpsert } from "../shared/adapters/cosmos/bulk";
 import { adminToken, resultLine, type BenchRuntime } from "./harness";
 import { dateAfter, isinFor, post } from "./fixtures";
+import { createFeed, dropAndWait, type Feed } from "./feed-drop";
 
 const SECURITIES = 2000;
 const SECURITY_OFFSET = 500_000; // ISINs of their own, apart from the other benchmarks' securities
 const BATCH = 10_000;
-const FEEDS = "/api/v1/settings/feeds";
 
 /** Row `i` of a file: securities cycle fastest, one date per full cycle; a gentle walk (no price jumps). */
 function row(i: number, firstDay = 0): { isin: string; date: string; price: number } {
@@ -38,14 +37,8 @@ async function writeCsv(path: string, rows: number, firstDay = 0): Promise<numbe
   return statSync(path).size;
 }
 
-interface Feed {
-  id: string;
-  username: string;
-  password: string;
-}
-
-async function createFeed(runtime: BenchRuntime, token: string, status: "testing" | "live"): Promise<Feed> {
-  const reply = await post(runtime.baseUrl, token, FEEDS, {
+function createPricesFeed(runtime: BenchRuntime, token: string, status: "testing" | "live"): Promise<Feed> {
+  return createFeed(runtime, token, {
     name: `bench prices ${status} ${Date.now()}`,
     provider: "Bench provider",
     dataType: "prices",
@@ -54,70 +47,6 @@ async function createFeed(runtime: BenchRuntime, token: string, status: "testing
     mapping: { isin: "ISIN", date: "Date", price: "Price", currency: "Currency", type: "Type", source: "Source" },
     status,
   });
-  if (reply.status !== 201)
-    throw new Error(`feed create failed (${reply.status}): ${JSON.stringify(reply.body).slice(0, 500)}`);
-  const data = (reply.body as { data: { id: string; sftp: { username: string; password: string } } }).data;
-  return { id: data.id, username: data.sftp.username, password: data.sftp.password };
-}
-
-interface Job {
-  status: string;
-  completedAt?: string | null;
-  fileName?: string;
-  counts?: { received: number; accepted: number; rejected: number };
-  errors?: unknown[];
-}
-
-/**
- * Uploads `file` over SFTP into the feed's inbox and waits until its job is no longer running:
- * seconds from the upload's start (`seconds`), and from the upload's end, when the file is committed
- * to `inbound` and ingestion can begin, to the job's completion (`afterUploadSeconds`).
- */
-async function dropAndWait(
-  runtime: BenchRuntime,
-  token: string,
-  feed: Feed,
-  file: string,
-  fileName: string,
-): Promise<{ seconds: number; uploadSeconds: number; afterUploadSeconds: number; job: Job }> {
-  const sftp = new SftpClient();
-  await sftp.connect({
-    host: "127.0.0.1",
-    port: runtime.sftpPort,
-    username: feed.username,
-    password: feed.password,
-    retries: 0,
-    readyTimeout: 10_000,
-  });
-  const started = performance.now();
-  try {
-    await sftp.put(createReadStream(file), `/${fileName}`);
-  } finally {
-    await sftp.end().catch(() => undefined);
-  }
-  const uploadSeconds = (performance.now() - started) / 1000;
-  const uploaded = Date.now();
-  const deadline = Date.now() + 60 * 60_000;
-  for (;;) {
-    const response = await fetch(`${runtime.baseUrl}/api/v1/jobs?feedId=${feed.id}&pageSize=100`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const body = (await response.json()) as { data?: Job[] };
-    const job = (body.data ?? []).find((j) => j.fileName === fileName && j.status !== "running");
-    if (job !== undefined) {
-      const seconds = (performance.now() - started) / 1000;
-      // The job's own completion time when it has one (the poll adds up to 100 ms).
-      const completed = typeof job.completedAt === "string" ? Date.parse(job.completedAt) : Date.now();
-      return {
-        seconds,
-        uploadSeconds,
-        afterUploadSeconds: Math.min(seconds - uploadSeconds, (completed - uploaded) / 1000),
-        job,
-      };
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the job of ${fileName}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** csv-parse alone (`columns: true`) over the file in this process: rows/s. */
@@ -344,7 +273,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     // parse-csv: a testing feed (dry run: nothing written).
     const parseBase = await parseBaseline(file);
     if (parseBase.rows !== rows) throw new Error(`csv-parse read ${parseBase.rows} rows, expected ${rows}`);
-    const testing = await createFeed(runtime, token, "testing");
+    const testing = await createPricesFeed(runtime, token, "testing");
     const dry = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, testing, file, "prices-testing.csv"));
     if (dry.result.job.status !== "completed")
       throw new Error(`testing job: ${JSON.stringify(dry.result.job).slice(0, 1000)}`);
@@ -358,7 +287,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
       const smallFile = join(dir, "prices-small.csv");
       // Other dates than the N-row file's, so that file finds nothing already written.
       await writeCsv(smallFile, 100_000, Math.ceil(rows / SECURITIES) + 10);
-      const smallFeed = await createFeed(runtime, token, "live");
+      const smallFeed = await createPricesFeed(runtime, token, "live");
       const run = await withPeaks(runtime.pid, () =>
         dropAndWait(runtime, token, smallFeed, smallFile, "prices-small.csv"),
       );
@@ -373,7 +302,7 @@ export async function benchIngestCsv(runtime: BenchRuntime): Promise<boolean> {
     // ingest-csv: a second feed, live (another feed, so not a duplicate of the dry run's content).
     const raw = await rawBaseline(runtime, rows);
     const rawRate = rows / raw.seconds;
-    const live = await createFeed(runtime, token, "live");
+    const live = await createPricesFeed(runtime, token, "live");
     const wet = await withPeaks(runtime.pid, () => dropAndWait(runtime, token, live, file, "prices-live.csv"));
     if (wet.result.job.status !== "completed")
       throw new Error(`live job: ${JSON.stringify(wet.result.job).slice(0, 1000)}`);
