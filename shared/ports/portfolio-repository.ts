@@ -26,7 +26,10 @@ export interface PortfolioRepository {
     id: string,
     valuation: { date: string; totalValue: number; version: string; valuedAt: string },
   ): Promise<boolean>;
-  /** recordValuation for many at once (a few store calls in all); true per valuation applied. */
+  /**
+   * recordValuation for many at once (a few store calls in all); true per valuation applied. Of several
+   * valuations of one portfolio, only the newest is applied.
+   */
   recordValuations(
     valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
   ): Promise<boolean[]>;

@@ -90,38 +90,37 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
   ): Promise<boolean[]> {
     const recorded = new Array<boolean>(valuations.length).fill(false);
-    // One valuation per portfolio in a round (two of the same portfolio: the newer is applied after the other).
-    const rounds: (typeof valuations)[] = [];
-    for (const v of [...valuations].sort((a, b) => (a.date + a.version < b.date + b.version ? -1 : 1))) {
-      const round = rounds.find((r) => !r.some((other) => other.id === v.id));
-      if (round === undefined) rounds.push([v]);
-      else (round as (typeof valuations)[number][]).push(v);
-    }
-    for (const round of rounds) {
-      const byId = new Map(round.map((v) => [v.id, v]));
-      await updateDocuments<PortfolioDoc>(
-        this.container,
-        round.map((v) => ({ id: v.id, partitionKey: v.id })),
-        (doc) => doc.docType === "portfolio",
-        (docs) =>
-          Promise.resolve(
-            docs.map((doc) => {
-              const valuation = byId.get(doc.id);
-              if (valuation === undefined || !isNewer(doc, valuation.date, valuation.version)) return undefined;
-              recorded[valuations.indexOf(valuation)] = true;
-              const { _etag: _e, ...rest } = doc;
-              return {
-                ...rest,
-                totalValue: valuation.totalValue,
-                latestValuationDate: valuation.date,
-                updatedAt: valuation.valuedAt,
-                valuationVersion: valuation.version,
-              };
-            }),
-          ),
-        `portfolios ${[...byId.keys()].slice(0, 3).join(", ")}`,
-      );
-    }
+    // Of several valuations of one portfolio only the newest can show: the others would be replaced by it.
+    const newest = new Map<string, number>();
+    valuations.forEach((v, i) => {
+      const best = valuations[newest.get(v.id) ?? -1];
+      if (best === undefined || v.date > best.date || (v.date === best.date && v.version > best.version))
+        newest.set(v.id, i);
+    });
+    await updateDocuments<PortfolioDoc>(
+      this.container,
+      [...newest.keys()].map((id) => ({ id, partitionKey: id })),
+      (doc) => doc.docType === "portfolio",
+      (docs) =>
+        Promise.resolve(
+          docs.map((doc) => {
+            const index = newest.get(doc.id) ?? -1;
+            const valuation = valuations[index];
+            recorded[index] = false;
+            if (valuation === undefined || !isNewer(doc, valuation.date, valuation.version)) return undefined;
+            recorded[index] = true;
+            const { _etag: _e, ...rest } = doc;
+            return {
+              ...rest,
+              totalValue: valuation.totalValue,
+              latestValuationDate: valuation.date,
+              updatedAt: valuation.valuedAt,
+              valuationVersion: valuation.version,
+            };
+          }),
+        ),
+      `portfolios ${[...newest.keys()].slice(0, 3).join(", ")}`,
+    );
     return recorded;
   }
 

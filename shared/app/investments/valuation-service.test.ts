@@ -134,6 +134,44 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     expect((await portfolios.get("pf_V"))?.totalValue).toBe(200);
   });
 
+  it("portfolio totals recorded in bulk: of several valuations of one portfolio the newest shows, whatever their order", async () => {
+    const portfolios = new CosmosPortfolioRepository(cosmos.db.container("portfolios"));
+    const base = {
+      name: "W",
+      clientId: "c",
+      baseCurrency: "EUR",
+      type: "standard" as const,
+      status: "active" as const,
+      totalValue: null,
+      latestValuationDate: null,
+      createdAt: T0,
+      updatedAt: T0,
+    };
+    await portfolios.create({ ...base, id: "pf_W1", code: "W-1" });
+    await portfolios.create({ ...base, id: "pf_W2", code: "W-2" });
+    const v = (id: string, date: string, totalValue: number, version: string) => ({
+      id,
+      date,
+      totalValue,
+      version,
+      valuedAt: T0,
+    });
+    expect(
+      await portfolios.recordValuations([
+        v("pf_W1", "2026-03-03", 30, "b"),
+        v("pf_W2", "2026-03-01", 10, "a"),
+        v("pf_W1", "2026-03-01", 10, "c"),
+        v("pf_W2", "2026-03-03", 30, "a"),
+        v("pf_W2", "2026-03-03", 31, "b"),
+      ]),
+    ).toEqual([true, false, false, false, true]);
+    expect((await portfolios.get("pf_W1"))?.totalValue).toBe(30);
+    expect(await portfolios.get("pf_W2")).toMatchObject({ totalValue: 31, latestValuationDate: "2026-03-03" });
+    // An older one later changes nothing.
+    expect(await portfolios.recordValuations([v("pf_W2", "2026-03-02", 20, "z")])).toEqual([false]);
+    expect((await portfolios.get("pf_W2"))?.totalValue).toBe(31);
+  });
+
   it("a reader that catches a valuation being replaced reads the newer one whole, never holdings of one and a total of another", async () => {
     const container = cosmos.db.container("positions");
     const writer = new CosmosPositionRepository(container);
