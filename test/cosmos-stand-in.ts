@@ -1,7 +1,8 @@
-import { CosmosClient } from "@azure/cosmos";
+import { CosmosClient, type Container } from "@azure/cosmos";
 import { createHttpServer } from "@vercel/cosmosdb-server";
 import type { AddressInfo } from "node:net";
 import { CosmosDatabase, ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
+import { startDurableStandIn, type DurableStandIn } from "../local/cosmos/durable-stand-in";
 
 /** A Cosmos stand-in in this process on a free loopback port, with the deployment's containers. */
 export async function startCosmos(): Promise<{
@@ -145,4 +146,35 @@ export function standInClient(endpoint: string, retries = 1): CosmosClient {
       retryOptions: { maxRetryAttemptCount: retries, fixedRetryIntervalInMilliseconds: 10, maxWaitTimeInSeconds: 5 },
     },
   });
+}
+
+/**
+ * The durable stand-in (local/cosmos, as the local runtime runs it) over `dir` on a free loopback port,
+ * with an SDK client and the container `unit/<container>` (partition /pk). `close` disposes the client
+ * and closes the stand-in (with its final snapshot).
+ */
+export async function openDurableStandIn(
+  dir: string,
+  container = "things",
+): Promise<{ standIn: DurableStandIn; client: CosmosClient; things: Container; close: () => Promise<void> }> {
+  const standIn = await startDurableStandIn({ port: 0, dir });
+  const client = new CosmosClient({
+    endpoint: `http://127.0.0.1:${standIn.port}`,
+    key: "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
+  const { database } = await client.databases.createIfNotExists({ id: "unit" });
+  const { container: things } = await database.containers.createIfNotExists({
+    id: container,
+    partitionKey: { paths: ["/pk"] },
+  });
+  return {
+    standIn,
+    client,
+    things,
+    close: async () => {
+      client.dispose();
+      await standIn.close();
+    },
+  };
 }

@@ -1,11 +1,9 @@
-import { ChangeFeedStartFrom, CosmosClient, StatusCodes, type Container } from "@azure/cosmos";
+import { ChangeFeedStartFrom, StatusCodes, type Container } from "@azure/cosmos";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startDurableStandIn, type DurableStandIn } from "./durable-stand-in";
-
-const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+import { openDurableStandIn } from "../../test/cosmos-stand-in";
 
 interface Item {
   id: string;
@@ -35,26 +33,15 @@ async function drain(
 
 describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () => {
   const dir = mkdtempSync(join(tmpdir(), "ids-feed-"));
-  let standIn: DurableStandIn | undefined;
-  let client: CosmosClient | undefined;
+  let open: Awaited<ReturnType<typeof openDurableStandIn>> | undefined;
   afterAll(async () => {
-    client?.dispose();
-    await standIn?.close();
+    await open?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("gives each document's latest version once, in write order, with _lsn; no deletes; a continuation resumes after a restart", async () => {
-    standIn = await startDurableStandIn({ port: 0, dir });
-    client = new CosmosClient({
-      endpoint: `http://127.0.0.1:${standIn.port}`,
-      key: KEY,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
-    const { database } = await client.databases.createIfNotExists({ id: "unit" });
-    const { container } = await database.containers.createIfNotExists({
-      id: "things",
-      partitionKey: { paths: ["/pk"] },
-    });
+    open = await openDurableStandIn(dir);
+    const container = open.things;
     await container.items.create({ id: "a", pk: "x", n: 1 });
     await container.items.create({ id: "b", pk: "y", n: 1 });
     await container.items.upsert({ id: "a", pk: "x", n: 2 });
@@ -76,15 +63,9 @@ describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () 
 
     await container.items.upsert({ id: "b", pk: "y", n: 2 });
     // Restarted from its journal: positions are kept, so the reader continues after what it saw.
-    client.dispose();
-    await standIn.close();
-    standIn = await startDurableStandIn({ port: 0, dir });
-    client = new CosmosClient({
-      endpoint: `http://127.0.0.1:${standIn.port}`,
-      key: KEY,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
-    const again = client.database("unit").container("things");
+    await open.close();
+    open = await openDurableStandIn(dir);
+    const again = open.things;
     const next = await drain(again, first.continuation);
     expect(next.items.map((i) => [i.id, i.n])).toEqual([["b", 2]]);
     expect(next.items[0]?._lsn).toBeGreaterThan(Math.max(...lsns));
@@ -98,17 +79,11 @@ describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () 
     const crashed = mkdtempSync(join(tmpdir(), "ids-feed-crash-"));
     try {
       cpSync(dir, crashed, { recursive: true });
-      const replayed = await startDurableStandIn({ port: 0, dir: crashed });
-      const replayClient = new CosmosClient({
-        endpoint: `http://127.0.0.1:${replayed.port}`,
-        key: KEY,
-        connectionPolicy: { enableEndpointDiscovery: false },
-      });
-      const replay = await drain(replayClient.database("unit").container("things"));
+      const replayed = await openDurableStandIn(crashed);
+      const replay = await drain(replayed.things);
       expect(replay.items.map((i) => [i.id, i._lsn, (i as { _ts?: number })._ts])).toEqual(
         all.items.map((i) => [i.id, i._lsn, (i as { _ts?: number })._ts]),
       );
-      replayClient.dispose();
       await replayed.close();
     } finally {
       rmSync(crashed, { recursive: true, force: true });
@@ -117,18 +92,9 @@ describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () 
 
   it("ends a page at about 4 MB of documents, whatever the item count asked for, as Cosmos DB does", async () => {
     const pageDir = mkdtempSync(join(tmpdir(), "ids-feed-pages-"));
-    const server = await startDurableStandIn({ port: 0, dir: pageDir });
-    const pageClient = new CosmosClient({
-      endpoint: `http://127.0.0.1:${server.port}`,
-      key: KEY,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
+    const server = await openDurableStandIn(pageDir, "big");
     try {
-      const { database } = await pageClient.databases.createIfNotExists({ id: "unit" });
-      const { container } = await database.containers.createIfNotExists({
-        id: "big",
-        partitionKey: { paths: ["/pk"] },
-      });
+      const container = server.things;
       const filler = "x".repeat(1024 * 1024);
       for (let n = 0; n < 6; n++) await container.items.create({ id: `big-${n}`, pk: "p", filler });
       const iterator = container.items.getChangeFeedIterator<Item>({
@@ -147,7 +113,6 @@ describe("the stand-in's change feed (latest-version mode, as Cosmos DB's)", () 
         ["big-3", "big-4", "big-5"],
       ]);
     } finally {
-      pageClient.dispose();
       await server.close();
       rmSync(pageDir, { recursive: true, force: true });
     }

@@ -1,31 +1,21 @@
-import { CosmosClient, type Container } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startDurableStandIn, type DurableStandIn } from "./durable-stand-in";
-
-const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+import { openDurableStandIn } from "../../test/cosmos-stand-in";
 
 describe("the durable stand-in across restarts", () => {
   const dir = mkdtempSync(join(tmpdir(), "ids-journal-"));
-  let standIn: DurableStandIn | undefined;
-  let client: CosmosClient | undefined;
+  let open: Awaited<ReturnType<typeof openDurableStandIn>> | undefined;
 
   const start = async (): Promise<Container> => {
-    standIn = await startDurableStandIn({ port: 0, dir });
-    client = new CosmosClient({
-      endpoint: `http://127.0.0.1:${standIn.port}`,
-      key: KEY,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
-    const { database } = await client.databases.createIfNotExists({ id: "unit" });
-    return (await database.containers.createIfNotExists({ id: "things", partitionKey: { paths: ["/pk"] } })).container;
+    open = await openDurableStandIn(dir);
+    return open.things;
   };
   const stop = async (): Promise<void> => {
-    client?.dispose();
-    await standIn?.close();
-    standIn = undefined;
+    await open?.close();
+    open = undefined;
   };
   afterEach(stop);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +27,7 @@ describe("the durable stand-in across restarts", () => {
     await stop();
 
     things = await start();
-    expect(standIn?.restored).toBe(5);
+    expect(open?.standIn.restored).toBe(5);
     const { resource: after } = await things.item("a3", "p").read<{ _etag: string; _rid: string }>();
     expect(after?._etag).toBe(before?._etag);
     expect(after?._rid).toBe(before?._rid);
@@ -56,7 +46,7 @@ describe("the durable stand-in across restarts", () => {
     const files = readdirSync(dir).sort();
     await start();
     expect(readdirSync(dir).sort()).toEqual(files);
-    expect(standIn?.restored).toBe(10);
+    expect(open?.standIn.restored).toBe(10);
   });
 });
 
@@ -71,24 +61,9 @@ describe("a snapshot written between requests", () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function open(dir: string): Promise<{ standIn: DurableStandIn; things: Container; client: CosmosClient }> {
-    const standIn = await startDurableStandIn({ port: 0, dir });
-    const client = new CosmosClient({
-      endpoint: `http://127.0.0.1:${standIn.port}`,
-      key: KEY,
-      connectionPolicy: { enableEndpointDiscovery: false },
-    });
-    const { database } = await client.databases.createIfNotExists({ id: "unit" });
-    const { container } = await database.containers.createIfNotExists({
-      id: "things",
-      partitionKey: { paths: ["/pk"] },
-    });
-    return { standIn, things: container, client };
-  }
-
   /** What a restart of the stand-in over `dir` holds: id → v. */
   async function restored(dir: string): Promise<Map<string, number>> {
-    const { standIn, things, client } = await open(dir);
+    const { things, close } = await openDurableStandIn(dir);
     try {
       const { resources } = await things.items.query<{ id: string; v: number }>("SELECT c.id, c.v FROM c").fetchAll();
       // New documents never take a restored document's _rid.
@@ -97,14 +72,13 @@ describe("a snapshot written between requests", () => {
       expect(count[0]).toBe(resources.length + 20);
       return new Map(resources.map((r) => [r.id, r.v]));
     } finally {
-      client.dispose();
-      await standIn.close();
+      await close();
     }
   }
 
   it("keeps every write made while it is written, whether the process dies before it is complete or after", async () => {
     const dir = newDir();
-    const { standIn, things, client } = await open(dir);
+    const { standIn, things, close } = await openDurableStandIn(dir);
     const expected = new Map<string, number>();
     const padding = "x".repeat(1000);
     // About 20 MB of documents: the snapshot is written in some twenty slices.
@@ -142,8 +116,7 @@ describe("a snapshot written between requests", () => {
       expect(await restored(midway)).toEqual(atMidway);
       expect(await restored(after)).toEqual(expected);
     } finally {
-      client.dispose();
-      await standIn.close();
+      await close();
     }
   }, 120_000);
 });
