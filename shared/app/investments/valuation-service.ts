@@ -191,17 +191,20 @@ export class ValuationService {
   /** Values each portfolio-date from its positions, reading the inputs of each date once, and stores the results. */
   private async valueAndStore(work: readonly ValuationWork[]): Promise<Valuation[]> {
     if (work.length === 0) return [];
-    const dates = [...new Set(work.map((w) => w.date))];
-    const securityIds = [...new Set(work.flatMap((w) => w.positions.map((p) => p.securityId)))];
+    const byDate = new Map<string, ValuationWork[]>();
+    for (const w of work) {
+      const same = byDate.get(w.date);
+      if (same === undefined) byDate.set(w.date, [w]);
+      else same.push(w);
+    }
+    const dates = [...byDate];
+    const heldOn = (same: readonly ValuationWork[]): string[] => [
+      ...new Set(same.flatMap((w) => w.positions.map((p) => p.securityId))),
+    ];
     const [securities, pricesByDate] = await Promise.all([
-      this.securities.getMany(securityIds),
+      this.securities.getMany(heldOn(work)),
       Promise.all(
-        dates.map((date) => {
-          const held = new Set(
-            work.filter((w) => w.date === date).flatMap((w) => w.positions.map((p) => p.securityId)),
-          );
-          return this.prices.forValuation([...held], date, this.settings.pricePreference);
-        }),
+        dates.map(([date, same]) => this.prices.forValuation(heldOn(same), date, this.settings.pricePreference)),
       ),
     ]);
     const infos = new Map<string, SecurityInfo>();
@@ -218,9 +221,9 @@ export class ValuationService {
     // The pairs each date's portfolios may need, read once per date: a rate table with more pairs than a
     // portfolio uses values it the same.
     const fxByDate = await Promise.all(
-      dates.map((date, d) => {
+      dates.map(([date, same], d) => {
         const pairs = new Set<string>();
-        for (const w of work.filter((x) => x.date === date)) {
+        for (const w of same) {
           const currencies = new Set<string>();
           for (const p of w.positions) {
             const currency = securities.get(p.securityId)?.currency;
@@ -232,16 +235,17 @@ export class ValuationService {
         return this.fxRates.latest([...pairs], date);
       }),
     );
+    const inputsOn = new Map(dates.map(([date], d) => [date, { prices: pricesByDate[d], fx: fxByDate[d] }]));
     const valuations = work.map((w) => {
-      const d = dates.indexOf(w.date);
+      const inputs = inputsOn.get(w.date);
       return valuePortfolio({
         portfolioId: w.portfolio.id,
         baseCurrency: w.portfolio.baseCurrency,
         date: w.date,
         positions: w.positions,
         securities: infos,
-        prices: pricesByDate[d] ?? new Map(),
-        fx: fxByDate[d] ?? new Map(),
+        prices: inputs?.prices ?? new Map(),
+        fx: inputs?.fx ?? new Map(),
         pricePreference: this.settings.pricePreference,
         staleAfterDays: this.settings.staleAfterDays,
       });
@@ -287,9 +291,11 @@ export class ValuationService {
     );
     // Each exception names the import that marked its portfolio-date stale.
     const byJob = new Map<string | null, DataQualityCandidate[]>();
-    for (const k of kept)
-      for (const issue of k.valuation.issues)
-        byJob.set(k.jobId, [...(byJob.get(k.jobId) ?? []), issueToCandidate(issue, k.portfolio.id)]);
+    for (const k of kept) {
+      const candidates = byJob.get(k.jobId) ?? [];
+      for (const issue of k.valuation.issues) candidates.push(issueToCandidate(issue, k.portfolio.id));
+      if (candidates.length > 0) byJob.set(k.jobId, candidates);
+    }
     for (const [jobId, candidates] of byJob) await this.dataQuality.open(candidates, jobId);
     return valuations;
   }

@@ -58,7 +58,7 @@ export class StaleMarking implements StaleMarks {
     const stale = await this.positions.stalePortfolios(ids);
     await this.portfolios.clearValuationPending(
       ids.filter((id) => !stale.has(id)),
-      (unflagged) => this.positions.stalePortfolios(unflagged),
+      (candidates) => this.positions.stalePortfolios(candidates),
     );
     // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
     await enqueueValuations(this.bus, [...stale], this.delaySeconds);
