@@ -315,7 +315,9 @@ describe.skipIf(skip)("infra/*.bicep through the Bicep compiler", () => {
     const reader = template("customer/blob-source-reader.json");
     expect(Object.keys(reader.parameters as Json)).toEqual(["storageAccountName", "containerName", "principalId"]);
     expect(reader.variables.storageBlobDataReader).toBe("2a2b9908-6ea1-4ae2-8e65-a410df84e7d1");
-    const assignments = (reader.resources as Json[]).filter((r) => r.type === "Microsoft.Authorization/roleAssignments");
+    const assignments = (reader.resources as Json[]).filter(
+      (r) => r.type === "Microsoft.Authorization/roleAssignments",
+    );
     expect(assignments).toHaveLength(1);
     expect(assignments[0]?.scope).toContain("blobServices/containers");
     expect(template("main.json").outputs.managedIdentityPrincipalId.value).toContain("reference('identity')");
@@ -332,7 +334,13 @@ describe.skipIf(skip)("infra/*.bicep through the Bicep compiler", () => {
       .filter(([, p]) => p.type === "securestring")
       .map(([name]) => name);
     expect(secure.sort()).toEqual(
-      ["bootstrapClientSecret", "jwtPreviousSigningKey", "jwtSigningKey", "sqlAdministratorPassword", "webhookSecretKey"].sort(),
+      [
+        "bootstrapClientSecret",
+        "jwtPreviousSigningKey",
+        "jwtSigningKey",
+        "sqlAdministratorPassword",
+        "webhookSecretKey",
+      ].sort(),
     );
     for (const name of secure) expect(Object.keys(parameters.parameters)).toContain(name);
     expect(parameters.parameters.environmentName?.value).toBe("${AZURE_ENV_NAME}");

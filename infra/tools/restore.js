@@ -44,7 +44,7 @@ function locked(work) {
       if (error.code !== "EEXIST") throw error;
       // A lock older than the longest restore was left by a killed process.
       if (Date.now() - statSync(lock).mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`infra/tools: waited 5 minutes for ${lock}`);
+      if (Date.now() > deadline) throw new Error(`infra/tools: waited 5 minutes for ${lock}`, { cause: error });
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }
@@ -62,14 +62,18 @@ function bicep(problems) {
   const found = onPath("bicep");
   if (found !== undefined) return found;
   if (process.platform !== "linux" || process.arch !== "x64") {
-    problems.push(`bicep: not on PATH, and NuGet's Bicep CLI is restored here for linux-x64 only (this is ${process.platform}-${process.arch}); install it with 'az bicep install'`);
+    problems.push(
+      `bicep: not on PATH, and NuGet's Bicep CLI is restored here for linux-x64 only (this is ${process.platform}-${process.arch}); install it with 'az bicep install'`,
+    );
     return null;
   }
   const packages = join(cache, "nuget");
   const binary = join(packages, "azure.bicep.commandline.linux-x64", BICEP_VERSION, "tools", "bicep");
   if (existsSync(binary)) return binary;
   if (onPath("dotnet") === undefined) {
-    problems.push("bicep: not on PATH, and there is no .NET SDK (dotnet) to restore Azure.Bicep.CommandLine.linux-x64 from NuGet");
+    problems.push(
+      "bicep: not on PATH, and there is no .NET SDK (dotnet) to restore Azure.Bicep.CommandLine.linux-x64 from NuGet",
+    );
     return null;
   }
   try {
@@ -77,7 +81,9 @@ function bicep(problems) {
       if (!existsSync(binary)) run("dotnet", ["restore", join(here, "tools.csproj"), "--packages", packages]);
     });
   } catch (error) {
-    problems.push(`bicep: 'dotnet restore infra/tools/tools.csproj' failed: ${String(error.stderr || error.stdout || error.message).trim()}`);
+    problems.push(
+      `bicep: 'dotnet restore infra/tools/tools.csproj' failed: ${String(error.stderr || error.stdout || error.message).trim()}`,
+    );
     return null;
   }
   // NuGet does not keep the execute bit of a package's files.
@@ -101,7 +107,9 @@ function pwsh(problems) {
         run("dotnet", ["tool", "install", "PowerShell", "--version", PWSH_VERSION, "--tool-path", dir]);
     });
   } catch (error) {
-    problems.push(`pwsh: 'dotnet tool install PowerShell --version ${PWSH_VERSION}' failed: ${String(error.stderr || error.stdout || error.message).trim()}`);
+    problems.push(
+      `pwsh: 'dotnet tool install PowerShell --version ${PWSH_VERSION}' failed: ${String(error.stderr || error.stdout || error.message).trim()}`,
+    );
     return null;
   }
   return binary;
