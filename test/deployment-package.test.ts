@@ -57,11 +57,6 @@ interface ServiceConfig {
   hooks: Record<string, { posix: { shell: string; run: string } }>;
 }
 
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : [relative(dir, join(dir, e.name))],
-  );
-
 /** Every file of the working tree a clone would have (tracked, and new files not ignored). */
 const repositoryFiles = (): string[] =>
   execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
