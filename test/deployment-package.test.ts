@@ -45,7 +45,8 @@ Module._load = function (request, ...rest) {
   if (!Module.isBuiltin(request)) loaded.add(request);
   return result;
 };
-require(require("node:path").join(process.cwd(), require("./package.json").main));
+const { main } = JSON.parse(require("node:fs").readFileSync("package.json", "utf8"));
+require(require("node:path").join(process.cwd(), main));
 process.stdout.write(JSON.stringify({ loaded: [...loaded], registered: require(core).registrations.length }));
 process.exit(0);
 `;
