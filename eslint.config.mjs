@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".deploy/", "node_modules/", "coverage/", ".data/"] },
+  { ignores: ["dist/", ".deploy/", "node_modules/", "coverage/", ".data/", "infra/.tools/", "infra/tools/obj/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
