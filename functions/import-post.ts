@@ -22,6 +22,13 @@ export const importPost = endpoint({
   // The outline only: records are validated one by one so each problem names its exact field.
   body: z.record(z.string(), z.unknown()),
   docBody: z.union(dataTypes.map((t) => importBodySchema(t))),
+  // The same route, once per data type with its own body: a typed client cannot send prices to the positions import.
+  docVariants: dataTypes.map((t) => ({
+    route: `api/v1/import/${t}`,
+    operationId: `import-${t}`,
+    summary: `Import ${t} (all-or-nothing validation, idempotent upserts); the same as /api/v1/import/{dataType} with dataType ${t}`,
+    body: importBodySchema(t),
+  })),
   maxBodyBytes: MAX_IMPORT_BYTES,
   docHeaders: z.object({
     "Idempotency-Key": z

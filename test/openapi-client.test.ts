@@ -61,6 +61,42 @@ export async function run(): Promise<number | undefined> {
     expect(messages.join("\n")).toMatch(/lookThrough|boolean/);
   });
 
+  it("knows each import's body: positions compile for /api/v1/import/positions, prices sent there do not", () => {
+    const source = `
+import createClient from "openapi-fetch";
+import type { paths } from "./api";
+const client = createClient<paths>({ baseUrl: "http://127.0.0.1" });
+export async function run(): Promise<number | undefined> {
+  const positions = await client.POST("/api/v1/import/positions", {
+    body: { positions: [{ portfolioCode: "P-1", isin: "US0378331005", date: "2024-03-28", quantity: 100 }] },
+  });
+  const prices = await client.POST("/api/v1/import/prices", {
+    body: { prices: [{ isin: "US0378331005", date: "2024-03-28", price: 171.48, currency: "USD", type: "close", source: "Bloomberg" }] },
+  });
+  await client.POST("/api/v1/import/positions", {
+    // @ts-expect-error prices are not a positions import's body: without this error the directive itself is reported
+    body: { prices: [{ isin: "US0378331005", date: "2024-03-28", price: 171.48, currency: "USD", type: "close", source: "Bloomberg" }] },
+  });
+  return positions.data?.data.received ?? prices.data?.data.received;
+}
+`;
+    // The @ts-expect-error line must fail to compile: were it accepted, the unused directive would be reported here.
+    expect(typeCheck(dir, "import-client.ts", source)).toEqual([]);
+  });
+
+  it("posts to /api/v1/import/positions on the wire, and the service answers as for {dataType}", async () => {
+    const api = createClient({ baseUrl: baseUrl(), headers: { Authorization: `Bearer ${await adminToken()}` } });
+    const refused = await api.POST(
+      "/api/v1/import/positions" as never,
+      {
+        body: {
+          positions: [{ portfolioCode: "NO-SUCH-PORTFOLIO", isin: "US0378331005", date: "2024-03-28", quantity: 1 }],
+        },
+      } as never,
+    );
+    expect(refused.response.status).toBe(422);
+  });
+
   it("sends lookThrough=true on the wire, and the service accepts it", async () => {
     const api = createClient({ baseUrl: baseUrl(), headers: { Authorization: `Bearer ${await adminToken()}` } });
     const missing = await api.GET(

@@ -48,6 +48,11 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/replica/logins/{id}",
         "/api/v1/settings/replica/logins/{id}/rotate-password",
         "/api/v1/import/{dataType}",
+        "/api/v1/import/positions",
+        "/api/v1/import/transactions",
+        "/api/v1/import/prices",
+        "/api/v1/import/fx-rates",
+        "/api/v1/import/securities",
         "/api/v1/securities",
         "/api/v1/securities/{securityId}",
         "/api/v1/securities/{securityId}/prices",
@@ -90,6 +95,22 @@ describe("GET /api/v1/openapi.json", () => {
       required: false,
     });
     expect(imports.requestBody.content["application/json"].schema.anyOf).toHaveLength(5);
+    // Each data type's import is an operation of its own, with its own body.
+    for (const [dataType, schema] of [
+      ["positions", "Import_positions"],
+      ["transactions", "Import_transactions"],
+      ["prices", "Import_prices"],
+      ["fx-rates", "Import_fxRates"],
+      ["securities", "Import_securities"],
+    ]) {
+      const operation = doc.paths[`/api/v1/import/${dataType}`].post;
+      expect(operation.operationId).toBe(`import-${dataType}`);
+      expect(operation.security).toEqual([{ bearerAuth: ["api.write"] }]);
+      expect(operation.requestBody.content["application/json"].schema).toEqual({
+        $ref: `#/components/schemas/${schema}`,
+      });
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "409", "413", "422"]));
+    }
     expect(Object.keys(imports.responses)).toEqual(expect.arrayContaining(["200", "409", "413", "422"]));
     for (const name of [
       "Import_prices",

@@ -31,11 +31,18 @@ export const recordSchemas = {
   securities: securityImportSchema,
 } as const;
 
+const bodySchemas = new Map<DataType, z.ZodType>();
+
 /** The documented body of each import (for OpenAPI); validation runs record by record for exact `field` paths. */
 export function importBodySchema(dataType: DataType): z.ZodType {
-  return z
+  // One instance per data type: the document registers each id once, whichever operations use it.
+  const made = bodySchemas.get(dataType);
+  if (made !== undefined) return made;
+  const schema = z
     .strictObject({ [payloadKey[dataType]]: z.array(recordSchemas[dataType]).min(1).max(MAX_IMPORT_RECORDS) })
     .meta({ id: `Import_${payloadKey[dataType]}` });
+  bodySchemas.set(dataType, schema);
+  return schema;
 }
 
 export const importResultSchema = z

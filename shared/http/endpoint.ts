@@ -32,6 +32,14 @@ export interface EndpointInput<P, Q, B> {
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
+/** One documented specialisation of an endpoint's route (see `docVariants`). */
+export interface DocVariant {
+  route: string;
+  operationId: string;
+  summary: string;
+  body: z.ZodType;
+}
+
 export interface SuccessResponse {
   status: number;
   description: string;
@@ -62,6 +70,12 @@ export interface Endpoint<
   docHeaders?: z.ZodObject;
   /** Documents the body instead of `body` (when `body` only checks the outline and the handler validates the rest). */
   docBody?: z.ZodType;
+  /**
+   * Further operations the same function serves, each documented on its own: the route with its
+   * parameters filled in, its own operation id, summary and body (the import of one data type, so
+   * that a generated client knows each body). Same scope, headers, responses and errors.
+   */
+  docVariants?: readonly DocVariant[];
   /** Documents a form-encoded body the handler parses itself (the token endpoint). */
   formBody?: z.ZodType;
   /** Errors use RFC 6749's shape instead of the error object (the token endpoint). */

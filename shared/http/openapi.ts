@@ -102,15 +102,33 @@ export function buildOpenApiDocument(endpoints: readonly AnyEndpoint[], extras: 
         content: { "application/json": { schema: ep.oauthErrors === true ? oauthErrorSchema : errorSchema } },
       };
     }
+    const method = ep.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
+    const security =
+      ep.scope !== null
+        ? { security: [{ [bearer.name]: [ep.scope] }], description: `Requires scope \`${ep.scope}\`.` }
+        : { security: [] };
+    for (const variant of ep.docVariants ?? []) {
+      registry.registerPath({
+        method,
+        path: `/${variant.route}`,
+        operationId: variant.operationId,
+        summary: variant.summary,
+        tags: [ep.tag],
+        ...security,
+        request: {
+          ...(ep.docHeaders !== undefined ? { headers: ep.docHeaders } : {}),
+          body: { required: true, content: { "application/json": { schema: variant.body } } },
+        },
+        responses,
+      });
+    }
     registry.registerPath({
-      method: ep.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete",
+      method,
       path: `/${ep.route}`,
       operationId: ep.name,
       summary: ep.summary,
       tags: [ep.tag],
-      ...(ep.scope !== null
-        ? { security: [{ [bearer.name]: [ep.scope] }], description: `Requires scope \`${ep.scope}\`.` }
-        : { security: [] }),
+      ...security,
       request: {
         ...(ep.params !== undefined ? { params: ep.params as z.ZodObject } : {}),
         ...(ep.query !== undefined ? { query: ep.query as z.ZodObject } : {}),
