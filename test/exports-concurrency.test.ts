@@ -86,7 +86,7 @@ describe("export runs side by side", () => {
         const runs = await runsOf(id);
         expect(runs.length, `the runs of ${id}`).toBeGreaterThanOrEqual(count);
         expect(
-          runs.every((r) => r.status !== "running"),
+          runs.every((r) => r.status !== "running" && r.status !== "retrying"),
           `the runs of ${id} finished`,
         ).toBe(true);
         return runs;

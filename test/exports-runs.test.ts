@@ -55,6 +55,8 @@ type Run = {
   error?: string;
   trigger: string;
   scheduledFor: string;
+  startedAt: string;
+  completedAt?: string;
 };
 
 /** The value at a dotted column path. */
@@ -126,7 +128,7 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
       { timeout: seconds * 1000, interval: 250 },
     );
   }
-  const finished = (rs: Run[]) => rs.length > 0 && rs.every((r) => r.status !== "running");
+  const finished = (rs: Run[]) => rs.length > 0 && rs.every((r) => r.status !== "running" && r.status !== "retrying");
   const sftpFile = (path: string, name: string): Promise<Buffer> => readFile(join(target.root, path, name));
   const blobFile = (name: string): Promise<Buffer> => container.getBlobClient(`ids/${name}`).downloadToBuffer();
   const cosmos = () =>
@@ -427,6 +429,18 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     for (const { id } of [badLogin, unreachable])
       expect((await call("POST", `${BASE}/${id}/run`, { token })).status).toBe(202);
 
+    // Between attempts the run is retrying, with why the last attempt failed and when the next is due (not "running").
+    const retrying = await vi.waitFor(
+      async () => {
+        const [current] = await runs(badLogin.id);
+        if (current?.status !== "retrying") throw new Error(`not retrying: ${JSON.stringify(current)}`);
+        return current as Run & { nextAttemptAt: string };
+      },
+      { timeout: 20_000, interval: 25 },
+    );
+    expect(retrying.error).toMatch(/refused the login of user 'ids'/);
+    expect(Date.parse(retrying.nextAttemptAt)).toBeGreaterThan(Date.parse(retrying.startedAt));
+
     const [failedLogin] = await until(badLogin.id, finished);
     expect(failedLogin).toMatchObject({ status: "failed", attempts: 3, rows: 0, bytes: 0 });
     expect(failedLogin!.error).toMatch(/^127\.0\.0\.1:\d+ refused the login of user 'ids': check the password$/);
@@ -435,6 +449,20 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
     expect(failedReach!.error).toBe(
       "could not open an SSH session with 127.0.0.1:1 within 3 s (no answer, the connection refused or closed, or not an SSH server): check the host, the port and the server's firewall",
     );
+    // The list shows each export's last run, failed with its error, in the same answer (no call per export).
+    const listed = (await call("GET", `${BASE}?pageSize=200`, { token })).body.data as {
+      id: string;
+      lastRun: Record<string, unknown> | null;
+    }[];
+    expect(listed.find((e) => e.id === badLogin.id)?.lastRun).toEqual({
+      id: failedLogin!.id,
+      status: "failed",
+      scheduledFor: failedLogin!.scheduledFor,
+      startedAt: failedLogin!.startedAt,
+      completedAt: failedLogin!.completedAt,
+      error: failedLogin!.error,
+    });
+    expect(listed.find((e) => e.id === unreachable.id)?.lastRun).toMatchObject({ status: "failed" });
     for (const { id } of [badLogin, unreachable]) {
       const text =
         (await call("GET", `${BASE}/${id}/runs`, { token })).text +
@@ -456,6 +484,9 @@ describe("scheduled exports end to end: every data type in every format to SFTP 
       expect(latest).toMatchObject({ status: "succeeded", attempts: 1, rows: expected.get("securities")!.length });
       expect(latest!.error).toBeUndefined();
       expect(previous).toMatchObject({ status: "failed" });
+      const exp = (await call("GET", `${BASE}/${id}`, { token })).body.data;
+      expect(exp.lastRun).toMatchObject({ id: latest!.id, status: "succeeded" });
+      expect(exp.lastRun).not.toHaveProperty("error");
     }
     expect(await readdir(join(target.root, "fixed"))).toEqual(["securities.csv"]);
   }, 60_000);

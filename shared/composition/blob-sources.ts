@@ -57,9 +57,13 @@ export class BlobSourceServices {
       }),
   );
   readonly createBlobSource = lazy(() => new CreateBlobSource(this.definitionDeps()));
-  readonly listBlobSources = lazy(() => new ListBlobSources({ repository: this.blobSourceRepository() }));
-  readonly getBlobSource = lazy(() => new GetBlobSource({ repository: this.blobSourceRepository() }));
-  readonly updateBlobSource = lazy(() => new UpdateBlobSource(this.definitionDeps()));
+  readonly listBlobSources = lazy(
+    () => new ListBlobSources({ repository: this.blobSourceRepository(), runs: this.blobSourceRuns() }),
+  );
+  readonly getBlobSource = lazy(
+    () => new GetBlobSource({ repository: this.blobSourceRepository(), runs: this.blobSourceRuns() }),
+  );
+  readonly updateBlobSource = lazy(() => new UpdateBlobSource({ ...this.definitionDeps(), runs: this.blobSourceRuns() }));
   readonly deleteBlobSource = lazy(() => new DeleteBlobSource({ repository: this.blobSourceRepository() }));
   readonly runBlobSourceNow = lazy(
     () => new RunBlobSourceNow({ repository: this.blobSourceRepository(), scheduledRuns: this.scheduledRuns() }),

@@ -71,9 +71,9 @@ export class ExportServices {
   readonly exportTargets = lazy(() => new CosmosExportTargetLocks(this.core.cosmos().container("runs")));
   readonly destinationRules = lazy(() => ({ storage: this.core.serviceStorage(), hosts: this.core.outboundHosts() }));
   readonly createExport = lazy(() => new CreateExport(this.definitionDeps()));
-  readonly listExports = lazy(() => new ListExports({ repository: this.exportRepository() }));
-  readonly getExport = lazy(() => new GetExport({ repository: this.exportRepository() }));
-  readonly updateExport = lazy(() => new UpdateExport(this.definitionDeps()));
+  readonly listExports = lazy(() => new ListExports({ repository: this.exportRepository(), runs: this.exportRuns() }));
+  readonly getExport = lazy(() => new GetExport({ repository: this.exportRepository(), runs: this.exportRuns() }));
+  readonly updateExport = lazy(() => new UpdateExport({ ...this.definitionDeps(), runs: this.exportRuns() }));
   readonly deleteExport = lazy(() => new DeleteExport({ repository: this.exportRepository() }));
   readonly runExportNow = lazy(
     () => new RunExportNow({ repository: this.exportRepository(), scheduledRuns: this.scheduledRuns() }),

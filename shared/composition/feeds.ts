@@ -49,6 +49,7 @@ export class FeedServices {
     repository: this.feedRepository(),
     logins: this.sftpLogins(),
     clock: this.core.clock,
+    jobs: this.investments.jobRepository(),
   }));
   readonly createFeed = lazy(() => new CreateFeed(this.settings()));
   readonly listFeeds = lazy(() => new ListFeeds(this.settings()));

@@ -43,7 +43,7 @@ export class InvestmentServices {
   readonly transactionRepository = lazy(
     () => new CosmosTransactionRepository(this.core.cosmos().container("transactions")),
   );
-  readonly jobRepository = lazy(() => new CosmosJobRepository(this.core.cosmos().container("jobs")));
+  readonly jobRepository = lazy(() => new CosmosJobRepository(this.core.cosmos().container("jobs"), this.core.cosmos().container("runs")));
   readonly dataQualityExceptionRepository = lazy(
     () => new CosmosDataQualityExceptionRepository(this.core.cosmos().container("exceptions")),
   );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lastRunSchema } from "./last-run";
 import { blobSourceScheduleSchema } from "./blob-source-schedule";
 import { filePatternSchema } from "./feed-file-pattern";
 import { idParam } from "./ids";
@@ -65,6 +66,7 @@ export const blobSourceSchema = z
     schedule: blobSourceScheduleSchema,
     status: blobSourceStatusSchema,
     nextRunAt: z.iso.datetime().nullable().meta({ description: "The next scheduled run (UTC); null while disabled" }),
+    lastRun: lastRunSchema.nullable().optional().meta({ description: "The newest run (always answered; null when it never ran)" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

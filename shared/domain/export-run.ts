@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { publicRunStatus, runStatusSchema } from "./last-run";
 
 export const exportRunSchema = z
   .object({
@@ -9,7 +10,9 @@ export const exportRunSchema = z
     scheduledFor: z.iso
       .datetime()
       .meta({ description: "The scheduled time (a manual run's: when it was asked for); the naming tokens use it" }),
-    status: z.enum(["running", "succeeded", "failed"]),
+    status: runStatusSchema.meta({
+      description: "retrying: an attempt failed (error says why) and the next is due at nextAttemptAt",
+    }),
     fileName: z.string().meta({
       description:
         "The file the run writes: rendered when the run is claimed, and again by each attempt from the definition that attempt works from",
@@ -20,12 +23,14 @@ export const exportRunSchema = z
     startedAt: z.iso.datetime(),
     completedAt: z.iso.datetime().optional(),
     attempts: z.number().int().meta({ description: "Attempts so far (at most 3)" }),
+    nextAttemptAt: z.iso.datetime().optional().meta({ description: "While retrying: when the next attempt is due" }),
   })
   .meta({ id: "ExportRun" });
 export type ExportRun = z.infer<typeof exportRunSchema>;
 
 /** The stored run: the public fields plus the lease of the attempt in progress. */
-export interface StoredExportRun extends ExportRun {
+export interface StoredExportRun extends Omit<ExportRun, "status"> {
+  status: "running" | "succeeded" | "failed";
   /** While `running`: the attempt in progress holds the run until then; past it, the sweep hands the run to another attempt. */
   leaseUntil: string;
 }
@@ -39,6 +44,7 @@ export function exportRunId(exportId: string, scheduledFor: string, trigger: Exp
 }
 
 export function toPublicRun(stored: StoredExportRun): ExportRun {
-  const { leaseUntil: _lease, ...run } = stored;
-  return run;
+  const { leaseUntil: _lease, nextAttemptAt, ...run } = stored;
+  const status = publicRunStatus(stored);
+  return { ...run, status, ...(status === "retrying" && nextAttemptAt !== undefined ? { nextAttemptAt } : {}) };
 }

@@ -10,6 +10,7 @@ import {
 import { fileNameProblem } from "./export-file-name";
 import { exportPeriods, exportScheduleSchema, type ExportSchedule } from "./export-schedule";
 import { idParam } from "./ids";
+import { lastRunSchema, type LastRun } from "./last-run";
 
 export const exportStatusSchema = z.enum(["enabled", "disabled"]);
 export type ExportStatus = z.infer<typeof exportStatusSchema>;
@@ -120,6 +121,7 @@ export const exportSchema = z
     filters: exportFiltersSchema,
     status: exportStatusSchema,
     nextRunAt: z.iso.datetime().nullable().meta({ description: "The next scheduled time (UTC); null while disabled" }),
+    lastRun: lastRunSchema.nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -144,7 +146,7 @@ export interface StoredExport {
   updatedAt: string;
 }
 
-export function toPublicExport(stored: StoredExport): Export {
+export function toPublicExport(stored: StoredExport, lastRun: LastRun | null = null): Export {
   const { destination, ...rest } = stored;
-  return { ...rest, destination: toPublicDestination(destination) };
+  return { ...rest, destination: toPublicDestination(destination), lastRun };
 }

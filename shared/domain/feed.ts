@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lastJobSchema, type LastJob } from "./last-run";
 import { filePatternSchema } from "./feed-file-pattern";
 import { feedMappingSchema, mappingProblems, type FeedMapping } from "./feed-mapping-rule";
 import { feedFormatSchema, feedOptionsSchema, optionProblems } from "./feed-options";
@@ -161,6 +162,7 @@ export const feedSchema = z
     validation: feedValidationSchema,
     status: feedStatusSchema,
     sftp: sftpSchema,
+    lastJob: lastJobSchema.nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -188,7 +190,7 @@ export interface SftpEndpoint {
   port: number;
 }
 
-export function toPublicFeed(stored: StoredFeed, endpoint: SftpEndpoint): Feed {
+export function toPublicFeed(stored: StoredFeed, endpoint: SftpEndpoint, lastJob: LastJob | null = null): Feed {
   const {
     id,
     name: n,
@@ -216,6 +218,7 @@ export function toPublicFeed(stored: StoredFeed, endpoint: SftpEndpoint): Feed {
     validation,
     status,
     sftp: { host: endpoint.host, port: endpoint.port, username: sftp.username, publicKeys: sftp.publicKeys },
+    lastJob,
     createdAt,
     updatedAt,
   };

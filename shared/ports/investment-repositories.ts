@@ -176,6 +176,8 @@ export interface JobRepository {
    * race); `change` returns undefined to leave the job as it is. Returns the stored result.
    */
   update(id: string, change: (current: Job) => Job | undefined): Promise<Job | undefined>;
+  /** The newest job (by start) of each feed, in a fixed number of store calls whatever the number of feeds; feeds without a job are absent. */
+  latestOfFeeds(feedIds: readonly string[]): Promise<Map<string, Job>>;
 }
 
 export interface DataQualityExceptionFilter {

@@ -19,6 +19,8 @@ export interface ScheduledRun {
    * sources claimed before claims had a lease have none until an attempt takes them.
    */
   leaseUntil?: string;
+  /** While `running` after a failed attempt: when the next attempt is due (the run is "retrying" until one takes it). */
+  nextAttemptAt?: string;
 }
 
 /** The runs of one kind of owner (exports, blob sources) in the Cosmos `runs` container, one partition per owner. */
@@ -37,4 +39,6 @@ export interface ScheduledRunStore<R extends ScheduledRun> {
   abandoned(now: string, unsentBefore: string, limit: number): Promise<R[]>;
   /** Newest first. */
   list(ownerId: string, request: PageRequest): Promise<CursorPage<R>>;
+  /** The newest run of each owner (by the order `list` uses), in a fixed number of store calls whatever the number of owners; owners that never ran are absent. */
+  latest(ownerIds: readonly string[]): Promise<Map<string, R>>;
 }

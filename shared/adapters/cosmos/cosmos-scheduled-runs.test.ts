@@ -1,3 +1,4 @@
+import type { Container } from "@azure/cosmos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../../test/cosmos-stand-in";
 import { exportRunId, type StoredExportRun } from "../../domain/export-run";
@@ -137,5 +138,60 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
     );
     expect(taken.map((r) => r?.attempts).sort()).toEqual([1, 2]);
     expect(await runs.update("bs_update", "bsr_missing", (current) => current)).toBeUndefined();
+  });
+
+  it("finds each owner's newest run in two bulk reads for a whole page, never a query per owner; owners whose runs predate the pointers are looked up once", async () => {
+    const container = cosmos.db.container("runs");
+    let queries = 0;
+    let bulks = 0;
+    // Counts what the adapter asks of the store: queries and bulk calls.
+    const items = new Proxy(container.items, {
+      get(target, key, receiver) {
+        if (key === "query") queries++;
+        if (key === "bulk") bulks++;
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const counted = new Proxy(container, {
+      get: (target, key, receiver) => (key === "items" ? items : (Reflect.get(target, key, receiver) as unknown)),
+    }) as Container;
+    const runs = new CosmosScheduledRuns(counted, exportRunDocuments);
+    const owners = Array.from({ length: 20 }, (_, i) => `ex_latest_${i}`);
+    const newest = new Map<string, StoredExportRun>();
+    for (const owner of owners) {
+      // Claimed out of order: the later scheduled time is the newest whatever was claimed last.
+      const later = exportRun(owner, "2026-02-02T07:00:00.000Z", { status: "failed", error: "refused" });
+      const earlier = exportRun(owner, "2026-02-01T07:00:00.000Z", { status: "succeeded" });
+      expect(await runs.claim(owner, later)).toBe(true);
+      expect(await runs.claim(owner, earlier)).toBe(true);
+      newest.set(owner, later);
+    }
+    // An owner whose run was stored before pointers existed, and one that never ran.
+    const legacy = exportRun("ex_latest_legacy", "2026-01-15T07:00:00.000Z", {});
+    await container.items.create({
+      ...legacy,
+      ownerId: "ex_latest_legacy",
+      type: "export-run",
+      sortKey: `${legacy.scheduledFor}|${legacy.id}`,
+    });
+
+    queries = 0;
+    bulks = 0;
+    const first = await runs.latest([...owners, "ex_latest_legacy", "ex_latest_never"]);
+    expect(first).toEqual(new Map([...newest, ["ex_latest_legacy", legacy]]));
+    expect(queries, "one look-up each for the owners without a pointer").toBe(2);
+
+    queries = 0;
+    bulks = 0;
+    const again = await runs.latest([...owners, "ex_latest_legacy", "ex_latest_never"]);
+    expect(again).toEqual(first);
+    expect({ queries, bulks }).toEqual({ queries: 0, bulks: 2 });
+
+    // A newer claim moves the pointer on; an older one does not move it back.
+    const newer = exportRun("ex_latest_0", "2026-02-03T07:00:00.000Z", {});
+    await runs.claim("ex_latest_0", newer);
+    await runs.claim("ex_latest_0", exportRun("ex_latest_0", "2026-01-01T07:00:00.000Z", {}));
+    expect((await runs.latest(["ex_latest_0"])).get("ex_latest_0")).toEqual(newer);
   });
 });

@@ -3,8 +3,10 @@ import type { StoredExportRun } from "../../domain/export-run";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { StoredBlobSourceRun } from "../../ports/blob-sources";
 import type { ScheduledRun, ScheduledRunStore } from "../../ports/scheduled-runs";
+import { bulkRead, refKey } from "./bulk";
 import { readDocument, updateDocument } from "./conditional-update";
 import { createIfAbsent, stripSystem } from "./cosmos-errors";
+import { CosmosLatestPointers } from "./cosmos-latest-pointers";
 import { pagedQuery } from "./paged-query";
 
 /** How one kind of run is stored: its document `type`, its name in messages, and the key its history is listed by (newest first, unique). */
@@ -36,13 +38,46 @@ type RunDoc<R> = R & { ownerId: string; type: string; sortKey: string };
  * what it runs (owner and due time), so creating its document only if absent is the claim.
  */
 export class CosmosScheduledRuns<R extends ScheduledRun> implements ScheduledRunStore<R> {
+  private readonly pointers: CosmosLatestPointers;
+
   constructor(
     private readonly container: Container,
     private readonly kind: RunDocuments<R>,
-  ) {}
+  ) {
+    this.pointers = new CosmosLatestPointers(container);
+  }
 
   async claim(ownerId: string, run: R): Promise<boolean> {
-    return createIfAbsent(this.container, this.toDoc(ownerId, run));
+    const doc = this.toDoc(ownerId, run);
+    if (!(await createIfAbsent(this.container, doc))) return false;
+    // After the claim: a pointer never names a run that is not there (a crash between leaves it one run behind).
+    await this.pointers.advance(ownerId, this.kind.type, { id: run.id, sortKey: doc.sortKey });
+    return true;
+  }
+
+  async latest(ownerIds: readonly string[]): Promise<Map<string, R>> {
+    const pointers = await this.pointers.read(this.kind.type, ownerIds);
+    const named = [...pointers].flatMap(([ownerId, runId]) =>
+      runId === null ? [] : [{ id: runId, partitionKey: ownerId }],
+    );
+    const found = await bulkRead<RunDoc<R>>(this.container, named);
+    const latest = new Map<string, R>();
+    for (const ref of named) {
+      const doc = found.get(refKey(ref));
+      if (doc !== undefined && doc.type === this.kind.type) latest.set(ref.partitionKey, this.toRun(doc));
+    }
+    // Owners whose runs began before pointers existed: looked up once each, and remembered.
+    for (const ownerId of new Set(ownerIds)) {
+      if (pointers.has(ownerId)) continue;
+      const newest = await this.newest(ownerId);
+      await this.pointers.fill(
+        ownerId,
+        this.kind.type,
+        newest === undefined ? null : { id: newest.id, sortKey: this.kind.sortKey(newest) },
+      );
+      if (newest !== undefined) latest.set(ownerId, newest);
+    }
+    return latest;
   }
 
   async update(ownerId: string, runId: string, change: (current: R) => R | undefined): Promise<R | undefined> {
@@ -91,6 +126,23 @@ export class CosmosScheduledRuns<R extends ScheduledRun> implements ScheduledRun
       request,
     );
     return { ...page, items: page.items.map((doc) => this.toRun(doc)) };
+  }
+
+  private async newest(ownerId: string): Promise<R | undefined> {
+    const { resources } = await this.container.items
+      .query<RunDoc<R>>(
+        {
+          query: "SELECT TOP 1 * FROM c WHERE c.ownerId = @ownerId AND c.type = @type ORDER BY c.sortKey DESC",
+          parameters: [
+            { name: "@ownerId", value: ownerId },
+            { name: "@type", value: this.kind.type },
+          ],
+        },
+        { partitionKey: ownerId },
+      )
+      .fetchAll();
+    const doc = resources[0];
+    return doc === undefined ? undefined : this.toRun(doc);
   }
 
   private toDoc(ownerId: string, run: R): RunDoc<R> {

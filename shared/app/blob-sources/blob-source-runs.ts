@@ -55,6 +55,7 @@ export function newRun(
 
 /** The run as the API answers it: without its lease. */
 export function publicRun(run: StoredBlobSourceRun): BlobSourceRun {
+  // A blob source's run is never retried after a failure (the next scheduled run continues): never "retrying".
   const { leaseUntil: _l, attempts: _a, ...rest } = run;
   return rest;
 }

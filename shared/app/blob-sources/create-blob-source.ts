@@ -32,6 +32,6 @@ export class CreateBlobSource {
     };
     source.nextRunAt = nextRunOf(source, now);
     await this.deps.repository.create(source);
-    return source;
+    return { ...source, lastRun: null };
   }
 }

@@ -1,11 +1,12 @@
 import type { BlobSource } from "../../domain/blob-source";
-import { requireBlobSource, type BlobSourcesDeps } from "./blob-source-rules";
+import { requireBlobSource } from "./blob-source-rules";
+import { withLastRun, type BlobSourceReadDeps } from "./list-blob-sources";
 
-/** One blob source; 404 when there is none. */
+/** One blob source with its last run; 404 when there is none. */
 export class GetBlobSource {
-  constructor(private readonly deps: BlobSourcesDeps) {}
+  constructor(private readonly deps: BlobSourceReadDeps) {}
 
-  execute(id: string): Promise<BlobSource> {
-    return requireBlobSource(this.deps.repository, id);
+  async execute(id: string): Promise<BlobSource> {
+    return withLastRun(this.deps.runs, await requireBlobSource(this.deps.repository, id));
   }
 }

@@ -1,8 +1,9 @@
 import type { BlobSource, BlobSourcePatch } from "../../domain/blob-source";
 import { notFound } from "../../domain/errors";
+import { withLastRun, type BlobSourceReadDeps } from "./list-blob-sources";
 import { checkedContainerUrl, nextRunOf, requireBlobSource, type BlobSourceDefinitionDeps } from "./blob-source-rules";
 
-export type UpdateBlobSourceDeps = BlobSourceDefinitionDeps;
+export type UpdateBlobSourceDeps = BlobSourceDefinitionDeps & Pick<BlobSourceReadDeps, "runs">;
 
 /** Given fields replace the stored ones; a new schedule, or enabling, computes `nextRunAt` from now; disabling clears it. */
 export class UpdateBlobSource {
@@ -30,6 +31,6 @@ export class UpdateBlobSource {
       return changed;
     });
     if (next === undefined) throw notFound(`Blob source '${id}'`);
-    return next;
+    return withLastRun(this.deps.runs, next);
   }
 }

@@ -55,7 +55,12 @@ export class ExportRunLease {
       await this.finish(run, { status: "failed", error: reason });
       return;
     }
-    await this.deps.lease.later(run, (current) => ({ ...current, error: reason }), this.deps.retryDelaySeconds);
+    // Until the next attempt takes it, the run answers "retrying" with this time.
+    await this.deps.lease.later(
+      run,
+      (current, retryAt) => ({ ...current, error: reason, nextAttemptAt: retryAt }),
+      this.deps.retryDelaySeconds,
+    );
   }
 
   /**

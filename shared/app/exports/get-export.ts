@@ -1,11 +1,12 @@
-import { toPublicExport, type Export } from "../../domain/export";
-import { requireExport, type ExportsDeps } from "./export-definition";
+import type { Export } from "../../domain/export";
+import { requireExport } from "./export-definition";
+import { exportWithLastRun, type ExportReadDeps } from "./list-exports";
 
-/** One export definition (destination secrets never answered); 404 when there is none. */
+/** One export definition (destination secrets never answered) with its last run; 404 when there is none. */
 export class GetExport {
-  constructor(private readonly deps: ExportsDeps) {}
+  constructor(private readonly deps: ExportReadDeps) {}
 
   async execute(id: string): Promise<Export> {
-    return toPublicExport(await requireExport(this.deps.repository, id));
+    return exportWithLastRun(this.deps.runs, await requireExport(this.deps.repository, id));
   }
 }

@@ -1,5 +1,5 @@
 import { AppError, notFound } from "../../domain/errors";
-import { toPublicExport, type Export, type ExportPatch } from "../../domain/export";
+import type { Export, ExportPatch } from "../../domain/export";
 import { patchedExport } from "../../domain/export-patch";
 import { issuesToDetails } from "../../domain/validation";
 import {
@@ -9,8 +9,9 @@ import {
   storedDefinition,
   type ExportDefinitionDeps,
 } from "./export-definition";
+import { exportWithLastRun, type ExportReadDeps } from "./list-exports";
 
-export type UpdateExportDeps = ExportDefinitionDeps;
+export type UpdateExportDeps = ExportDefinitionDeps & Pick<ExportReadDeps, "runs">;
 
 /** Nested objects merge into the stored ones and the result is validated whole; the next run is computed again. */
 export class UpdateExport {
@@ -34,6 +35,6 @@ export class UpdateExport {
       return { ...current, ...definition, updatedAt: this.deps.clock.now().toISOString() };
     });
     if (next === undefined) throw notFound(`Export '${id}'`);
-    return toPublicExport(next);
+    return exportWithLastRun(this.deps.runs, next);
   }
 }

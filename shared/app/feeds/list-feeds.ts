@@ -1,13 +1,13 @@
-import { toPublicFeed, type Feed } from "../../domain/feed";
+import type { Feed } from "../../domain/feed";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
-import type { FeedsDeps } from "./stored-feeds";
+import { feedsAsAnswered, type FeedsDeps } from "./stored-feeds";
 
-/** A page of feeds (their SFTP passwords are never returned). */
+/** A page of feeds, each with its last job (their SFTP passwords are never returned). */
 export class ListFeeds {
   constructor(private readonly deps: FeedsDeps) {}
 
   async execute(request: PageRequest): Promise<CursorPage<Feed>> {
     const result = await this.deps.repository.list(request);
-    return { ...result, items: result.items.map((f) => toPublicFeed(f, this.deps.logins.endpoint)) };
+    return { ...result, items: await feedsAsAnswered(this.deps, result.items) };
   }
 }

@@ -1,7 +1,6 @@
 import { AppError, notFound } from "../../domain/errors";
 import {
   patchedDefinition,
-  toPublicFeed,
   type Feed,
   type FeedDefinition,
   type FeedPatch,
@@ -12,7 +11,7 @@ import type { Logger } from "../../logging";
 import type { FileListing } from "../../ports/file-store";
 import type { StoredSftpLogin } from "../../ports/sftp-logins";
 import { INBOUND } from "./ingest-file-parts";
-import { requireRecordPath, storedFeed, type FeedsDeps } from "./stored-feeds";
+import { feedAsAnswered, requireRecordPath, storedFeed, type FeedsDeps } from "./stored-feeds";
 
 export interface UpdateFeedDeps extends FeedsDeps {
   /** The inbound files (`inbound/<feedId>/<fileName>`), listed and announced again when a paused feed resumes. */
@@ -55,7 +54,7 @@ export class UpdateFeed {
     });
     if (next === undefined || previous === undefined) throw notFound(`Feed '${id}'`);
     if (previous.status === "paused" && next.status !== "paused") await this.resume(next);
-    return toPublicFeed(next, this.deps.logins.endpoint);
+    return feedAsAnswered(this.deps, next);
   }
 
   /**

@@ -56,7 +56,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
       securities: new CosmosSecurityRepository(c("securities")),
       prices: new CosmosPriceRepository(c("prices")),
       fxRates: new CosmosFxRateRepository(c("fxRates")),
-      jobs: new CosmosJobRepository(c("jobs")),
+      jobs: new CosmosJobRepository(c("jobs"), c("runs")),
       outbox: new CosmosOutbox(c("events")),
     };
   });

@@ -30,7 +30,8 @@ export class RunLease<R extends ScheduledRun> {
       // attempts 0: the claim's lease, which only guards against a lost message; the first attempt takes it.
       if (attempts > 0 && current.leaseUntil !== undefined && current.leaseUntil > now.toISOString()) return undefined;
       if (attempts >= MAX_RUN_ATTEMPTS) return undefined;
-      taken = { ...current, attempts: attempts + 1, leaseUntil: this.leaseFrom(now) };
+      const { nextAttemptAt: _due, ...rest } = current;
+      taken = { ...rest, attempts: attempts + 1, leaseUntil: this.leaseFrom(now) } as R;
       return taken;
     });
     return taken;
@@ -60,11 +61,11 @@ export class RunLease<R extends ScheduledRun> {
 
   /**
    * Leaves the run to a later attempt, `delaySeconds` from now: its lease set to then and its message
-   * sent with that delay (the scheduler sends it again should that be lost).
+   * sent with that delay (the scheduler sends it again should that be lost). `change` is told that time.
    */
-  async later(run: R, change: (current: R) => R, delaySeconds: number): Promise<void> {
+  async later(run: R, change: (current: R, retryAt: string) => R, delaySeconds: number): Promise<void> {
     const retryAt = new Date(this.deps.clock.now().getTime() + delaySeconds * 1000).toISOString();
-    const updated = await this.update(run, (current) => ({ ...change(current), leaseUntil: retryAt }));
+    const updated = await this.update(run, (current) => ({ ...change(current, retryAt), leaseUntil: retryAt }));
     if (updated?.leaseUntil !== retryAt) return;
     await this.deps.bus.send(this.deps.kind.queue, [runMessage(this.deps.kind, run, delaySeconds)]);
   }

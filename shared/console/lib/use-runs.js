@@ -11,7 +11,7 @@ export function useRuns(path) {
   const runs = useApi(
     `${path}/runs`,
     { page, pageSize: 20 },
-    { pollWhile: (body) => body.data.some((/** @type {any} */ r) => r.status === "running") },
+    { pollWhile: (body) => body.data.some((/** @type {any} */ r) => r.status === "running" || r.status === "retrying") },
   );
   const [starting, setStarting] = useState(false);
 

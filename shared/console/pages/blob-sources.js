@@ -7,7 +7,7 @@ import { zonedTime } from "../lib/format.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
-import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { failing, LastRun, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { Dialog } from "../ui/dialog.js";
 import { Checkbox, Field, Form, FormButtons } from "../ui/fields.js";
 
@@ -119,17 +119,19 @@ export function BlobSourcesPage() {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Blob sources" head=${["Name", "Container", "File pattern", "Feed", "Schedule", "Next run", "Status"]}
+        ? html`<${Table} caption="Blob sources" head=${["Name", "Status", "Last run", "Next run", "Container", "File pattern", "Feed", "Schedule"]}
+          minor=${["Container", "File pattern", "Feed", "Schedule"]}
           empty="No blob sources yet."
           rows=${sources.map(
-            (s) => html`<tr>
+            (s) => html`<tr class=${failing(s.lastRun) ? "failing" : undefined}>
               <td class="wrap"><a href=${href("blob-sources", s.id)}>${s.name}</a></td>
-              <td class="wrap">${s.containerUrl}${s.prefix ? html`<span class="sub">prefix ${s.prefix}</span>` : null}</td>
-              <td class="mono">${s.filePattern}</td>
-              <td>${feeds.find((f) => f.id === s.feedId)?.name ?? s.feedId}</td>
-              <td>${blobScheduleText(s.schedule)}</td>
-              <td>${s.nextRunAt ? zonedTime(s.nextRunAt, "UTC") : "—"}</td>
               <td><${Status} value=${s.status} /></td>
+              <td><${LastRun} run=${s.lastRun} timeZone="UTC" /></td>
+              <td>${s.nextRunAt ? zonedTime(s.nextRunAt, "UTC") : "—"}</td>
+              <td class="wrap minor">${s.containerUrl}${s.prefix ? html`<span class="sub">prefix ${s.prefix}</span>` : null}</td>
+              <td class="mono minor">${s.filePattern}</td>
+              <td class="minor">${feeds.find((f) => f.id === s.feedId)?.name ?? s.feedId}</td>
+              <td class="minor">${blobScheduleText(s.schedule)}</td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Blob sources" />`

@@ -6,7 +6,7 @@ import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { useRuns } from "../lib/use-runs.js";
-import { Details, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { Details, LastRun, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog } from "../ui/dialog.js";
 import { ExportForm } from "./export-form.js";
 import { DATA_TYPES, FORMATS } from "./export-values.js";
@@ -66,6 +66,7 @@ export function ExportDetail({ id = "" }) {
             ? html`${zonedTime(exp.nextRunAt, exp.schedule.timezone)}<span class="hint"> (${dateTime(exp.nextRunAt, "UTC")} UTC)</span>`
             : "— (disabled)",
         ],
+        ["Last run", html`<${LastRun} run=${exp.lastRun} timeZone=${exp.schedule.timezone} />`],
         ["Data", `${labelOf(exp.dataType, DATA_TYPES)} as ${labelOf(exp.format, FORMATS)}`],
         ["Schedule", scheduleText(exp.schedule)],
         ["Destination", destinationText(exp.destination)],
@@ -96,7 +97,7 @@ export function ExportDetail({ id = "" }) {
               (r) => html`<tr>
                 <td>${zonedTime(r.scheduledFor, exp.schedule.timezone)}</td>
                 <td>${r.trigger}</td>
-                <td><${Status} value=${r.status} /></td>
+                <td><${Status} value=${r.status} />${r.nextAttemptAt ? html`<span class="sub">next attempt ${zonedTime(r.nextAttemptAt, exp.schedule.timezone)}</span>` : null}</td>
                 <td class="num">${count(r.rows)}</td>
                 <td class="num">${size(r.bytes)}</td>
                 <td class="wrap mono">${r.fileName}</td>

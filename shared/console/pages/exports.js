@@ -4,7 +4,7 @@ import { weekdays, zonedTime } from "../lib/format.js";
 import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
-import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { failing, LastRun, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { ExportForm } from "./export-form.js";
 import { DATA_TYPES, FORMATS } from "./export-values.js";
 
@@ -42,16 +42,18 @@ export function ExportsPage() {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Data exports" head=${["Name", "Data", "Schedule", "Destination", "Next run", "Status"]}
+        ? html`<${Table} caption="Data exports" head=${["Name", "Status", "Last run", "Next run", "Data", "Schedule", "Destination"]}
+          minor=${["Data", "Schedule", "Destination"]}
           empty="No exports yet. Choose New Export to schedule one."
           rows=${exports.map(
-            (e) => html`<tr>
+            (e) => html`<tr class=${failing(e.lastRun) ? "failing" : undefined}>
               <td class="wrap"><a href=${href("exports", e.id)}>${e.name}</a></td>
-              <td>${labelOf(e.dataType, DATA_TYPES)}<span class="sub">${labelOf(e.format, FORMATS)}</span></td>
-              <td>${scheduleText(e.schedule)}</td>
-              <td class="wrap">${destinationText(e.destination)}</td>
-              <td>${e.nextRunAt ? zonedTime(e.nextRunAt, e.schedule.timezone) : "—"}</td>
               <td><${Status} value=${e.status} /></td>
+              <td><${LastRun} run=${e.lastRun} timeZone=${e.schedule.timezone} /></td>
+              <td>${e.nextRunAt ? zonedTime(e.nextRunAt, e.schedule.timezone) : "—"}</td>
+              <td class="minor">${labelOf(e.dataType, DATA_TYPES)}<span class="sub">${labelOf(e.format, FORMATS)}</span></td>
+              <td class="minor">${scheduleText(e.schedule)}</td>
+              <td class="wrap minor">${destinationText(e.destination)}</td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Exports" />`

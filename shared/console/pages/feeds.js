@@ -4,7 +4,7 @@
 import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
-import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { failing, LastRun, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { labelOf } from "./exports.js";
 import { FeedForm } from "./feed-form.js";
 import { FEED_DATA_TYPES, FEED_FORMATS } from "./feed-values.js";
@@ -22,16 +22,18 @@ export function FeedsPage() {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Feeds" head=${["Name", "Provider", "Data", "File pattern", "SFTP username", "Status"]}
+        ? html`<${Table} caption="Feeds" head=${["Name", "Status", "Last file", "Provider", "Data", "File pattern", "SFTP username"]}
+          minor=${["Provider", "Data", "File pattern", "SFTP username"]}
           empty="No feeds yet. Create one per provider file type."
           rows=${feeds.map(
-            (f) => html`<tr>
+            (f) => html`<tr class=${failing(f.lastJob) ? "failing" : undefined}>
               <td class="wrap"><a href=${href("feeds", f.id)}>${f.name}</a></td>
-              <td class="wrap">${f.provider}</td>
-              <td>${labelOf(f.dataType, FEED_DATA_TYPES)}<span class="sub">${labelOf(f.format, FEED_FORMATS)}</span></td>
-              <td class="mono">${f.filePattern}</td>
-              <td class="mono">${f.sftp.username}</td>
               <td><${Status} value=${f.status} /></td>
+              <td><${LastRun} run=${f.lastJob} href=${f.lastJob ? href("jobs", f.lastJob.id) : undefined} /></td>
+              <td class="wrap minor">${f.provider}</td>
+              <td class="minor">${labelOf(f.dataType, FEED_DATA_TYPES)}<span class="sub">${labelOf(f.format, FEED_FORMATS)}</span></td>
+              <td class="mono minor">${f.filePattern}</td>
+              <td class="mono minor">${f.sftp.username}</td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Feeds" />`

@@ -2,7 +2,7 @@
 // Small pieces every page uses: headings, status badges, shown-once secrets, tables with pages,
 // loading and error states.
 import { html, useState } from "../lib/html.js";
-import { count } from "../lib/format.js";
+import { count, dateTime } from "../lib/format.js";
 
 /**
  * The page's heading (focused when the page opens) with its intro and main actions.
@@ -30,6 +30,7 @@ const TONES = /** @type {Record<string, string>} */ ({
   healthy: "good",
   pending: "busy",
   running: "busy",
+  retrying: "warn",
   testing: "busy",
   disabled: "off",
   paused: "off",
@@ -93,11 +94,33 @@ export const Details = ({ items }) =>
   </dl>`;
 
 /**
- * A table that scrolls sideways on a narrow window (and can be scrolled from the keyboard).
- * @param {{ caption: string, head: string[], rows: unknown[], empty: string, hideCaption?: boolean, numeric?: string[] }} props
- *   `numeric`: the columns of numbers, headed to the right like their figures
+ * The last run of something that runs (an export, a blob source) or the last file of a feed: its status
+ * and when, why it failed, when it tries again. Nothing yet says so.
+ * @param {{ run: { status: string, completedAt?: string | null, startedAt?: string, error?: string, nextAttemptAt?: string, fileName?: string | null } | null | undefined, timeZone?: string, href?: string }} props
  */
-export function Table({ caption, head, rows, empty, hideCaption = true, numeric = [] }) {
+export function LastRun({ run, timeZone, href }) {
+  if (run === null || run === undefined) return html`<span class="sub none">never</span>`;
+  const when =
+    run.status === "retrying" && run.nextAttemptAt
+      ? `next attempt ${dateTime(run.nextAttemptAt, timeZone)}`
+      : dateTime(run.completedAt ?? run.startedAt, timeZone);
+  const badge = html`<${Status} value=${run.status} />`;
+  return html`${href ? html`<a href=${href} class="status-link">${badge}</a>` : badge}
+    ${run.fileName ? html`<span class="sub mono">${run.fileName}</span>` : null}
+    <span class="sub">${when}</span>
+    ${run.error && run.status !== "succeeded" && run.status !== "completed" ? html`<span class="sub run-error">${run.error}</span>` : null}`;
+}
+
+/** Whether a last run or job marks its item as failing (its row stands out). @param {{ status: string } | null | undefined} run */
+export const failing = (run) => run?.status === "failed" || run?.status === "retrying";
+
+/**
+ * A table that scrolls sideways on a narrow window (and can be scrolled from the keyboard).
+ * @param {{ caption: string, head: string[], rows: unknown[], empty: string, hideCaption?: boolean, numeric?: string[], minor?: string[] }} props
+ *   `numeric`: the columns of numbers, headed to the right like their figures; `minor`: the columns a
+ *   narrow window leaves out (their cells carry class "minor"), so that name, status and next run stay in view
+ */
+export function Table({ caption, head, rows, empty, hideCaption = true, numeric = [], minor = [] }) {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption}>
     <table>
@@ -106,7 +129,10 @@ export function Table({ caption, head, rows, empty, hideCaption = true, numeric 
       </caption>
       <thead>
         <tr>
-          ${head.map((h) => html`<th scope="col" class=${numeric.includes(h) ? "num" : undefined}>${h}</th>`)}
+          ${head.map(
+            (h) =>
+              html`<th scope="col" class=${[numeric.includes(h) ? "num" : "", minor.includes(h) ? "minor" : ""].join(" ").trim() || undefined}>${h}</th>`,
+          )}
         </tr>
       </thead>
       <tbody>
