@@ -22,8 +22,10 @@ export const exportsCreate = endpoint({
     },
   ],
   errors: [413, 422],
-  async handle({ body }) {
-    const created = await services().exports.createExport().execute(body);
+  async handle({ body, principal }) {
+    const created = await services()
+      .exports.createExport()
+      .execute(body, principal?.clientId ?? "");
     return { status: 201, body: { data: created }, headers: { Location: `/api/v1/settings/exports/${created.id}` } };
   },
 });

@@ -17,10 +17,14 @@ export const exportsPatch = endpoint({
   docBody: exportPatchDocSchema,
   responses: [{ status: 200, description: "The updated export", schema: z.object({ data: exportSchema }) }],
   errors: [404, 413, 422],
-  async handle({ params, body }) {
+  async handle({ params, body, principal }) {
     return {
       status: 200,
-      body: { data: await services().exports.updateExport().execute({ id: params.id, patch: body }) },
+      body: {
+        data: await services()
+          .exports.updateExport()
+          .execute({ id: params.id, patch: body, actor: principal?.clientId ?? "" }),
+      },
     };
   },
 });

@@ -236,6 +236,32 @@ describe("export destinations that must not be reached", () => {
     expect(await customer.getBlobClient("ok/securities.csv").exists()).toBe(true);
   }, 60_000);
 
+  it("Test connection is guarded as saving and runs are: 422 before any connection, a legacy definition's stored host too; a name is vetted when resolved", async () => {
+    const test = (body: unknown): Promise<Reply> => call("POST", `${BASE}/test-destination`, { token, body });
+    for (const host of ["127.0.0.1", "169.254.169.254", "localhost", "::1", "2130706433"]) {
+      const reply = await test({ destination: sftp({ host, port: target.port }) });
+      expect(reply.status, `${host}: ${reply.text}`).toBe(422);
+      expect(reply.body.error.details.map((d: { field: string }) => d.field)).toEqual(["destination.host"]);
+    }
+    const stored = await legacy(sftp(), { host: "127.0.0.1", port: target.port });
+    const legacyTest = await test({ exportId: stored });
+    expect(legacyTest.status, legacyTest.text).toBe(422);
+    expect(legacyTest.body.error.details.map((d: { field: string }) => d.field)).toEqual(["destination.host"]);
+    const unresolvable = await test({ destination: sftp({ host: "sftp.customer.example" }) });
+    expect(unresolvable.status).toBe(200);
+    expect(unresolvable.body.data.steps[0]).toEqual({
+      name: "resolve",
+      status: "failed",
+      detail: "the host name 'sftp.customer.example' does not resolve to a public address",
+    });
+    for (const containerUrl of ["http://127.0.0.1:1/devstoreaccount1/x1", `${emulator}/inbound`]) {
+      expect((await test({ destination: { type: "blob", containerUrl } })).status, containerUrl).toBe(422);
+      const source = await call("POST", "/api/v1/settings/blob-sources/test", { token, body: { containerUrl } });
+      expect(source.status, containerUrl).toBe(422);
+    }
+    expect(target.connections).toBe(0);
+  });
+
   it("nothing of this reached the SFTP target's disk", async () => {
     expect(await readdir(join(target.root))).toEqual([]);
   });

@@ -77,6 +77,7 @@ describe("System settings › exports", () => {
       filters: {},
       status: "enabled",
       nextRunAt: iso,
+      lastRun: null,
       createdAt: iso,
       updatedAt: iso,
     });

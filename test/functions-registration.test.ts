@@ -100,6 +100,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       "GET api/v1/settings/blob-sources/{id}/runs",
       "PATCH api/v1/settings/blob-sources/{id}",
       "POST api/v1/settings/blob-sources",
+      "POST api/v1/settings/blob-sources/test",
       "POST api/v1/settings/blob-sources/{id}/run",
     ]);
     for (const e of sources) expect(e.scope, e.name).toBe("api.admin");
@@ -129,6 +130,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       "PATCH api/v1/settings/exports/{id}",
       "POST api/v1/settings/exports",
       "POST api/v1/settings/exports/preview",
+      "POST api/v1/settings/exports/test-destination",
       "POST api/v1/settings/exports/{id}/run",
     ]);
     for (const e of exports) expect(e.scope, e.name).toBe("api.admin");

@@ -1,3 +1,4 @@
+import { BlobContainerProbe } from "../adapters/blob/blob-container-probe";
 import { BlobCustomerContainers } from "../adapters/blob/blob-customer-containers";
 import { CosmosBlobSourceVersions } from "../adapters/cosmos/cosmos-blob-source-versions";
 import { blobSourceRunDocuments, CosmosScheduledRuns } from "../adapters/cosmos/cosmos-scheduled-runs";
@@ -12,6 +13,7 @@ import { ListBlobSources } from "../app/blob-sources/list-blob-sources";
 import { RunBlobSource } from "../app/blob-sources/run-blob-source";
 import { RunBlobSourceNow } from "../app/blob-sources/run-blob-source-now";
 import { ScheduleBlobSources } from "../app/blob-sources/schedule-blob-sources";
+import { TestBlobSource } from "../app/blob-sources/test-blob-source";
 import { UpdateBlobSource } from "../app/blob-sources/update-blob-source";
 import { RunLease } from "../app/scheduled-runs/run-lease";
 import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
@@ -63,7 +65,9 @@ export class BlobSourceServices {
   readonly getBlobSource = lazy(
     () => new GetBlobSource({ repository: this.blobSourceRepository(), runs: this.blobSourceRuns() }),
   );
-  readonly updateBlobSource = lazy(() => new UpdateBlobSource({ ...this.definitionDeps(), runs: this.blobSourceRuns() }));
+  readonly updateBlobSource = lazy(
+    () => new UpdateBlobSource({ ...this.definitionDeps(), runs: this.blobSourceRuns() }),
+  );
   readonly deleteBlobSource = lazy(() => new DeleteBlobSource({ repository: this.blobSourceRepository() }));
   readonly runBlobSourceNow = lazy(
     () => new RunBlobSourceNow({ repository: this.blobSourceRepository(), scheduledRuns: this.scheduledRuns() }),
@@ -87,6 +91,14 @@ export class BlobSourceServices {
         clock: this.core.clock,
         log: this.core.logger("blob-sources"),
         storage: this.core.serviceStorage(),
+      }),
+  );
+  /** Test connection: the container resolved and listed under the prefix with the identity a run uses; nothing saved. */
+  readonly testBlobSource = lazy(
+    () =>
+      new TestBlobSource({
+        storage: this.core.serviceStorage(),
+        containers: BlobContainerProbe.forService(this.core.config.STORAGE_CONNECTION_STRING, this.core.credential),
       }),
   );
   readonly scheduleBlobSources = lazy(() => new ScheduleBlobSources({ scheduledRuns: this.scheduledRuns() }));

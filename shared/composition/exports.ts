@@ -1,9 +1,11 @@
+import { BlobContainerProbe } from "../adapters/blob/blob-container-probe";
 import { BlobDestination } from "../adapters/blob/blob-destination";
 import { CosmosExportTargetLocks } from "../adapters/cosmos/cosmos-export-target-locks";
 import { CosmosFxRatePages } from "../adapters/cosmos/cosmos-fx-rate-pages";
 import { CosmosScheduledRuns, exportRunDocuments } from "../adapters/cosmos/cosmos-scheduled-runs";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { SftpDestination } from "../adapters/sftp/sftp-destination";
+import { SftpProbe } from "../adapters/sftp/sftp-probe";
 import { ExportDataSetsOverReads } from "../app/exports/data-sets";
 import { CreateExport } from "../app/exports/create-export";
 import { DeleteExport } from "../app/exports/delete-export";
@@ -16,6 +18,7 @@ import { ListExports } from "../app/exports/list-exports";
 import { RunExport, type OpenedDestination } from "../app/exports/run-export";
 import { RunExportNow } from "../app/exports/run-export-now";
 import { ScheduleExports } from "../app/exports/schedule-exports";
+import { TestExportDestination } from "../app/exports/test-export-destination";
 import { UpdateExport } from "../app/exports/update-export";
 import { RunLease } from "../app/scheduled-runs/run-lease";
 import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
@@ -80,6 +83,17 @@ export class ExportServices {
   );
   readonly listExportRuns = lazy(
     () => new ListExportRuns({ repository: this.exportRepository(), runs: this.exportRuns() }),
+  );
+  /** Test connection: a destination tried step by step with the code and SSRF guard a run uses; nothing saved. */
+  readonly testExportDestination = lazy(
+    () =>
+      new TestExportDestination({
+        repository: this.exportRepository(),
+        cipher: this.core.secretCipher(),
+        destinations: this.destinationRules(),
+        sftp: new SftpProbe(this.core.outboundHosts(), this.core.config.EXPORTS_SFTP_CONNECT_TIMEOUT_SECONDS),
+        containers: BlobContainerProbe.forService(this.core.config.STORAGE_CONNECTION_STRING, this.core.credential),
+      }),
   );
   readonly scheduleExports = lazy(() => new ScheduleExports({ scheduledRuns: this.scheduledRuns() }));
   private readonly emulatorAccount = lazy(() => {

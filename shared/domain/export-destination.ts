@@ -144,6 +144,13 @@ export const publicExportDestinationSchema = z
       username: z.string(),
       path: z.string(),
       hostKeyFingerprint: z.string().optional(),
+      hostKeyApprovedBy: z
+        .string()
+        .optional()
+        .meta({
+          description: "The API client that set hostKeyFingerprint (e.g. approving what a connection test saw)",
+        }),
+      hostKeyApprovedAt: z.iso.datetime().optional().meta({ description: "When hostKeyFingerprint was set" }),
       hasPassword: z.boolean(),
       hasPrivateKey: z.boolean(),
     }),
@@ -161,6 +168,9 @@ export type StoredExportDestination =
       username: string;
       path: string;
       hostKeyFingerprint?: string;
+      /** Who set the fingerprint and when: kept while it stays the same. */
+      hostKeyApprovedBy?: string;
+      hostKeyApprovedAt?: string;
       password?: string;
       privateKey?: string;
     }
@@ -176,6 +186,8 @@ export function toPublicDestination(d: StoredExportDestination): PublicExportDes
     username: d.username,
     path: d.path,
     ...(d.hostKeyFingerprint !== undefined ? { hostKeyFingerprint: d.hostKeyFingerprint } : {}),
+    ...(d.hostKeyApprovedBy !== undefined ? { hostKeyApprovedBy: d.hostKeyApprovedBy } : {}),
+    ...(d.hostKeyApprovedAt !== undefined ? { hostKeyApprovedAt: d.hostKeyApprovedAt } : {}),
     hasPassword: d.password !== undefined,
     hasPrivateKey: d.privateKey !== undefined,
   };

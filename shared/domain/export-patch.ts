@@ -29,8 +29,15 @@ export function patchedExport(stored: StoredExport, patch: ExportPatch): Patched
   const {
     password: sealedPassword,
     privateKey: sealedKey,
+    hostKeyApprovedBy: _by,
+    hostKeyApprovedAt: _at,
     ...storedDestination
-  } = stored.destination as StoredExportDestination & { password?: string; privateKey?: string };
+  } = stored.destination as StoredExportDestination & {
+    password?: string;
+    privateKey?: string;
+    hostKeyApprovedBy?: string;
+    hostKeyApprovedAt?: string;
+  };
   let schedule = overlay(stored.schedule, patch.schedule ?? {});
   if (patch.schedule?.frequency !== undefined && patch.schedule.frequency !== stored.schedule.frequency) {
     const { dayOfWeek, dayOfMonth, ...rest } = schedule;

@@ -91,6 +91,10 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     await choose(dialog, "Every", "Day");
     await fill(dialog, "At (UTC)", "05:00");
     await expectAccessible(page);
+    // Test connection refuses what saving would, beside the field it names.
+    await click(dialog, "button", "Test connection");
+    await dialog.waitForSelector('input[aria-invalid="true"]');
+    expect(await textOf(page, "dialog")).not.toContain("Connection test");
     await click(dialog, "button", "Save");
     await dialog.waitForSelector('input[aria-invalid="true"]');
     expect(
@@ -99,7 +103,17 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
       ),
     ).toEqual(["Container URL"]);
 
+    // Test connection: the container listed under the prefix.
     await fill(dialog, "Container URL", containerUrl);
+    await click(dialog, "button", "Test connection");
+    await waitForText(page, "Connection test passed", "dialog");
+    const steps = await dialog.$$eval(".test-steps li", (lis) => lis.map((li) => (li as HTMLElement).innerText));
+    expect(steps).toHaveLength(2);
+    expect(steps[0]).toMatch(/^Find the server\s*passed/);
+    expect(steps[1]).toMatch(/^List the container\s*passed/);
+    expect(steps[1]).toContain("daily/securities-20261124.csv");
+    expect(await dialog.$$('[aria-invalid="true"]')).toHaveLength(0);
+    await screenshot(page, "blob-source-connection-test");
     await click(dialog, "button", "Save");
     await find(page, "heading", "Custodian drop");
     expect(await textOf(page)).toContain("Every day from 05:00 UTC");

@@ -17,6 +17,7 @@ import {
   waitForText,
 } from "./browser";
 import { adminToken, call, uniqueCode } from "../http";
+import { BOOTSTRAP } from "../runtime";
 import { startSftpTarget, type SftpTarget } from "../sftp-target";
 
 const PASSWORD = "console-export-password";
@@ -95,6 +96,39 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
     expect(await dialog.$eval(byRole("textbox", "Password"), (el) => (el as HTMLInputElement).value)).toBe(PASSWORD);
   });
 
+  it("Test connection shows each step (a wrong password fails Log in), then the server's host key, which Approve fills in", async () => {
+    const { page } = session();
+    const dialog = await find(page, "dialog", "New Export");
+    await fill(dialog, "Password", "not-the-password");
+    await click(dialog, "button", "Test connection");
+    await waitForText(page, "Connection test failed", "dialog");
+    const failedSteps = await dialog.$$eval(".test-steps li", (lis) =>
+      lis.map((li) => ({ name: li.querySelector(".step-name")?.textContent, text: (li as HTMLElement).innerText })),
+    );
+    expect(failedSteps.map((s) => s.name)).toEqual([
+      "Find the server",
+      "Connect",
+      "SSH handshake",
+      "Log in",
+      "Write and remove a test file",
+    ]);
+    expect(failedSteps[3]?.text).toContain("failed");
+    expect(failedSteps[3]?.text).toContain("check the password");
+    expect(failedSteps[4]?.text).toContain("skipped");
+
+    await fill(dialog, "Password", PASSWORD);
+    await click(dialog, "button", "Test connection");
+    await waitForText(page, "Connection test passed", "dialog");
+    expect(await textOf(page, "dialog")).toContain(`The server presented host key ${target.hostKeyOpenSshFingerprint}`);
+    await click(dialog, "button", "Approve this host key");
+    expect(await dialog.$eval(byRole("textbox", "Host key fingerprint"), (el) => (el as HTMLInputElement).value)).toBe(
+      target.hostKeyOpenSshFingerprint,
+    );
+    await waitForText(page, "is the approved one", "dialog");
+    await expectAccessible(page);
+    await screenshot(page, "export-connection-test");
+  });
+
   it("saves, shows the next run; Run now shows the run pending, then succeeded with its rows, and the file is on the server", async () => {
     const { page, problems } = session();
     const dialog = await find(page, "dialog", "New Export");
@@ -105,6 +139,8 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
     expect(definition).toMatch(/Next run\s*Mon, \d+ \w+ \d{4}, 06:30/);
     expect(definition).toContain("SFTP reports@127.0.0.1");
     expect(definition).toContain("password stored");
+    expect(definition).toContain(target.hostKeyOpenSshFingerprint);
+    expect(definition).toContain(`approved by ${BOOTSTRAP.id}`);
     expect(definition).not.toContain(PASSWORD);
     await expectAccessible(page);
 

@@ -20,8 +20,8 @@ const IDENTITY_ERRORS = new Set([
   "AuthenticationRequiredError",
 ]);
 
-/** A failure as a message fit for a run record: status and code, never a header, token or key. */
-function translate(error: unknown, location: ContainerLocation): unknown {
+/** A failure as a message fit for a run record or a connection test: status and code, never a header, token or key. */
+export function translateContainerError(error: unknown, location: ContainerLocation): unknown {
   if (error instanceof CustomerContainerError) return error;
   const where = `the container ${location.url}`;
   if (error instanceof RestError) {
@@ -91,7 +91,7 @@ export class BlobCustomerContainers implements CustomerContainers {
       for await (const page of pages)
         yield page.segment.blobItems.map((b) => ({ name: b.name, etag: b.properties.etag ?? "" }));
     } catch (error) {
-      throw translate(error, location);
+      throw translateContainerError(error, location);
     }
   }
 
@@ -113,7 +113,7 @@ export class BlobCustomerContainers implements CustomerContainers {
     } catch (error) {
       const status = statusOf(error);
       if (status === 412 || status === 404) return "changed";
-      throw translate(error, location);
+      throw translateContainerError(error, location);
     }
     try {
       await this.inbound.getBlockBlobClient(inboundName).uploadStream(body, BLOCK_BYTES, PARALLEL_BLOCKS, {
@@ -127,7 +127,7 @@ export class BlobCustomerContainers implements CustomerContainers {
       body.destroy();
       const status = statusOf(error);
       if (status === 409 || status === 412) return "present";
-      throw translate(error, location);
+      throw translateContainerError(error, location);
     }
   }
 

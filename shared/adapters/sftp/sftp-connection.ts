@@ -83,7 +83,7 @@ export async function openSftp(client: SftpClient, login: SftpLogin, hosts: Host
 }
 
 /** A TCP connection to the first of `addresses` that answers before the deadline; undefined when none does. */
-async function connectFirst(
+export async function connectFirst(
   addresses: readonly VettedAddress[],
   port: number,
   deadline: number,

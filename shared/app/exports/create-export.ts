@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { toPublicExport, type Export, type ExportCreate, type StoredExport } from "../../domain/export";
 import {
   checkDestination,
+  hostKeyApproval,
   requireCredential,
   requireKnownStatus,
   storedDefinition,
@@ -18,7 +19,8 @@ export type CreateExportDeps = ExportDefinitionDeps;
 export class CreateExport {
   constructor(private readonly deps: CreateExportDeps) {}
 
-  async execute(input: ExportCreate): Promise<Export> {
+  /** `actor`: the API client saving it (recorded as who approved a host key). */
+  async execute(input: ExportCreate, actor: string): Promise<Export> {
     requireCredential(input.destination);
     requireKnownStatus(input);
     const destination = checkDestination(input.destination, this.deps.destinations);
@@ -26,11 +28,17 @@ export class CreateExport {
     const now = this.deps.clock.now();
     const stored: StoredExport = {
       id,
-      ...storedDefinition(this.deps, id, { ...input, destination }, {}),
+      ...storedDefinition(
+        this.deps,
+        id,
+        { ...input, destination },
+        {},
+        hostKeyApproval(destination, undefined, actor, now),
+      ),
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
     await this.deps.repository.create(stored);
-    return toPublicExport(stored);
+    return toPublicExport(stored, null);
   }
 }

@@ -1,6 +1,10 @@
 import { AppError, notFound } from "../../domain/errors";
 import type { ExportCreate, StoredExport } from "../../domain/export";
-import type { ExportDestinationInput, StoredExportDestination } from "../../domain/export-destination";
+import {
+  normalizeFingerprint,
+  type ExportDestinationInput,
+  type StoredExportDestination,
+} from "../../domain/export-destination";
 import { nextRunAt } from "../../domain/export-schedule";
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Clock } from "../../ports/clock";
@@ -68,19 +72,47 @@ export function checkDestination(d: ExportDestinationInput, rules: DestinationRu
   return d.type === "blob" && containerUrl !== undefined ? { ...d, containerUrl } : d;
 }
 
+/** Who approved an SFTP destination's host key, and when. */
+export type HostKeyApproval = { hostKeyApprovedBy?: string; hostKeyApprovedAt?: string };
+
+/**
+ * The approval of the destination's host key: kept while the fingerprint stays what it was (spelled
+ * any way), recorded anew (`actor`, now) when it is set or changed, gone when it is removed.
+ */
+export function hostKeyApproval(
+  next: ExportDestinationInput,
+  previous: StoredExportDestination | undefined,
+  actor: string,
+  now: Date,
+): HostKeyApproval {
+  if (next.type !== "sftp" || next.hostKeyFingerprint === undefined) return {};
+  const before = previous?.type === "sftp" ? previous : undefined;
+  const same =
+    before?.hostKeyFingerprint !== undefined &&
+    normalizeFingerprint(before.hostKeyFingerprint) === normalizeFingerprint(next.hostKeyFingerprint);
+  if (same)
+    return {
+      ...(before.hostKeyApprovedBy !== undefined ? { hostKeyApprovedBy: before.hostKeyApprovedBy } : {}),
+      ...(before.hostKeyApprovedAt !== undefined ? { hostKeyApprovedAt: before.hostKeyApprovedAt } : {}),
+    };
+  return { hostKeyApprovedBy: actor, hostKeyApprovedAt: now.toISOString() };
+}
+
 /** The stored fields of a validated definition: secrets sealed (bound to the export id), the next run computed. */
 export function storedDefinition(
   deps: ExportDefinitionDeps,
   id: string,
   input: ExportCreate,
   keep: KeptSecrets,
+  approval: HostKeyApproval = {},
 ): Omit<StoredExport, "id" | "createdAt" | "updatedAt"> {
+  const sealed = sealDestination(deps.cipher, id, input.destination, keep);
   return {
     name: input.name,
     dataType: input.dataType,
     format: input.format,
     schedule: input.schedule,
-    destination: sealDestination(deps.cipher, id, input.destination, keep),
+    destination: sealed.type === "sftp" ? { ...sealed, ...approval } : sealed,
     fileName: input.fileName,
     filters: input.filters,
     status: input.status,

@@ -4,6 +4,7 @@ import { patchedExport } from "../../domain/export-patch";
 import { issuesToDetails } from "../../domain/validation";
 import {
   checkDestination,
+  hostKeyApproval,
   requireCredential,
   requireKnownStatus,
   storedDefinition,
@@ -17,7 +18,8 @@ export type UpdateExportDeps = ExportDefinitionDeps & Pick<ExportReadDeps, "runs
 export class UpdateExport {
   constructor(private readonly deps: UpdateExportDeps) {}
 
-  async execute({ id, patch }: { id: string; patch: ExportPatch }): Promise<Export> {
+  /** `actor`: the API client saving it (recorded as who approved a changed host key). */
+  async execute({ id, patch, actor }: { id: string; patch: ExportPatch; actor: string }): Promise<Export> {
     const next = await this.deps.repository.update(id, (current) => {
       const merged = patchedExport(current, patch);
       if (!merged.success)
@@ -27,7 +29,8 @@ export class UpdateExport {
       requireCredential(merged.data.destination, merged.keep);
       requireKnownStatus(merged.data);
       const destination = checkDestination(merged.data.destination, this.deps.destinations);
-      const definition = storedDefinition(this.deps, id, { ...merged.data, destination }, merged.keep);
+      const approval = hostKeyApproval(destination, current.destination, actor, this.deps.clock.now());
+      const definition = storedDefinition(this.deps, id, { ...merged.data, destination }, merged.keep, approval);
       // A due time not yet claimed stays due when the schedule itself did not change.
       const sameSchedule = JSON.stringify(merged.data.schedule) === JSON.stringify(current.schedule);
       if (sameSchedule && definition.status === "enabled" && current.nextRunAt !== null)

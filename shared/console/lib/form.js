@@ -62,6 +62,19 @@ export function useForm(initial) {
     unclaimed: () => details.filter((d) => ![...known.current].some((name) => belongsTo(d.field, name))),
     clearFailure: () => setFailure(undefined),
     /**
+     * Shows a failure of another action on this form (e.g. Test connection) as a submit's would be:
+     * beside the fields it names, the rest above the buttons.
+     * @param {unknown} error
+     */
+    fail(error) {
+      setFailure(
+        error instanceof ApiError
+          ? error
+          : new ApiError("server", error instanceof Error ? error.message : String(error)),
+      );
+      requestAnimationFrame(() => focusFirstProblem(formRef.current));
+    },
+    /**
      * Runs the action with the values; a failure is kept for display and focus goes to the first field
      * it names (or to the form's alert). Resolves to the action's result, or undefined when it failed.
      * @template R

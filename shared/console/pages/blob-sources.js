@@ -10,6 +10,7 @@ import { useApi } from "../lib/use-api.js";
 import { failing, LastRun, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { Dialog } from "../ui/dialog.js";
 import { Checkbox, Field, Form, FormButtons } from "../ui/fields.js";
+import { ConnectionTest } from "./connection-test.js";
 
 /** "Every 15 minutes from 00:05 UTC" or the NCRONTAB expression. @param {any} schedule */
 export function blobScheduleText(schedule) {
@@ -82,6 +83,8 @@ export function BlobSourceForm({ source, onClose, onSaved }) {
         <${Field} form=${form} name="feedId" label="Feed" options=${options.length > 0 ? options : [["", "No feed yet: create one first"]]}
           hint="Its format, mapping and validation ingest the files." />
       </div>
+      <${ConnectionTest} form=${form} path="api/v1/settings/blob-sources/test"
+        body=${() => ({ containerUrl: v.containerUrl, ...(v.prefix !== "" ? { prefix: v.prefix } : {}) })} />
       <fieldset><legend>Schedule</legend>
         <div class="grid-3">
           <${Field} form=${form} name="scheduleKind" label="Runs" options=${[

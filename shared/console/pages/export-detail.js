@@ -81,6 +81,20 @@ export function ExportDetail({ id = "" }) {
                 .join(", ") || "none"
             : "managed identity",
         ],
+        ...(exp.destination.type === "sftp"
+          ? [
+              [
+                "Host key",
+                exp.destination.hostKeyFingerprint
+                  ? html`<span class="mono">${exp.destination.hostKeyFingerprint}</span>${
+                      exp.destination.hostKeyApprovedBy
+                        ? html`<span class="sub">approved by ${exp.destination.hostKeyApprovedBy}, ${dateTime(exp.destination.hostKeyApprovedAt)}</span>`
+                        : null
+                    }`
+                  : "not approved: any key is accepted (Edit › Test connection shows the server's)",
+              ],
+            ]
+          : []),
         ["File name", html`<span class="mono">${exp.fileName}</span>`],
         ["Filters", filters || "none"],
         ["Updated", dateTime(exp.updatedAt)],

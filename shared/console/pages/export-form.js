@@ -8,6 +8,7 @@ import { weekdays } from "../lib/format.js";
 import { html } from "../lib/html.js";
 import { Dialog } from "../ui/dialog.js";
 import { Checkbox, Field, Form, FormButtons } from "../ui/fields.js";
+import { ConnectionTest } from "./connection-test.js";
 import { Preview, usePreview } from "./export-preview.js";
 import { DATA_TYPES, exportBody, FORMATS, initialValues } from "./export-values.js";
 
@@ -91,6 +92,11 @@ export function ExportForm({ exportItem, onClose, onSaved }) {
               <${Field} form=${form} name="destination.prefix" label="Prefix" hint="Optional: put before each file name, e.g. daily/." />
             </div>`
         }
+        <${ConnectionTest} form=${form} path="api/v1/settings/exports/test-destination" approvable=${sftp}
+          body=${() =>
+            editing
+              ? { exportId: exportItem.id, destination: exportBody(v, true).destination }
+              : { destination: exportBody(v, false).destination }} />
       </fieldset>
       <${Field} form=${form} name="fileName" label="File name" class="code"
         hint="Tokens: {dataType}, {format}, {date:yyyyMMdd}, {time:HHmm}, {exportId}; dates and times in the export's time zone." />

@@ -28,6 +28,8 @@ const TONES = /** @type {Record<string, string>} */ ({
   resolved: "good",
   accepted: "good",
   healthy: "good",
+  passed: "good",
+  skipped: "off",
   pending: "busy",
   running: "busy",
   retrying: "warn",
