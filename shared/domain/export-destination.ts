@@ -144,12 +144,9 @@ export const publicExportDestinationSchema = z
       username: z.string(),
       path: z.string(),
       hostKeyFingerprint: z.string().optional(),
-      hostKeyApprovedBy: z
-        .string()
-        .optional()
-        .meta({
-          description: "The API client that set hostKeyFingerprint (e.g. approving what a connection test saw)",
-        }),
+      hostKeyApprovedBy: z.string().optional().meta({
+        description: "The API client that set hostKeyFingerprint (e.g. approving what a connection test saw)",
+      }),
       hostKeyApprovedAt: z.iso.datetime().optional().meta({ description: "When hostKeyFingerprint was set" }),
       hasPassword: z.boolean(),
       hasPrivateKey: z.boolean(),
