@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { currencyCode } from "./domain/currency";
 import { parseStorageConnectionString, StorageConnectionStringError } from "./domain/storage-connection-string";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -70,6 +71,17 @@ export const configSchema = z
       .default("close,nav,mid")
       .transform((v) => v.split(",").map((t) => t.trim()))
       .pipe(z.array(z.enum(["close", "mid", "bid", "ask", "nav"])).min(1)),
+    /**
+     * Currencies a cross rate goes through when neither the direct nor the inverse rate exists: the
+     * first for which both legs exist. Empty: no cross rates.
+     */
+    FX_PIVOT_CURRENCIES: z
+      .string()
+      .default("USD,EUR")
+      .transform((v) => v.split(",").flatMap((c) => (c.trim() === "" ? [] : [c.trim().toUpperCase()])))
+      .pipe(
+        z.array(currencyCode).refine((list) => new Set(list).size === list.length, "must not name a currency twice"),
+      ),
     /** A price older than this many days before the valuation date opens a STALE_PRICE exception. */
     STALE_PRICE_DAYS: z.coerce.number().int().min(0).default(5),
     /** A day-on-day price move beyond this fraction opens a PRICE_JUMP exception. */
