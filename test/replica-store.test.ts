@@ -7,7 +7,11 @@ import { postgresReplica } from "../shared/adapters/replica/replica-connections"
 import { migrateReplicaSchema } from "../shared/adapters/replica/replica-schema";
 import type { ReplicaDb } from "../shared/adapters/replica/replica-sql";
 import { project } from "../shared/domain/replica/project-document";
+import type { DataQualityCandidate } from "../shared/domain/data-quality-exception";
 import type { DocumentProjection, ReplicaSource } from "../shared/domain/replica/projection";
+import { ProjectChanges } from "../shared/app/replica/project-changes";
+import { Logger } from "../shared/logging";
+import { ReplicaRejected } from "../shared/ports/replica-store";
 import { root, tempDir } from "./runtime";
 
 const PASSWORD = "replica-store-test-password";
@@ -138,5 +142,116 @@ describe("replica store on PostgreSQL: the version guard", () => {
       unchanged: 1,
     });
     expect(await positions()).toEqual(["s3"]);
+  });
+
+  /** A price as the projection makes it, with one column's value replaced after it (as if the domain had let it through). */
+  const priceOf = (security: string, lsn: number, change: Record<string, string> = {}): DocumentProjection => {
+    const p = projected("prices", {
+      id: "2024-03-01|close|vendor",
+      _lsn: lsn,
+      _ts: 1_700_000_000,
+      docType: "price",
+      securityId: security,
+      isin: null,
+      date: "2024-03-01",
+      price: 1.25,
+      currency: "EUR",
+      type: "close",
+      source: "vendor",
+    });
+    const row = p.groups[0]?.rows[0];
+    if (row !== undefined) Object.assign(row, change);
+    return p;
+  };
+
+  it("the engine's refusals are data errors (ReplicaRejected, with its message); the transaction leaves nothing behind", async () => {
+    for (const [change, message] of [
+      [{ source: "a\u0000b" }, /invalid byte sequence for encoding "UTF8": 0x00/],
+      [{ date: "0000-01-01" }, /date\/time field value out of range|out of range/],
+      [{ price: "1e40" }, /numeric field overflow/],
+    ] as const) {
+      const batch = [priceOf("sec_ok", 1), priceOf("sec_bad", 1, change)];
+      const refused = await store.apply(batch).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused, JSON.stringify(change)).toBeInstanceOf(ReplicaRejected);
+      expect((refused as ReplicaRejected).engineMessage).toMatch(message);
+    }
+    expect(
+      await db.selectFrom("analytics.prices").select("security_id").where("security_id", "=", "sec_ok").execute(),
+    ).toEqual([]);
+  });
+
+  it("a batch with refused documents: the rest arrive, each refused one is reported with the engine's message and counted as projected", async () => {
+    const opened: DataQualityCandidate[] = [];
+    const use = new ProjectChanges({
+      store,
+      log: new Logger("error", () => undefined),
+      exceptions: { open: (c) => Promise.resolve(opened.push(...c)) },
+    });
+    const doc = (n: number, fields: Record<string, unknown> = {}) => ({
+      id: "2024-03-01|close|vendor",
+      _lsn: 100 + n,
+      _ts: 1_700_000_100,
+      docType: "price",
+      securityId: `sec_batch_${n}`,
+      date: "2024-03-01",
+      price: 2.5,
+      currency: "EUR",
+      type: "close",
+      source: "vendor",
+      ...fields,
+    });
+    const before = await pricesCounted();
+    const documents = Array.from({ length: 200 }, (_, n) =>
+      n === 17 ? doc(n, { date: "0000-01-01" }) : n === 150 ? doc(n, { date: "2024-02-30" }) : doc(n),
+    );
+    expect(await use.execute({ source: "prices", documents })).toEqual({
+      applied: 200,
+      unchanged: 0,
+      skipped: 0,
+      rejected: 2,
+    });
+    const stored = await db
+      .selectFrom("analytics.prices")
+      .select("security_id")
+      .where("security_id", "like", "sec_batch_%")
+      .execute();
+    expect(stored).toHaveLength(198);
+    expect(opened.map((c) => [c.entity.id, c.message])).toEqual([
+      ["sec_batch_17|2024-03-01|close|vendor", expect.stringMatching(/out of range: "0000-01-01"/) as string],
+      ["sec_batch_150|2024-03-01|close|vendor", expect.stringMatching(/out of range: "2024-02-30"/) as string],
+    ]);
+    // Every document counts as projected: the settings answer is not stuck at "backfilling".
+    expect(await pricesCounted()).toBe(before + 200);
+    // Delivered again (a crash before the checkpoint): the refused versions are recorded, so nothing is refused or reported again.
+    expect(await use.execute({ source: "prices", documents })).toEqual({
+      applied: 0,
+      unchanged: 200,
+      skipped: 0,
+      rejected: 0,
+    });
+    expect(opened).toHaveLength(2);
+  });
+
+  it("a failure that is not the data's (the database unreachable) is not a refusal: the batch is left to be delivered again", async () => {
+    const closed = postgresReplica({
+      host: "127.0.0.1",
+      port: await freePort(),
+      database: "analytics",
+      user: "x",
+      password: "y",
+    });
+    const unreachable = new KyselyReplicaStore({
+      engine: "postgres",
+      db: () => Promise.resolve(closed),
+      ensureSchema: () => Promise.resolve(),
+      clock: { now: () => new Date() },
+    });
+    const failure = await unreachable.apply([priceOf("sec_x", 1)]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(ReplicaRejected);
+    await closed.destroy();
   });
 });

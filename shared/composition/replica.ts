@@ -18,11 +18,15 @@ import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
 import type { CoreServices } from "./core";
+import type { InvestmentServices } from "./investments";
 import { lazy, onceUntilSuccess } from "./lazy";
 
 /** The SQL replica (Enterprise plan): projection of the change feed, the settings answer, the logins. */
 export class ReplicaServices {
-  constructor(private readonly core: CoreServices) {}
+  constructor(
+    private readonly core: CoreServices,
+    private readonly investments: InvestmentServices,
+  ) {}
 
   private readonly log = lazy(() => this.core.logger("replica"));
 
@@ -61,7 +65,14 @@ export class ReplicaServices {
       }),
   );
 
-  readonly projectChanges = lazy(() => new ProjectChanges({ store: this.replicaStore(), log: this.log() }));
+  readonly projectChanges = lazy(
+    () =>
+      new ProjectChanges({
+        store: this.replicaStore(),
+        log: this.log(),
+        exceptions: this.investments.dataQualityExceptions(),
+      }),
+  );
   readonly getReplicaSettings = lazy(() => {
     const c = this.core.config;
     return new GetReplicaSettings({
