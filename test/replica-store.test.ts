@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
 import { KyselyReplicaStore } from "../shared/adapters/replica/kysely-replica-store";
 import { postgresReplica } from "../shared/adapters/replica/replica-connections";
+import { readCatalog } from "../shared/adapters/replica/replica-catalog";
+import { migrationPlan } from "../shared/adapters/replica/replica-migration";
 import { migrateReplicaSchema } from "../shared/adapters/replica/replica-schema";
+import { columnTypeText } from "../shared/adapters/replica/replica-sql";
+import { allTables } from "../shared/domain/replica/replica-tables";
+import type { ColumnType } from "../shared/domain/replica/table-types";
+import { sql } from "kysely";
 import type { ReplicaDb } from "../shared/adapters/replica/replica-sql";
 import { project } from "../shared/domain/replica/project-document";
 import type { DataQualityCandidate } from "../shared/domain/data-quality-exception";
@@ -61,11 +67,12 @@ const snapshot = (lsn: number, securities: string[]) =>
 describe("replica store on PostgreSQL: the version guard", () => {
   const data = tempDir("ids-replica-store-");
   let server: ChildProcess;
+  let port: number;
   let db: ReplicaDb;
   let store: KyselyReplicaStore;
 
   beforeAll(async () => {
-    const port = await freePort();
+    port = await freePort();
     server = fork(join(root, "dist", "local", "replica-server.js"), [String(port), data.path], {
       env: {
         ...process.env,
@@ -253,5 +260,56 @@ describe("replica store on PostgreSQL: the version guard", () => {
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(ReplicaRejected);
     await closed.destroy();
+  });
+
+  it("a replica made by the previous version comes up: decimals take their new places (values kept), keys, views and descriptions are added, and a second start has nothing to do", async () => {
+    const admin = (database: string) =>
+      postgresReplica({ host: "127.0.0.1", port, database, user: "replica_admin", password: PASSWORD });
+    await sql.raw("CREATE DATABASE previous").execute(db);
+    const previous = admin("previous");
+    try {
+      // The previous version's tables: the same definitions with its decimal places, no keys, views or descriptions.
+      const previousType = (t: ColumnType): string =>
+        t.kind === "decimal" && t.scale !== 10 && t.of !== "weight"
+          ? `decimal(38, ${{ money: 12, quantity: 20, price: 28, "FX rate": 26 }[t.of] ?? t.scale})`
+          : columnTypeText("postgres", t);
+      await sql.raw("CREATE SCHEMA analytics; CREATE SCHEMA replica").execute(previous);
+      for (const t of allTables.filter((t) => t.name !== "logins" && t.name !== "schema_objects"))
+        await sql
+          .raw(
+            `CREATE TABLE ${t.schema}.${t.name} (${t.columns.map((c) => `${c.name} ${previousType(c.type)}${c.nullable ? "" : " NOT NULL"}`).join(", ")}, PRIMARY KEY (${t.primaryKey.join(", ")}))`,
+          )
+          .execute(previous);
+      await sql
+        .raw(
+          `INSERT INTO analytics.prices VALUES ('sec_1', NULL, '2024-03-01', 'close', 101.2500000000000000000000000001, 'EUR', 'vendor');
+           INSERT INTO analytics.holdings VALUES ('p1', '2024-03-01', 'sec_1', NULL, 10.5, 101.25, '2024-03-01', 'close', 'EUR', 1, 1063.13, 1);
+           INSERT INTO analytics.valuations VALUES ('p1', '2024-03-01', 'EUR', 1063.13, now());
+           INSERT INTO analytics.securities VALUES ('sec_1', NULL, NULL, NULL, NULL, NULL, 'One', 'equity', 'EUR', NULL, NULL, NULL, 'active', now(), now())`,
+        )
+        .execute(previous);
+
+      await migrateReplicaSchema(previous, "postgres", "previous");
+
+      const { rows } = await sql<{ column_name: string; numeric_scale: number }>`
+        SELECT column_name, numeric_scale FROM information_schema.columns
+        WHERE table_schema = 'analytics' AND table_name = 'prices' AND column_name = 'price'`.execute(previous);
+      expect(rows).toEqual([{ column_name: "price", numeric_scale: 12 }]);
+      expect(
+        (await sql<{ price: string }>`SELECT price::text AS price FROM analytics.prices`.execute(previous)).rows,
+      ).toEqual([{ price: "101.250000000000" }]);
+      expect(
+        (
+          await sql<
+            Record<string, unknown>
+          >`SELECT portfolio_id, security_name, asset_class, quantity::text AS quantity FROM analytics.latest_holdings`.execute(
+            previous,
+          )
+        ).rows,
+      ).toEqual([{ portfolio_id: "p1", security_name: "One", asset_class: "equity", quantity: "10.500000000000" }]);
+      expect(migrationPlan(previous, "postgres", await readCatalog(previous, "postgres"))).toEqual([]);
+    } finally {
+      await previous.destroy();
+    }
   });
 });
