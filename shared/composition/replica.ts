@@ -11,11 +11,13 @@ import type { ReplicaDb } from "../adapters/replica/replica-sql";
 import { SqlReplicaLogins } from "../adapters/replica/sql-replica-logins";
 import { CreateReplicaLogin } from "../app/replica/create-replica-login";
 import { DeleteReplicaLogin } from "../app/replica/delete-replica-login";
+import { EnforceReplicaLoginLimits } from "../app/replica/enforce-replica-login-limits";
 import { GetReplicaSettings } from "../app/replica/get-replica-settings";
 import { ListReplicaLogins } from "../app/replica/list-replica-logins";
 import { ProjectChanges } from "../app/replica/project-changes";
 import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
+import { UpdateReplicaLogin } from "../app/replica/update-replica-login";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
@@ -108,4 +110,8 @@ export class ReplicaServices {
   readonly listReplicaLogins = lazy(() => new ListReplicaLogins(this.loginDeps()));
   readonly rotateReplicaLoginPassword = lazy(() => new RotateReplicaLoginPassword(this.loginDeps()));
   readonly deleteReplicaLogin = lazy(() => new DeleteReplicaLogin(this.loginDeps()));
+  readonly updateReplicaLogin = lazy(() => new UpdateReplicaLogin(this.loginDeps()));
+  readonly enforceReplicaLoginLimits = lazy(
+    () => new EnforceReplicaLoginLimits({ logins: this.loginDeps().logins, log: this.log() }),
+  );
 }

@@ -145,11 +145,19 @@ describe("replica statements as T-SQL (Azure SQL Database)", () => {
     expect(ddl.filter((s) => s.startsWith("CREATE VIEW") || s.startsWith("CREATE FUNCTION"))).toMatchSnapshot();
   });
 
-  it("logins are contained users with passwords in the reader role", () => {
+  it("logins are contained users with passwords in the reader role, their limits in replica.logins; a rotated or dropped login's sessions are killed; the watchdog's query", () => {
+    const limits = { connectionLimit: 10, statementTimeoutSeconds: 60 };
+    const s = sqlServerLoginStatements;
     expect({
-      create: sqlServerLoginStatements.create("ro_finance_ab12cd", "<password>"),
-      setPassword: sqlServerLoginStatements.setPassword("ro_finance_ab12cd", "<password>"),
-      drop: sqlServerLoginStatements.drop("ro_finance_ab12cd"),
+      create: s.create("ro_finance_ab12cd", "<password>", limits),
+      setLimits: s.setLimits("ro_finance_ab12cd", { connectionLimit: 3, statementTimeoutSeconds: 600 }),
+      setPassword: s.setPassword("ro_finance_ab12cd", "<password>"),
+      drop: s.drop("ro_finance_ab12cd"),
+      afterSessionsEnded: s.afterSessionsEnded("ro_finance_ab12cd"),
+      sessionsOf: s.sessionsOf("ro_finance_ab12cd"),
+      endSession: s.endSession(57),
+      enforce: s.enforce,
+      stopsItself: s.stopsItself,
     }).toMatchSnapshot();
   });
 
