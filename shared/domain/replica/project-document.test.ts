@@ -320,6 +320,21 @@ describe("replica projection: one stored document → the rows it owns", () => {
     ]);
   });
 
+  it("a document whose projection fails in a way nobody foresaw is rejected too: the feed behind it is never stopped", () => {
+    const doc: Record<string, unknown> = { ...system, id: "s1", docType: "security" };
+    Object.defineProperty(doc, "name", {
+      enumerable: true,
+      get: () => {
+        throw new Error("a surprise");
+      },
+    });
+    expect(project("securities", doc)).toMatchObject({
+      rejected: "the projection failed: a surprise",
+      groups: [],
+      version: { lsn: 42 },
+    });
+  });
+
   it("text no engine of ours stores alike (NUL, an unpaired surrogate) rejects the document; other Unicode is kept", () => {
     const security = (name: string) =>
       project("securities", {

@@ -188,10 +188,11 @@ const projections: Record<ReplicaSource, Record<string, Groups>> = {
   },
 };
 
-const readable = (error: unknown): string | undefined => {
+/** Why a document could not be projected, in words; anything else thrown is a surprise, still the document's alone. */
+const reasonOf = (error: unknown): string => {
   if (error instanceof UnprojectableValue) return error.message;
   if (error instanceof z.ZodError) return error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-  return undefined;
+  return `the projection failed: ${error instanceof Error ? error.message : String(error)}`;
 };
 
 /**
@@ -227,15 +228,14 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
   try {
     built = build(doc, (m) => warnings.push(m));
   } catch (error) {
-    const reason = readable(error);
-    if (reason === undefined) throw error;
+    // Whatever the cause, it is this document's: it is skipped (and reported), never the feed stopped.
     return {
       source,
       origin,
       ...(version !== undefined ? { version } : {}),
       groups: [],
       warnings: [],
-      rejected: reason,
+      rejected: reasonOf(error),
     };
   }
   return {
