@@ -239,6 +239,11 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],
+      [
+        "replica-logins-enforce",
+        "timerTrigger",
+        (load("./shared/config.js") as typeof ConfigModule).getConfig().REPLICA_WATCHDOG_SCHEDULE,
+      ],
       ["valuations-run", "serviceBusTrigger", undefined],
       ["valuations-sweep", "timerTrigger", schedules.valuationSweep],
       ["webhook-deliver", "serviceBusTrigger", undefined],
