@@ -43,6 +43,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  * PostgreSQL's driver would turn into U+FFFD (SQL Server's keeps it): refused on both engines alike.
  */
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A cheap first look (a backfill checks millions of strings): most hold neither NUL nor any surrogate. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /** Why a row could not be built (a document the projection cannot read). */
 export class UnprojectableValue extends Error {
@@ -60,7 +62,7 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
     case "text":
     case "long-text": {
       if (typeof value !== "string") throw new UnprojectableValue(`${column.name} is not text`);
-      if (UNSTORABLE.test(value))
+      if (SUSPECT.test(value) && UNSTORABLE.test(value))
         throw new UnprojectableValue(`${column.name} holds a NUL character or an unpaired surrogate`);
       if (type.kind === "text" && value.length > type.length) {
         warn(`${column.name} shortened to ${type.length} characters`);
