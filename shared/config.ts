@@ -180,6 +180,8 @@ export const configSchema = z
       .default("replica_admin"),
     /** PostgreSQL only: that owner's password (set when the local server's data folder is first made); the local runtime requires it on the Enterprise plan. */
     REPLICA_ADMIN_PASSWORD: z.string().min(12).optional(),
+    /** How often the replica's login watchdog stops statements and sessions past their login's limits (NCRONTAB, seconds first). */
+    REPLICA_WATCHDOG_SCHEDULE: z.string().min(1).default("*/5 * * * * *"),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {

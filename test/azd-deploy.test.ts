@@ -453,8 +453,11 @@ describe("azd: azure.yaml and its hooks", () => {
         "CREATE USER [id-invdata-prod-abc] FROM EXTERNAL PROVIDER WITH OBJECT_ID = '00000000-aaaa-bbbb-cccc-000000000001'",
       );
       expect(query).toContain(
-        "GRANT CREATE SCHEMA, CREATE TABLE, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [id-invdata-prod-abc]",
+        "GRANT CREATE SCHEMA, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [id-invdata-prod-abc]",
       );
+      // The logins' watchdog sees and ends sessions past a login's limits.
+      expect(query).toContain("GRANT VIEW DATABASE STATE, KILL DATABASE CONNECTION TO [id-invdata-prod-abc]");
+      expect(query).toContain("DENY EXECUTE ON sys.sp_getapplock TO replica_reader");
 
       rmSync(cli.dir, { recursive: true, force: true });
       cli = fakeClis({ sqlcmd: "fails" });

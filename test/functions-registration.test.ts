@@ -161,6 +161,12 @@ describe("function registration (what Azure and the local runtime both read)", (
       expect(fn.trigger.createLeaseContainerIfNotExists, fn.name).not.toBe(true);
       expect(fn.retryOptions, fn.name).toMatchObject({ strategy: "exponentialBackoff", maxRetryCount: -1 });
     }
+    // The logins' watchdog: a timer every few seconds (statement and connection limits a login cannot lift).
+    expect(functions.find((f) => f.name === "replica-logins-enforce")?.trigger).toMatchObject({
+      type: "timerTrigger",
+      schedule: "*/5 * * * * *",
+      runOnStartup: false,
+    });
   });
 
   it("the file drop's trigger is an Event Grid blob trigger that hands the function a reference to the blob (sdkBinding), never its bytes", async () => {
@@ -233,6 +239,11 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["feed-files-ingest", "blobTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],
+      [
+        "replica-logins-enforce",
+        "timerTrigger",
+        (load("./shared/config.js") as typeof ConfigModule).getConfig().REPLICA_WATCHDOG_SCHEDULE,
+      ],
       ["valuations-run", "serviceBusTrigger", undefined],
       ["valuations-sweep", "timerTrigger", schedules.valuationSweep],
       ["webhook-deliver", "serviceBusTrigger", undefined],

@@ -39,7 +39,7 @@ export class Composition {
     this.blobSources = new BlobSourceServices(this.core, this.feeds);
     this.exports = new ExportServices(this.core, this.investments);
     this.console = new ConsoleServices(this.core);
-    this.replica = new ReplicaServices(this.core);
+    this.replica = new ReplicaServices(this.core, this.investments);
   }
 }
 

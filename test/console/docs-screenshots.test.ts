@@ -223,7 +223,7 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await go("#/exceptions", "Exceptions");
     await shot("exceptions");
 
-    // The replica's API is merged from another branch: its page as API.md pins the answers.
+    // The replica as it looks in Azure (SQL Server, Power BI's Azure SQL steps), with a busy deployment's figures.
     const stop = await intercept(page, (request) => {
       const path = new URL(request.url()).pathname;
       const json = (body: unknown): true => {
@@ -239,8 +239,8 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
             database: "analytics",
             schema: "analytics",
             authentication: ["entra", "sql-login"],
-            status: "healthy",
-            lagSeconds: 2,
+            status: "current",
+            lagSeconds: 0,
             lastProjectedAt: new Date().toISOString(),
             tables: (
               [
@@ -257,8 +257,24 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
       if (path === "/api/v1/settings/replica/logins")
         return json({
           data: [
-            { id: "rl_1", name: "Power BI (finance)", username: "bi_finance", createdAt: "2026-11-20T08:00:00.000Z" },
-            { id: "rl_2", name: "Risk dashboards", username: "bi_risk", createdAt: "2026-11-22T14:12:00.000Z" },
+            {
+              id: "rl_1",
+              name: "Power BI (finance)",
+              username: "ro_power_bi_finance_k3x9q2",
+              connectionLimit: 10,
+              statementTimeoutSeconds: 60,
+              createdAt: "2026-11-20T08:00:00.000Z",
+              updatedAt: "2026-11-20T08:00:00.000Z",
+            },
+            {
+              id: "rl_2",
+              name: "Risk dashboards",
+              username: "ro_risk_dashboards_p2m8d1",
+              connectionLimit: 4,
+              statementTimeoutSeconds: 300,
+              createdAt: "2026-11-22T14:12:00.000Z",
+              updatedAt: "2026-11-22T14:12:00.000Z",
+            },
           ],
           pagination: { page: 1, pageSize: 200, totalItems: 2, totalPages: 1 },
         });
