@@ -261,7 +261,7 @@ describe("azd: azure.yaml and its hooks", () => {
     expect(run.stderr).toContain("install go-sqlcmd");
   });
 
-  it("postdeploy subscribes feed-files-ingest to BlobCreated events under inbound/ with the host's blobs extension key", () => {
+  it("postdeploy subscribes feed-files-ingest to BlobCreated events of whole files under inbound/ (the filter read from inbound-event-filter.json) with the host's blobs extension key", () => {
     cli = fakeClis({ blobsKey: "blobs-key-123" });
     const run = hook("postdeploy", {
       ...cli.env,
@@ -281,6 +281,22 @@ describe("azd: azure.yaml and its hooks", () => {
     );
     expect(at("--included-event-types")).toBe("Microsoft.Storage.BlobCreated");
     expect(at("--subject-begins-with")).toBe("/blobServices/default/containers/inbound/");
+    // Only the APIs that mean a whole file is there: SftpCreate (the empty blob of an SFTP upload
+    // being opened) and CreateFile never reach the function. Read from the one definition of the filter.
+    const filter = create?.slice(create.indexOf("--advanced-filter") + 1, create.indexOf("--output"));
+    expect(filter).toEqual([
+      "data.api",
+      "StringIn",
+      "PutBlob",
+      "PutBlockList",
+      "CopyBlob",
+      "FlushWithClose",
+      "SftpCommit",
+    ]);
+    const file = JSON.parse(readFileSync(join(root, "infra", "hooks", "inbound-event-filter.json"), "utf8")) as {
+      advancedFilters: { key: string; operatorType: string; values: string[] }[];
+    };
+    expect(file.advancedFilters.flatMap((f) => [f.key, f.operatorType, ...f.values])).toEqual(filter);
     // The function named in the endpoint is the blob trigger the code registers.
     expect(readFileSync(join(root, "functions", "feed-files-ingest.ts"), "utf8")).toMatch(
       /app\.storageBlob\("feed-files-ingest"/,
