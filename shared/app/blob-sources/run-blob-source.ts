@@ -7,7 +7,9 @@ import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
 import type { SettingsRepository } from "../../ports/settings-repository";
 import type { BlobSourceVersions, CustomerContainers, StoredBlobSourceRun } from "../../ports/blob-sources";
-import { CustomerContainerError, versionKey } from "../../domain/customer-blob";
+import { CustomerContainerError, versionKey, type CustomerBlob } from "../../domain/customer-blob";
+import { inboundNameProblem, printableName } from "../../domain/inbound-name";
+import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
 import type { RunLease } from "../scheduled-runs/run-lease";
 import type { BlobSourceMessage } from "./blob-source-runs";
 
@@ -27,6 +29,8 @@ export interface RunBlobSourceDeps {
   log: Logger;
   /** Checked again at each run, so a source saved before a rule cannot read the service's own storage. */
   storage: ServiceStorage;
+  /** Where a blob the run cannot copy is reported to a person (its name no store can hold). */
+  dataQuality: Pick<DataQualityExceptions, "open">;
 }
 
 /**
@@ -88,8 +92,10 @@ export class RunBlobSource {
     let savedAt = this.deps.clock.now().getTime();
     for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
       run.listed += page.length;
-      const matching = page.filter((b) => matches(baseNameOf(b.name)));
-      run.matched += matching.length;
+      const matched = page.filter((b) => matches(baseNameOf(b.name)));
+      run.matched += matched.length;
+      // A name no store can hold is skipped and reported, never copied to stop ingestion later.
+      const matching = await this.withoutUnholdableNames(source, matched);
       const seen = await this.deps.versions.seen(source.id, matching);
       for (const blob of matching) {
         if (seen.has(versionKey(blob))) {
@@ -118,6 +124,35 @@ export class RunBlobSource {
         }
       }
     }
+  }
+
+  /**
+   * The blobs whose names ingestion can take; each other one is logged and opened as a data-quality
+   * exception on the source (once per version), so a person sees why it was not copied.
+   */
+  private async withoutUnholdableNames(source: BlobSource, blobs: CustomerBlob[]): Promise<CustomerBlob[]> {
+    const refused = blobs.flatMap((b) => {
+      const problem = inboundNameProblem(b.name);
+      return problem === undefined ? [] : [{ blob: b, problem }];
+    });
+    if (refused.length === 0) return blobs;
+    for (const { blob, problem } of refused)
+      this.deps.log.warn("blob source: a blob whose name no store can hold was not copied", {
+        blobSourceId: source.id,
+        name: printableName(blob.name),
+        problem,
+      });
+    await this.deps.dataQuality.open(
+      refused.map(({ blob, problem }) => ({
+        key: `blob-source-name:${source.id}:${blob.name}:${blob.etag}`,
+        type: "VALIDATION_FAILED",
+        severity: "warning",
+        message: `blob "${printableName(blob.name)}" of the source's container was not copied: its name ${problem}, which no store can hold; give it another name there`,
+        entity: { type: "blobSource", id: source.id },
+      })),
+      null,
+    );
+    return blobs.filter((b) => !refused.some((r) => r.blob === b));
   }
 }
 
