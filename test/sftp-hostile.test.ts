@@ -51,8 +51,8 @@ describe("SFTP drop: hostile clients", () => {
     data?.remove();
   }, 60_000);
 
-  const inbound = () =>
-    BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
+  const blobs = () => BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "");
+  const inbound = () => blobs().getContainerClient("inbound");
   const newFeed = async (fields: Record<string, unknown> = {}): Promise<Login> => {
     const reply = await call("POST", FEEDS, {
       token,
@@ -150,6 +150,62 @@ describe("SFTP drop: hostile clients", () => {
     expect(await inboxOf(login.id)).toEqual([]);
   });
 
+  it("a name with a noncharacter (U+FFFE and the rest) or an unpaired surrogate is refused at open, as control characters are", async () => {
+    const login = await newFeed();
+    const sftp = await connect(login);
+    const names: [string, string][] = [
+      ["custodian-positions-a\uFFFEb.csv", "U+FFFE"],
+      ["custodian-positions-a\uFFFFb.csv", "U+FFFF"],
+      ["custodian-positions-a\uFDD0b.csv", "U+FDD0"],
+      ["custodian-positions-a\u{10FFFE}b.csv", "U+10FFFE"],
+      // Not UTF-8 at all: the client sends what its encoder makes of it, which the server reads as U+FFFD.
+      ["custodian-positions-a\uD800b.csv", "U+FFFD"],
+    ];
+    for (const [name, problem] of names) {
+      await expect(sftp.put(fixture, name), JSON.stringify(name)).rejects.toThrow(
+        new RegExp(
+          `denied: a file name must be Unicode text without noncharacters .*; this one holds [^;]*${problem.replace("+", "\\+")}`,
+        ),
+      );
+    }
+    expect(await sftp.list("/")).toEqual([]);
+    expect(await inboxOf(login.id)).toEqual([]);
+  });
+
+  it("a blob named with U+FFFE put straight into inbound stops no other feed's files: it is refused with a failed job and quarantined", async () => {
+    const [bad, good] = [await newFeed({ status: "testing" }), await newFeed({ status: "testing" })];
+    const badName = "custodian-positions-a\uFFFEb.csv";
+    // Storage takes the name (the emulator does; nothing in the service writes it).
+    await inbound().getBlockBlobClient(`${bad.id}/${badName}`).upload(fixture, fixture.length);
+    const goodSftp = await connect(good);
+    await goodSftp.put(fixture, "custodian-positions-after.csv");
+    const jobOf = async (feedId: string): Promise<Record<string, unknown>> =>
+      vi.waitFor(
+        async () => {
+          const jobs = (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token, base: runtime.baseUrl })).body
+            .data as Record<string, unknown>[];
+          const done = jobs.find((j) => j.status !== "running");
+          assert.isDefined(done, `the job of feed ${feedId}`);
+          return done;
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+    expect(await jobOf(good.id)).toMatchObject({ fileName: "custodian-positions-after.csv", status: "completed" });
+    const refused = await jobOf(bad.id);
+    expect(refused).toMatchObject({
+      fileName: "custodian-positions-a\\u{fffe}b.csv",
+      status: "failed",
+      counts: { received: 0, accepted: 0, rejected: 0 },
+      errors: [
+        { field: "file", message: expect.stringMatching(/the file name holds the Unicode noncharacter U\+FFFE/) },
+      ],
+    });
+    // Out of the inbox, so the feed's own listing (SFTP, a resume) works again.
+    await expect.poll(() => inboxOf(bad.id), { timeout: 10_000 }).toEqual([]);
+    expect(await blobs().getContainerClient("quarantine").getBlobClient(`${bad.id}/${badName}`).exists()).toBe(true);
+    expect(await (await connect(bad)).list("/")).toEqual([]);
+  });
+
   it("a file with U+2028 in its name that reaches the inbox another way (a blob upload) is ingested, not left there", async () => {
     const login = await newFeed({ status: "testing" });
     const name = "custodian-positions-a\u2028b.csv";
@@ -230,6 +286,8 @@ describe("SFTP drop: hostile clients", () => {
   const tryPasswords = (
     login: Login,
     passwords: string[],
+    /** The loopback address the client connects from (127.0.0.1 unless given). */
+    from?: string,
   ): Promise<{ tried: number; outcome: "ready" | "closed" | "refused"; ms: number }> =>
     new Promise((resolve) => {
       const started = Date.now();
@@ -253,6 +311,7 @@ describe("SFTP drop: hostile clients", () => {
         port: login.port,
         username: login.username,
         readyTimeout: 60_000,
+        ...(from !== undefined ? { localAddress: from } : {}),
         authHandler: (_methodsLeft, _partial, next) => {
           const password = passwords[tried];
           if (password === undefined) return next(false as never);
@@ -302,6 +361,26 @@ describe("SFTP drop: hostile clients", () => {
     expect(runtime.output()).not.toMatch(/Xq7w/);
     expect(runtime.output()).not.toContain(victim.password);
   }, 90_000);
+
+  it("eight wrong passwords for a feed's login from one address do not delay the provider's login from another", async () => {
+    const victim = await newFeed();
+    // A burst of guesses from 127.0.0.2, one connection each: they queue there, one delay apart.
+    const guesses = Array.from({ length: 8 }, (_, i) => tryPasswords(victim, [`elsewhere-${i}-Vb3m`], "127.0.0.2"));
+    await expect
+      .poll(() => logged("sftp login failed").filter((l) => l.address === "127.0.0.2").length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(1);
+    // The provider, from 127.0.0.3, meanwhile: in at once (it waited 27 s, or was refused, when the wait was the login name's).
+    const provider = await tryPasswords(victim, [victim.password], "127.0.0.3");
+    expect(provider.outcome).toBe("ready");
+    expect(provider.ms).toBeLessThan(2_000);
+    expect((await Promise.all(guesses)).every((g) => g.outcome === "refused")).toBe(true);
+    expect(
+      logged("sftp login failed").filter((l) => l.username === victim.username && l.address === "127.0.0.2"),
+    ).toHaveLength(8);
+    // The guessing address itself waits: its next attempt, even with the right password, queues behind its delay.
+    const fromGuesser = await tryPasswords(victim, [victim.password], "127.0.0.2");
+    expect(fromGuesser.outcome === "refused" || fromGuesser.ms >= 1_000).toBe(true);
+  }, 60_000);
 
   it("a connection is closed after SFTP_MAX_AUTH_TRIES failed attempts: a hundred passwords in one connection get four tries", async () => {
     const victim = await newFeed();
