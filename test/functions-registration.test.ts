@@ -112,6 +112,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["events-fan-out", "events"],
       ["webhook-deliver", "deliveries"],
       ["valuations-run", "valuations"],
+      ["feed-files-queued", "feed-files"],
     ]) {
       const fn = functions.find((f) => f.name === name);
       expect(fn?.trigger.queueName, name).toBe(queue);
@@ -231,6 +232,7 @@ describe("function registration (what Azure and the local runtime both read)", (
         (load("./shared/config.js") as typeof ConfigModule).getConfig().EXPORTS_SCHEDULE,
       ],
       ["feed-files-ingest", "blobTrigger", undefined],
+      ["feed-files-queued", "serviceBusTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],
       ["valuations-run", "serviceBusTrigger", undefined],
