@@ -4,8 +4,10 @@ import { BlobServiceClient, RestError, type BlockBlobClient } from "@azure/stora
 import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from "@azure/storage-queue";
 import { invoke, type LoadedFunction } from "./functions-host";
 import { BLOB_SOURCE, checkBlobTrigger, compileBlobPath, modelBindingData } from "./blob-trigger";
-import { blobOfSubject, storageEventSchema, type StorageEvent } from "./event-grid/storage-event";
-import { deliveryQueueOf, loadSubscriptions, SUBSCRIPTIONS_CONTAINER } from "./event-grid/subscriptions";
+import { blobOfSubject, type StorageEvent } from "./event-grid/storage-event";
+import { storageEventSchema } from "./event-grid/storage-event-schema";
+import { loadSubscriptions } from "./event-grid/subscriptions";
+import { deliveryQueueOf, SUBSCRIPTIONS_CONTAINER } from "./event-grid/subscription-names";
 import { holdMessage } from "./queue-lease";
 import { decodeMessage } from "./queue-host";
 

@@ -5,7 +5,8 @@ import { ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
 import { parseStorageConnectionString } from "../shared/domain/storage-connection-string";
 import { queueNames } from "../shared/ports/message-bus";
 import { inboundEventFilter } from "./event-grid/event-filter";
-import { INBOUND_SUBSCRIPTION, saveSubscription } from "./event-grid/subscriptions";
+import { saveSubscription } from "./event-grid/subscriptions";
+import { INBOUND_SUBSCRIPTION } from "./event-grid/subscription-names";
 
 export const QUEUES = queueNames;
 export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine"] as const;

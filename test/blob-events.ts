@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { inboundEventFilter } from "../local/event-grid/event-filter";
-import { BLOB_CREATED, BLOB_DELETED, storageEventSchema, type StorageEvent } from "../local/event-grid/storage-event";
-import { deliveryQueueOf, saveSubscription } from "../local/event-grid/subscriptions";
+import { BLOB_CREATED, BLOB_DELETED, type StorageEvent } from "../local/event-grid/storage-event";
+import { storageEventSchema } from "../local/event-grid/storage-event-schema";
+import { saveSubscription } from "../local/event-grid/subscriptions";
+import { deliveryQueueOf } from "../local/event-grid/subscription-names";
 
 /**
  * Subscribes a blob-triggered function to a container's events with the file-drop trigger's filter

@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { BlobServiceClient, StorageSharedKeyCredential } from "@azure/storage-blob";
-import {
-  QueueServiceClient,
-  RestError,
-  StorageSharedKeyCredential as QueueSharedKeyCredential,
-} from "@azure/storage-queue";
+import type { BlobServiceClient } from "@azure/storage-blob";
+import type { QueueServiceClient } from "@azure/storage-queue";
 import { eventfulRequest, type EventfulRequest } from "./blob-request";
-import { matchesFilter } from "./event-filter";
+import type { EventFilter, FilteredEvent } from "./event-filter";
 import { blobSubject, BLOB_CREATED, eventMessage, type StorageEvent } from "./storage-event";
-import { deliveryQueueOf, loadSubscriptions, SUBSCRIPTIONS_CONTAINER, type EventSubscription } from "./subscriptions";
+import { deliveryQueueOf, SUBSCRIPTIONS_CONTAINER } from "./subscription-names";
+import type { EventSubscription } from "./subscriptions";
 
 export interface FrontDoorOptions {
   /** The port Azurite's blob service listens on (loopback). */
@@ -33,6 +30,41 @@ export interface FrontDoorConfig {
   queueEndpoint: string;
 }
 
+/**
+ * What delivering events takes (the storage SDKs, zod for the subscriptions): loaded once the front
+ * door listens, so that it is not on the emulator's start-up path.
+ */
+interface Delivery {
+  blobs: BlobServiceClient;
+  queues: QueueServiceClient;
+  isNotFound(error: unknown): boolean;
+  matches(filter: EventFilter, event: FilteredEvent): boolean;
+  load(skipped: (name: string, problem: string) => void): Promise<EventSubscription[]>;
+}
+
+async function loadDelivery(options: FrontDoorOptions): Promise<Delivery> {
+  const [blob, queue, filters, subscriptions] = await Promise.all([
+    import("@azure/storage-blob"),
+    import("@azure/storage-queue"),
+    import("./event-filter"),
+    import("./subscriptions"),
+  ]);
+  const blobs = new blob.BlobServiceClient(
+    `http://127.0.0.1:${options.upstreamPort}/${options.accountName}`,
+    new blob.StorageSharedKeyCredential(options.accountName, options.accountKey),
+  );
+  return {
+    blobs,
+    queues: new queue.QueueServiceClient(
+      options.queueEndpoint,
+      new queue.StorageSharedKeyCredential(options.accountName, options.accountKey),
+    ),
+    isNotFound: (error) => error instanceof queue.RestError && error.statusCode === 404,
+    matches: filters.matchesFilter,
+    load: (skipped) => subscriptions.loadSubscriptions(blobs.getContainerClient(SUBSCRIPTIONS_CONTAINER), skipped),
+  };
+}
+
 /** How long stop() waits for requests in flight (and the events they raise) before closing their connections. */
 const DRAIN_MS = 10_000;
 
@@ -48,8 +80,7 @@ const DRAIN_MS = 10_000;
 export class StorageFrontDoor {
   private readonly server: Server;
   private readonly agent = new Agent({ keepAlive: true });
-  private readonly blobs: BlobServiceClient;
-  private readonly queues: QueueServiceClient;
+  private delivery: Promise<Delivery> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   /** Bumped by every write to the subscriptions container: the cached list is read again. */
   private version = 0;
@@ -57,12 +88,6 @@ export class StorageFrontDoor {
   private sequence = 0;
 
   constructor(private readonly options: FrontDoorOptions) {
-    const credential = new StorageSharedKeyCredential(options.accountName, options.accountKey);
-    this.blobs = new BlobServiceClient(`http://127.0.0.1:${options.upstreamPort}/${options.accountName}`, credential);
-    this.queues = new QueueServiceClient(
-      options.queueEndpoint,
-      new QueueSharedKeyCredential(options.accountName, options.accountKey),
-    );
     this.server = createServer((req, res) => {
       const done = this.pass(req, res).catch((error: unknown) => {
         options.log(`storage front door: ${error instanceof Error ? error.message : String(error)}`);
@@ -82,6 +107,8 @@ export class StorageFrontDoor {
         this.server.off("error", reject);
         const address = this.server.address();
         resolve(typeof address === "object" && address !== null ? address.port : port);
+        // Loaded now, while the runtime starts its other parts, rather than at the first event.
+        void this.deliveryReady().catch(() => undefined);
       });
     });
   }
@@ -142,15 +169,21 @@ export class StorageFrontDoor {
     });
   }
 
+  private deliveryReady(): Promise<Delivery> {
+    this.delivery ??= loadDelivery(this.options);
+    return this.delivery;
+  }
+
   /** Delivers the event of a successful request to the subscriptions whose filters pass it; never throws. */
   private async raise(op: EventfulRequest, req: IncomingMessage, answer: IncomingMessage): Promise<void> {
     try {
       const event = this.eventOf(op, req, answer);
-      const subscriptions = (await this.subscriptions()).filter((s) => matchesFilter(s.filter, event));
+      const delivery = await this.deliveryReady();
+      const subscriptions = (await this.subscriptions(delivery)).filter((s) => delivery.matches(s.filter, event));
       if (subscriptions.length === 0) return;
-      if (event.eventType === BLOB_CREATED) await this.describe(op, event);
+      if (event.eventType === BLOB_CREATED) await this.describe(delivery, op, event);
       const message = eventMessage(event);
-      for (const s of subscriptions) await this.deliver(deliveryQueueOf(s.function), message);
+      for (const s of subscriptions) await this.deliver(delivery, deliveryQueueOf(s.function), message);
     } catch (error) {
       this.options.log(
         `storage front door: the ${op.api} event of ${op.container}/${JSON.stringify(op.blob)} was not delivered: ${error instanceof Error ? error.message : String(error)}`,
@@ -184,9 +217,9 @@ export class StorageFrontDoor {
   }
 
   /** The created blob's type and length, as a BlobCreated event carries them (when it still is that version). */
-  private async describe(op: EventfulRequest, event: StorageEvent): Promise<void> {
+  private async describe(delivery: Delivery, op: EventfulRequest, event: StorageEvent): Promise<void> {
     try {
-      const p = await this.blobs.getContainerClient(op.container).getBlobClient(op.blob).getProperties();
+      const p = await delivery.blobs.getContainerClient(op.container).getBlobClient(op.blob).getProperties();
       if (p.etag?.replace(/"/g, "") !== event.data.eTag) return;
       event.data.contentLength = p.contentLength ?? 0;
       if (p.contentType !== undefined) event.data.contentType = p.contentType;
@@ -195,21 +228,21 @@ export class StorageFrontDoor {
     }
   }
 
-  private async deliver(queueName: string, message: string): Promise<void> {
-    const queue = this.queues.getQueueClient(queueName);
+  private async deliver(delivery: Delivery, queueName: string, message: string): Promise<void> {
+    const queue = delivery.queues.getQueueClient(queueName);
     try {
       await queue.sendMessage(message);
     } catch (error) {
       // Subscribed before its host first started: Event Grid would hold the event; the queue is made now.
-      if (!(error instanceof RestError && error.statusCode === 404)) throw error;
+      if (!delivery.isNotFound(error)) throw error;
       await queue.createIfNotExists();
       await queue.sendMessage(message);
     }
   }
 
-  private subscriptions(): Promise<EventSubscription[]> {
+  private subscriptions(delivery: Delivery): Promise<EventSubscription[]> {
     if (this.cached?.version !== this.version) {
-      const subscriptions = loadSubscriptions(this.blobs.getContainerClient(SUBSCRIPTIONS_CONTAINER), (name, problem) =>
+      const subscriptions = delivery.load((name, problem) =>
         this.options.log(`storage front door: subscription ${name} skipped: ${problem}`),
       );
       // A failed read is not kept: the next event reads again.

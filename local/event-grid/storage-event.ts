@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 export const BLOB_CREATED = "Microsoft.Storage.BlobCreated";
 export const BLOB_DELETED = "Microsoft.Storage.BlobDeleted";
 
@@ -7,30 +5,29 @@ export const BLOB_DELETED = "Microsoft.Storage.BlobDeleted";
  * A blob storage event as Event Grid delivers it (its Event Grid schema; the data fields the local
  * runtime fills). `data.api` names the operation that raised it: PutBlob, PutBlockList, CopyBlob,
  * DeleteBlob, or SftpCreate, SftpCommit, SftpRemove for the storage account's SFTP endpoint.
+ * (No zod here: the front door loads this module before the emulator is up, and every module counts.)
  */
-export const storageEventSchema = z.object({
-  id: z.string(),
-  topic: z.string(),
-  subject: z.string(),
-  eventType: z.string(),
-  eventTime: z.string(),
-  data: z
-    .object({
-      api: z.string(),
-      clientRequestId: z.string().optional(),
-      requestId: z.string().optional(),
-      eTag: z.string().optional(),
-      contentType: z.string().optional(),
-      contentLength: z.number().optional(),
-      blobType: z.string().optional(),
-      url: z.string(),
-      sequencer: z.string().optional(),
-    })
-    .loose(),
-  dataVersion: z.string(),
-  metadataVersion: z.string(),
-});
-export type StorageEvent = z.infer<typeof storageEventSchema>;
+export interface StorageEvent {
+  id: string;
+  topic: string;
+  subject: string;
+  eventType: string;
+  eventTime: string;
+  data: {
+    api: string;
+    clientRequestId?: string | undefined;
+    requestId?: string | undefined;
+    eTag?: string | undefined;
+    contentType?: string | undefined;
+    contentLength?: number | undefined;
+    blobType?: string | undefined;
+    url: string;
+    sequencer?: string | undefined;
+    [key: string]: unknown;
+  };
+  dataVersion: string;
+  metadataVersion: string;
+}
 
 /** `/blobServices/default/containers/<container>/blobs/<name>`: the subject of a blob's events. */
 export const blobSubject = (container: string, blob: string): string =>

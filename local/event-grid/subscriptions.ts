@@ -1,15 +1,9 @@
 import type { BlobServiceClient, ContainerClient } from "@azure/storage-blob";
 import { z } from "zod";
 import { eventFilterSchema } from "./event-filter";
+import { SUBSCRIPTIONS_CONTAINER } from "./subscription-names";
 
-/**
- * The local Event Grid's subscriptions to the storage account's events, kept in the emulator itself
- * (what `az eventgrid … event-subscription create` makes in Azure): one JSON blob per subscription.
- * Each delivers the events its filter passes to one blob-triggered function: in Azure to the host's
- * blobs webhook, which puts them on the host's blob-trigger queue; locally straight onto that queue.
- */
-export const SUBSCRIPTIONS_CONTAINER = "local-eventgrid-subscriptions";
-
+/** A subscription as stored (subscription-names.ts says where). */
 export const eventSubscriptionSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9-]{3,64}$/),
@@ -19,21 +13,6 @@ export const eventSubscriptionSchema = z
   })
   .strict();
 export type EventSubscription = z.infer<typeof eventSubscriptionSchema>;
-
-/** The subscription of the file-drop trigger, as `postdeploy` names it and the function it delivers to. */
-export const INBOUND_SUBSCRIPTION = { name: "inbound-files", function: "feed-files-ingest" } as const;
-
-/**
- * The queue a function's events wait on: the host's blob-trigger queue (one per function here; a
- * storage queue name is 3-63 lower-case letters, digits and single hyphens).
- */
-export function deliveryQueueOf(functionName: string): string {
-  const tail = functionName
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-|-$/g, "");
-  return `azure-webjobs-blobtrigger-${tail}`.slice(0, 63).replace(/-$/, "");
-}
 
 /** Creates or replaces a subscription. */
 export async function saveSubscription(service: BlobServiceClient, subscription: EventSubscription): Promise<void> {
