@@ -6,8 +6,13 @@ import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
 import type { SettingsRepository } from "../../ports/settings-repository";
-import type { BlobSourceVersions, CustomerContainers, StoredBlobSourceRun } from "../../ports/blob-sources";
-import { CustomerContainerError, versionKey, type CustomerBlob } from "../../domain/customer-blob";
+import type {
+  BlobSourceVersions,
+  CopyOutcome,
+  CustomerContainers,
+  StoredBlobSourceRun,
+} from "../../ports/blob-sources";
+import { CustomerBlobError, CustomerContainerError, versionKey, type CustomerBlob } from "../../domain/customer-blob";
 import { inboundNameProblem, printableName } from "../../domain/inbound-name";
 import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
 import type { RunLease } from "../scheduled-runs/run-lease";
@@ -90,6 +95,7 @@ export class RunBlobSource {
     const matches = compileFilePattern(source.filePattern);
     const origin = { source: "blob", blobsourceid: source.id };
     let savedAt = this.deps.clock.now().getTime();
+    const refused: string[] = [];
     for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
       run.listed += page.length;
       const matched = page.filter((b) => matches(baseNameOf(b.name)));
@@ -105,7 +111,19 @@ export class RunBlobSource {
         const inboundName = inboundNameOf(source.feedId, source.id, blob.name, blob.etag);
         // Where the copy came from, for whoever looks at it in inbound (metadata values are ASCII: the name is URI-encoded).
         const metadata = { ...origin, sourcename: encodeURIComponent(blob.name), sourceetag: blob.etag };
-        const outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
+        let outcome: CopyOutcome;
+        try {
+          outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
+        } catch (error) {
+          if (!(error instanceof CustomerBlobError)) throw error;
+          // Not recorded: the next run tries it again. Meanwhile it holds up none of the others.
+          refused.push(error.message);
+          this.deps.log.warn("blob source: a blob could not be copied; the others go on", {
+            blobSourceId: source.id,
+            error: error.message,
+          });
+          continue;
+        }
         if (outcome === "changed") continue; // a newer version is the next run's
         const file = { name: blob.name, etag: blob.etag, inboundName };
         await this.deps.versions.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
@@ -124,6 +142,10 @@ export class RunBlobSource {
         }
       }
     }
+    if (refused.length > 0)
+      throw new CustomerContainerError(
+        `${refused.length} blob${refused.length === 1 ? "" : "s"} could not be copied (the first, ${printableName(refused[0] ?? "")}); the others were, and the next run tries ${refused.length === 1 ? "it" : "them"} again`,
+      );
   }
 
   /**
