@@ -215,7 +215,7 @@ describe("local blob host (on Azurite)", () => {
 
   it("the file-drop trigger's subscription is the one postdeploy makes: the filter of infra/hooks/inbound-event-filter.json, delivering to feed-files-ingest", async () => {
     const blob = BlobServiceClient.fromConnectionString(connection())
-      .getContainerClient("local-eventgrid-subscriptions")
+      .getContainerClient("azure-webjobs-eventgrid-subscriptions")
       .getBlobClient("inbound-files.json");
     const stored = JSON.parse((await blob.downloadToBuffer()).toString("utf8")) as unknown;
     expect(stored).toEqual({
