@@ -134,7 +134,7 @@ describe("Feeds › a paused feed's files wait in inbound and are ingested when 
     expect(archived).toEqual({ feedid: feedId, source: "sftp" });
   }, 90_000);
 
-  it("a metadata change raises nothing, as in Azure: a live feed's file re-stamped in inbound is not ingested again, nor is a paused one's picked up by it", async () => {
+  it("a metadata change raises nothing, as in Azure: a paused feed's waiting file re-stamped in inbound is not run again", async () => {
     const created = await api("POST", FEEDS, { ...securitiesFeed, status: "paused" });
     expect(created.status, created.text).toBe(201);
     const feedId = created.body.data.id as string;
