@@ -29,6 +29,10 @@ if [ -z "$key" ]; then
   exit 1
 fi
 
+# The smoke test first (PowerShell twin of this hook: postdeploy.ps1): the API answers, and the host's
+# blobs webhook answers Event Grid's handshake, which the subscription below needs.
+BLOBS_EXTENSION_KEY=$key node "$(dirname "$0")/smoke-test.js"
+
 # The filter file as the Azure CLI's arguments, one a line (node: azd builds the app with it).
 filter_file="$(cd "$(dirname "$0")" && pwd)/inbound-event-filter.json"
 filter_args=$(node -e '
