@@ -37,6 +37,7 @@ import "./exports-run";
 import "./exports-runs-list";
 import "./exports-schedule";
 import "./feed-files-ingest";
+import "./feed-files-queued";
 import "./feeds-create";
 import "./feeds-delete";
 import "./feeds-get";

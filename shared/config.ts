@@ -149,10 +149,10 @@ export const configSchema = z
     SFTP_MAX_UPLOADS: positiveInt.default(16),
     /** The local SFTP drop: failed password or key attempts one connection may make before it is closed. */
     SFTP_MAX_AUTH_TRIES: positiveInt.default(6),
-    /** The local SFTP drop: seconds a login name and an address wait after a failed password, doubling with each further failure. */
+    /** The local SFTP drop: seconds an address waits after a failed password, doubling with each further failure. */
     SFTP_AUTH_BACKOFF_SECONDS: z.coerce.number().positive().max(60).default(1),
     /** The local SFTP drop: the longest such wait; an attempt that would queue longer is refused unchecked. */
-    SFTP_AUTH_BACKOFF_MAX_SECONDS: z.coerce.number().positive().max(600).default(30),
+    SFTP_AUTH_BACKOFF_MAX_SECONDS: z.coerce.number().positive().max(600).default(10),
     /** The storage account whose local users are the feeds' logins: /subscriptions/…/resourceGroups/…/providers/Microsoft.Storage/storageAccounts/<name>. */
     STORAGE_ACCOUNT_RESOURCE_ID: z
       .string()
