@@ -64,6 +64,12 @@ export const configSchema = z
      * sending: a 10,000-event import takes about 30 s to publish to local Azurite queues.
      */
     OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /**
+     * A published event whose fan-out has not completed this long after it was sent (its message lost,
+     * or its process killed mid-way) is sent to the fan-out again, on the relay's timer. Longer than the
+     * relay's grace: a fan-out waits its turn on the queue and POSTs every first attempt (up to 15 s each).
+     */
+    FAN_OUT_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()
@@ -101,6 +107,8 @@ export const configSchema = z
           )
           .min(1),
       ),
+    /** A webhook whose every delivery has failed for this many days (fractions allowed) is disabled, with the reason. */
+    WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().max(365).default(5),
     /** When pending deliveries whose message was lost (or whose sender died) are sent again; NCRONTAB, every minute by default. */
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */

@@ -5,7 +5,8 @@ export type PendingEvent = EventEnvelope & { traceparent?: string };
 
 /**
  * Events stored durably beside the data that caused them, until they are published to the `events`
- * queue (at-least-once: an entry is marked published only after the bus accepted it).
+ * queue (at-least-once: an entry is marked published only after the bus accepted it) and fanned out
+ * (marked once every subscribed webhook has its delivery record).
  */
 export interface Outbox {
   /**
@@ -17,6 +18,19 @@ export interface Outbox {
   list(filter: { event?: string; since?: string }): Promise<EventEnvelope[]>;
   /** Entries not yet published that were appended before `appendedBefore` (ISO time), oldest first, at most `limit`, each with its trace context. */
   unpublished(appendedBefore: string, limit: number): Promise<PendingEvent[]>;
-  /** Marks entries as published to the bus, so the relay does not send them again. Unknown ids are ignored. */
+  /**
+   * Records that entries were (just) sent to the bus: the relay does not send them again, and the fan-out
+   * sweep waits its grace period from now before it does. Unknown ids are ignored.
+   */
   markPublished(ids: readonly string[]): Promise<void>;
+  /**
+   * Records that the fan-out of these events is complete: a delivery record exists for every webhook
+   * that was subscribed to each. Unknown ids are ignored.
+   */
+  markFannedOut(ids: readonly string[]): Promise<void>;
+  /**
+   * Published entries whose fan-out has not completed (its message lost, or the process ended mid-way),
+   * last sent before `publishedBefore` (ISO time), oldest first, at most `limit`, each with its trace context.
+   */
+  notFannedOut(publishedBefore: string, limit: number): Promise<PendingEvent[]>;
 }

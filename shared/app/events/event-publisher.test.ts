@@ -9,6 +9,7 @@ import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message
 import { eventMessages } from "./event-messages";
 import { EventPublisher } from "./event-publisher";
 import { RelayOutbox } from "./relay-outbox";
+import { SweepFanOut } from "./sweep-fan-out";
 
 /** A bus that records what it accepted, or refuses everything while `down`. */
 class RecordingBus implements MessageBus {
@@ -155,6 +156,39 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
         .map((e) => e.id)
         .sort(),
     );
+  });
+
+  it("sends a published event again while its fan-out has not completed, each grace period, until the fan-out records it", async () => {
+    await drain(new RecordingBus());
+    const sweep = (bus: RecordingBus) =>
+      new SweepFanOut({ outbox, bus, clock, graceSeconds: 10, batchSize: 500, maxBatches: 100 }).execute();
+    // Earlier tests' entries were never fanned out: this test's fan-out records them first.
+    now += 3_600_000;
+    await outbox.markFannedOut(await sweep(new RecordingBus()));
+
+    const bus = new RecordingBus();
+    const [fannedOut, lost] = [event(), event()];
+    await new EventPublisher(outbox, () => bus, log).append([fannedOut, lost]); // published, both
+    await outbox.markFannedOut([fannedOut.id]); // the fan-out of one completed; the other's message was lost
+    now += 5_000;
+    expect(await sweep(bus)).toEqual([]); // within the grace period: its fan-out may be on its way
+    now += 6_000;
+    expect(await sweep(bus)).toEqual([lost.id]);
+    expect(await sweep(bus)).toEqual([]); // sent again just now: another grace period first
+    now += 11_000;
+    expect(await sweep(bus)).toEqual([lost.id]);
+    await outbox.markFannedOut([lost.id]);
+    await outbox.markPublished([lost.id]); // a late publisher's mark does not undo the fan-out's
+    now += 60_000;
+    expect(await sweep(bus)).toEqual([]);
+    expect(bus.ids()).toEqual([fannedOut.id, lost.id, lost.id, lost.id]);
+    // The relay's entries (never published) are the relay's, not the sweep's.
+    const down = new RecordingBus();
+    down.down = true;
+    const unpublished = event();
+    await new EventPublisher(outbox, () => down, log).append([unpublished]);
+    now += 60_000;
+    expect(await sweep(bus)).toEqual([]);
   });
 
   it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {

@@ -55,4 +55,12 @@ export class EventPublisher implements Outbox {
   markPublished(ids: readonly string[]): Promise<void> {
     return this.store.markPublished(ids);
   }
+
+  markFannedOut(ids: readonly string[]): Promise<void> {
+    return this.store.markFannedOut(ids);
+  }
+
+  notFannedOut(publishedBefore: string, limit: number): Promise<PendingEvent[]> {
+    return this.store.notFannedOut(publishedBefore, limit);
+  }
 }
