@@ -206,6 +206,7 @@ resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
     RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
     RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+    WEBHOOK_DISABLE_AFTER_DAYS: '5'
     // Each feed's SFTP login is a local user of the storage account (home inbound/<feedId>), port 22.
     SFTP_LOGINS: 'azure'
     STORAGE_ACCOUNT_RESOURCE_ID: storageAccountId
