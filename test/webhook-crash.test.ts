@@ -395,5 +395,5 @@ describe("webhook deliveries across a crash", () => {
       await receiver.down();
       dir.remove();
     }
-  }, 300_000);
+  }, 360_000);
 });
