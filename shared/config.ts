@@ -57,17 +57,17 @@ export const configSchema = z
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
-    /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */
+    /** When the outbox relay sends again events whose fan-out never completed (never sent, lost, or cut short); NCRONTAB, every 30 s by default. */
     OUTBOX_RELAY_SCHEDULE: z.string().min(1).default("*/30 * * * * *"),
     /**
      * The relay leaves entries younger than this to the write that appended them, which may still be
-     * sending: a 10,000-event import takes about 30 s to publish to local Azurite queues.
+     * sending, and to the fan-out: a 10,000-event import takes about 30 s to publish to local Azurite
+     * queues.
      */
     OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
     /**
-     * A published event whose fan-out has not completed this long after it was sent (its message lost,
-     * or its process killed mid-way) is sent to the fan-out again, on the relay's timer. Longer than the
-     * relay's grace: a fan-out waits its turn on the queue and POSTs every first attempt (up to 15 s each).
+     * An event the relay sent whose fan-out has still not completed this long after (that message lost
+     * too, or its process killed mid-way) is sent to the fan-out again, on the relay's timer.
      */
     FAN_OUT_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
     /** Price types valuation uses, most preferred first. */

@@ -8,21 +8,24 @@ import { stripSystem } from "./cosmos-errors";
 
 interface OutboxDoc extends EventEnvelope {
   docType: "outbox";
-  /** pending until the bus accepted the event; the relay re-publishes what stays pending. */
+  /**
+   * pending until its fan-out is complete (or the relay sent it again); the relay sends what stays
+   * pending. Entries from before the fan-out recorded itself were marked published once sent.
+   */
   status: "pending" | "published";
   /**
    * When the entry was written: the relay's grace period counts from here, not from the event's own
    * time. Entries from before the relay existed have none and are left alone (nothing consumed them).
    */
   appendedAt?: string;
-  /** When it was last sent to the `events` queue (by its writer, the relay, or the fan-out sweep). */
+  /** When the relay or the fan-out sweep last sent it to the `events` queue (or its fan-out completed). */
   publishedAt?: string;
   /** The W3C trace context the entry was appended in (the request's): the relay publishes it in that trace. */
   traceparent?: string;
   /**
    * `pending` until the fan-out recorded a delivery for every webhook subscribed to the event (`done`,
-   * at `fannedOutAt`): a published entry still pending is sent again by the sweep. Entries from before
-   * the fan-out recorded this have none and are left alone.
+   * at `fannedOutAt`): a relayed (published) entry still pending is sent again by the sweep. Entries
+   * from before the fan-out recorded this have none and are left alone.
    */
   fanOut?: "pending" | "done";
   fannedOutAt?: string;

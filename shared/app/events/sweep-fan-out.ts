@@ -15,11 +15,11 @@ export interface SweepFanOutDeps {
 }
 
 /**
- * Sends again, oldest first, the published events whose fan-out never completed: their `events` message
- * was lost (a queue that lost it, a process killed with it in hand and never handed back) or the fan-out
- * kept failing. The fan-out is idempotent (a delivery's id derives from event and webhook, and what is
- * recorded is not sent again), so a copy that races a slow original costs a read, not a second POST.
- * Each is marked as sent now, so it is sent again only after another grace period.
+ * Sends again, oldest first, the events the relay sent (published) whose fan-out has still not
+ * completed: that message too was lost, or the fan-out keeps failing. The fan-out is idempotent (a
+ * delivery's id derives from event and webhook, and what is recorded is not sent again), so a copy that
+ * races a slow original costs a read, not a second POST within an instance. Each is marked as sent now,
+ * so it is sent again only after another grace period.
  */
 export class SweepFanOut {
   constructor(private readonly deps: SweepFanOutDeps) {}
