@@ -173,26 +173,26 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     const bus = new RecordingBus();
     const relay = new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 });
     const [fannedOut, lost] = [event(), event()];
-    await new EventPublisher(outbox, () => bus, log).append([fannedOut!, lost!]); // sent, both
-    await outbox.markFannedOut([fannedOut!.id]); // the fan-out of one completed; the other's message was lost
+    await new EventPublisher(outbox, () => bus, log).append([fannedOut, lost]); // sent, both
+    await outbox.markFannedOut([fannedOut.id]); // the fan-out of one completed; the other's message was lost
     now += 5_000;
     expect(await relay.execute()).toEqual([]); // within the grace period: its fan-out may be on its way
     now += 6_000;
-    expect(await relay.execute()).toEqual([lost!.id]);
+    expect(await relay.execute()).toEqual([lost.id]);
     expect(await relay.execute()).toEqual([]); // relayed: the sweep's from now on
     now += 20_000;
     expect(await sweep(bus)).toEqual([]); // sent again just now: its grace period first
     now += 11_000;
-    expect(await sweep(bus)).toEqual([lost!.id]);
+    expect(await sweep(bus)).toEqual([lost.id]);
     expect(await sweep(bus)).toEqual([]);
     now += 31_000;
-    expect(await sweep(bus)).toEqual([lost!.id]);
-    await outbox.markFannedOut([lost!.id]);
-    await outbox.markPublished([lost!.id]); // a late relay's mark does not undo the fan-out's
+    expect(await sweep(bus)).toEqual([lost.id]);
+    await outbox.markFannedOut([lost.id]);
+    await outbox.markPublished([lost.id]); // a late relay's mark does not undo the fan-out's
     now += 60_000;
     expect(await sweep(bus)).toEqual([]);
     expect(await relay.execute()).toEqual([]);
-    expect(bus.ids()).toEqual([fannedOut!.id, lost!.id, lost!.id, lost!.id, lost!.id]);
+    expect(bus.ids()).toEqual([fannedOut.id, lost.id, lost.id, lost.id, lost.id]);
   });
 
   it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {
