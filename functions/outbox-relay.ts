@@ -1,5 +1,5 @@
 import { services } from "../shared/composition";
-import { getConfig } from "../shared/config";
+import { getSetting } from "../shared/config";
 import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /**
@@ -8,7 +8,7 @@ import { registerTimerFunction } from "../shared/triggers/timer-function";
  * before that are still not fanned out: together, every event reaches every subscribed webhook's log.
  */
 export const outboxRelay = registerTimerFunction("outbox-relay", {
-  schedule: getConfig().OUTBOX_RELAY_SCHEDULE,
+  schedule: getSetting("OUTBOX_RELAY_SCHEDULE"),
   handle: async (log) => {
     const published = await services().core.relayOutbox().execute();
     if (published.length > 0)
