@@ -88,5 +88,6 @@ import "./webhooks-deliveries-retry";
 import "./webhooks-get";
 import "./webhooks-list";
 import "./webhooks-patch";
+import "./webhooks-recover";
 import "./webhooks-rotate-secret";
 import "./webhooks-test";

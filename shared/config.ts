@@ -58,13 +58,19 @@ export const configSchema = z
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
-    /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */
+    /** When the outbox relay sends again events whose fan-out never completed (never sent, lost, or cut short); NCRONTAB, every 30 s by default. */
     OUTBOX_RELAY_SCHEDULE: z.string().min(1).default("*/30 * * * * *"),
     /**
      * The relay leaves entries younger than this to the write that appended them, which may still be
-     * sending: a 10,000-event import takes about 30 s to publish to local Azurite queues.
+     * sending, and to the fan-out: a 10,000-event import takes about 30 s to publish to local Azurite
+     * queues.
      */
     OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /**
+     * An event the relay sent whose fan-out has still not completed this long after (that message lost
+     * too, or its process killed mid-way) is sent to the fan-out again, on the relay's timer.
+     */
+    FAN_OUT_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()
@@ -113,6 +119,8 @@ export const configSchema = z
           )
           .min(1),
       ),
+    /** A webhook whose every delivery has failed for this many days (fractions allowed) is disabled, with the reason. */
+    WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().max(365).default(5),
     /** When pending deliveries whose message was lost (or whose sender died) are sent again; NCRONTAB, every minute by default. */
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */

@@ -28,6 +28,11 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
   const scratch = tempDir("ids-console-docs-");
   beforeAll(async () => {
     await receiver.up();
+    receiver.answer = () => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: '{"received":true}',
+    });
   });
   afterAll(async () => {
     await receiver.down();
@@ -166,6 +171,16 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await click(page, "button", "Send test event");
     await waitForText(page, "200");
     await shot("webhook");
+    // A delivery's attempt: what was sent and what came back.
+    const row = await page.waitForSelector("::-p-xpath(//main//tbody/tr[1])");
+    await click(row!, "button", "Attempts");
+    for (const summary of ["Request sent (attempt 1)", "Response received (attempt 1)"])
+      await (await page.waitForSelector(
+        `::-p-xpath(//main//summary[normalize-space()=${JSON.stringify(summary)}])`,
+      ))!.click();
+    await waitForText(page, '"received": true');
+    await page.$eval("#deliveries-heading", (el) => el.scrollIntoView({ block: "start" }));
+    await shot("webhook-attempts");
 
     await go("#/exports", "Data Exports");
     await shot("data-exports");
