@@ -52,7 +52,7 @@ describe("a run's status as answered", () => {
         feedId: "fd_1",
         fileName: "prices.csv",
         status: "failed",
-        counts: { received: 2, accepted: 0, rejected: 1 },
+        counts: { received: 2, accepted: 0, rejected: 1, removed: 0 },
         errors: [
           { field: "file", message: "1 row rejected" },
           { field: "price", message: "row 2: must be a number" },
