@@ -9,6 +9,7 @@ import { ExportsPage } from "./exports.js";
 import { FeedDetail } from "./feed-detail.js";
 import { FeedsPage } from "./feeds.js";
 import { JobDetail, JobsPage } from "./jobs.js";
+import { OverviewPage } from "./overview.js";
 import { ReplicaPage } from "./replica.js";
 import { WebhookDetail } from "./webhook-detail.js";
 import { WebhooksPage } from "./webhooks.js";
@@ -18,6 +19,8 @@ import { WebhooksPage } from "./webhooks.js";
 
 /** @type {Area[]} */
 export const AREAS = [
+  // The landing page (the first area is shown when the address names none).
+  { path: "overview", label: "Overview", list: OverviewPage },
   { path: "webhooks", label: "Webhooks", list: WebhooksPage, detail: WebhookDetail },
   { path: "exports", label: "Data Exports", list: ExportsPage, detail: ExportDetail },
   { path: "feeds", label: "Feeds", list: FeedsPage, detail: FeedDetail },

@@ -10,7 +10,7 @@ import { useApi } from "../lib/use-api.js";
 import { LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { Field } from "../ui/fields.js";
 
-const TYPES = [
+export const EXCEPTION_TYPES = [
   "VALIDATION_FAILED",
   "UNKNOWN_SECURITY",
   "MISSING_PRICE",
@@ -22,8 +22,13 @@ const TYPES = [
   "REPLICA_REJECTED",
 ];
 
-export function ExceptionsPage() {
-  const filters = useForm({ status: "open", type: "", severity: "" });
+/** @param {{ query: URLSearchParams }} props filters from the address (the Overview links to open exceptions of a type) */
+export function ExceptionsPage({ query }) {
+  const filters = useForm({
+    status: query.get("status") ?? "open",
+    type: query.get("type") ?? "",
+    severity: query.get("severity") ?? "",
+  });
   const [page, setPage] = useState(1);
   const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
   const [resolving, setResolving] = useState(/** @type {string | undefined} */ (undefined));
@@ -53,7 +58,7 @@ export function ExceptionsPage() {
         ["open", "Open"],
         ["resolved", "Resolved"],
       ]} />
-      <${Field} form=${filters} name="type" label="Type" options=${[["", "Any type"], ...TYPES.map((t) => /** @type {[string, string]} */ ([t, t]))]} />
+      <${Field} form=${filters} name="type" label="Type" options=${[["", "Any type"], ...EXCEPTION_TYPES.map((t) => /** @type {[string, string]} */ ([t, t]))]} />
       <${Field} form=${filters} name="severity" label="Severity" options=${[
         ["", "Any severity"],
         ["info", "Info"],
