@@ -149,10 +149,34 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     const rows = await page.$$eval("main table tbody tr", (trs) =>
       trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.innerText)),
     );
-    expect(rows.map((r) => [r[1], r[2], r[3], r[4], r[5], r[6], r[7]]).sort()).toEqual([
-      ["blob", "securities", expect.stringContaining("securities-20261124.csv"), "completed", "2", "2", "0"],
-      ["blob", "securities", expect.stringContaining("securities-20261125.csv"), "completed", "2", "1", "1"],
+    // Status, the feed's name (not its id), the file, how long it took; then source, data type and counts.
+    expect(
+      rows
+        .map((r) => [r[1], r[2], r[3], r[5], r[6], r[7], r[8], r[9]])
+        .sort((a, b) => String(a[2]).localeCompare(String(b[2]))),
+    ).toEqual([
+      [
+        "completed",
+        "Custodian securities",
+        expect.stringContaining("securities-20261124.csv"),
+        "blob",
+        "securities",
+        "2",
+        "2",
+        "0",
+      ],
+      [
+        "completed",
+        "Custodian securities",
+        expect.stringContaining("securities-20261125.csv"),
+        "blob",
+        "securities",
+        "2",
+        "1",
+        "1",
+      ],
     ]);
+    for (const r of rows) expect(r[4]).toMatch(/^\d+(\.\d)? (ms|s)$|^\d+ min \d\d s$/);
     await expectAccessible(page);
     await screenshot(page, "jobs");
 
@@ -160,6 +184,11 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     await withError?.click();
     await find(page, "heading", "Summary");
     expect(await textOf(page)).toMatch(/Received \/ accepted \/ rejected\s*2 \/ 1 \/ 1/);
+    // The feed by its name (read from the feeds; its id until then).
+    await page.waitForFunction(() =>
+      /Feed\s*Custodian securities/.test(document.querySelector("main")?.innerText ?? ""),
+    );
+    expect(await textOf(page)).toMatch(/Duration\s*\d/);
     const job = (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token })).body.data.find(
       (j: { counts: { rejected: number } }) => j.counts.rejected === 1,
     );
@@ -206,6 +235,19 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     const { page } = session();
     await page.setViewport({ width: 390, height: 844 });
     await openArea(page, "Blob Sources");
+    // The navigation scrolls sideways; the list keeps name, status, last and next run in view.
+    const nav = await page.$eval("nav.areas", (n) => ({
+      scrolls: n.scrollWidth > n.clientWidth,
+      overflowX: getComputedStyle(n).overflowX,
+    }));
+    expect(nav).toEqual({ scrolls: true, overflowX: "auto" });
+    await page.waitForFunction(() => document.querySelector("main table thead") !== null);
+    const shown = await page.$$eval("main table thead th", (ths) =>
+      ths.filter((th) => (th as HTMLElement).offsetParent !== null).map((th) => th.textContent),
+    );
+    expect(shown).toEqual(["Name", "Status", "Last run", "Next run"]);
+    const row = await page.$eval("main table tbody tr", (tr) => tr.getBoundingClientRect().right);
+    expect(row).toBeLessThanOrEqual(390);
     await click(page, "link", "Custodian drop");
     await find(page, "heading", "Custodian drop");
     await expectAccessible(page);

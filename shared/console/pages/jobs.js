@@ -9,6 +9,25 @@ import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { Field } from "../ui/fields.js";
 
+/** The feeds by id, for their names (a job names its feed by id). */
+function useFeedNames() {
+  const feeds = useApi("api/v1/settings/feeds", { pageSize: 200 });
+  return new Map((feeds.body?.data ?? []).map((/** @type {any} */ f) => [f.id, f.name]));
+}
+
+/** How long a job took ("1.2 s", "3 min 05 s"); while running, so far. @param {any} job */
+export function durationOf(job) {
+  const end = job.completedAt ? Date.parse(job.completedAt) : Date.now();
+  const ms = Math.max(0, end - Date.parse(job.startedAt));
+  const text =
+    ms < 1000
+      ? `${ms} ms`
+      : ms < 60_000
+        ? `${(ms / 1000).toFixed(1)} s`
+        : `${Math.floor(ms / 60_000)} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")} s`;
+  return job.completedAt ? text : `${text} so far`;
+}
+
 const FILTERS = /** @type {const} */ (["status", "source", "dataType", "feedId"]);
 
 /** @param {{ query: URLSearchParams }} props */
@@ -28,6 +47,7 @@ export function JobsPage({ query }) {
   );
   /** @type {any[]} */
   const jobs = list.body?.data ?? [];
+  const feedNames = useFeedNames();
   return html`<${PageHeader} title="Jobs" intro="Every refresh of data: an import through the API, or a file delivered over SFTP or read from a blob source." />
     <div class="filters" role="search" aria-label="Filter jobs">
       <${Field} form=${filters} name="status" label="Status" options=${[
@@ -56,18 +76,21 @@ export function JobsPage({ query }) {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} numeric=${["Received", "Accepted", "Rejected"]} caption="Jobs" head=${["Started", "Source", "Data type", "File", "Status", "Received", "Accepted", "Rejected"]}
+        ? html`<${Table} numeric=${["Received", "Accepted", "Rejected"]} caption="Jobs" head=${["Started", "Status", "Feed", "File", "Duration", "Source", "Data type", "Received", "Accepted", "Rejected"]}
+          minor=${["Source", "Data type", "Received", "Accepted", "Rejected"]}
           empty=${Object.values(v).some(Boolean) ? "No jobs match these filters." : "No jobs yet."}
           rows=${jobs.map(
-            (j) => html`<tr>
+            (j) => html`<tr class=${j.status === "failed" ? "failing" : undefined}>
               <td><a href=${href("jobs", j.id)}>${dateTime(j.startedAt)}</a></td>
-              <td>${j.source}</td>
-              <td>${j.dataType}</td>
-              <td class="wrap mono">${j.fileName ?? "—"}</td>
               <td><${Status} value=${j.status} />${j.duplicateOf ? html`<span class="sub">duplicate</span>` : null}</td>
-              <td class="num">${count(j.counts.received)}</td>
-              <td class="num">${count(j.counts.accepted)}</td>
-              <td class="num">${count(j.counts.rejected)}</td>
+              <td class="wrap">${j.feedId ? (feedNames.get(j.feedId) ?? j.feedId) : "— (API import)"}</td>
+              <td class="wrap mono">${j.fileName ?? "—"}</td>
+              <td>${durationOf(j)}</td>
+              <td class="minor">${j.source}</td>
+              <td class="minor">${j.dataType}</td>
+              <td class="num minor">${count(j.counts.received)}</td>
+              <td class="num minor">${count(j.counts.accepted)}</td>
+              <td class="num minor">${count(j.counts.rejected)}</td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Jobs" />`
@@ -82,6 +105,7 @@ export function JobDetail({ id = "" }) {
     {},
     { pollWhile: (body) => body.data.status === "running" },
   );
+  const feedNames = useFeedNames();
   /** @type {any} */
   const job = item.body?.data;
   if (job === undefined)
@@ -94,7 +118,10 @@ export function JobDetail({ id = "" }) {
         ["Source", job.source],
         ["Data type", job.dataType],
         ["File", job.fileName],
-        ["Feed", job.feedId ? html`<a href=${href("feeds", job.feedId)}>${job.feedId}</a>` : null],
+        [
+          "Feed",
+          job.feedId ? html`<a href=${href("feeds", job.feedId)}>${feedNames.get(job.feedId) ?? job.feedId}</a>` : null,
+        ],
         [
           "Received / accepted / rejected",
           `${count(job.counts.received)} / ${count(job.counts.accepted)} / ${count(job.counts.rejected)}`,
@@ -105,6 +132,7 @@ export function JobDetail({ id = "" }) {
         ],
         ["Started", dateTime(job.startedAt)],
         ["Completed", dateTime(job.completedAt)],
+        ["Duration", durationOf(job)],
       ]} />
     </section>
     <section class="panel" aria-labelledby="job-errors">
