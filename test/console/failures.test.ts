@@ -130,4 +130,18 @@ describe("console: when things go wrong, what was typed is kept; the keyboard do
     await click(dialog, "button", "Save");
     await find(page, "dialog", "API client created");
   });
+
+  it("says what to do in people's words, never the validation library's text", async () => {
+    const { page } = session();
+    // A fresh page (the previous test leaves a dialog open); the session is kept in the tab.
+    await page.reload({ waitUntil: "networkidle0" });
+    await openArea(page, "Webhooks");
+    await click(page, "button", "Add Webhook");
+    const dialog = await find(page, "dialog", "Add Webhook");
+    await click(dialog, "button", "Save");
+    await dialog.waitForSelector('[aria-invalid="true"]');
+    const said = await textOf(page, "dialog");
+    expect(said).toContain("Choose at least one event");
+    expect(said).not.toMatch(/Too small|Too big|Invalid input|Invalid option|expected (string|array|number)/);
+  });
 });

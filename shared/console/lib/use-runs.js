@@ -11,7 +11,9 @@ export function useRuns(path) {
   const runs = useApi(
     `${path}/runs`,
     { page, pageSize: 20 },
-    { pollWhile: (body) => body.data.some((/** @type {any} */ r) => r.status === "running" || r.status === "retrying") },
+    {
+      pollWhile: (body) => body.data.some((/** @type {any} */ r) => r.status === "running" || r.status === "retrying"),
+    },
   );
   const [starting, setStarting] = useState(false);
 

@@ -1,6 +1,7 @@
 // @ts-check
 // The next runs of the export being edited and each run's file, from POST
 // /api/v1/settings/exports/preview (the scheduler's own rules), asked again after a pause in typing.
+import { inWords, labelOfField } from "../lib/words.js";
 import { api } from "../lib/api.js";
 import { zonedTime } from "../lib/format.js";
 import { html, useEffect, useState } from "../lib/html.js";
@@ -30,7 +31,7 @@ export function usePreview(v, exportId) {
         (error) =>
           live &&
           setPreview({
-            problem: error.details?.[0] ? `${error.details[0].field}: ${error.details[0].message}` : error.message,
+            problem: error.details?.[0] ? previewProblem(error.details[0]) : error.message,
           }),
       );
     }, 350);
@@ -54,4 +55,10 @@ export function Preview({ preview }) {
       <ul>${nextRuns.map((/** @type {any} */ r) => html`<li>${zonedTime(r.at, timezone)}: <span class="mono">${r.fileName}</span></li>`)}</ul>`;
   }
   return html`<div class="preview" role="status" aria-live="polite" aria-label="Preview of the next runs">${content}</div>`;
+}
+
+/** "Time zone: is not an IANA time zone (…)": the field as the form labels it, the complaint in words. @param {{ field: string, message: string }} d */
+function previewProblem(d) {
+  const label = labelOfField(d.field).replace(/^timezone$/, "time zone");
+  return `${label.replace(/^\w/, (c) => c.toUpperCase())}: ${inWords(d.message, label)}`;
 }

@@ -2,6 +2,7 @@
 // The mapping editor: one row per field of the data type's import record (read from the service's
 // OpenAPI document, so that it lists exactly what the import accepts), each with its source and,
 // when needed, a constant, a date format, a value map or a multiplier.
+import { inWords } from "../lib/words.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { ApiError, apiUrl } from "../lib/api.js";
 
@@ -120,7 +121,7 @@ export function MappingEditor({ form, dataType, format }) {
   return html`<fieldset class="field mapping">
     <legend>Mapping</legend>
     <p class="hint">For each field of a ${dataType} record, where its value comes from in the file (${sourceHint}). Leave a field empty to leave it out.</p>
-    ${general.length > 0 ? html`<p class="field-error">${general.map((d) => d.message).join("; ")}</p>` : null}
+    ${general.length > 0 ? html`<p class="field-error">${general.map((d) => inWords(d.message, "mapping")).join("; ")}</p>` : null}
     <div class="table-wrap" tabindex="0" role="region" aria-label="Mapping">
       <table>
         <thead><tr><th scope="col">Field</th><th scope="col">Source</th><th scope="col">Rule</th></tr></thead>
@@ -138,7 +139,7 @@ export function MappingEditor({ form, dataType, format }) {
               <td>
                 <input id=${id} aria-label=${`Source of ${f.name}`} value=${r.source} onInput=${set("source")} spellcheck=${false}
                   aria-invalid=${errors.length > 0 ? "true" : undefined} aria-describedby=${errors.length > 0 ? `${id}-error` : undefined} />
-                ${errors.length > 0 ? html`<p class="field-error" id=${`${id}-error`}>${errors.map((d) => d.message).join("; ")}</p>` : null}
+                ${errors.length > 0 ? html`<p class="field-error" id=${`${id}-error`}>${errors.map((d) => inWords(d.message, `source of ${f.name}`)).join("; ")}</p>` : null}
                 ${
                   open === f.name
                     ? html`<div class="rule">

@@ -2,14 +2,15 @@
 // Labelled controls bound to a form (lib/form.js): each shows its hint and the API's complaints about
 // it, linked with aria-describedby, and says aria-invalid while it has one.
 import { html, useId } from "../lib/html.js";
+import { inWords, labelOfField } from "../lib/words.js";
 
 /** @typedef {import("../lib/form.js").Form} Form */
 /** @typedef {[string, string]} Option value, label */
 
 /**
- * @param {{ form: Form, name: string, id: string, hintId: string, errorId: string, hint?: unknown }} props
+ * @param {{ form: Form, name: string, label: string, id: string, hintId: string, errorId: string, hint?: unknown }} props
  */
-function describe({ form, name, hintId, errorId, hint }) {
+function describe({ form, name, label, hintId, errorId, hint }) {
   form.claim(name);
   const errors = form.errorsFor(name);
   const ids = [hint ? hintId : "", errors.length > 0 ? errorId : ""].filter(Boolean).join(" ");
@@ -17,7 +18,7 @@ function describe({ form, name, hintId, errorId, hint }) {
     invalid: errors.length > 0,
     describedBy: ids === "" ? undefined : ids,
     below: html`${hint ? html`<p class="hint" id=${hintId}>${hint}</p>` : null}
-    ${errors.length > 0 ? html`<p class="field-error" id=${errorId}>${errors.map((e) => e.message).join("; ")}</p>` : null}`,
+    ${errors.length > 0 ? html`<p class="field-error" id=${errorId}>${errors.map((e) => inWords(e.message, label)).join("; ")}</p>` : null}`,
   };
 }
 
@@ -30,7 +31,15 @@ function describe({ form, name, hintId, errorId, hint }) {
 export function Field(props) {
   const { form, name, label, hint, type = "text", options, rows } = props;
   const id = useId();
-  const d = describe({ form, name: props.errorName ?? name, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
+  const d = describe({
+    form,
+    name: props.errorName ?? name,
+    label,
+    id,
+    hintId: `${id}-hint`,
+    errorId: `${id}-error`,
+    hint,
+  });
   const value = form.get(name) ?? "";
   /** @param {Event} event */
   const onInput = (event) => {
@@ -77,7 +86,7 @@ export function Field(props) {
  */
 export function CheckboxGroup({ form, name, legend, options, hint, extra }) {
   const id = useId();
-  const d = describe({ form, name, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
+  const d = describe({ form, name, label: legend, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
   /** @type {string[]} */
   const checked = form.get(name) ?? [];
   /** @param {string} value @param {boolean} on */
@@ -109,7 +118,7 @@ export function CheckboxGroup({ form, name, legend, options, hint, extra }) {
  */
 export function Checkbox({ form, name, label, hint }) {
   const id = useId();
-  const d = describe({ form, name, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
+  const d = describe({ form, name, label, id, hintId: `${id}-hint`, errorId: `${id}-error`, hint });
   return html`<div class="field check">
     <input
       type="checkbox"
@@ -141,7 +150,10 @@ export function FormAlert({ form }) {
     ${
       rest.length > 0
         ? html`<ul>
-            ${rest.map((d) => html`<li><code>${d.field}</code>: ${d.message}</li>`)}
+            ${rest.map((d) => {
+              const label = labelOfField(d.field);
+              return html`<li>${label.replace(/^\w/, (c) => c.toUpperCase())}: ${inWords(d.message, label)}</li>`;
+            })}
           </ul>`
         : null
     }
