@@ -398,6 +398,7 @@ describe("infra/*.bicep", () => {
         "fxRates /pair",
         "positions /portfolioId",
         "transactions /portfolioId",
+        "versions /key",
         "jobs /id",
         "exceptions /id",
         "settings /kind",

@@ -13,12 +13,20 @@ export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 /** One entry per event, so that a new event name cannot be left out of the catalogue (the compiler says so). */
 const catalog: Record<EventName, { description: string; timestamp: string; data: EventEnvelope["data"] }> = {
   "portfolio.valued": {
-    description: "A portfolio has been valued (after new positions, prices or FX rates)",
+    description:
+      "A portfolio has been valued (after new positions, prices or FX rates); asAt: read the portfolio and its holdings with ?asAt= this to see exactly what the event announced",
     timestamp: "2026-11-25T06:02:11.408Z",
-    data: { portfolioId: "pf_7Qx2mVb1kR9s", valuationDate: "2026-11-24", totalValue: 1254300.55, currency: "EUR" },
+    data: {
+      portfolioId: "pf_7Qx2mVb1kR9s",
+      valuationDate: "2026-11-24",
+      totalValue: 1254300.55,
+      currency: "EUR",
+      asAt: "2026-11-25T06:02:11.391Z",
+    },
   },
   "transaction.settled": {
-    description: "A transaction has reached settled",
+    description:
+      "A transaction has reached settled; asAt: read the transaction with ?asAt= this to see the settled version the event announced",
     timestamp: "2026-11-25T09:15:00.000Z",
     data: {
       transactionId: "txn_5f2c0c6e9d1a4b7f8e3d2c1b0a998877",
@@ -28,6 +36,7 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       quantity: 150,
       netAmount: 17912.5,
       currency: "EUR",
+      asAt: "2026-11-25T09:15:00.004Z",
     },
   },
   "exception.created": {
