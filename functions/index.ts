@@ -71,6 +71,7 @@ import "./replica-prices";
 import "./replica-securities";
 import "./replica-settings-get";
 import "./replica-transactions";
+import "./replica-versions";
 import "./securities-get";
 import "./securities-history";
 import "./securities-list";

@@ -139,4 +139,127 @@ describe("replica store on PostgreSQL: the version guard", () => {
     });
     expect(await positions()).toEqual(["s3"]);
   });
+
+  describe("version tables: the open row from the record, the closed row from its copy, whichever arrives first", () => {
+    const at = (n: number): string => `2024-03-0${n}T10:00:00.000Z`;
+    const recorded = (version: number) => ({
+      version,
+      at: at(version),
+      by: `client-${version}`,
+      requestId: null,
+      jobId: null,
+    });
+    const security = (version: number, lsn: number, name: string) => ({
+      id: "sec_V",
+      _lsn: lsn,
+      _ts: 1_700_000_000 + lsn,
+      docType: "security",
+      isin: null,
+      cusip: null,
+      sedol: null,
+      figi: null,
+      ticker: null,
+      name,
+      nameLower: name.toLowerCase(),
+      assetClass: "equity",
+      currency: "EUR",
+      country: null,
+      exchange: null,
+      lookThroughPortfolioId: null,
+      status: "active",
+      createdAt: at(1),
+      updatedAt: at(version),
+      recorded: { ...recorded(version), change: version === 1 ? "created" : "updated" },
+    });
+    const copy = (version: number, lsn: number, name: string, closedAt: string) => {
+      const { _lsn: _l, _ts: _t, ...doc } = security(version, 0, name);
+      return projected("versions", {
+        id: `sec_V|v${version}`,
+        key: "security|sec_V",
+        _lsn: lsn,
+        _ts: 1_700_000_000 + lsn,
+        docType: "version",
+        kind: "security",
+        recordId: "sec_V",
+        version,
+        recordedFrom: at(version),
+        recordedTo: closedAt,
+        seq: "",
+        doc,
+      });
+    };
+    const versions = async () =>
+      (
+        await db
+          .selectFrom("analytics.securities_versions")
+          .select(["name", "version", "recorded_from", "recorded_to", "recorded_by"])
+          .where("id", "=", "sec_V")
+          .orderBy("version")
+          .execute()
+      ).map((r) => [
+        Number(r.version),
+        r.name,
+        (r.recorded_from as unknown as Date).toISOString(),
+        r.recorded_to === null ? null : (r.recorded_to as unknown as Date).toISOString(),
+        r.recorded_by,
+      ]);
+
+    it("a new version closes the previous one at its instant; the closed copy agrees; a late change never reopens it", async () => {
+      await store.apply([projected("securities", security(1, 1, "One"))]);
+      expect(await versions()).toEqual([[1, "One", at(1), null, "client-1"]]);
+      await store.apply([projected("securities", security(2, 2, "Two"))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), null, "client-2"],
+      ]);
+      // The copies from the versions container (another feed) arrive later, or again: the same rows.
+      await store.apply([copy(1, 1, "One", at(2))]);
+      await store.apply([copy(1, 1, "One", at(2))]);
+      // Version 3's closed copy of version 2 arrives before version 3 itself...
+      await store.apply([copy(2, 2, "Two", at(3))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), at(3), "client-2"],
+      ]);
+      // ...and version 2's change delivered again (a replay) does not reopen it.
+      await store.apply([projected("securities", security(2, 2, "Two"))]);
+      await store.apply([projected("securities", security(3, 3, "Three"))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), at(3), "client-2"],
+        [3, "Three", at(3), null, "client-3"],
+      ]);
+      // The point-in-time WHERE gives one row per instant, the version current then.
+      const asAt = async (t: string) =>
+        (
+          await db
+            .selectFrom("analytics.securities_versions")
+            .select("name")
+            .where("id", "=", "sec_V")
+            .where("recorded_from", "<=", t)
+            .where((eb) => eb.or([eb("recorded_to", "is", null), eb("recorded_to", ">", t)]))
+            .execute()
+        ).map((r) => r.name);
+      expect(await asAt("2024-03-01T09:59:59.999Z")).toEqual([]);
+      expect(await asAt(at(1))).toEqual(["One"]);
+      expect(await asAt("2024-03-02T09:59:59.999Z")).toEqual(["One"]);
+      expect(await asAt(at(2))).toEqual(["Two"]);
+      expect(await asAt("2024-03-09T00:00:00.000Z")).toEqual(["Three"]);
+    });
+
+    it("an open copy (a change in progress) and a valuation's header copy are not projected", () => {
+      const open = {
+        id: "sec_V|v9",
+        key: "security|sec_V",
+        _lsn: 1,
+        docType: "version",
+        kind: "security",
+        recordedTo: null,
+      };
+      expect(project("versions", open)).toEqual({ skipped: "not-projected" });
+      expect(project("versions", { ...open, kind: "valuation", recordedTo: at(2) })).toEqual({
+        skipped: "not-projected",
+      });
+    });
+  });
 });

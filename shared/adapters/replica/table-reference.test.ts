@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { biTables } from "../../domain/replica/versions-tables";
 import { tableReference, withTableReference } from "./table-reference";
 
 describe("docs/replica.md's table reference", () => {
@@ -12,7 +12,7 @@ describe("docs/replica.md's table reference", () => {
 
   it("names every table and column of the analytics schema, with both engines' types", () => {
     const reference = tableReference();
-    for (const table of analyticsTables) {
+    for (const table of biTables) {
       expect(reference).toContain(`### \`analytics.${table.name}\``);
       for (const column of table.columns) expect(reference).toContain(`| \`${column.name}\` |`);
     }

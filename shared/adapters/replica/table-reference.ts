@@ -3,7 +3,7 @@
  * engines' column types), so that the documentation cannot drift from the schema. `npm run
  * docs:replica` writes it into docs/replica.md; a test fails when the two differ.
  */
-import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { biTables } from "../../domain/replica/versions-tables";
 import type { ColumnDefinition } from "../../domain/replica/table-types";
 import { columnTypeText } from "./replica-sql";
 
@@ -20,7 +20,7 @@ const typeOf = (column: ColumnDefinition): string => {
 /** The markdown between the markers: one table per `analytics` table, columns in order. */
 export function tableReference(): string {
   const out: string[] = [];
-  for (const table of analyticsTables) {
+  for (const table of biTables) {
     out.push(
       `### \`analytics.${table.name}\``,
       "",

@@ -14,6 +14,7 @@ import {
   type RowGroup,
   type Skipped,
 } from "./projection";
+import { closedCopy, closesOf, kindSources, versionGroups, versionMetaOf } from "./project-versions";
 import { replicaTables } from "./replica-tables";
 import type { TableDefinition } from "./table-types";
 
@@ -185,7 +186,22 @@ const projections: Record<ReplicaSource, Record<string, Groups>> = {
       return { groups: [{ table: table("exceptions"), key: { id: row.id ?? null }, rows: [row] }] };
     },
   },
+  versions: {
+    // A closed copy: its record's rows as they were, in the version tables, closed at recordedTo.
+    version: (doc, warn) => {
+      const copy = closedCopy.parse(doc);
+      const target = kindSources[copy.kind as keyof typeof kindSources];
+      const build = projections[target.source][target.docType];
+      if (build === undefined) throw new UnprojectableValue(`no projection of ${copy.kind}`);
+      const meta = { ...versionMetaOf(copy.doc), version: copy.version, from: copy.recordedFrom };
+      return { groups: versionGroups(build(copy.doc, warn).groups, meta, copy.recordedTo) };
+    },
+  },
 };
+
+/** Copies in the `versions` container the replica shows: closed ones, of the kinds it has tables of versions for. */
+const isShownCopy = (doc: Record<string, unknown>): boolean =>
+  typeof doc.recordedTo === "string" && typeof doc.kind === "string" && doc.kind in kindSources;
 
 /** The rows a change-feed document of `source` puts into the replica, or why it puts none. */
 export function project(source: ReplicaSource, document: unknown): DocumentProjection | Skipped {
@@ -193,7 +209,7 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
   if (!meta.success) return { skipped: "unreadable", reason: "not a document (no id)" };
   const doc = document as Record<string, unknown>;
   const build = projections[source][meta.data.docType ?? ""];
-  if (build === undefined) return { skipped: "not-projected" };
+  if (build === undefined || (source === "versions" && !isShownCopy(doc))) return { skipped: "not-projected" };
   const warnings: string[] = [];
   let built: ReturnType<Groups>;
   try {
@@ -206,6 +222,10 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
   }
   const groups: RowGroup[] = built.groups;
   if (meta.data.docType === "valuation-chunk") return { source, groups, warnings };
+  // A record's current version: its open rows in the version tables, and its previous version's closed.
+  const current = source === "versions" ? undefined : versionMetaOf(doc);
+  const closes = current === undefined ? [] : closesOf(built.groups, current);
+  if (current !== undefined) groups.push(...versionGroups(built.groups, current, null));
   // A change without _lsn cannot be ordered against others: applying it could undo a newer one.
   if (meta.data._lsn === undefined) return { skipped: "unreadable", reason: "the change has no _lsn" };
   const version = {
@@ -219,5 +239,7 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
     groups,
     warnings,
     ...(built.holdingsRun !== undefined ? { holdingsRun: built.holdingsRun } : {}),
+    ...(closes.length > 0 ? { closes } : {}),
+    ...(source === "versions" ? { overwrites: true as const } : {}),
   };
 }
