@@ -1,4 +1,5 @@
 import { benchApiRead } from "./api-read";
+import { benchColdStart } from "./cold-start";
 import { benchExport } from "./export";
 import { benchImport } from "./import-prices";
 import { benchImportTransactions } from "./import-transactions";
@@ -11,7 +12,7 @@ import { startBenchRuntime } from "./harness";
 import { benchReplica } from "./replica";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|import-transactions|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|import-transactions|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica|cold-start
  * runs one (or several, comma-separated, in this file's order); the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
   if (wants("webhooks")) results.push(await benchWebhookDispatch());
   // Its own runtimes: the replica's lag under a sustained import, and its first backfill.
   if (wants("replica")) results.push(await benchReplica());
+  // Its own workers and Cosmos stand-in: the deployment package's cold start, bundled against unbundled.
+  if (wants("cold-start")) results.push(await benchColdStart());
   console.log(`\n${results.every(Boolean) ? "all targets met" : "some targets NOT met"}`);
   process.exitCode = results.every(Boolean) ? 0 : 1;
 }
