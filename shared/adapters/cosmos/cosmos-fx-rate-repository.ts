@@ -8,7 +8,8 @@ import type { AsAt, FxRateFilter, FxRateRepository, WriteCounts } from "../../po
 import { sameContent } from "./bulk";
 import { stripSystem } from "./cosmos-errors";
 import { pagedQuery, type PagedQuery } from "./paged-query";
-import { asAtFirst, asAtPagedQuery, type AsAtSource } from "./versions/as-at-reads";
+import { asAtFirst, asAtPagedQuery } from "./versions/as-at-lists";
+import { type AsAtSource } from "./versions/as-at-reads";
 import type { WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";

@@ -12,7 +12,8 @@ import type {
 } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, sameContent, type DocRef } from "./bulk";
 import { isNotFound } from "./cosmos-errors";
-import { asAtFirst, readAsAt, type AsAtSource } from "./versions/as-at-reads";
+import { asAtFirst } from "./versions/as-at-lists";
+import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
 import type { WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";

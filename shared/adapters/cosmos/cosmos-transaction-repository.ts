@@ -7,7 +7,8 @@ import type { AsAt, HistoryPage, TransactionFilter, TransactionRepository } from
 import { mapConcurrent } from "../../domain/concurrency";
 import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
-import { asAtPagedQuery, readAsAt, type AsAtSource } from "./versions/as-at-reads";
+import { asAtPagedQuery } from "./versions/as-at-lists";
+import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
 import { historyPage } from "./versions/history";
 import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";

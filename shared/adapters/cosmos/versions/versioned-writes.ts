@@ -6,7 +6,8 @@ import { bulkRead, bulkWithRetry, refKey, type BulkResult, type DocRef } from ".
 import { stripSystem } from "../cosmos-errors";
 import { AGAIN, CONFLICTS, retry, stillContended } from "../retry";
 import { nextRecorded, recordedOf, type Recorded, type WithRecorded } from "./recorded";
-import { versionCopy, versionIdOf, type VersionDoc, type VersionedKind } from "./version-docs";
+import { closeCopies, createCopies } from "./version-copies";
+import { versionCopy, type VersionedKind } from "./version-docs";
 
 /** A stored document as read, with the version it was read at. */
 export type Current<D> = D & WithRecorded & { _etag?: string };
@@ -147,8 +148,14 @@ export async function writeVersioned<D extends object>(
           );
       });
       // Step 3: the copies closed at their successors' instants, and any copy a crash left open before them.
-      const closing = won.filter((p) => p.current !== undefined && p.recorded !== undefined);
-      await closeCopies(target, closing);
+      await closeCopies(
+        target.versions,
+        won.flatMap((p) =>
+          p.current === undefined || p.recorded === undefined
+            ? []
+            : [versionCopy(target.kind, p.current, p.recorded.at)],
+        ),
+      );
       for (const p of won) {
         outcomes[p.index] =
           p.body === undefined
@@ -190,52 +197,6 @@ async function currentOf<D extends object>(
   );
   for (const { ref, index } of pending) out.set(index, found.get(refKey(ref)));
   return out;
-}
-
-/** Step 1: creates each copy unless it is there (an earlier attempt's, identical, or already closed). */
-async function createCopies(versions: Container, copies: readonly VersionDoc[]): Promise<void> {
-  const results = await bulkWithRetry(
-    versions,
-    copies.map((doc) => ({
-      operationType: BulkOperationType.Create,
-      partitionKey: doc.key,
-      resourceBody: doc as unknown as JSONObject,
-    })),
-  );
-  const failed = results.find((r) => r.statusCode !== 409 && !ok(r));
-  if (failed !== undefined) throw new Error(`storing versions failed with ${failed.statusCode}`);
-}
-
-/**
- * Step 3: each replaced version's copy closed at its successor's instant; and the copy of the version
- * before it, if a crash between steps 2 and 3 of that earlier change left it open (read first: one
- * small point read per change).
- */
-async function closeCopies<D extends object>(target: VersionedTarget<D>, won: readonly Plan<D>[]): Promise<void> {
-  if (won.length === 0) return;
-  const closed: VersionDoc[] = won.map((p) =>
-    versionCopy(target.kind, p.current as Current<D>, p.recorded?.at ?? null),
-  );
-  const earlier = closed.flatMap((copy) =>
-    copy.version < 2
-      ? []
-      : [{ id: versionIdOf(copy.recordId, copy.version - 1), partitionKey: copy.key, closeAt: copy.recordedFrom }],
-  );
-  const stillOpen = await bulkRead<VersionDoc>(target.versions, earlier);
-  for (const e of earlier) {
-    const doc = stillOpen.get(refKey(e));
-    if (doc !== undefined && doc.recordedTo === null) closed.push({ ...doc, recordedTo: e.closeAt });
-  }
-  const results = await bulkWithRetry(
-    target.versions,
-    closed.map((doc) => ({
-      operationType: BulkOperationType.Upsert,
-      partitionKey: doc.key,
-      resourceBody: doc as unknown as JSONObject,
-    })),
-  );
-  const failed = results.find((r) => !ok(r));
-  if (failed !== undefined) throw new Error(`closing versions failed with ${failed.statusCode}`);
 }
 
 const clean = <T extends object>(doc: T): T => {
