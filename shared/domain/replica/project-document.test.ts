@@ -447,6 +447,39 @@ describe("replica projection: one stored document → the rows it owns", () => {
     });
   });
 
+  it("a version the replica cannot read (its recorded instant, a closed copy without its record) rejects the document, never the feed", () => {
+    const security = {
+      ...system,
+      id: "s1",
+      docType: "security",
+      name: "One",
+      assetClass: "equity",
+      currency: "EUR",
+      status: "active",
+      createdAt: "2024-03-01T00:00:00.000Z",
+      updatedAt: "2024-03-01T00:00:00.000Z",
+      recorded: { version: 2, at: "yesterday-ish", by: "c1", requestId: null, jobId: null, change: "updated" },
+    };
+    expect(project("securities", security)).toMatchObject({
+      rejected: expect.stringMatching(/^the projection failed: /) as string,
+      groups: [],
+      version: { lsn: 42 },
+    });
+    expect(projected(project("securities", security)).closes).toBeUndefined();
+    expect(
+      project("versions", {
+        ...system,
+        id: "s1|v1",
+        key: "security|s1",
+        docType: "version",
+        kind: "security",
+        version: 1,
+        recordedFrom: "2024-03-01T00:00:00.000Z",
+        recordedTo: "2024-03-02T00:00:00.000Z",
+      }),
+    ).toMatchObject({ rejected: expect.stringMatching(/doc/) as string, groups: [], version: { lsn: 42 } });
+  });
+
   it("text no engine of ours stores alike (NUL, an unpaired surrogate) rejects the document; other Unicode is kept", () => {
     const security = (name: string) =>
       project("securities", {
