@@ -59,7 +59,9 @@ export class InvestmentServices {
     () =>
       new CosmosTransactionRepository(this.core.cosmos().container("transactions"), this.versions(), this.core.clock),
   );
-  readonly jobRepository = lazy(() => new CosmosJobRepository(this.core.cosmos().container("jobs"), this.core.cosmos().container("runs")));
+  readonly jobRepository = lazy(
+    () => new CosmosJobRepository(this.core.cosmos().container("jobs"), this.core.cosmos().container("runs")),
+  );
   readonly dataQualityExceptionRepository = lazy(
     () => new CosmosDataQualityExceptionRepository(this.core.cosmos().container("exceptions")),
   );

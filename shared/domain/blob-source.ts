@@ -66,7 +66,10 @@ export const blobSourceSchema = z
     schedule: blobSourceScheduleSchema,
     status: blobSourceStatusSchema,
     nextRunAt: z.iso.datetime().nullable().meta({ description: "The next scheduled run (UTC); null while disabled" }),
-    lastRun: lastRunSchema.nullable().optional().meta({ description: "The newest run (always answered; null when it never ran)" }),
+    lastRun: lastRunSchema
+      .nullable()
+      .optional()
+      .meta({ description: "The newest run (always answered; null when it never ran)" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

@@ -22,7 +22,10 @@ export const lastRunSchema = z
     scheduledFor: z.iso.datetime(),
     startedAt: z.iso.datetime(),
     completedAt: z.iso.datetime().optional(),
-    error: z.string().optional().meta({ description: "Why it failed (or why the last attempt failed, while retrying)" }),
+    error: z
+      .string()
+      .optional()
+      .meta({ description: "Why it failed (or why the last attempt failed, while retrying)" }),
     nextAttemptAt: z.iso.datetime().optional().meta({ description: "While retrying: when the next attempt is due" }),
   })
   .meta({

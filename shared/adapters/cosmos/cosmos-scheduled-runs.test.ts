@@ -1,4 +1,3 @@
-import type { Container } from "@azure/cosmos";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../../test/cosmos-stand-in";
 import { exportRunId, type StoredExportRun } from "../../domain/export-run";
@@ -155,7 +154,7 @@ describe("CosmosScheduledRuns on the Cosmos stand-in: one adapter for the runs o
     });
     const counted = new Proxy(container, {
       get: (target, key, receiver) => (key === "items" ? items : (Reflect.get(target, key, receiver) as unknown)),
-    }) as Container;
+    });
     const runs = new CosmosScheduledRuns(counted, exportRunDocuments);
     const owners = Array.from({ length: 20 }, (_, i) => `ex_latest_${i}`);
     const newest = new Map<string, StoredExportRun>();

@@ -11,10 +11,7 @@ export interface ExportReadDeps extends ExportsDeps {
 }
 
 /** The definitions as answered, each with its newest run: two store reads for the whole page, never one per export. */
-export async function withLastRuns(
-  runs: ExportReadDeps["runs"],
-  stored: readonly StoredExport[],
-): Promise<Export[]> {
+export async function withLastRuns(runs: ExportReadDeps["runs"], stored: readonly StoredExport[]): Promise<Export[]> {
   const latest = stored.length === 0 ? new Map<string, StoredExportRun>() : await runs.latest(stored.map((e) => e.id));
   return stored.map((e) => {
     const run = latest.get(e.id);

@@ -1,11 +1,5 @@
 import { AppError, notFound } from "../../domain/errors";
-import {
-  patchedDefinition,
-  type Feed,
-  type FeedDefinition,
-  type FeedPatch,
-  type StoredFeed,
-} from "../../domain/feed";
+import { patchedDefinition, type Feed, type FeedDefinition, type FeedPatch, type StoredFeed } from "../../domain/feed";
 import { issuesToDetails } from "../../domain/validation";
 import type { Logger } from "../../logging";
 import type { FileListing } from "../../ports/file-store";
