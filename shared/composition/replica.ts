@@ -17,6 +17,7 @@ import { ProjectChanges } from "../app/replica/project-changes";
 import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
+import { replicaLoginAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import { lazy, onceUntilSuccess } from "./lazy";
 
@@ -90,6 +91,7 @@ export class ReplicaServices {
       this.core.cosmos().container("settings"),
       "replica-login",
       "Replica login",
+      { writer: this.core.settingsAudit(), subject: replicaLoginAudit },
     ),
     clock: this.core.clock,
   }));

@@ -72,8 +72,10 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
       const bytes =
         endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
-      // The versions a write records name the client and this request (API.md, "Time travel").
-      result = await withWriteContext({ recordedBy: principal?.clientId ?? "anonymous", requestId }, () =>
+      // The versions a write records name the client and this request (API.md, "Time travel"); a change
+      // through System Settings is audited (API.md, "Settings audit trail").
+      const audited = endpoint.method !== "GET" && endpoint.route.startsWith("api/v1/settings/");
+      result = await withWriteContext({ recordedBy: principal?.clientId ?? "anonymous", requestId, audited }, () =>
         endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log }),
       );
     } catch (error) {
