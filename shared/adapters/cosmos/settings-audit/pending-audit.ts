@@ -67,8 +67,10 @@ export class PendingAuditWriter {
    */
   async commit(kind: string, operation: OperationInput, entry: AuditEntry | undefined): Promise<number> {
     const pending = entry === undefined ? undefined : { id: `audit~${entry.id}`, kind, [PENDING_FIELD]: entry };
-    const operations: OperationInput[] = [operation];
-    if (pending !== undefined) operations.push({ operationType: "Create", resourceBody: pending as never });
+    // Each operation names the partition too: Cosmos takes the batch's, the local stand-in reads each one's.
+    const operations: OperationInput[] = [{ ...operation, partitionKey: kind }];
+    if (pending !== undefined)
+      operations.push({ operationType: "Create", partitionKey: kind, resourceBody: pending as never });
     let status: number;
     try {
       const { result } = await this.settings.items.batch(operations, kind);
