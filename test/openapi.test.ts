@@ -47,6 +47,7 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/replica/logins",
         "/api/v1/settings/replica/logins/{id}",
         "/api/v1/settings/replica/logins/{id}/rotate-password",
+        "/api/v1/settings/audit",
         "/api/v1/import/{dataType}",
         "/api/v1/securities",
         "/api/v1/securities/{securityId}",
@@ -66,6 +67,12 @@ describe("GET /api/v1/openapi.json", () => {
       ].sort(),
     );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const audit = doc.paths["/api/v1/settings/audit"].get;
+    expect(audit.security).toEqual([{ bearerAuth: ["api.admin"] }]);
+    expect(audit.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+      ["actor", "cursor", "from", "page", "pageSize", "resourceId", "resourceType", "to"].sort(),
+    );
+    expect(doc.components.schemas.SettingsAuditEntry.properties.changes).toBeDefined();
     const list = doc.paths["/api/v1/portfolios"].get;
     expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       "asAt",
