@@ -354,8 +354,10 @@ describe("System settings › audit trail", () => {
       if (typeof doc.secretHash === "string") stored.push(doc.secretHash);
       if (typeof doc.secret === "string") stored.push(doc.secret);
       const destination = doc.destination as Record<string, unknown> | undefined;
-      for (const key of ["password", "privateKey"])
-        if (typeof destination?.[key] === "string") stored.push(destination[key] as string);
+      for (const key of ["password", "privateKey"]) {
+        const value = destination?.[key];
+        if (typeof value === "string") stored.push(value);
+      }
       const sftp = doc.sftp as Record<string, unknown> | undefined;
       if (typeof sftp?.passwordHash === "string") stored.push(sftp.passwordHash);
     }
@@ -364,8 +366,7 @@ describe("System settings › audit trail", () => {
     for (const secret of [...secrets, ...stored]) {
       expect(raw.includes(secret), `a secret in the audit answer: ${secret.slice(0, 12)}…`).toBe(false);
       // A PEM key's body lines too, in case it were stored or shown re-wrapped.
-      for (const line of secret.split("\n").filter((l) => l.length > 40))
-        expect(raw.includes(line)).toBe(false);
+      for (const line of secret.split("\n").filter((l) => l.length > 40)) expect(raw.includes(line)).toBe(false);
     }
   });
 });

@@ -81,7 +81,7 @@ function secretName(field: string): string {
 
 /** Leaf values by dotted path; arrays are leaves (a list of events or scopes changes as a whole). */
 function flatten(value: object, prefix = "", into = new Map<string, unknown>()): Map<string, unknown> {
-  for (const [key, child] of Object.entries(value)) {
+  for (const [key, child] of Object.entries(value) as [string, unknown][]) {
     if (child === undefined) continue;
     const path = prefix === "" ? key : `${prefix}.${key}`;
     if (child !== null && typeof child === "object" && !Array.isArray(child)) flatten(child, path, into);
