@@ -9,6 +9,7 @@ import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, Notice, PageHeader, SecretOnce, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog, Dialog } from "../ui/dialog.js";
 import { Field, Form, FormButtons } from "../ui/fields.js";
+import { AuditSection } from "./audit.js";
 
 const ENGINES = /** @type {Record<string, string>} */ ({
   sqlserver: "SQL Server (Azure SQL Database)",
@@ -92,7 +93,8 @@ export function ReplicaPage() {
       <${Table} numeric=${["Rows"]} caption="Tables" head=${["Table", "Rows"]} empty="No tables yet."
         rows=${r.tables.map((/** @type {any} */ t) => html`<tr><td class="mono">${r.schema}.${t.name}</td><td class="num">${count(t.rows)}</td></tr>`)} />
     </section>
-    <${Logins} replica=${r} />`;
+    <${Logins} replica=${r} />
+    <${AuditSection} type="replica-login" />`;
 }
 
 /** @param {{ replica: any }} props */

@@ -10,6 +10,7 @@ import { Details, LoadState, Notice, PageHeader, SecretOnce, Status } from "../u
 import { ConfirmDialog, Dialog } from "../ui/dialog.js";
 import { attemptOutcome, Deliveries } from "./webhook-deliveries.js";
 import { WebhookForm } from "./webhook-form.js";
+import { AuditSection } from "./audit.js";
 
 /** @param {{ id?: string }} props */
 export function WebhookDetail({ id = "" }) {
@@ -109,7 +110,8 @@ export function WebhookDetail({ id = "" }) {
           <div class="buttons"><button type="button" class="primary" onClick=${() => setSecret(undefined)}>Done</button></div>
         </${Dialog}>`
         : null
-    }`;
+    }
+    <${AuditSection} type="webhook" id=${id} />`;
 }
 
 /** What the endpoint did with the test event: the delivery's first attempt. @param {{ result: any }} props */
