@@ -82,6 +82,7 @@ describe("README › walk-through with curl: every command works as written agai
     expect(out).toContain('"status":"inactive"');
     expect(out).toContain('"type":"composite"');
     expect(out).toContain('"scopes":["api.read"]');
+    expect(out).toContain('"resource":{"type":"api-client"');
     expect(out).toContain('"openapi":"3.1');
   }, 90_000);
 

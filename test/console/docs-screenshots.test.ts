@@ -222,6 +222,8 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await shot("jobs");
     await go("#/exceptions", "Exceptions");
     await shot("exceptions");
+    await go("#/audit", "Audit log");
+    await shot("audit-log");
 
     // The replica's API is merged from another branch: its page as API.md pins the answers.
     const stop = await intercept(page, (request) => {
