@@ -7,12 +7,13 @@ import { benchIngestCsv } from "./ingest-csv";
 import { benchSftpDropMemory } from "./sftp-drop-memory";
 import { benchStandInQuery } from "./stand-in-query";
 import { benchValuation } from "./valuation";
+import { benchValuationExceptions } from "./valuation-exceptions";
 import { benchWebhookDispatch } from "./webhook-dispatch";
 import { startBenchRuntime } from "./harness";
 import { benchReplica } from "./replica";
 
 /**
- * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|import-transactions|valuation|ingest|export|sftp-memory|stand-in|webhooks|replica|cold-start
+ * `npm run bench`: prints each benchmark's figures and target. BENCH_ONLY=read|import|import-transactions|valuation|valuation-exceptions|ingest|export|sftp-memory|stand-in|webhooks|replica|cold-start
  * runs one (or several, comma-separated, in this file's order); the stand-in benchmark starts its own Cosmos stand-in, the others share one local runtime.
  */
 async function main(): Promise<void> {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     wants("import") ||
     wants("import-transactions") ||
     wants("valuation") ||
+    wants("valuation-exceptions") ||
     wants("ingest") ||
     wants("export") ||
     wants("sftp-memory")
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
       if (wants("import")) results.push(await benchImport(runtime));
       if (wants("import") || wants("import-transactions")) results.push(await benchImportTransactions(runtime));
       if (wants("valuation")) await benchValuation(runtime);
+      if (wants("valuation-exceptions")) results.push(await benchValuationExceptions(runtime));
       if (wants("ingest")) results.push(await benchIngestCsv(runtime));
       if (wants("export")) results.push(await benchExport(runtime));
       if (wants("sftp-memory")) results.push(await benchSftpDropMemory(runtime));

@@ -9,7 +9,7 @@ export interface Reply {
 }
 
 /** This file's own runtime, when it asked for one (useOwnRuntime); otherwise the shared one. */
-let own: { baseUrl: string; cosmosEndpoint: string; storageConnectionString: string } | undefined;
+let own: { baseUrl: string; cosmosEndpoint: string; storageConnectionString: string; sftpPort: number } | undefined;
 
 export function baseUrl(): string {
   return own?.baseUrl ?? inject("baseUrl");
@@ -19,6 +19,12 @@ export function baseUrl(): string {
 export function storageConnectionString(): string {
   if (own === undefined) throw new Error("storageConnectionString() needs useOwnRuntime()");
   return own.storageConnectionString;
+}
+
+/** The port the SFTP drop of this file's own runtime (useOwnRuntime) listens on (feeds show SFTP_PORT). */
+export function ownSftpPort(): number {
+  if (own === undefined) throw new Error("ownSftpPort() needs useOwnRuntime()");
+  return own.sftpPort;
 }
 
 export function cosmosEndpoint(): string {
@@ -40,6 +46,7 @@ export function useOwnRuntime(overrides: Record<string, string> = {}): void {
       baseUrl: runtime.baseUrl,
       cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "",
       storageConnectionString: runtime.env.STORAGE_CONNECTION_STRING ?? "",
+      sftpPort: runtime.sftpPort,
     };
   }, 60_000);
   afterAll(async () => {

@@ -4,7 +4,7 @@ import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Portfolio } from "../../domain/portfolio";
 import { systemClock, type Clock } from "../../ports/clock";
 import type { AsAt, HistoryPage } from "../../ports/investment-repositories";
-import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
+import type { PortfolioFilter, PortfolioRepository, RecordedValuation } from "../../ports/portfolio-repository";
 import { currentWriteContext } from "../../observability/write-context";
 import { bulkRead, sameContent } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
@@ -52,7 +52,13 @@ const toPortfolio = (doc: PortfolioDoc): Portfolio => {
     _etag: _e,
     ...rest
   } = stripSystem(doc);
-  return { ...rest, valuationStatus: valuationPending === true ? "pending" : "current" };
+  return {
+    ...rest,
+    // Portfolios stored before completeness was recorded show null until their next valuation.
+    valuationComplete: rest.valuationComplete ?? null,
+    unvaluedCount: rest.unvaluedCount ?? null,
+    valuationStatus: valuationPending === true ? "pending" : "current",
+  };
 };
 
 /** The stored form of a portfolio: its valuationStatus is derived from the flag, never stored. */
@@ -117,23 +123,13 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return result?.stored === undefined ? undefined : toPortfolio(result.stored);
   }
 
-  async recordValuation(
-    id: string,
-    valuation: { date: string; totalValue: number; version: string; valuedAt: string },
-  ): Promise<boolean> {
+  async recordValuation(id: string, valuation: RecordedValuation): Promise<boolean> {
     const [recorded] = await this.recordValuations([{ id, ...valuation }]);
     return recorded !== undefined;
   }
 
   async recordValuations(
-    valuations: readonly {
-      id: string;
-      date: string;
-      totalValue: number;
-      version: string;
-      valuedAt: string;
-      jobId?: string | null;
-    }[],
+    valuations: readonly (RecordedValuation & { id: string; jobId?: string | null })[],
   ): Promise<(string | undefined)[]> {
     const recorded = new Array<string | undefined>(valuations.length).fill(undefined);
     // Of several valuations of one portfolio only the newest can show: the others would be replaced by it.
@@ -156,6 +152,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
           ...doc,
           totalValue: valuation.totalValue,
           latestValuationDate: valuation.date,
+          valuationComplete: valuation.complete,
+          unvaluedCount: valuation.unvaluedCount,
           updatedAt: valuation.valuedAt,
           valuationVersion: valuation.version,
         };

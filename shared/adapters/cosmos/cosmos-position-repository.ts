@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Container, JSONObject } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
-import type { Holding, PriceReach } from "../../domain/valuation";
+import {
+  completeHolding,
+  completenessOf,
+  type Holding,
+  type PriceReach,
+  type StoredHolding,
+} from "../../domain/valuation";
 import { systemClock, type Clock } from "../../ports/clock";
 import type {
   AsAt,
@@ -10,8 +16,8 @@ import type {
   StaleMarker,
   StoredValuation,
 } from "../../ports/investment-repositories";
-import { bulkDelete, bulkRead, bulkUpsert, sameContent, type DocRef } from "./bulk";
-import { isNotFound } from "./cosmos-errors";
+import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, sameContent, type DocRef } from "./bulk";
+import { isNotFound, stripSystem } from "./cosmos-errors";
 import { asAtFirst } from "./versions/as-at-lists";
 import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
 import type { WithRecorded } from "./versions/recorded";
@@ -24,6 +30,7 @@ import {
   portfoliosStaleSince,
   staleMarkers,
   stalePortfolios,
+  writingRefs,
 } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot, WithRecorded {
@@ -36,10 +43,14 @@ interface SnapshotDoc extends PositionSnapshot, WithRecorded {
  * A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit.
  * A newer computation replaces the header (its version goes to `versions`) and keeps the chunks it named.
  */
-interface ValuationDoc extends Omit<StoredValuation, "holdings" | "version" | "jobId">, WithRecorded {
+interface ValuationDoc
+  extends Omit<StoredValuation, "holdings" | "version" | "jobId" | "complete" | "unvaluedCount">, WithRecorded {
   id: string;
   /** Absent on valuations stored before versions existed: older than any versioned one. */
   version?: string;
+  /** Absent on valuations stored before completeness was recorded: derived from their holdings. */
+  complete?: boolean;
+  unvaluedCount?: number;
   _etag?: string;
   docType: "valuation";
   runId: string;
@@ -50,7 +61,7 @@ interface ChunkDoc {
   id: string;
   portfolioId: string;
   docType: "valuation-chunk";
-  holdings: Holding[];
+  holdings: StoredHolding[];
   /**
    * The computation's version, as on its header: the SQL replica stages chunks until their header
    * arrives and keeps a newer computation's chunks when an older header comes first.
@@ -115,6 +126,10 @@ export class CosmosPositionRepository implements PositionRepository {
     return dropWriting(this.container, refs, jobId);
   }
 
+  writingRefs(jobId: string): Promise<SnapshotRef[]> {
+    return writingRefs(this.container, jobId);
+  }
+
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]> {
     return clearStale(this.container, markers);
   }
@@ -156,6 +171,36 @@ export class CosmosPositionRepository implements PositionRepository {
         return doc === undefined || (before !== undefined && sameContent(before, doc)) ? undefined : doc;
       },
     );
+  }
+
+  async dropReplaced(jobId: string): Promise<void> {
+    // A query across portfolios, once per file of several calls: the snapshots it wrote before its last call.
+    const { resources } = await this.container.items
+      .query<SnapshotDoc & { _etag?: string }>({
+        query: "SELECT * FROM c WHERE c.docType = 'snapshot' AND c.jobId = @job AND IS_DEFINED(c.replaced)",
+        parameters: [{ name: "@job", value: jobId }],
+      })
+      .fetchAll();
+    // Each replaced only as read: a snapshot another import rewrote meanwhile has no `replaced` of ours.
+    // Bookkeeping, not a change of the record: its positions and version (`recorded`) stay as they are,
+    // and a versioned write racing this one loses on the ETag and reads again.
+    const results = await bulkWithRetry(
+      this.container,
+      resources.map((doc) => {
+        const { replaced: _r, ...rest } = stripSystem(doc);
+        return {
+          operationType: BulkOperationType.Replace,
+          id: doc.id,
+          partitionKey: doc.portfolioId,
+          resourceBody: rest as unknown as JSONObject,
+          ifMatch: doc._etag ?? "",
+        };
+      }),
+    );
+    const failed = results.find(
+      (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
+    );
+    if (failed !== undefined) throw new Error(`tidying a file's snapshots failed with ${failed.statusCode}`);
   }
 
   async latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined> {
@@ -350,12 +395,16 @@ export class CosmosPositionRepository implements PositionRepository {
       return this.valuation(portfolioId, found.date, false, asAt, attempt + 1);
     const holdings: Holding[] = [];
     for (let i = 0; i < found.chunks; i++)
-      holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
+      for (const h of chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? [])
+        holdings.push(completeHolding(h));
+    const derived = completenessOf(holdings);
     return {
       portfolioId,
       date: found.date,
       baseCurrency: found.baseCurrency,
       totalValue: found.totalValue,
+      complete: found.complete ?? derived.complete,
+      unvaluedCount: found.unvaluedCount ?? derived.unvaluedCount,
       valuedAt: found.valuedAt,
       version: found.version ?? "",
       holdings,
@@ -370,6 +419,16 @@ export class CosmosPositionRepository implements PositionRepository {
       isValuation,
     );
     return doc as ValuationDoc | undefined;
+  }
+
+  async valuationVersions(refs: readonly SnapshotRef[]): Promise<Map<string, string>> {
+    const headers = await bulkRead<ValuationDoc>(
+      this.container,
+      refs.map((r) => ({ id: valuationId(r.date), partitionKey: r.portfolioId })),
+    );
+    const out = new Map<string, string>();
+    for (const doc of headers.values()) if (doc.docType === "valuation") out.set(refOf(doc), doc.version ?? "");
+    return out;
   }
 
   private async header(portfolioId: string, date: string): Promise<ValuationDoc | undefined> {

@@ -5,7 +5,7 @@ import type { AuditNote, AuditSubject } from "../../domain/settings-audit";
 import type { SettingsRepository } from "../../ports/settings-repository";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, stripSystem } from "./cosmos-errors";
-import { pagedQuery } from "./paged-query";
+import { equalityFilters, pagedQuery } from "./paged-query";
 import { AuditedSettingsWrites } from "./settings-audit/audited-settings-writes";
 import { isItemDoc, NOT_PENDING, type PendingAuditWriter } from "./settings-audit/pending-audit";
 
@@ -85,12 +85,13 @@ export class CosmosSettingsRepository<T extends { id: string }> implements Setti
     }
   }
 
-  async list(request: PageRequest): Promise<CursorPage<T>> {
+  async list(request: PageRequest, where: Readonly<Record<string, string>> = {}): Promise<CursorPage<T>> {
+    const filters = equalityFilters(where);
     const result = await pagedQuery<Doc<T>>(
       this.container,
       {
-        where: ["c.kind = @kind", NOT_PENDING],
-        parameters: [{ name: "@kind", value: this.kind }],
+        where: ["c.kind = @kind", NOT_PENDING, ...filters.where],
+        parameters: [{ name: "@kind", value: this.kind }, ...filters.parameters],
         sortField: "id",
         partitionKey: this.kind,
       },

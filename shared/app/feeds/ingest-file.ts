@@ -19,6 +19,8 @@ import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
 import type { ImportRecords } from "../investments/import/import-records";
 import { jobEvent } from "../investments/job-event";
+import { inboundNameProblem } from "../../domain/inbound-name";
+import { refusedFileName } from "./refused-file-name";
 import { importValidRows } from "./ingest-file-import";
 import {
   ARCHIVE,
@@ -84,6 +86,8 @@ export class IngestFile {
     const stored = await this.deps.feeds.get(feedId);
     if (stored === undefined) return this.leave(name, "ignored", `no feed '${feedId}'`);
     const feed = definitionOf(stored);
+    // Before anything else, whatever the feed's status: a name no store can hold is refused, not read.
+    if (inboundNameProblem(inboxName) !== undefined) return this.refuseName(name, { ...feed, id: feedId });
     if (!compileFilePattern(feed.filePattern)(baseName))
       return this.leave(
         name,
@@ -165,7 +169,7 @@ export class IngestFile {
         ...base,
         id: duplicateId,
         status: "completed",
-        counts: { received: existing.counts.received, accepted: 0, rejected: 0 },
+        counts: { received: existing.counts.received, accepted: 0, rejected: 0, removed: 0 },
         errors: [],
         duplicateOf: existing.id,
         startedAt: now,
@@ -193,13 +197,13 @@ export class IngestFile {
         log,
         job({
           status: "failed",
-          counts: { received: 0, accepted: 0, rejected: 0 },
+          counts: { received: 0, accepted: 0, rejected: 0, removed: 0 },
           errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${first.message}` }],
         }),
       );
     }
     const outcome = first;
-    const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
+    const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected, removed: 0 };
     if (mode === "testing") {
       const verdict =
         outcome.status === "rejected"
@@ -239,7 +243,8 @@ export class IngestFile {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         // The import refused a call's rows (say, a reference it does not know). The calls before it
         // stored theirs, as their job says: the failed job keeps that count and says so.
-        const stored = (await this.deps.jobs.get(jobId))?.counts.accepted ?? 0;
+        const storedCounts = (await this.deps.jobs.get(jobId))?.counts;
+        const stored = storedCounts?.accepted ?? 0;
         const written =
           stored === 0
             ? "nothing was written"
@@ -250,7 +255,7 @@ export class IngestFile {
           log,
           job({
             status: "failed",
-            counts: { ...counts, accepted: stored },
+            counts: { ...counts, accepted: stored, removed: storedCounts?.removed ?? 0 },
             errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001),
           }),
         );
@@ -314,12 +319,22 @@ export class IngestFile {
       ...base,
       id,
       status: "failed",
-      counts: interrupted?.counts ?? { received: 0, accepted: 0, rejected: 0 },
+      counts: interrupted?.counts ?? { received: 0, accepted: 0, rejected: 0, removed: 0 },
       errors: [{ field: "file", message }],
       startedAt: interrupted?.startedAt ?? now,
       completedAt: now,
       leaseUntil: null,
     });
+  }
+
+  /** A file whose name no store can hold: a failed job saying so, and the file quarantined unread. */
+  private async refuseName(name: string, feed: { id: string; dataType: Job["dataType"] }): Promise<IngestOutcome> {
+    const info = await this.deps.files.info(INBOUND, name);
+    if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+    const now = this.deps.clock.now().toISOString();
+    const job = refusedFileName(name, feed, info, this.deps.unlabelledSource ?? "blob", now);
+    if (job === undefined) throw new Error("refuseName called for a name that can be held");
+    return this.reject(name, this.deps.log.with({ feedId: feed.id, fileName: job.fileName, jobId: job.id }), job);
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {

@@ -2,7 +2,8 @@
  * The `analytics` schema BI users read (API.md, "Read-only SQL replica"): the API's resources, fields
  * in snake_case, one table each.
  */
-import { col, CURRENCY, ID, numberKinds, optional, text, type TableDefinition } from "./table-types";
+import { dataQualityTypeSchema } from "../data-quality-exception";
+import { col, CURRENCY, ID, numberKinds, optional, text, type ForeignKey, type TableDefinition } from "./table-types";
 
 export type AnalyticsTableName =
   | "portfolios"
@@ -16,6 +17,14 @@ export type AnalyticsTableName =
   | "transactions"
   | "exceptions"
   | "jobs";
+
+/** A column of a table naming a portfolio or a security, declared as a key for BI tools to join by. */
+const toPortfolio: ForeignKey = { columns: ["portfolio_id"], references: { table: "portfolios", columns: ["id"] } };
+const toSecurity: ForeignKey = { columns: ["security_id"], references: { table: "securities", columns: ["id"] } };
+
+/** "A, B or C". */
+const either = (values: readonly string[]): string =>
+  values.length < 2 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`;
 
 export const analyticsTables: readonly TableDefinition[] = [
   {
@@ -72,6 +81,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "prices",
     description: "Every stored price: one per security, date, type and source",
     primaryKey: ["security_id", "date", "type", "source"],
+    foreignKeys: [toSecurity],
     columns: [
       col("security_id", ID, "The security"),
       optional("isin", text(12), "Its ISIN"),
@@ -100,6 +110,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "positions",
     description: "The current position snapshot of each portfolio and date (a replaced snapshot's rows are gone)",
     primaryKey: ["portfolio_id", "date", "security_id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("security_id", ID, "The security held"),
@@ -114,11 +125,26 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "valuations",
     description: "Every stored valuation of a portfolio and date",
     primaryKey: ["portfolio_id", "date"],
+    foreignKeys: [toPortfolio],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("date", { kind: "date" }, "Valuation date"),
       col("base_currency", CURRENCY, "Currency of total_value"),
-      col("total_value", numberKinds.money, "Sum of the valued holdings' market values"),
+      col(
+        "total_value",
+        numberKinds.money,
+        "Sum of the valued holdings' market values (every holding's only where complete)",
+      ),
+      optional(
+        "complete",
+        { kind: "boolean" },
+        "Whether every holding has a market value (exclude incomplete valuations with WHERE complete); null for valuations stored before it was recorded",
+      ),
+      optional(
+        "unvalued_count",
+        { kind: "integer" },
+        "Holdings without a market value, left out of total_value and the weights",
+      ),
       col("valued_at", { kind: "timestamp" }, "When it was computed (UTC)"),
     ],
   },
@@ -128,6 +154,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     description:
       "The holdings of every stored valuation, equal to `GET /api/v1/portfolios/{id}/holdings?date=` for that date (no look-through)",
     primaryKey: ["portfolio_id", "date", "security_id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("date", { kind: "date" }, "Valuation date"),
@@ -139,12 +166,19 @@ export const analyticsTables: readonly TableDefinition[] = [
       optional("price_type", text(10), "Type of the price used"),
       optional("price_currency", CURRENCY, "Currency of the price used"),
       optional("fx_rate", numberKinds.usedRate, "Rate from price_currency into the base currency"),
+      optional("fx_method", text(10), "How fx_rate was found: identity, direct, inverse or cross"),
+      optional("fx_pivot", CURRENCY, "The currency a cross rate went through (fx_method cross)"),
       optional(
         "market_value",
         numberKinds.money,
-        "Value in the portfolio's base currency; null when it could not be valued",
+        "Value in the portfolio's base currency; null when it could not be valued (see unvalued)",
       ),
-      optional("weight", numberKinds.weight, "Share of the total value"),
+      optional("weight", numberKinds.weight, "Share of total_value, which sums the valued holdings only"),
+      optional(
+        "unvalued",
+        text(20),
+        "Why market_value is null: MISSING_PRICE, MISSING_FX_RATE, UNKNOWN_SECURITY or VALUE_OUT_OF_RANGE",
+      ),
     ],
   },
   {
@@ -152,6 +186,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "transactions",
     description: "One row per transaction, in its current status",
     primaryKey: ["id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("id", ID, "The service's transaction id"),
       col("external_id", text(200), "The sender's id"),
@@ -183,11 +218,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     primaryKey: ["id"],
     columns: [
       col("id", text(100), "The exception's id"),
-      col(
-        "type",
-        text(30),
-        "VALIDATION_FAILED, UNKNOWN_SECURITY, MISSING_PRICE, STALE_PRICE, PRICE_JUMP, MISSING_FX_RATE, NAV_MISMATCH or VALUE_OUT_OF_RANGE",
-      ),
+      col("type", text(30), either(dataQualityTypeSchema.options)),
       col("severity", text(10), "info, warning or error"),
       col("message", { kind: "long-text" }, "What was found"),
       col("entity_type", text(50), "Kind of record concerned"),

@@ -34,6 +34,8 @@ export const versionTables: readonly TableDefinition[] = (Object.keys(versionedT
       description: `Every version of \`${name}\`, current (recorded_to null) and replaced: the rows current at an instant T are those with recorded_from <= T and (recorded_to is null or recorded_to > T)`,
       primaryKey: [...base.primaryKey, "version"],
       columns: [...base.columns, ...versionColumns],
+      // A version names the same portfolio or security as its record (declared for BI tools, not enforced).
+      ...(base.foreignKeys !== undefined ? { foreignKeys: base.foreignKeys } : {}),
     };
   },
 );
