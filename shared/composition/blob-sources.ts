@@ -31,7 +31,8 @@ export class BlobSourceServices {
   ) {}
 
   readonly blobSourceRepository = lazy<BlobSourceRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "blob-source", "Blob source", {
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "blob-source", "Blob source", {
         writer: this.core.settingsAudit(),
         subject: blobSourceAudit,
       }),

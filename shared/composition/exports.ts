@@ -52,7 +52,8 @@ export class ExportServices {
   /** The CSV, XLSX and JSON writers. */
   readonly writeExport: WriteExport = writeExport;
   readonly exportRepository = lazy<ExportRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export", {
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export", {
         writer: this.core.settingsAudit(),
         subject: exportAudit,
       }),

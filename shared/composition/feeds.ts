@@ -28,7 +28,8 @@ export class FeedServices {
   ) {}
 
   readonly feedRepository = lazy<FeedRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed", {
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed", {
         writer: this.core.settingsAudit(),
         subject: feedAudit({ host: this.core.config.SFTP_HOST, port: this.core.config.SFTP_PORT }),
       }),

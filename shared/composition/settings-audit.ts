@@ -7,6 +7,8 @@ import { lazy } from "./lazy";
 export class SettingsAuditServices {
   constructor(private readonly core: CoreServices) {}
 
-  readonly auditLog = lazy(() => new CosmosSettingsAuditLog(this.core.cosmos().container("audit"), this.core.settingsAudit()));
+  readonly auditLog = lazy(
+    () => new CosmosSettingsAuditLog(this.core.cosmos().container("audit"), this.core.settingsAudit()),
+  );
   readonly listSettingsAudit = lazy(() => new ListSettingsAudit(this.auditLog()));
 }

@@ -32,7 +32,8 @@ export class WebhookServices {
   constructor(private readonly core: CoreServices) {}
 
   readonly webhookRepository = lazy<WebhookRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook", {
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook", {
         writer: this.core.settingsAudit(),
         subject: webhookAudit,
       }),
