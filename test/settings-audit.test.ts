@@ -253,6 +253,11 @@ describe("System settings › audit trail", () => {
       action: "created",
       resource: { type: "replica-login", id: loginId, name: "Power BI" },
     });
+    const limited = await change("PATCH", `/api/v1/settings/replica/logins/${loginId}`, { connectionLimit: 3 });
+    expect(limited.status, limited.text).toBe(200);
+    expect((await entryOf(limited.requestId)).changes).toEqual([
+      { field: "connectionLimit", from: login.body.data.connectionLimit, to: 3 },
+    ]);
     const rotated = await change("POST", `/api/v1/settings/replica/logins/${loginId}/rotate-password`);
     expect(rotated.status, rotated.text).toBe(200);
     secrets.push(rotated.body.data.password);

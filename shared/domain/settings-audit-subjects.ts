@@ -2,7 +2,7 @@ import { toPublicClient, type StoredApiClient } from "./api-client";
 import type { BlobSource } from "./blob-source";
 import { toPublicExport, type StoredExport } from "./export";
 import { toPublicFeed, type SftpEndpoint, type StoredFeed } from "./feed";
-import type { ReplicaLogin } from "./replica/replica-settings";
+import { withLimits, type ReplicaLogin } from "./replica/replica-settings";
 import type { AuditSubject } from "./settings-audit";
 import { toPublicWebhook, type StoredWebhook } from "./webhook";
 
@@ -41,9 +41,12 @@ export const apiClientAudit: AuditSubject<StoredApiClient> = {
   publicView: toPublicClient,
 };
 
-/** A replica login's password lives only in the database: its rotation is told by the use case. */
+/**
+ * A replica login's password lives only in the database: its rotation is told by the use case. Logins
+ * stored before their limits existed show the defaults, as the answers do.
+ */
 export const replicaLoginAudit: AuditSubject<ReplicaLogin> = {
   type: "replica-login",
   name: (l) => l.name,
-  publicView: (l) => l,
+  publicView: withLimits,
 };
