@@ -1,7 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import type { Client } from "pg";
-import { analyticsTables } from "../shared/domain/replica/analytics-tables";
+import { biTables } from "../shared/domain/replica/versions-tables";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import {
@@ -698,7 +698,7 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
       ).rows.map((r) => [`${r.object}.${r.column ?? ""}`, r.description]),
     );
     const plain = (text: string): string => text.replace(/`/g, "");
-    for (const table of analyticsTables) {
+    for (const table of biTables) {
       expect(described.get(`${table.name}.`), table.name).toBe(plain(table.description));
       for (const column of table.columns)
         expect(described.get(`${table.name}.${column.name}`), `${table.name}.${column.name}`).toBe(
@@ -723,9 +723,15 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
         ["holdings.security_id", "securities.id"],
         ["positions.portfolio_id", "portfolios.id"],
         ["positions.security_id", "securities.id"],
+        // A version names the same portfolio and security as its record.
+        ["positions_versions.portfolio_id", "portfolios.id"],
+        ["positions_versions.security_id", "securities.id"],
         ["prices.security_id", "securities.id"],
+        ["prices_versions.security_id", "securities.id"],
         ["transactions.portfolio_id", "portfolios.id"],
         ["transactions.security_id", "securities.id"],
+        ["transactions_versions.portfolio_id", "portfolios.id"],
+        ["transactions_versions.security_id", "securities.id"],
         ["valuations.portfolio_id", "portfolios.id"],
       ].map(([from, to]) => ({ from, to })),
     );
