@@ -5,6 +5,7 @@ import { requireScope } from "../app/access/authenticator";
 import type { RateLimitDecision } from "../app/access/rate-limiter";
 import { services } from "../composition";
 import { AppError } from "../domain/errors";
+import { findUnstorable, mayHoldUnstorable, printable, unstorableIn } from "../domain/storable";
 import { issuesToDetails } from "../domain/validation";
 import { contextSink, Logger } from "../logging";
 import { traceIdOf } from "../observability/trace-context";
@@ -14,6 +15,8 @@ import { errorResult } from "./error-response";
 import { requestIdOf, sourceAddress } from "./request-info";
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/** As many as an import's validation names at most. */
+const MAX_UNSTORABLE_DETAILS = 1000;
 
 /** Shapes an error for this endpoint's clients; the token endpoint overrides it with RFC 6749's shape. */
 export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => EndpointResult;
@@ -100,8 +103,17 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
   return (request, context) => inInvocationTrace(context, () => handle(request, context));
 }
 
-function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" | "query"): never {
+function parsePart(schema: z.ZodType | undefined, input: Record<string, string>, where: "path" | "query"): never {
   if (schema === undefined) return undefined as never;
+  // A value no store can hold never reaches a schema, a use case or a store path (a lone surrogate
+  // makes the storage SDKs throw URIError while building the request URL).
+  const unstorable = Object.entries(input).flatMap(([name, value]) => {
+    const why = unstorableIn(value);
+    return why === undefined ? [] : [{ field: printable(name), message: why }];
+  });
+  if (unstorable.length > 0) {
+    throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, { details: unstorable });
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, {
@@ -138,6 +150,13 @@ function parseBody(schema: z.ZodType, text: string): never {
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new AppError("INVALID_REQUEST", "The request body must be a JSON object");
+  }
+  // One scan of the text; only a body that may hold an unstorable string is walked value by value.
+  const unstorable = mayHoldUnstorable(text) ? findUnstorable(json, MAX_UNSTORABLE_DETAILS) : [];
+  if (unstorable.length > 0) {
+    throw new AppError("VALIDATION_ERROR", "The request body holds text no store can hold; nothing was written", {
+      details: unstorable,
+    });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
