@@ -1,8 +1,9 @@
-import type { Container, JSONObject } from "@azure/cosmos";
+import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
+import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Security } from "../../domain/security";
 import type { SecurityFilter, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
-import { bulkDelete, bulkRead, bulkUpsert, refKey, sameContent } from "./bulk";
+import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, sameContent } from "./bulk";
 import { isNotFound, stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 
@@ -25,6 +26,9 @@ const toSecurity = (doc: SecurityDoc): Security => {
 
 /** Securities in the `securities` container (partition /id), with `isin|<ISIN>` lookup documents. */
 export class CosmosSecurityRepository implements SecurityRepository {
+  /** The version each security handed out by getMany was read at (for a conditional write). */
+  private readonly versions = new WeakMap<Security, string>();
+
   constructor(private readonly container: Container) {}
 
   async get(id: string): Promise<Security | undefined> {
@@ -39,12 +43,18 @@ export class CosmosSecurityRepository implements SecurityRepository {
 
   async getMany(ids: readonly string[]): Promise<Map<string, Security>> {
     const unique = [...new Set(ids)];
-    const docs = await bulkRead<SecurityDoc>(
+    const docs = await bulkRead<SecurityDoc & { _etag?: string }>(
       this.container,
       unique.map((id) => ({ id, partitionKey: id })),
+      true,
     );
     const out = new Map<string, Security>();
-    for (const doc of docs.values()) if (doc.docType === "security") out.set(doc.id, toSecurity(doc));
+    for (const doc of docs.values()) {
+      if (doc.docType !== "security") continue;
+      const security = toSecurity(doc);
+      if (doc._etag !== undefined) this.versions.set(security, doc._etag);
+      out.set(doc.id, security);
+    }
     return out;
   }
 
@@ -78,16 +88,25 @@ export class CosmosSecurityRepository implements SecurityRepository {
     return { ...result, items: result.items.map(toSecurity) };
   }
 
-  async save(securities: readonly Security[]): Promise<WriteCounts> {
-    const existing = await bulkRead<SecurityDoc>(
-      this.container,
-      securities.map((s) => ({ id: s.id, partitionKey: s.id })),
-    );
+  async save(securities: readonly Security[], previous?: ReadonlyMap<string, Security>): Promise<WriteCounts> {
+    const existing =
+      previous ??
+      new Map(
+        [
+          ...(
+            await bulkRead<SecurityDoc>(
+              this.container,
+              securities.map((s) => ({ id: s.id, partitionKey: s.id })),
+            )
+          ).values(),
+        ].map((doc) => [doc.id, toSecurity(doc)]),
+      );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-    const writes: JSONObject[] = [];
+    const writes: OperationInput[] = [];
+    const lookups: JSONObject[] = [];
     const staleIsins: string[] = [];
     for (const security of securities) {
-      const before = existing.get(refKey({ id: security.id, partitionKey: security.id }));
+      const before = existing.get(security.id);
       const doc: SecurityDoc = {
         ...security,
         createdAt: before?.createdAt ?? security.createdAt,
@@ -95,16 +114,39 @@ export class CosmosSecurityRepository implements SecurityRepository {
         nameLower: security.name.toLowerCase(),
       };
       if (before === undefined) counts.created++;
-      else if (sameContent(before, doc)) {
+      else if (sameContent(before, security)) {
         counts.unchanged++;
         continue;
       } else counts.updated++;
       if (before?.isin != null && before.isin !== security.isin) staleIsins.push(before.isin);
-      writes.push(doc as unknown as JSONObject);
+      const body = doc as unknown as JSONObject;
+      const version = before === undefined ? undefined : this.versions.get(before);
+      // Merged into what `previous` read: written only over that version (or, new, only if still absent).
+      if (previous === undefined) writes.push({ operationType: BulkOperationType.Upsert, resourceBody: body });
+      else if (before === undefined) writes.push({ operationType: BulkOperationType.Create, resourceBody: body });
+      else
+        writes.push({
+          operationType: BulkOperationType.Replace,
+          id: security.id,
+          resourceBody: body,
+          ifMatch: version ?? "",
+        });
       if (security.isin !== null)
-        writes.push({ id: isinDocId(security.isin), docType: "isin", securityId: security.id });
+        lookups.push({ id: isinDocId(security.isin), docType: "isin", securityId: security.id });
     }
-    await bulkUpsert(this.container, writes);
+    const results = await bulkWithRetry(this.container, writes);
+    const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
+    if (raced >= 0) {
+      const id = (writes[raced] as { resourceBody?: { id?: string } } | undefined)?.resourceBody?.id ?? "";
+      throw new AppError(
+        "CONFLICT",
+        `Security '${id}' was changed by another import at the same time; retry this import`,
+        { retryable: true },
+      );
+    }
+    const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
+    if (failed !== undefined) throw new Error(`security write failed with ${failed.statusCode}`);
+    await bulkUpsert(this.container, lookups);
     await bulkDelete(
       this.container,
       staleIsins.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })),
