@@ -195,7 +195,6 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
         name: "SAP SE",
         assetClass: "equity",
         currency: "EUR",
-        status: "active",
       });
 
       // 4. Live.
