@@ -3,7 +3,7 @@ import { isoDate } from "./dates";
 import {
   decimalPlaces,
   findUnstorable,
-  mayHoldUnstorable,
+  mayHoldUnstorableUtf8,
   printable,
   unstorableIn,
   withinMaxDecimals,
@@ -41,8 +41,11 @@ describe("findUnstorable and the JSON pre-scan", () => {
     expect(findUnstorable({ a: [1, true, null, "fine"] })).toEqual([]);
   });
 
-  it("lets a clean document skip the walk and catches every escape that may spell an unstorable character", () => {
-    expect(mayHoldUnstorable('{"name":"Müller 😀","n":1}')).toBe(false);
+  it("lets a clean document skip the walk and catches every escape or character that may be unstorable", () => {
+    const may = (text: string): boolean => mayHoldUnstorableUtf8(Buffer.from(text));
+    // Text of any script, emoji, and escapes of ordinary characters are let through without a walk.
+    expect(may('{"name":"Müller & Cie € 株式 😀","n":1,"city":"Z\\u00fcrich","e":"\\ud83d"}')).toBe(true);
+    expect(may('{"name":"Müller & Cie € 株式 😀","n":1,"city":"Z\\u00fcrich"}')).toBe(false);
     for (const text of [
       '"\\u0000"',
       '"\\ud800"',
@@ -50,10 +53,18 @@ describe("findUnstorable and the JSON pre-scan", () => {
       '"\\ufdd0"',
       '"\\uFFFE"',
       '"\\uffff"',
-      '"\u0000"',
       '"\ufffe"',
+      '"\ufdef"',
+      '"\u{10ffff}"',
     ])
-      expect(mayHoldUnstorable(text), text).toBe(true);
+      expect(may(text), text).toBe(true);
+  });
+
+  it("finds an astral noncharacter, skips paired surrogates, and writes escapes for each", () => {
+    expect(unstorableIn("😀 and \u{1fffe}")).toBe(
+      "contains the Unicode noncharacter U+1FFFE at character 8, which is not for interchange",
+    );
+    expect(printable("😀\u{1fffe}\ud800x")).toBe("😀\\u{1fffe}\\u{d800}x");
   });
 });
 

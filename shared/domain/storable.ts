@@ -7,37 +7,83 @@
  * with the field named, never found later by a projection that cannot write it.
  */
 
-/** NUL, an unpaired surrogate (in `u` mode a lone surrogate is a code point of category Cs), or a noncharacter. */
-const UNSTORABLE = /[\0\p{Cs}\p{Noncharacter_Code_Point}]/u;
-const UNSTORABLE_ALL = /[\0\p{Cs}\p{Noncharacter_Code_Point}]/gu;
-
 /**
- * In the text of a JSON document: an unstorable character as it is, or a `\u` escape that may spell
- * one (NUL, any surrogate, U+FDD0–U+FDEF, U+FFFE/U+FFFF). A document this does not match holds no
- * unstorable string, so the common request skips the walk over its values.
+ * The code units an unstorable character starts with: NUL, any surrogate (an astral noncharacter is a
+ * pair, U+1FFFE = D83F DFFE), a BMP noncharacter. A string without any (nearly every string; V8 answers
+ * for a Latin-1 string without scanning) is storable; where one is, the code point is looked at.
  */
-const MAYBE_IN_JSON = /[\0\p{Cs}\p{Noncharacter_Code_Point}]|\\u(?:0000|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF]{3}[eEfF])/u;
+const SUSPECT = /[\0\uD800-\uDFFF\uFDD0-\uFDEF\uFFFE\uFFFF]/g;
+
+const isNoncharacter = (cp: number): boolean => (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
+
+/** Each unstorable code point of `text` with its UTF-16 index, in order, until `visit` answers false. */
+function eachUnstorable(text: string, visit: (index: number, cp: number, length: number) => boolean): void {
+  SUSPECT.lastIndex = 0;
+  for (let m = SUSPECT.exec(text); m !== null; m = SUSPECT.exec(text)) {
+    const i = m.index;
+    const unit = text.charCodeAt(i);
+    let cp = unit;
+    let length = 1;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = ((unit - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+        length = 2;
+        SUSPECT.lastIndex = i + 2;
+        if (!isNoncharacter(cp)) continue;
+      }
+    }
+    if (!visit(i, cp, length)) return;
+  }
+}
 
 const hex = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 
 /** Why `text` cannot be stored (its first offending character, named), or undefined when it can. */
 export function unstorableIn(text: string): string | undefined {
-  const m = UNSTORABLE.exec(text);
-  if (m === null) return undefined;
-  const cp = m[0].codePointAt(0) ?? 0;
-  const at = `at character ${m.index + 1}`;
-  if (cp === 0) return `contains U+0000 (NUL) ${at}, which no store can hold`;
-  if (cp >= 0xd800 && cp <= 0xdfff)
-    return `contains an unpaired surrogate (${hex(cp)}) ${at}, which is not Unicode text`;
-  return `contains the Unicode noncharacter ${hex(cp)} ${at}, which is not for interchange`;
+  let why: string | undefined;
+  eachUnstorable(text, (index, cp) => {
+    const at = `at character ${index + 1}`;
+    if (cp === 0) why = `contains U+0000 (NUL) ${at}, which no store can hold`;
+    else if (cp >= 0xd800 && cp <= 0xdfff)
+      why = `contains an unpaired surrogate (${hex(cp)}) ${at}, which is not Unicode text`;
+    else why = `contains the Unicode noncharacter ${hex(cp)} ${at}, which is not for interchange`;
+    return false;
+  });
+  return why;
 }
 
 /** `text` with every unstorable character written as `\u{XXXX}`: for messages that quote a provider's file. */
-export const printable = (text: string): string =>
-  UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`) : text;
+export function printable(text: string): string {
+  let out = "";
+  let from = 0;
+  eachUnstorable(text, (index, cp, length) => {
+    out += `${text.slice(from, index)}\\u{${cp.toString(16)}}`;
+    from = index + length;
+    return true;
+  });
+  return from === 0 ? text : out + text.slice(from);
+}
 
-/** Whether the text of a JSON document may hold an unstorable string (false: it certainly holds none). */
-export const mayHoldUnstorable = (json: string): boolean => MAYBE_IN_JSON.test(json);
+const BACKSLASH_U = Buffer.from("\\u");
+/** UTF-8 of U+FDC0–U+FDFF (the noncharacters U+FDD0–U+FDEF among them), and the endings of U+xFFFE and U+xFFFF. */
+const NONCHARACTER_BYTES = [Buffer.from([0xef, 0xb7]), Buffer.from([0xbf, 0xbe]), Buffer.from([0xbf, 0xbf])];
+const ESCAPED = /^(?:0000|[dD][89a-fA-F]|[fF][dD][dDeE]|[fF]{3}[eEfF])/;
+
+/**
+ * Whether a JSON document, as its UTF-8 bytes, may hold an unstorable string: false means it certainly
+ * holds none, so the common request skips the walk over its values. Decoded with replacement (as a
+ * request's text is), bytes spell no lone surrogate and JSON holds no raw NUL, so only a `\u` escape
+ * of NUL, a surrogate or a BMP noncharacter, or a noncharacter's own bytes can: a few byte searches
+ * (memmem), not a scan of the decoded text.
+ */
+export function mayHoldUnstorableUtf8(json: Buffer): boolean {
+  if (NONCHARACTER_BYTES.some((needle) => json.includes(needle))) return true;
+  for (let i = json.indexOf(BACKSLASH_U); i >= 0; i = json.indexOf(BACKSLASH_U, i + 2)) {
+    if (ESCAPED.test(json.toString("latin1", i + 2, i + 6))) return true;
+  }
+  return false;
+}
 
 export interface UnstorableValue {
   /** Where: `prices[12].source`, `mapping.isin.map` (for a key), `body` for the document itself. */

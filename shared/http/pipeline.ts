@@ -5,7 +5,7 @@ import { requireScope } from "../app/access/authenticator";
 import type { RateLimitDecision } from "../app/access/rate-limiter";
 import { services } from "../composition";
 import { AppError } from "../domain/errors";
-import { findUnstorable, mayHoldUnstorable, printable, unstorableIn } from "../domain/storable";
+import { findUnstorable, mayHoldUnstorableUtf8, printable, unstorableIn } from "../domain/storable";
 import { issuesToDetails } from "../domain/validation";
 import { contextSink, Logger } from "../logging";
 import { traceIdOf } from "../observability/trace-context";
@@ -66,9 +66,10 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
       const params = parsePart(endpoint.params, request.params, "path");
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
-      const raw =
+      const read =
         endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
-      const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
+      const raw = read?.text;
+      const body = endpoint.body === undefined || read === undefined ? undefined : parseBody(endpoint.body, read);
       const bytes =
         endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
       result = await endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log });
@@ -123,12 +124,10 @@ function parsePart(schema: z.ZodType | undefined, input: Record<string, string>,
   return parsed.data as never;
 }
 
-async function readBody(request: HttpRequest, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
-  return text;
+/** The body's text, decoded as request.text() decodes it (UTF-8, a BOM dropped, bad bytes replaced), and its bytes. */
+async function readBody(request: HttpRequest, maxBytes: number): Promise<{ text: string; bytes: Buffer }> {
+  const bytes = await readBytes(request, maxBytes);
+  return { text: new TextDecoder().decode(bytes), bytes };
 }
 
 /** The body as bytes, whatever its content type: a file in a legacy encoding or a zip reaches the handler unchanged. */
@@ -140,7 +139,7 @@ async function readBytes(request: HttpRequest, maxBytes: number): Promise<Buffer
   return bytes;
 }
 
-function parseBody(schema: z.ZodType, text: string): never {
+function parseBody(schema: z.ZodType, { text, bytes }: { text: string; bytes: Buffer }): never {
   if (text.trim() === "") throw new AppError("INVALID_REQUEST", "A JSON request body is required");
   let json: unknown;
   try {
@@ -151,8 +150,8 @@ function parseBody(schema: z.ZodType, text: string): never {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new AppError("INVALID_REQUEST", "The request body must be a JSON object");
   }
-  // One scan of the text; only a body that may hold an unstorable string is walked value by value.
-  const unstorable = mayHoldUnstorable(text) ? findUnstorable(json, MAX_UNSTORABLE_DETAILS) : [];
+  // A few byte searches; only a body that may hold an unstorable string is walked value by value.
+  const unstorable = mayHoldUnstorableUtf8(bytes) ? findUnstorable(json, MAX_UNSTORABLE_DETAILS) : [];
   if (unstorable.length > 0) {
     throw new AppError("VALIDATION_ERROR", "The request body holds text no store can hold; nothing was written", {
       details: unstorable,
