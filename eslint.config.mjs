@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".deploy/", "node_modules/", "coverage/", ".data/"] },
+  { ignores: ["dist/", ".deploy/", "node_modules/", "coverage/", ".data/", "infra/.tools/", "infra/tools/obj/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -61,6 +61,13 @@ export default tseslint.config(
         process: "readonly",
         console: "readonly",
         __dirname: "readonly",
+        __filename: "readonly",
+        fetch: "readonly",
+        AbortSignal: "readonly",
+        setTimeout: "readonly",
+        Atomics: "readonly",
+        SharedArrayBuffer: "readonly",
+        Int32Array: "readonly",
       },
     },
     rules: { "@typescript-eslint/no-require-imports": "off" },

@@ -1,10 +1,10 @@
 import { services } from "../shared/composition";
-import { getConfig } from "../shared/config";
+import { getSetting } from "../shared/config";
 import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Starts the blob sources whose nextRunAt has come: each due time claimed once, its run queued on `blob-sources`. */
 export const blobSourcesSchedule = registerTimerFunction("blob-sources-schedule", {
-  schedule: getConfig().BLOB_SOURCES_SCHEDULE,
+  schedule: getSetting("BLOB_SOURCES_SCHEDULE"),
   handle: async (log) => {
     const runs = await services().blobSources.scheduleBlobSources().execute();
     if (runs.length > 0)

@@ -1,10 +1,10 @@
 import { services } from "../shared/composition";
-import { getConfig } from "../shared/config";
+import { getSetting } from "../shared/config";
 import { registerTimerFunction } from "../shared/triggers/timer-function";
 
 /** Re-enqueues pending webhook deliveries whose message was lost or whose attempt was cut short. */
 export const deliveriesSweep = registerTimerFunction("deliveries-sweep", {
-  schedule: getConfig().DELIVERIES_SWEEP_SCHEDULE,
+  schedule: getSetting("DELIVERIES_SWEEP_SCHEDULE"),
   handle: async (log) => {
     const count = await services().webhooks.sweepDeliveries().execute();
     if (count > 0) log.warn("overdue webhook deliveries re-enqueued", { count });

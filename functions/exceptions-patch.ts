@@ -9,20 +9,25 @@ export const exceptionsPatch = endpoint({
   name: "exceptions-patch",
   method: "PATCH",
   route: "api/v1/exceptions/{exceptionId}",
-  summary: "Resolve a data-quality exception",
+  summary: "Resolve a data-quality exception (resolvedBy: the caller's client id; exception.resolved is announced)",
   tag: "Data quality",
   scope: "api.write",
   params: z.object({ exceptionId: idParam(200) }),
-  body: z.strictObject({ status: z.literal("resolved") }).meta({ id: "ExceptionPatch" }),
+  body: z
+    .strictObject({
+      status: z.literal("resolved"),
+      resolution: z.string().trim().min(1).max(1000).optional().meta({ description: "Why it is resolved (optional)" }),
+    })
+    .meta({ id: "ExceptionPatch" }),
   responses: [
     { status: 200, description: "The resolved exception", schema: z.object({ data: dataQualityExceptionSchema }) },
   ],
   errors: [404, 409, 413],
-  async handle({ params }) {
-    return {
-      status: 200,
-      body: { data: await services().investments.resolveDataQualityException().execute(params.exceptionId) },
-    };
+  async handle({ params, body, principal }) {
+    const resolved = await services()
+      .investments.resolveDataQualityException()
+      .execute(params.exceptionId, principal?.clientId ?? "", body.resolution);
+    return { status: 200, body: { data: resolved } };
   },
 });
 

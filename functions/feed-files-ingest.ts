@@ -6,6 +6,7 @@ import {
 import { INBOUND } from "../shared/app/feeds/ingest-file-parts";
 import { services } from "../shared/composition";
 import { inInvocationTrace, invocationLog } from "../shared/triggers/invocation-log";
+import { triggersEnabled } from "../shared/triggers/trigger-gate";
 
 // The trigger hands the function a reference to the blob, never its bytes (sdkBinding below).
 registerBlobTriggerReferences();
@@ -23,10 +24,11 @@ export function feedFilesIngest(blob: unknown, context: InvocationContext): Prom
 }
 
 // Flex Consumption runs blob triggers from Event Grid only (the subscription: infra/README.md).
-app.storageBlob("feed-files-ingest", {
-  path: `${INBOUND}/{name}`,
-  connection: "AzureWebJobsStorage",
-  source: "EventGrid",
-  sdkBinding: true,
-  handler: feedFilesIngest,
-});
+if (triggersEnabled())
+  app.storageBlob("feed-files-ingest", {
+    path: `${INBOUND}/{name}`,
+    connection: "AzureWebJobsStorage",
+    source: "EventGrid",
+    sdkBinding: true,
+    handler: feedFilesIngest,
+  });

@@ -18,9 +18,25 @@ const holdingSchema = z
     priceType: z.string().nullable(),
     priceCurrency: z.string().nullable(),
     fxRate: z.number().nullable(),
-    fxMethod: z.string().nullable().meta({ description: "identity, direct, inverse or cross (through USD)" }),
-    marketValue: z.number().nullable().meta({ description: "In the portfolio's base currency" }),
-    weight: z.number().nullable(),
+    fxMethod: z
+      .enum(["identity", "direct", "inverse", "cross"])
+      .nullable()
+      .meta({ description: "How fxRate was found: identity, direct, inverse, or cross (through fxPivot)" }),
+    fxPivot: z.string().nullable().meta({
+      description: "The currency a cross rate went through (FX_PIVOT_CURRENCIES); null unless fxMethod is cross",
+    }),
+    marketValue: z
+      .number()
+      .nullable()
+      .meta({ description: "In the portfolio's base currency; null when the holding cannot be valued (see unvalued)" }),
+    weight: z.number().nullable().meta({
+      description:
+        "marketValue / totalValue, where totalValue sums the valued holdings only (so when complete is false the weights add up to 1 over the valued holdings); null when unvalued",
+    }),
+    unvalued: z.enum(["MISSING_PRICE", "MISSING_FX_RATE", "UNKNOWN_SECURITY", "VALUE_OUT_OF_RANGE"]).nullable().meta({
+      description:
+        "Why the holding has no market value: no price on or before the date, no FX path into the base currency, a security the service does not know, or figures beyond what can be computed. Null when valued",
+    }),
     via: z
       .array(z.string())
       .optional()
@@ -34,7 +50,14 @@ const holdingsSchema = z
     date: z.string().nullable(),
     baseCurrency: z.string(),
     lookThrough: z.boolean(),
-    totalValue: z.number(),
+    totalValue: z.number().meta({
+      description: "Sum of the valued holdings' market values; it leaves out the unvaluedCount holdings without one",
+    }),
+    complete: z.boolean().meta({
+      description:
+        "true when every holding listed has a market value; false when totalValue and the weights leave some out (unvaluedCount of them, each with unvalued saying why)",
+    }),
+    unvaluedCount: z.number().int().meta({ description: "Holdings listed without a market value" }),
     holdings: z.array(holdingSchema),
   })
   .meta({ id: "Holdings" });

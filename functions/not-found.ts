@@ -2,11 +2,16 @@ import { AppError } from "../shared/domain/errors";
 import { endpoint } from "../shared/http/endpoint";
 import { allowedMethods, registerEndpoint } from "../shared/http/registry";
 
-/** Catch-all: the error object for unknown routes (404) and wrong methods (405 with Allow). */
+/**
+ * Catch-all: the error object for unknown routes (404) and wrong methods (405 with Allow), on every
+ * path but the Functions host's own. With the empty route prefix (host.json) a bare `{*path}` would
+ * also match `/runtime/webhooks/blobs`, where Event Grid delivers the blob trigger's events (and does
+ * its validation handshake), and `/admin/…`: the host answers those, not the API.
+ */
 export const notFound = endpoint({
   name: "not-found",
   method: "ANY",
-  route: "{*path}",
+  route: "{*path:regex(^(?!(admin|runtime)(\\W|$)).*$)}",
   summary: "Unknown route",
   tag: "Meta",
   scope: null,

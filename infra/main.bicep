@@ -21,7 +21,7 @@ param environmentName string = 'prod'
 param namePrefix string = 'invdata'
 
 @description('Extra tags for every resource.')
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Name of the Cosmos DB SQL database (app setting COSMOS_DATABASE).')
 param cosmosDatabaseName string = 'investment-data'
@@ -39,6 +39,24 @@ param webhookSecretKey string
 
 @description('Key id (kid) written into issued tokens (app setting JWT_KEY_ID).')
 param jwtKeyId string = 'k1'
+
+@secure()
+@description('During a key rotation: the retired signing key, still accepted until the tokens it signed expire (app setting JWT_PREVIOUS_SIGNING_KEY, Key Vault secret jwt-previous-signing-key). Empty: none.')
+param jwtPreviousSigningKey string = ''
+
+@description('During a key rotation: the kid of the retired key (app setting JWT_PREVIOUS_KEY_ID). Set with jwtPreviousSigningKey, or neither.')
+param jwtPreviousKeyId string = ''
+
+@description('Object id of the identity that deploys (azd sets AZURE_PRINCIPAL_ID): it is given Key Vault Secrets Officer on the vault, so that a later provision reads the secrets back. Empty: no grant.')
+param deployerPrincipalId string = ''
+
+@description('Kind of principal the deployer is (azd sets AZURE_PRINCIPAL_TYPE).')
+@allowed([
+  'User'
+  'Group'
+  'ServicePrincipal'
+])
+param deployerPrincipalType string = 'User'
 
 @description('Audience (aud) of issued tokens (app setting JWT_AUDIENCE).')
 param jwtAudience string = 'investment-data-api'
@@ -108,8 +126,8 @@ param instanceMemoryMB int = 2048
 @maxValue(730)
 param logRetentionInDays int = 30
 
-@description('Make Application Insights accept only Microsoft Entra authenticated telemetry.')
-param appInsightsDisableLocalAuth bool = false
+@description('Make Application Insights accept only Microsoft Entra authenticated telemetry (the host and the worker both authenticate with the app\'s identity).')
+param appInsightsDisableLocalAuth bool = true
 
 @description('The organisation\'s plan (app setting ORGANISATION_PLAN). On the Enterprise plan a read-only SQL replica (Azure SQL Database) is deployed for BI tools; on the others there is none and its routes answer 403.')
 @allowed([
@@ -140,8 +158,11 @@ param sqlAdministratorLogin string = 'replicaadmin'
 @description('Enterprise plan: password of the SQL administrator login; azd\'s preprovision hook generates it. Stored as Key Vault secret sql-administrator-password.')
 param sqlAdministratorPassword string = ''
 
-@description('Enterprise plan: firewall rules for the addresses BI tools connect from, [{ name, startIpAddress, endIpAddress }].')
-param sqlFirewallRules array = []
+@description('Enterprise plan: the address ranges BI tools connect to the replica from, in CIDR notation, separated by commas (203.0.113.0/24,198.51.100.7/32). Empty: none (the app itself uses a private endpoint).')
+param sqlClientIpRanges string = ''
+
+@description('Enterprise plan: address space of the virtual network the app reaches the replica through (a /16 or larger; two /24 subnets are made in it).')
+param vnetAddressPrefix string = '10.40.0.0/16'
 
 @description('Enterprise plan: optional DNS alias of the replica\'s server; BI users are given <alias>.database.windows.net.')
 param replicaDnsAlias string = ''
@@ -163,6 +184,8 @@ var allTags = union(
 
 var names = {
   identity: 'id-${baseName}-${token}'
+  deploymentIdentity: 'id-${baseName}-deploy-${token}'
+  deploymentStorage: take('stpkg${compactPrefix}${token}', 24)
   logAnalytics: 'log-${baseName}-${token}'
   appInsights: 'appi-${baseName}-${token}'
   storage: take('st${compactPrefix}${token}', 24)
@@ -177,12 +200,42 @@ var replicaEnabled = plan == 'enterprise'
 
 var deploymentContainerName = 'app-package'
 
+// One queue per asynchronous flow, each with a trigger (shared/ports/message-bus.ts names the same).
+var serviceBusQueueNames = [
+  'events'
+  'valuations'
+  'deliveries'
+  'exports'
+  'blob-sources'
+]
+
 module identity 'modules/identity.bicep' = {
   name: 'identity'
   params: {
     name: names.identity
     location: location
     tags: allTags
+  }
+}
+
+module deploymentIdentity 'modules/identity.bicep' = {
+  name: 'deployment-identity'
+  params: {
+    name: names.deploymentIdentity
+    location: location
+    tags: allTags
+  }
+}
+
+module deploymentStorage 'modules/deployment-storage.bicep' = {
+  name: 'deployment-storage'
+  params: {
+    name: names.deploymentStorage
+    location: location
+    tags: allTags
+    containerName: deploymentContainerName
+    deploymentPrincipalId: deploymentIdentity.outputs.principalId
+    deploymentIdentityId: resourceId('Microsoft.ManagedIdentity/userAssignedIdentities', names.deploymentIdentity)
   }
 }
 
@@ -205,7 +258,6 @@ module storage 'modules/storage.bicep' = {
     location: location
     tags: allTags
     skuName: storageSkuName
-    deploymentContainerName: deploymentContainerName
     sftpUserName: sftpUserName
     sftpUserPublicKey: sftpUserPublicKey
   }
@@ -228,6 +280,7 @@ module serviceBus 'modules/servicebus.bicep' = {
     location: location
     tags: allTags
     maxDeliveryCount: serviceBusMaxDeliveryCount
+    queueNames: serviceBusQueueNames
   }
 }
 
@@ -238,13 +291,28 @@ module keyVault 'modules/keyvault.bicep' = {
     location: location
     tags: allTags
     jwtSigningKey: jwtSigningKey
+    jwtKeyId: jwtKeyId
+    jwtPreviousSigningKey: jwtPreviousSigningKey
+    jwtPreviousKeyId: jwtPreviousKeyId
     bootstrapClientSecret: bootstrapClientSecret
     webhookSecretKey: webhookSecretKey
     sqlAdministratorPassword: replicaEnabled ? sqlAdministratorPassword : ''
+    deployerPrincipalId: deployerPrincipalId
+    deployerPrincipalType: deployerPrincipalType
   }
 }
 
-// The read-only SQL replica, on the Enterprise plan only.
+// The read-only SQL replica and the private network the app reaches it through, on the Enterprise plan only.
+module network 'modules/network.bicep' = if (replicaEnabled) {
+  name: 'network'
+  params: {
+    baseName: '${baseName}-${token}'
+    location: location
+    tags: allTags
+    addressPrefix: vnetAddressPrefix
+  }
+}
+
 module sql 'modules/sql.bicep' = if (replicaEnabled) {
   name: 'sql'
   params: {
@@ -257,7 +325,9 @@ module sql 'modules/sql.bicep' = if (replicaEnabled) {
     entraAdminPrincipalType: sqlEntraAdminPrincipalType
     administratorLogin: sqlAdministratorLogin
     administratorPassword: sqlAdministratorPassword
-    firewallRules: sqlFirewallRules
+    clientIpRanges: sqlClientIpRanges
+    privateEndpointSubnetId: network!.outputs.privateEndpointSubnetId
+    vnetId: network!.outputs.vnetId
     dnsAlias: replicaDnsAlias
     skuName: replicaSkuName
   }
@@ -267,12 +337,23 @@ module roles 'modules/roles.bicep' = {
   name: 'roles'
   params: {
     principalId: identity.outputs.principalId
-    storageAccountName: storage.outputs.name
-    cosmosAccountName: cosmos.outputs.accountName
-    serviceBusNamespaceName: serviceBus.outputs.name
-    keyVaultName: keyVault.outputs.name
-    appInsightsName: monitoring.outputs.appInsightsName
+    identityId: resourceId('Microsoft.ManagedIdentity/userAssignedIdentities', names.identity)
+    // Names known before the deployment starts (not the modules' outputs), so that what-if can tell
+    // what the role assignments will be; dependsOn makes the resources exist first.
+    storageAccountName: names.storage
+    cosmosAccountName: names.cosmos
+    serviceBusNamespaceName: names.serviceBus
+    triggeredQueueNames: serviceBusQueueNames
+    keyVaultName: names.keyVault
+    appInsightsName: names.appInsights
   }
+  dependsOn: [
+    storage
+    cosmos
+    serviceBus
+    keyVault
+    monitoring
+  ]
 }
 
 module functionApp 'modules/functionapp.bicep' = {
@@ -288,17 +369,21 @@ module functionApp 'modules/functionapp.bicep' = {
     }
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
+    deploymentIdentityId: deploymentIdentity.outputs.id
+    deploymentContainerUrl: deploymentStorage.outputs.containerUrl
+    virtualNetworkSubnetId: replicaEnabled ? network!.outputs.appSubnetId : ''
     storageAccountName: storage.outputs.name
     storageBlobEndpoint: storage.outputs.blobEndpoint
     storageQueueEndpoint: storage.outputs.queueEndpoint
     storageAccountId: storage.outputs.id
     sftpHost: storage.outputs.sftpHost
-    deploymentContainerName: deploymentContainerName
     cosmosEndpoint: cosmos.outputs.endpoint
     cosmosDatabaseName: cosmos.outputs.databaseName
     serviceBusHostName: serviceBus.outputs.hostName
     appInsightsConnectionString: monitoring.outputs.connectionString
     jwtSigningKeySecretUri: keyVault.outputs.jwtSigningKeySecretUri
+    jwtPreviousSigningKeySecretUri: keyVault.outputs.jwtPreviousSigningKeySecretUri
+    jwtPreviousKeyId: jwtPreviousKeyId
     bootstrapClientSecretUri: keyVault.outputs.bootstrapClientSecretUri
     webhookSecretKeySecretUri: keyVault.outputs.webhookSecretKeySecretUri
     jwtKeyId: jwtKeyId
@@ -310,14 +395,15 @@ module functionApp 'modules/functionapp.bicep' = {
     rateLimitPremiumPerDay: rateLimitPremiumPerDay
     outboxRelaySchedule: outboxRelaySchedule
     organisationPlan: plan
-    replicaServerFqdn: replicaEnabled ? sql.outputs.serverFqdn : ''
-    replicaPublicHost: replicaEnabled ? sql.outputs.publicHost : ''
+    replicaServerFqdn: replicaEnabled ? sql!.outputs.serverFqdn : ''
+    replicaPublicHost: replicaEnabled ? sql!.outputs.publicHost : ''
     replicaDatabaseName: 'analytics'
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }
   // The host must be able to read the deployment container and the Key Vault secrets as soon as
-  // the app exists, so the role assignments come first.
+  // the app exists, so the role assignments come first (Azure may still take minutes to apply them:
+  // infra/README.md, "When the first provision meets role replication").
   dependsOn: [
     roles
   ]
@@ -360,16 +446,22 @@ output identityClientId string = identity.outputs.clientId
 output replicaEnabled bool = replicaEnabled
 
 @description('Name of the replica\'s logical server (empty off the Enterprise plan).')
-output sqlServerName string = replicaEnabled ? sql.outputs.serverName : ''
+output sqlServerName string = replicaEnabled ? sql!.outputs.serverName : ''
 
 @description('Fully qualified name of the replica\'s server (empty off the Enterprise plan).')
-output sqlServerFqdn string = replicaEnabled ? sql.outputs.serverFqdn : ''
+output sqlServerFqdn string = replicaEnabled ? sql!.outputs.serverFqdn : ''
 
 @description('The host BI users are given for the replica (the server\'s name or its DNS alias), port 1433.')
-output replicaHost string = replicaEnabled ? sql.outputs.publicHost : ''
+output replicaHost string = replicaEnabled ? sql!.outputs.publicHost : ''
 
 @description('Name of the replica database.')
 output replicaDatabaseName string = 'analytics'
+
+@description('The static public address the app\'s outbound traffic leaves from on the Enterprise plan (customers may allow-list it); empty on the others, where it leaves from Flex Consumption\'s shared addresses.')
+output outboundIpAddress string = replicaEnabled ? network!.outputs.outboundIpAddress : ''
+
+@description('Key id (kid) of the signing key (preprovision and the runbook read it).')
+output jwtKeyId string = jwtKeyId
 
 @description('Name of the function app\'s user-assigned identity (its database user in the replica).')
 output managedIdentityName string = identity.outputs.name

@@ -1,11 +1,14 @@
 // `npm run package`: the deployment package of the function app in `.deploy/`, holding only what runs
-// in Azure: the deployment build (functions/ and shared/, compiled by tsconfig.build.json), host.json,
-// package.json without its scripts and development dependencies, the production node_modules, and the
-// System Settings console's static files (shared/console/).
-// `azd deploy` zips this folder (azure.yaml: dist .deploy, remoteBuild false); so can anyone else.
-// `--no-install` leaves node_modules out (to look at the package; the tests do).
+// in Azure:
+//   dist/functions/index.js  the app (package.json `main`) and every production dependency it imports,
+//                            bundled by esbuild into one file: the worker loads one file instead of the
+//                            thousands of a production node_modules (bench/cold-start.ts measures it);
+//   shared/console/          the System Settings console's static files, which the console serves;
+//   node_modules/preact, htm the console's vendor modules, served as files (read, never required);
+//   host.json, package.json  the host's settings; the manifest without scripts or dependencies to install.
+// azd runs it before it zips `.deploy` (azure.yaml: the service's prepackage hook), and so can anyone.
 "use strict";
-const { execFileSync } = require("node:child_process");
+const { buildSync } = require("esbuild");
 const {
   cpSync,
   existsSync,
@@ -19,42 +22,86 @@ const {
 const { join } = require("node:path");
 
 const root = join(__dirname, "..");
-const out = join(root, ".deploy");
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-const run = (command, args, cwd) =>
-  execFileSync(command, args, { cwd, stdio: "inherit", shell: process.platform === "win32" });
 
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out);
-// Compiled straight into the package, so that dist/ (the local runtime's build) is left alone.
-run(
-  process.execPath,
-  [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", join(out, "dist")],
-  root,
-);
-for (const file of ["host.json", "package.json", "package-lock.json"]) cpSync(join(root, file), join(out, file));
-// The console's static files, which the console functions serve from the app's root (not the type stubs or tsconfig).
-const consoleFile = /\.(js|css|svg|html)$/;
-cpSync(join(root, "shared", "console"), join(out, "shared", "console"), {
-  recursive: true,
-  filter: (source) => statSync(source).isDirectory() || consoleFile.test(source),
-});
+/** The manifest's production dependencies the package ships as files (the console's vendor modules). */
+const SHIPPED_PACKAGES = ["preact", "htm"];
 
-// The production dependencies, exactly as locked; no install scripts (the one of ours patches a
-// development-only package, and native add-ons have pure-JavaScript fallbacks).
-if (!process.argv.includes("--no-install"))
-  run(npm, ["ci", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], out);
+/**
+ * Bundles the app's entry point into `outfile`: every import resolved now, so that nothing is looked
+ * up in a node_modules at run time.
+ */
+function bundle(outfile) {
+  buildSync({
+    entryPoints: [join(root, "functions", "index.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    // Runs on Node 20 and 22 (the app runs on 22 in Azure; CI and developers may have 20).
+    target: "node20",
+    format: "cjs",
+    tsconfig: join(root, "tsconfig.build.json"),
+    logLevel: "warning",
+    external: [
+      // Provided by the Functions worker, never installed.
+      "@azure/functions-core",
+      // Optional native add-ons their packages load inside try/catch and do without (ssh2, pg):
+      // native code would tie the package to one Node ABI, as install scripts would.
+      "pg-native",
+      "cpu-features",
+      "*.node",
+    ],
+    alias: {
+      // Its package exports ES modules to `import`; the bundle, like the tsc build, takes its CommonJS build.
+      "@azure/functions-extensions-base": join(
+        root,
+        "node_modules/@azure/functions-extensions-base/dist/azure-functions-extensions-base.js",
+      ),
+    },
+    // ES modules among the dependencies read import.meta.url (createRequire); in a CommonJS bundle it is this file's URL.
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    define: { "import.meta.url": "__importMetaUrl" },
+    legalComments: "linked",
+  });
+}
 
-// Azure must neither build nor install again: the package is complete as it is.
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-delete manifest.scripts;
-delete manifest.devDependencies;
-writeFileSync(join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-rmSync(join(out, "package-lock.json"));
+/** Writes the deployment package into `out` (replacing it). */
+function packageApp(out = join(root, ".deploy")) {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  bundle(join(out, manifest.main));
 
-if (!existsSync(join(out, manifest.main))) throw new Error(`the package has no entry point ${manifest.main}`);
-const size = (path) =>
-  statSync(path).isDirectory()
+  cpSync(join(root, "host.json"), join(out, "host.json"));
+  // The console's static files, which the console functions serve from the app's root (not the type stubs or tsconfig).
+  const consoleFile = /\.(js|css|svg|html)$/;
+  cpSync(join(root, "shared", "console"), join(out, "shared", "console"), {
+    recursive: true,
+    filter: (source) => statSync(source).isDirectory() || consoleFile.test(source),
+  });
+  for (const name of SHIPPED_PACKAGES)
+    cpSync(join(root, "node_modules", name), join(out, "node_modules", name), { recursive: true, dereference: true });
+
+  // Azure must neither build nor install: the package is complete as it is.
+  const shipped = Object.fromEntries(SHIPPED_PACKAGES.map((name) => [name, manifest.dependencies[name]]));
+  const deployed = { ...manifest, dependencies: shipped };
+  delete deployed.scripts;
+  delete deployed.devDependencies;
+  writeFileSync(join(out, "package.json"), `${JSON.stringify(deployed, null, 2)}\n`);
+
+  if (!existsSync(join(out, manifest.main))) throw new Error(`the package has no entry point ${manifest.main}`);
+  return { out, bytes: size(out), main: manifest.main };
+}
+
+/** Bytes of the files under `path`. */
+function size(path) {
+  return statSync(path).isDirectory()
     ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0)
     : statSync(path).size;
-console.log(`.deploy: ${(size(out) / 1024 / 1024).toFixed(1)} MB, entry point ${manifest.main}`);
+}
+
+module.exports = { bundle, packageApp, size };
+
+if (require.main === module) {
+  const { out, bytes, main } = packageApp();
+  console.log(`${out}: ${(bytes / 1024 / 1024).toFixed(1)} MB, entry point ${main}`);
+}

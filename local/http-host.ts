@@ -90,7 +90,10 @@ export class HttpHost {
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? `${this.options.host}:${this.options.port}`}`);
     const method = (req.method ?? "GET").toUpperCase();
     let matched: { route: Route; params: Record<string, string> } | undefined;
-    for (const route of this.routes) {
+    // As the Functions host: its admin API (/admin/…, but /admin/warmup) is never routed to a function,
+    // whatever routes match it. (Its other paths, /runtime/webhooks/…, get no such protection.)
+    const adminPath = /^\/admin(\/|$)/i.test(url.pathname) && !/^\/admin\/warmup(\/|$)/i.test(url.pathname);
+    for (const route of adminPath ? [] : this.routes) {
       if (!route.methods.has(method)) continue;
       const params = route.template.match(url.pathname);
       if (params === undefined) continue;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { currencyCode } from "./domain/currency";
 import { parseStorageConnectionString, StorageConnectionStringError } from "./domain/storage-connection-string";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -70,6 +71,17 @@ export const configSchema = z
       .default("close,nav,mid")
       .transform((v) => v.split(",").map((t) => t.trim()))
       .pipe(z.array(z.enum(["close", "mid", "bid", "ask", "nav"])).min(1)),
+    /**
+     * Currencies a cross rate goes through when neither the direct nor the inverse rate exists: the
+     * first for which both legs exist. Empty: no cross rates.
+     */
+    FX_PIVOT_CURRENCIES: z
+      .string()
+      .default("USD,EUR")
+      .transform((v) => v.split(",").flatMap((c) => (c.trim() === "" ? [] : [c.trim().toUpperCase()])))
+      .pipe(
+        z.array(currencyCode).refine((list) => new Set(list).size === list.length, "must not name a currency twice"),
+      ),
     /** A price older than this many days before the valuation date opens a STALE_PRICE exception. */
     STALE_PRICE_DAYS: z.coerce.number().int().min(0).default(5),
     /** A day-on-day price move beyond this fraction opens a PRICE_JUMP exception. */
@@ -197,29 +209,96 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+
+  /** The settings at fault, by name (never their values). */
+  constructor(
+    message: string,
+    readonly settings: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A value App Service left as it was written: a Key Vault reference it could not resolve (the app's
+ * identity has no role on the vault yet, the secret or the vault is gone, the vault's network is
+ * closed). The app must neither take it for the secret nor start without it.
+ */
+const UNRESOLVED_KEY_VAULT_REFERENCE = /^@Microsoft\.KeyVault\(/i;
+
+/** Keeps the settings that have a value: an empty string counts as unset. */
+function withValues(env: Record<string, string | undefined>): Record<string, string> {
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== "") cleaned[key] = value;
+  return cleaned;
+}
+
+/** The service's settings whose value is an unresolved Key Vault reference, as problems. */
+function unresolvedReferences(cleaned: Record<string, string>): { name: string; problem: string }[] {
+  return Object.keys(configSchema.shape)
+    .filter((name) => UNRESOLVED_KEY_VAULT_REFERENCE.test(cleaned[name] ?? ""))
+    .map((name) => ({
+      name,
+      problem: `${name}: is an unresolved Key Vault reference (${cleaned[name]}): the app's identity could not read the secret`,
+    }));
 }
 
 /** Parses settings; an empty string counts as unset. Throws a ConfigError naming every bad setting. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const cleaned: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && value !== "") cleaned[key] = value;
-  }
+  const cleaned = withValues(env);
+  const unresolved = unresolvedReferences(cleaned);
+  if (unresolved.length > 0)
+    throw new ConfigError(
+      `Invalid configuration:\n  ${unresolved.map((u) => u.problem).join("\n  ")}`,
+      unresolved.map((u) => u.name),
+    );
   const result = configSchema.safeParse(cleaned);
   if (!result.success) {
     const problems = result.error.issues.map((i) => {
       const name = i.path.join(".") || "(config)";
-      return `${name}: ${cleaned[name] === undefined && i.code === "invalid_type" ? "is required" : i.message}`;
+      return {
+        name,
+        text: `${name}: ${cleaned[name] === undefined && i.code === "invalid_type" ? "is required" : i.message}`,
+      };
     });
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.map((p) => p.text).join("\n  ")}`, [
+      ...new Set(problems.map((p) => p.name)),
+    ]);
   }
   return result.data;
 }
 
 let cached: Config | undefined;
 
-/** The process-wide config, parsed from process.env on first use. */
+/** The process-wide config, parsed from process.env on first use; a ConfigError (thrown again on every call) while it is unusable. */
 export function getConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
+}
+
+/** Why the process-wide config is unusable, or undefined when it is usable. */
+export function configProblem(): ConfigError | undefined {
+  try {
+    getConfig();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+}
+
+/**
+ * One setting, parsed (its default applied) from process.env on its own: what functions read while
+ * they register (a timer's schedule, the plan), so that a bad setting elsewhere (an unresolved Key
+ * Vault reference) does not keep them from registering.
+ */
+export function getSetting<K extends keyof Config>(name: K): Config[K] {
+  const value = withValues(process.env)[name];
+  const parsed = configSchema.shape[name].safeParse(value);
+  if (UNRESOLVED_KEY_VAULT_REFERENCE.test(value ?? "") || !parsed.success)
+    throw new ConfigError(
+      `Invalid configuration:\n  ${name}: ${parsed.success ? "is an unresolved Key Vault reference" : (parsed.error.issues[0]?.message ?? "is invalid")}`,
+      [name],
+    );
+  return parsed.data as Config[K];
 }

@@ -15,7 +15,17 @@ import {
   useOwnRuntime,
   type Reply,
 } from "./http";
-import { COSMOS_KEY, newIsin } from "./investment-fixtures";
+import {
+  COSMOS_KEY,
+  createPortfolio,
+  createSecurities,
+  holdingsOf,
+  imported,
+  newIsin,
+  price,
+  securityRecord,
+  whenValued,
+} from "./investment-fixtures";
 import { TEST_JWT_KEY, TEST_WEBHOOK_KEY } from "./runtime";
 
 // The runtime's own blob-sources-schedule timer fires every 2 s, so a source made due runs without waiting a minute.
@@ -742,5 +752,60 @@ describe("System settings › blob sources", () => {
         interval: 100,
       })
       .toBe(200);
+  });
+
+  it("a positions blob whose new version drops a position: the job counts it removed and the portfolio-date is revalued", async () => {
+    const D = "2016-09-30";
+    const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
+    const records = [securityRecord(), securityRecord(), securityRecord()];
+    await createSecurities(token, records);
+    await imported(token, "prices", { prices: records.map((r, i) => price(r.isin, D, 10 * (i + 1))) });
+    const feed = await call("POST", "/api/v1/settings/feeds", {
+      token,
+      body: {
+        name: "custodian positions from the customer's container",
+        provider: "Customer",
+        dataType: "positions",
+        format: "csv",
+        filePattern: "positions-*.csv",
+        mapping: { portfolioCode: "Account", isin: "ISIN", date: "Date", quantity: "Units" },
+        status: "live",
+      },
+    });
+    expect(feed.status, feed.text).toBe(201);
+    const container = await newCustomerContainer();
+    const src = await newSource({
+      containerUrl: `${emulator}/${container.containerName}`,
+      filePattern: "positions-*.csv",
+      feedId: feed.body.data.id,
+      status: "disabled",
+    });
+    const file = (n: number): string =>
+      `Account,ISIN,Date,Units\n${records
+        .slice(0, n)
+        .map((r) => `${portfolio.code},${r.isin},${D},1`)
+        .join("\n")}\n`;
+    const drop = async (n: number): Promise<Record<string, any>> => {
+      const content = file(n);
+      await container.getBlockBlobClient("in/positions-today.csv").upload(content, Buffer.byteLength(content));
+      const run = await runNow(src.id);
+      expect(run).toMatchObject({ status: "succeeded", copied: 1 });
+      return vi.waitFor(
+        async () => {
+          const done = (await jobsOf(feed.body.data.id)).find((j) => j.status !== "running" && j.counts.received === n);
+          assert.isDefined(done, `the job of the ${n}-row version`);
+          return done;
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+    };
+    expect(await drop(3)).toMatchObject({ source: "blob", status: "completed", counts: { accepted: 3, removed: 0 } });
+    await whenValued(token, portfolio.id);
+    expect((await holdingsOf(token, portfolio.id)).totalValue).toBe(60);
+    expect(await drop(2)).toMatchObject({ source: "blob", status: "completed", counts: { accepted: 2, removed: 1 } });
+    await whenValued(token, portfolio.id);
+    const view = await holdingsOf(token, portfolio.id);
+    expect(view.totalValue).toBe(30);
+    expect(view.holdings).toHaveLength(2);
   });
 });

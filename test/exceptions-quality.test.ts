@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { adminToken, call, useOwnRuntime } from "./http";
+import { BOOTSTRAP } from "./runtime";
 import {
   createPortfolio,
   createSecurities,
@@ -49,6 +50,9 @@ describe("data-quality exceptions", () => {
       ...exception,
       status: "resolved",
       resolvedAt: expect.stringMatching(/Z$/),
+      // A person's resolve names their API client.
+      resolvedBy: BOOTSTRAP.id,
+      resolution: null,
     });
     expect(resolved.body.data.resolvedAt >= exception.createdAt).toBe(true);
     expect((await call("GET", path, { token })).body.data).toMatchObject({
@@ -93,12 +97,15 @@ describe("data-quality exceptions", () => {
       entity: { type: "security", id: secId },
       jobId: job.jobId,
       resolvedAt: null,
+      resolvedBy: null,
+      resolution: null,
     });
     expect(exception.message).toContain(secId);
     await expectOneCreatedEvent(exception);
 
-    // The same condition again (the portfolio revalued on the same date, and a second portfolio
-    // holding the same security on the same date) opens nothing new.
+    // The same condition again (the portfolio revalued on the same date) opens nothing new; a second
+    // portfolio holding the same security on the same date has its own: each portfolio-date's
+    // exceptions follow what its own valuation finds.
     await imported(token, "positions", {
       positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2017-01-10", quantity: 20 }],
     });
@@ -107,7 +114,10 @@ describe("data-quality exceptions", () => {
       positions: [{ portfolioId: other.id, securityId: secId, date: "2017-01-10", quantity: 1 }],
     });
     await whenValued(token, portfolio.id, other.id);
-    expect(await exceptionsFor(token, "MISSING_PRICE", secId)).toEqual([exception]);
+    const both = await exceptionsFor(token, "MISSING_PRICE", secId);
+    expect(both).toHaveLength(2);
+    expect(both.find((e) => e.id === exception.id)).toEqual(exception);
+    expect(both.find((e) => e.id !== exception.id)?.message).toContain(other.id);
     await expectOneCreatedEvent(exception);
 
     // Filters: type, status and severity narrow the list to matching exceptions.
@@ -172,7 +182,8 @@ describe("data-quality exceptions", () => {
     expect(await exceptionsFor(token, "STALE_PRICE", freshId)).toEqual([]);
     await expectOneCreatedEvent(exception);
 
-    // The same stale price again: revalued on the same date, and valued on a later date.
+    // The same stale price again, revalued on the same date: nothing new. Valued on a later date: that
+    // portfolio-date's own exception.
     await imported(token, "positions", {
       positions: [
         { portfolioId: portfolio.id, securityId: staleId, date: "2017-02-07", quantity: 2 },
@@ -183,7 +194,10 @@ describe("data-quality exceptions", () => {
       positions: [{ portfolioId: portfolio.id, securityId: staleId, date: "2017-02-08", quantity: 2 }],
     });
     await whenValued(token, portfolio.id);
-    expect(await exceptionsFor(token, "STALE_PRICE", staleId)).toEqual([exception]);
+    const stales = await exceptionsFor(token, "STALE_PRICE", staleId);
+    expect(stales).toHaveLength(2);
+    expect(stales.find((e) => e.id === exception.id)).toEqual(exception);
+    expect(stales.find((e) => e.id !== exception.id)?.message).toContain("7 days before 2017-02-08");
     await expectOneCreatedEvent(exception);
 
     await expectResolvable(exception);
@@ -308,6 +322,122 @@ describe("data-quality exceptions", () => {
     await expectResolvable(exception);
   });
 
+  it("exceptions follow their cause: a revaluation that no longer finds it resolves it (system, saying why, exception.resolved); it reopens when the cause returns", async () => {
+    // A PLN portfolio on five dates, each holding a THB security (no THB rate: MISSING_FX_RATE), an
+    // unpriced one (MISSING_PRICE) and one whose only price is from 2017-05-20 (STALE_PRICE).
+    const portfolio = await createPortfolio(token, { baseCurrency: "PLN" });
+    const baht = securityRecord({ currency: "THB" });
+    const unpriced = securityRecord({ currency: "PLN" });
+    const old = securityRecord({ currency: "PLN" });
+    const [bahtId, unpricedId, oldId] = await createSecurities(token, [baht, unpriced, old]);
+    const dates = ["2017-06-01", "2017-06-02", "2017-06-03", "2017-06-04", "2017-06-05"];
+    await imported(token, "prices", {
+      prices: [
+        price(baht.isin, "2017-06-01", 100, { currency: "THB" }),
+        price(old.isin, "2017-05-20", 4, { currency: "PLN" }),
+      ],
+    });
+    const snapshot = (date: string, ids: string[]) =>
+      ids.map((securityId) => ({ portfolioId: portfolio.id, securityId, date, quantity: 1 }));
+    await imported(token, "positions", {
+      positions: dates.flatMap((d) => snapshot(d, [bahtId, unpricedId, oldId])),
+    });
+    await whenValued(token, portfolio.id);
+    const ofPortfolio = async (type: string, entityId: string) =>
+      (await exceptionsFor(token, type, entityId)).filter((e) => e.message.includes(portfolio.id));
+    expect(await ofPortfolio("MISSING_FX_RATE", "THBPLN")).toHaveLength(5);
+    expect(await ofPortfolio("MISSING_PRICE", unpricedId)).toHaveLength(5);
+    expect(await ofPortfolio("STALE_PRICE", oldId)).toHaveLength(5);
+
+    // The rate arrives (THBPLN 0.11): the revaluation resolves the five MISSING_FX_RATE exceptions.
+    await imported(token, "fx-rates", {
+      fxRates: [{ baseCurrency: "THB", quoteCurrency: "PLN", date: "2017-06-01", rate: 0.11, source: "nbp" }],
+    });
+    await whenValued(token, portfolio.id);
+    const fxResolved = await ofPortfolio("MISSING_FX_RATE", "THBPLN");
+    expect(fxResolved.map((e) => [e.status, e.resolvedBy])).toEqual(Array(5).fill(["resolved", "system"]));
+    for (const e of fxResolved) expect(e.resolution).toContain("THB now converts into PLN by a direct rate");
+    expect(await call("GET", `/api/v1/exceptions?type=MISSING_FX_RATE&status=open&pageSize=200`, { token })).toSatisfy(
+      (reply: { body: { data: DataQualityException[] } }) =>
+        !reply.body.data.some((e) => e.entity.id === "THBPLN" && e.message.includes(portfolio.id)),
+    );
+    for (const e of fxResolved) {
+      const announced = await eventsWhere("exception.resolved", (d) => d.exceptionId === e.id);
+      expect(announced.map((a) => a.data)).toEqual([
+        { exceptionId: e.id, type: "MISSING_FX_RATE", resolvedBy: "system", resolution: e.resolution },
+      ]);
+      expect(announced[0]?.timestamp).toBe(e.resolvedAt);
+    }
+
+    // A price for the unpriced security from 06-01 resolves its five; a fresh price of 06-03 ends the
+    // staleness from 06-03 on (06-01 and 06-02 still use 05-20's); the 06-01 snapshot without the old
+    // security resolves that date's STALE_PRICE too: it is no longer held.
+    await imported(token, "prices", {
+      prices: [
+        price(unpriced.isin, "2017-06-01", 7, { currency: "PLN" }),
+        price(old.isin, "2017-06-03", 5, { currency: "PLN" }),
+      ],
+    });
+    await imported(token, "positions", { positions: snapshot("2017-06-01", [bahtId, unpricedId]) });
+    await whenValued(token, portfolio.id);
+    const priceResolved = await ofPortfolio("MISSING_PRICE", unpricedId);
+    expect(priceResolved.map((e) => e.status)).toEqual(Array(5).fill("resolved"));
+    expect(priceResolved[0]?.resolution).toMatch(/^A close price of 2017-06-01 now values security /);
+    const staleByDate = new Map(
+      (await ofPortfolio("STALE_PRICE", oldId)).map((e) => [/days before (\S+) /.exec(e.message)?.[1], e]),
+    );
+    expect(dates.map((d) => staleByDate.get(d)?.status)).toEqual([
+      "resolved",
+      "open",
+      "resolved",
+      "resolved",
+      "resolved",
+    ]);
+    expect(staleByDate.get("2017-06-01")?.resolution).toBe(
+      `Security ${oldId} is no longer held in portfolio ${portfolio.id} on 2017-06-01`,
+    );
+    expect(staleByDate.get("2017-06-04")?.resolution).toContain("is now a close price of 2017-06-03");
+
+    // The old security held again on 06-01: its STALE_PRICE reopens and is announced again.
+    const gone = staleByDate.get("2017-06-01") as DataQualityException;
+    await imported(token, "positions", { positions: snapshot("2017-06-01", [bahtId, unpricedId, oldId]) });
+    await whenValued(token, portfolio.id);
+    const reopened = (await call("GET", `/api/v1/exceptions/${gone.id}`, { token })).body.data;
+    expect(reopened).toMatchObject({ status: "open", resolvedAt: null, resolvedBy: null, resolution: null });
+    expect(await eventsWhere("exception.created", (d) => d.exceptionId === gone.id)).toHaveLength(2);
+
+    // A person resolves it, saying why: resolvedBy is their client id, announced the same way.
+    const patched = await call("PATCH", `/api/v1/exceptions/${gone.id}`, {
+      token,
+      body: { status: "resolved", resolution: "Checked with the custodian: no newer price exists" },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      status: "resolved",
+      resolvedBy: BOOTSTRAP.id,
+      resolution: "Checked with the custodian: no newer price exists",
+    });
+    const byPerson = await eventsWhere(
+      "exception.resolved",
+      (d) => d.exceptionId === gone.id && d.resolvedBy === BOOTSTRAP.id,
+    );
+    expect(byPerson.map((e) => e.data)).toEqual([
+      {
+        exceptionId: gone.id,
+        type: "STALE_PRICE",
+        resolvedBy: BOOTSTRAP.id,
+        resolution: "Checked with the custodian: no newer price exists",
+      },
+    ]);
+    // A person's resolution stands: the next revaluation, still finding the stale price, leaves it resolved.
+    await imported(token, "positions", { positions: snapshot("2017-06-01", [oldId, bahtId]) });
+    await whenValued(token, portfolio.id);
+    expect((await call("GET", `/api/v1/exceptions/${gone.id}`, { token })).body.data).toMatchObject({
+      status: "resolved",
+      resolvedBy: BOOTSTRAP.id,
+    });
+  });
+
   it("GET and PATCH /exceptions/{id} answer the documented fields only, exactly as the list shows them", async () => {
     const portfolio = await createPortfolio(token);
     const sec = securityRecord();
@@ -318,7 +448,19 @@ describe("data-quality exceptions", () => {
     await whenValued(token, portfolio.id);
     const [listed] = await exceptionsFor(token, "MISSING_PRICE", secId);
     expect(listed).toBeDefined();
-    const documented = ["createdAt", "entity", "id", "jobId", "message", "resolvedAt", "severity", "status", "type"];
+    const documented = [
+      "createdAt",
+      "entity",
+      "id",
+      "jobId",
+      "message",
+      "resolution",
+      "resolvedAt",
+      "resolvedBy",
+      "severity",
+      "status",
+      "type",
+    ];
     expect(Object.keys(listed as DataQualityException).sort()).toEqual(documented);
     const got = await call("GET", `/api/v1/exceptions/${listed?.id}`, { token });
     expect(got.status).toBe(200);

@@ -1,7 +1,7 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import { assert, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
-import { eventsWhere, newIsin } from "./investment-fixtures";
+import { eventsWhere, newIsin, whenValued } from "./investment-fixtures";
 
 useOwnRuntime();
 
@@ -142,7 +142,7 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     );
     const job = await finished(feedId, "securities-bad.csv");
     expect(job.status).toBe("failed");
-    expect(job.counts).toEqual({ received: 2, accepted: 0, rejected: 1 });
+    expect(job.counts).toEqual({ received: 2, accepted: 0, rejected: 1, removed: 0 });
     expect(job.errors).toContainEqual({ field: "assetClass", message: expect.stringMatching(/^row 2 \(Class\): /) });
     expect((await security(good)).status).toBe(404);
     expect(await exists("quarantine", feedId, "securities-bad.csv")).toBe(true);
@@ -262,6 +262,93 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     for (const job of [none, header])
       expect(await eventsWhere("refresh_job.failed", (d) => d.jobId === job.id), job.fileName).toHaveLength(1);
   });
+
+  it("positions over several import calls: a portfolio-date split across two calls keeps both parts' rows, its replaced positions are counted exactly, and it is valued once, whole; a smaller file removes and revalues", async () => {
+    // 101 portfolios × 100 securities on one date: 10,100 rows, imported in calls of 10,000 rows.
+    const D = "2015-06-30";
+    const isins = Array.from({ length: 101 }, () => newIsin());
+    const secs = await call("POST", "/api/v1/import/securities", {
+      token,
+      body: {
+        securities: isins.map((isin, i) => ({ isin, name: `Split ${i}`, assetClass: "equity", currency: "EUR" })),
+      },
+    });
+    expect(secs.status, secs.text).toBe(200);
+    const prices = await call("POST", "/api/v1/import/prices", {
+      token,
+      body: {
+        prices: isins.map((isin) => ({ isin, date: D, price: 10, currency: "EUR", type: "close", source: "vendor" })),
+      },
+    });
+    expect(prices.status, prices.text).toBe(200);
+    const codes = Array.from({ length: 101 }, (_, i) => `SPLIT-${Date.now().toString(36)}-${i}`);
+    const ids = await Promise.all(
+      codes.map(async (code) => {
+        const created = await call("POST", "/api/v1/portfolios", {
+          token,
+          body: { name: code, code, clientId: "split", baseCurrency: "EUR" },
+        });
+        expect(created.status, created.text).toBe(201);
+        return created.body.data.id as string;
+      }),
+    );
+    const [first, last] = [ids[0] as string, ids[100] as string];
+    // Before the file, the first portfolio holds the 100 securities and a 101st the file does not name.
+    const prior = await call("POST", "/api/v1/import/positions", {
+      token,
+      body: { positions: isins.map((isin) => ({ portfolioId: first, isin, date: D, quantity: 1 })) },
+    });
+    expect(prior.status, prior.text).toBe(200);
+    await whenValued(token, first);
+
+    const feedId = await newFeed({
+      name: "custodian positions",
+      provider: "Test custodian",
+      dataType: "positions",
+      format: "csv",
+      filePattern: "positions-*.csv",
+      mapping: { portfolioCode: "Account", isin: "ISIN", date: { value: D }, quantity: "Units" },
+      status: "live",
+    });
+    const row = (p: number, s: number): string => `${codes[p]},${isins[s]},1`;
+    const lines = ["Account,ISIN,Units"];
+    // The first portfolio's first 50 rows, the other 100 portfolios whole, then its last 50: the first
+    // portfolio is split across the two calls, and so is the last (rows 9,951 to 10,050).
+    for (let s = 0; s < 50; s++) lines.push(row(0, s));
+    for (let p = 1; p <= 100; p++) for (let s = 0; s < 100; s++) lines.push(row(p, s));
+    for (let s = 50; s < 100; s++) lines.push(row(0, s));
+    await upload(feedId, "positions-split.csv", `${lines.join("\n")}\n`);
+    const job = await finished(feedId, "positions-split.csv");
+    // The first portfolio's 101st position is the one removed; each position the first call replaced
+    // and the second restated is not.
+    expect(job).toMatchObject({
+      status: "completed",
+      counts: { received: 10_100, accepted: 10_100, rejected: 0, removed: 1 },
+    });
+    await whenValued(token, first, last);
+    for (const id of [first, last]) {
+      const view = (await call("GET", `/api/v1/portfolios/${id}/holdings?date=${D}`, { token })).body.data;
+      expect(view.holdings, id).toHaveLength(100);
+      expect(view).toMatchObject({ totalValue: 1000, complete: true });
+    }
+    // Valued once after the whole file: never on the 50 positions of its first call alone.
+    const totals = async (id: string) =>
+      (await eventsWhere("portfolio.valued", (d) => d.portfolioId === id)).map((e) => e.data.totalValue);
+    expect(await totals(first)).toEqual([1010, 1000]);
+    expect(await totals(last)).toEqual([1000]);
+
+    // A smaller file for the first portfolio: its 100th position is removed, counted, and revalued.
+    const smaller = ["Account,ISIN,Units", ...Array.from({ length: 99 }, (_, s) => row(0, s))];
+    await upload(feedId, "positions-smaller.csv", `${smaller.join("\n")}\n`);
+    expect(await finished(feedId, "positions-smaller.csv")).toMatchObject({
+      status: "completed",
+      counts: { received: 99, accepted: 99, rejected: 0, removed: 1 },
+    });
+    await whenValued(token, first);
+    const after = (await call("GET", `/api/v1/portfolios/${first}/holdings?date=${D}`, { token })).body.data;
+    expect(after).toMatchObject({ totalValue: 990, complete: true });
+    expect(after.holdings).toHaveLength(99);
+  }, 120_000);
 
   it("a file the reader cannot read is quarantined with a failed job", async () => {
     const feedId = await newFeed(securitiesCsv("live"));

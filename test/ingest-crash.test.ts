@@ -151,7 +151,7 @@ describe("file ingestion across a crash", () => {
     );
 
     expect(done.status).toBe("completed");
-    expect(done.counts).toEqual({ received: ROWS, accepted: ROWS, rejected: 0 });
+    expect(done.counts).toEqual({ received: ROWS, accepted: ROWS, rejected: 0, removed: 0 });
     const jobs = await jobsOf(second);
     expect(jobs.filter((j) => j.fileName === "prices-crash.csv").map((j) => ({ id: j.id, status: j.status }))).toEqual([
       { id: midFile.id, status: "completed" },

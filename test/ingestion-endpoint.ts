@@ -17,6 +17,8 @@ export interface IngestionEndpoint {
   ca: string;
   /** Every request body, decompressed. */
   bodies: string[];
+  /** The Authorization header of every request ("" without one). */
+  authorizations: string[];
   /** Every envelope received so far. */
   envelopes(): TelemetryEnvelope[];
   close(): Promise<void>;
@@ -29,11 +31,13 @@ export interface IngestionEndpoint {
 export async function ingestionEndpoint(): Promise<IngestionEndpoint> {
   const pems = await generate([{ name: "commonName", value: "localhost" }], { keyType: "ec" });
   const bodies: string[] = [];
+  const authorizations: string[] = [];
   const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
+      authorizations.push(req.headers.authorization ?? "");
       bodies.push((req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8"));
       res
         .writeHead(200, { "Content-Type": "application/json" })
@@ -45,6 +49,7 @@ export async function ingestionEndpoint(): Promise<IngestionEndpoint> {
     url: `https://localhost:${(server.address() as AddressInfo).port}/`,
     ca: pems.cert,
     bodies,
+    authorizations,
     envelopes: () => bodies.flatMap(parseEnvelopes),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -42,7 +42,15 @@ export async function imported(
   token: string,
   dataType: DataType,
   body: unknown,
-): Promise<{ jobId: string; dataType: string; received: number; created: number; updated: number; unchanged: number }> {
+): Promise<{
+  jobId: string;
+  dataType: string;
+  received: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}> {
   const reply = await importData(token, dataType, body);
   expect(reply.status, reply.text).toBe(200);
   return reply.body.data;
@@ -193,6 +201,8 @@ export interface DataQualityException {
   status: string;
   createdAt: string;
   resolvedAt: string | null;
+  resolvedBy: string | null;
+  resolution: string | null;
 }
 
 /** Every exception of a type whose entity id is `entityId` (or starts with it, for price entities). */

@@ -33,8 +33,8 @@ describe("event outbox", () => {
     const second = await imported(token, "securities", { securities: [sec, securityRecord()] });
 
     for (const [result, counts] of [
-      [first, { received: 1, accepted: 1, rejected: 0 }],
-      [second, { received: 2, accepted: 2, rejected: 0 }],
+      [first, { received: 1, accepted: 1, rejected: 0, removed: 0 }],
+      [second, { received: 2, accepted: 2, rejected: 0, removed: 0 }],
     ] as const) {
       const events = await eventsWhere("refresh_job.completed", (d) => d.jobId === result.jobId);
       expect(events).toHaveLength(1);
@@ -56,7 +56,7 @@ describe("event outbox", () => {
     }
   });
 
-  it("portfolio.valued: { portfolioId, valuationDate, totalValue, currency } on each revaluation, none when nothing changed", async () => {
+  it("portfolio.valued: { portfolioId, valuationDate, totalValue, currency, complete, unvaluedCount } on each revaluation, none when nothing changed", async () => {
     const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
     const a = securityRecord();
     const b = securityRecord();
@@ -80,6 +80,8 @@ describe("event outbox", () => {
       valuationDate: "2019-01-04",
       totalValue: 133.33,
       currency: "EUR",
+      complete: true,
+      unvaluedCount: 0,
     });
     expect(events[0]!.timestamp).toMatch(iso);
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
@@ -98,12 +100,13 @@ describe("event outbox", () => {
     expect(await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).toHaveLength(1);
 
     // A price change revalues: 8 × 13 = 104.00 + 33.33 = 137.33
+    const valued = { portfolioId: portfolio.id, currency: "EUR", complete: true, unvaluedCount: 0 };
     await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 13)] });
     await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(events.map((e) => e.data)).toEqual([
-      { portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 133.33, currency: "EUR" },
-      { portfolioId: portfolio.id, valuationDate: "2019-01-04", totalValue: 137.33, currency: "EUR" },
+      { ...valued, valuationDate: "2019-01-04", totalValue: 133.33 },
+      { ...valued, valuationDate: "2019-01-04", totalValue: 137.33 },
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
 
@@ -118,6 +121,8 @@ describe("event outbox", () => {
       valuationDate: "2019-01-07",
       totalValue: 104,
       currency: "EUR",
+      complete: true,
+      unvaluedCount: 0,
     });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
       totalValue: 104,
@@ -135,6 +140,8 @@ describe("event outbox", () => {
       valuationDate: "2019-01-04",
       totalValue: 13,
       currency: "EUR",
+      complete: true,
+      unvaluedCount: 0,
     });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
       totalValue: 104,

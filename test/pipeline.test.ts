@@ -38,7 +38,7 @@ describe("HTTP pipeline", () => {
   });
 
   it("404 NOT_FOUND for unknown routes, in the error shape", async () => {
-    for (const path of ["/api/v1/nothing", "/api/v2/portfolios", "/", "/api/v1/portfolios/a/b/c"]) {
+    for (const path of ["/api/v1/nothing", "/api/v2/portfolios", "/nothing", "/api/v1/portfolios/a/b/c"]) {
       const reply = await call("GET", path, { token });
       expect(reply.status).toBe(404);
       expect(reply.body.error).toMatchObject({
@@ -46,6 +46,20 @@ describe("HTTP pipeline", () => {
         message: expect.any(String),
         requestId: expect.any(String),
       });
+    }
+  });
+
+  it("leaves the Functions host's own paths to the host: the catch-all answers neither /runtime/webhooks/… (Event Grid's blob events) nor /admin/…", async () => {
+    for (const [method, path] of [
+      ["POST", "/runtime/webhooks/blobs?functionName=Host.Functions.feed-files-ingest"],
+      ["GET", "/runtime/webhooks/eventgrid"],
+      ["GET", "/admin/host/status"],
+      ["GET", "/"],
+    ] as const) {
+      const reply = await call(method, path);
+      expect(reply.status, path).toBe(404);
+      // The local host's own 404 (an empty body), not the API's error object.
+      expect(reply.text, path).toBe("");
     }
   });
 

@@ -100,7 +100,7 @@ export interface Accepted {
     {
       portfolioId: string;
       date: string;
-      positions: { securityId: string; quantity: number; costBasis?: number; currency?: string }[];
+      positions: { securityId: string; quantity: number; costBasis?: number | null; currency?: string | null }[];
     }
   >;
   fxRates: { baseCurrency: string; quoteCurrency: string; date: string; rate: number; source: string }[];
@@ -219,6 +219,8 @@ export async function replicaAndApi(
         date: v.date,
         base_currency: v.baseCurrency,
         total_value: v.totalValue,
+        complete: v.complete,
+        unvalued_count: v.unvaluedCount,
       })),
     },
     holdings: {
@@ -235,8 +237,11 @@ export async function replicaAndApi(
           price_type: h.priceType,
           price_currency: h.priceCurrency,
           fx_rate: h.fxRate,
+          fx_method: h.fxMethod,
+          fx_pivot: h.fxPivot,
           market_value: h.marketValue,
           weight: h.weight,
+          unvalued: h.unvalued,
         })),
       ),
     },
@@ -283,7 +288,7 @@ export async function replicaAndApi(
     jobs: {
       key: ["id"],
       rows: jobs.map((j: Row) => {
-        const counts = j.counts as { received: number; accepted: number; rejected: number };
+        const { received, accepted, rejected } = j.counts as { received: number; accepted: number; rejected: number };
         return {
           id: j.id,
           source: j.source,
@@ -291,7 +296,9 @@ export async function replicaAndApi(
           feed_id: j.feedId,
           file_name: j.fileName,
           status: j.status,
-          ...counts,
+          received,
+          accepted,
+          rejected,
           started_at: j.startedAt,
           completed_at: j.completedAt,
         };

@@ -21,14 +21,19 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
   const accepted: Accepted = { positions: new Map(), fxRates: [] };
   const ids = { a: "", b: "", composite: "", s1: "", s2: "", s3: "" };
 
-  /** Imports a snapshot and remembers it as the API accepted it (positions have no read endpoint). */
+  type PositionRow = { securityId: string; quantity: number; costBasis?: number | null; currency?: string | null };
+  /**
+   * Imports a snapshot and remembers it as the API accepted it (positions have no read endpoint):
+   * `stored`, when a record left a field out that the position keeps, otherwise the rows as sent.
+   */
   const positions = async (
     portfolioId: string,
     date: string,
-    rows: { securityId: string; quantity: number; costBasis?: number; currency?: string }[],
+    rows: PositionRow[],
+    stored: PositionRow[] = rows,
   ): Promise<void> => {
     await imported(token, "positions", { positions: rows.map((r) => ({ portfolioId, date, ...r })) });
-    accepted.positions.set(`${portfolioId}|${date}`, { portfolioId, date, positions: rows });
+    accepted.positions.set(`${portfolioId}|${date}`, { portfolioId, date, positions: stored });
   };
   /** Waits until every table equals the API's answers (the replica is fed off the request path). */
   const converged = async (): Promise<void> => {
@@ -226,6 +231,77 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
       ).rows,
     ).toEqual([{ status: "resolved" }]);
   });
+
+  it("valuations say whether they are complete (one WHERE leaves the rest out); holdings say why one is unvalued and how each was converted; a shrunk snapshot's holding goes", async () => {
+    const c = await createPortfolio(token, { baseCurrency: "GBP" });
+    const fx = { baseCurrency: "USD", quoteCurrency: "GBP", date: "2024-03-01", rate: 0.79, source: "ecb" };
+    await imported(token, "fx-rates", { fxRates: [fx] });
+    accepted.fxRates.push(fx);
+    await positions(c.id, "2024-03-01", [
+      { securityId: ids.s1, quantity: 2, costBasis: 150, currency: "EUR" },
+      { securityId: ids.s3, quantity: 1 },
+    ]);
+    await whenValued(token, c.id, ids.a, ids.b, ids.composite);
+    await converged();
+    const complete = async (): Promise<unknown[]> =>
+      (
+        await bi.query(
+          "SELECT portfolio_id FROM analytics.valuations WHERE complete AND date = '2024-03-01' AND portfolio_id = ANY($1) ORDER BY portfolio_id",
+          [[ids.a, ids.b, c.id]],
+        )
+      ).rows.map((r: { portfolio_id: string }) => r.portfolio_id);
+    // a holds s2 only (priced); b and c hold the never priced s3.
+    expect(await complete()).toEqual([ids.a]);
+    expect(
+      (
+        await bi.query(
+          "SELECT complete, unvalued_count FROM analytics.valuations WHERE portfolio_id = $1 AND date = '2024-03-01'",
+          [c.id],
+        )
+      ).rows,
+    ).toEqual([{ complete: false, unvalued_count: 1 }]);
+    const holdingsOfC = async (): Promise<unknown[]> =>
+      (
+        await bi.query(
+          "SELECT security_id, fx_method, fx_pivot, market_value IS NULL AS unvalued_value, unvalued FROM analytics.holdings WHERE portfolio_id = $1 AND date = '2024-03-01' ORDER BY security_id",
+          [c.id],
+        )
+      ).rows;
+    // s1 (EUR) into GBP: EUR → USD (inverse of USDEUR) → GBP, a cross through USD.
+    expect(await holdingsOfC()).toEqual(
+      [
+        { security_id: ids.s1, fx_method: "cross", fx_pivot: "USD", unvalued_value: false, unvalued: null },
+        { security_id: ids.s3, fx_method: null, fx_pivot: null, unvalued_value: true, unvalued: "MISSING_PRICE" },
+      ].sort((x, y) => (x.security_id < y.security_id ? -1 : 1)),
+    );
+
+    // The same snapshot without s3, s1 unchanged: s3's holding goes, the valuation is complete. s1's
+    // record leaves its cost basis out, so the position keeps it.
+    await positions(
+      c.id,
+      "2024-03-01",
+      [{ securityId: ids.s1, quantity: 2 }],
+      [{ securityId: ids.s1, quantity: 2, costBasis: 150, currency: "EUR" }],
+    );
+    await whenValued(token, c.id);
+    await converged();
+    expect(await holdingsOfC()).toEqual([
+      { security_id: ids.s1, fx_method: "cross", fx_pivot: "USD", unvalued_value: false, unvalued: null },
+    ]);
+    expect(await complete()).toEqual([ids.a, c.id].sort());
+    const costOfC = async (): Promise<unknown[]> =>
+      (
+        await bi.query(
+          "SELECT security_id, cost_basis, currency FROM analytics.positions WHERE portfolio_id = $1 AND date = '2024-03-01'",
+          [c.id],
+        )
+      ).rows;
+    expect(await costOfC()).toEqual([{ security_id: ids.s1, cost_basis: 150, currency: "EUR" }]);
+    // An explicit null clears it.
+    await positions(c.id, "2024-03-01", [{ securityId: ids.s1, quantity: 2, costBasis: null, currency: null }]);
+    await converged();
+    expect(await costOfC()).toEqual([{ security_id: ids.s1, cost_basis: null, currency: null }]);
+  }, 120_000);
 
   it("numbers are exact decimals (numeric, never float), dates are dates, timestamps carry their time zone", async () => {
     const { rows } = await bi.query<{ table_name: string; column_name: string; data_type: string }>(

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { adminToken, useOwnRuntime } from "./http";
+import { adminToken, call, useOwnRuntime } from "./http";
 import {
   createPortfolio,
   createSecurities,
@@ -177,8 +177,18 @@ describe("valuation", () => {
     expect(stored.latestValuationDate).toBe(D);
     const valued = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
     expect(valued.map((e) => e.data)).toEqual([
-      { portfolioId: portfolio.id, valuationDate: D, totalValue: 89426.42, currency: "SEK" },
+      {
+        portfolioId: portfolio.id,
+        valuationDate: D,
+        totalValue: 89426.42,
+        currency: "SEK",
+        complete: true,
+        unvaluedCount: 0,
+      },
     ]);
+    expect(view).toMatchObject({ complete: true, unvaluedCount: 0 });
+    expect(view.holdings.find((h) => h.securityId === id4)).toMatchObject({ fxMethod: "cross", fxPivot: "USD" });
+    expect(view.holdings.find((h) => h.securityId === id3)).toMatchObject({ fxPivot: null, unvalued: null });
 
     // The date selects the latest valuation on or before it.
     expect((await holdingsOf(token, portfolio.id, "date=2025-03-20")).totalValue).toBe(89426.42);
@@ -298,6 +308,8 @@ describe("valuation", () => {
       valuationDate: D,
       totalValue: 3070.47,
       currency: "CHF",
+      complete: true,
+      unvaluedCount: 0,
     });
   });
 
@@ -512,6 +524,200 @@ describe("valuation", () => {
       [id3, 150, 1, 4515, undefined],
       [id2, 20, 0.9, 1233, [idFb]],
       [id1, 100, 0.9, 1110.6, [idFb]],
+    ]);
+  });
+
+  it("a snapshot replaced by a smaller one removes the missing position, counts it and revalues the date", async () => {
+    const D = "2028-01-10";
+    const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
+    const [sa, sb, sc] = [securityRecord(), securityRecord(), securityRecord()];
+    const [ida, idb, idc] = await createSecurities(token, [sa, sb, sc]);
+    await imported(token, "prices", {
+      prices: [price(sa.isin, D, 10), price(sb.isin, D, 20), price(sc.isin, D, 30)],
+    });
+    const three = [ida, idb, idc].map((securityId) => ({
+      portfolioId: portfolio.id,
+      securityId,
+      date: D,
+      quantity: 1,
+    }));
+    expect(await imported(token, "positions", { positions: three })).toMatchObject({
+      received: 3,
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+    });
+    await whenValued(token, portfolio.id);
+    expect((await holdingsOf(token, portfolio.id, `date=${D}`)).totalValue).toBe(60);
+
+    // The same date again without the third position: the two kept are unchanged, one is removed.
+    const shrunk = await imported(token, "positions", { positions: three.slice(0, 2) });
+    expect(shrunk).toEqual({
+      jobId: expect.any(String),
+      dataType: "positions",
+      received: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      removed: 1,
+    });
+    const job = await call("GET", `/api/v1/jobs/${shrunk.jobId}`, { token });
+    expect(job.body.data.counts).toEqual({ received: 2, accepted: 2, rejected: 0, removed: 1 });
+    const [after] = await whenValued(token, portfolio.id);
+    const view = await holdingsOf(token, portfolio.id, `date=${D}`);
+    expect(view.totalValue).toBe(30);
+    expect(view.holdings.map((h) => [h.securityId, h.marketValue])).toEqual([
+      [idb, 20],
+      [ida, 10],
+    ]);
+    expect(after?.totalValue).toBe(30);
+    const totals = (await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).map(
+      (e) => e.data.totalValue,
+    );
+    expect(totals).toEqual([60, 30]);
+  });
+
+  it("an incomplete valuation says so: unvalued holdings, complete and unvaluedCount on holdings, portfolio and portfolio.valued", async () => {
+    const D = "2028-02-10";
+    const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
+    expect(portfolio).toMatchObject({ valuationComplete: null, unvaluedCount: null });
+    const priced = securityRecord();
+    const unpriced = securityRecord();
+    const forint = securityRecord({ currency: "HUF" });
+    const [idPriced, idUnpriced, idForint] = await createSecurities(token, [priced, unpriced, forint]);
+    await imported(token, "prices", {
+      prices: [price(priced.isin, D, 10), price(forint.isin, D, 2000, { currency: "HUF" })],
+    });
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: idPriced, date: D, quantity: 2 },
+        { portfolioId: portfolio.id, securityId: idUnpriced, date: D, quantity: 3 },
+        { portfolioId: portfolio.id, securityId: idForint, date: D, quantity: 4 },
+      ],
+    });
+    const [valued] = await whenValued(token, portfolio.id);
+    // Only the EUR holding has a value: 2 × 10 = 20.00, weight 1 of the valued holdings.
+    expect(valued).toMatchObject({
+      totalValue: 20,
+      latestValuationDate: D,
+      valuationStatus: "current",
+      valuationComplete: false,
+      unvaluedCount: 2,
+    });
+    const view = await holdingsOf(token, portfolio.id);
+    expect(view).toMatchObject({ totalValue: 20, complete: false, unvaluedCount: 2 });
+    expect(view.holdings.map((h) => [h.securityId, h.marketValue, h.weight, h.unvalued])).toEqual([
+      [idPriced, 20, 1, null],
+      // Unvalued holdings come last, by security id.
+      ...[
+        [idForint, null, null, "MISSING_FX_RATE"],
+        [idUnpriced, null, null, "MISSING_PRICE"],
+      ].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),
+    ]);
+    const events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
+    expect(events.map((e) => e.data)).toEqual([
+      {
+        portfolioId: portfolio.id,
+        valuationDate: D,
+        totalValue: 20,
+        currency: "EUR",
+        complete: false,
+        unvaluedCount: 2,
+      },
+    ]);
+
+    // The missing price and rate arrive: 3 × 5 = 15.00; 4 × 2000 HUF / 400 (inverse of EURHUF) = 20.00.
+    await imported(token, "prices", { prices: [price(unpriced.isin, D, 5)] });
+    await imported(token, "fx-rates", { fxRates: [fx("EUR", "HUF", D, 400)] });
+    const [complete] = await whenValued(token, portfolio.id);
+    expect(complete).toMatchObject({ totalValue: 55, valuationComplete: true, unvaluedCount: 0 });
+    expect(await holdingsOf(token, portfolio.id)).toMatchObject({ totalValue: 55, complete: true, unvaluedCount: 0 });
+    const last = (await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).at(-1);
+    expect(last?.data).toMatchObject({ totalValue: 55, complete: true, unvaluedCount: 0 });
+  });
+
+  it("composites and look-through carry a member's or a fund's unvalued holdings", async () => {
+    const D = "2028-03-10";
+    const fund = await createPortfolio(token, { baseCurrency: "EUR", type: "fund" });
+    const top = await createPortfolio(token, { baseCurrency: "EUR" });
+    const other = await createPortfolio(token, { baseCurrency: "EUR" });
+    const composite = await createPortfolio(token, {
+      baseCurrency: "EUR",
+      type: "composite",
+      memberIds: [top.id, other.id],
+    });
+    const e1 = securityRecord();
+    const e2 = securityRecord();
+    const x = securityRecord();
+    const units = securityRecord({ assetClass: "fund", lookThroughPortfolioId: fund.id });
+    const [id1, id2, idx, idUnits] = await createSecurities(token, [e1, e2, x, units]);
+    await imported(token, "prices", {
+      prices: [price(e1.isin, D, 10), price(units.isin, D, 10, { type: "nav" })],
+    });
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: fund.id, securityId: id1, date: D, quantity: 10 },
+        { portfolioId: fund.id, securityId: id2, date: D, quantity: 5 },
+        { portfolioId: top.id, securityId: idUnits, date: D, quantity: 20 },
+        { portfolioId: other.id, securityId: idx, date: D, quantity: 1 },
+      ],
+    });
+    await whenValued(token, fund.id, top.id, other.id, composite.id);
+
+    // The fund's units are valued at their NAV: 20 × 10 = 200.00; the top portfolio itself is complete.
+    expect(await holdingsOf(token, top.id)).toMatchObject({ totalValue: 200, complete: true, unvaluedCount: 0 });
+    // Looked through, the fund's unpriced e2 shows up unvalued (10 units: 20 of the fund's 10 × 10 value).
+    const through = await holdingsOf(token, top.id, "lookThrough=true");
+    expect(through).toMatchObject({ totalValue: 200, complete: false, unvaluedCount: 1 });
+    expect(through.holdings.map((h) => [h.securityId, h.quantity, h.marketValue, h.unvalued, h.via])).toEqual([
+      [id1, 20, 200, null, [idUnits]],
+      [id2, 10, null, "MISSING_PRICE", [idUnits]],
+    ]);
+    // The composite holds the other member's unpriced x.
+    expect(await holdingsOf(token, composite.id)).toMatchObject({ totalValue: 200, complete: false, unvaluedCount: 1 });
+    expect(await getPortfolio(token, composite.id)).toMatchObject({ valuationComplete: false, unvaluedCount: 1 });
+    expect(await getPortfolio(token, fund.id)).toMatchObject({ valuationComplete: false, unvaluedCount: 1 });
+  });
+
+  it("FX crosses through the first configured pivot with both legs: EUR-based rates value a USD holding in a GBP portfolio", async () => {
+    const D = "2028-04-10";
+    const portfolio = await createPortfolio(token, { baseCurrency: "GBP" });
+    const dollar = securityRecord({ currency: "USD" });
+    const yen = securityRecord({ currency: "JPY" });
+    const [idDollar, idYen] = await createSecurities(token, [dollar, yen]);
+    await imported(token, "prices", {
+      prices: [price(dollar.isin, D, 100, { currency: "USD" }), price(yen.isin, D, 1000, { currency: "JPY" })],
+    });
+    await imported(token, "fx-rates", { fxRates: [fx("EUR", "USD", D, 1.25), fx("EUR", "JPY", D, 200)] });
+    await imported(token, "positions", {
+      positions: [
+        { portfolioId: portfolio.id, securityId: idDollar, date: D, quantity: 10 },
+        { portfolioId: portfolio.id, securityId: idYen, date: D, quantity: 1 },
+      ],
+    });
+    await whenValued(token, portfolio.id);
+    expect(await holdingsOf(token, portfolio.id)).toMatchObject({ complete: false, unvaluedCount: 2 });
+
+    // EURGBP arrives: its import revalues the portfolio, whose holdings now cross through EUR.
+    // USD → EUR 1/1.25 → GBP 0.8 = 0.64: 10 × 100 × 0.64 = 640.00; JPY → EUR 1/200 → GBP 0.8 = 0.004: 4.00.
+    await imported(token, "fx-rates", { fxRates: [fx("EUR", "GBP", D, 0.8)] });
+    await whenValued(token, portfolio.id);
+    const crossed = await holdingsOf(token, portfolio.id);
+    expect(crossed).toMatchObject({ totalValue: 644, complete: true, unvaluedCount: 0 });
+    expect(crossed.holdings.map((h) => [h.securityId, h.fxRate, h.fxMethod, h.fxPivot, h.marketValue])).toEqual([
+      [idDollar, 0.64, "cross", "EUR", 640],
+      [idYen, 0.004, "cross", "EUR", 4],
+    ]);
+
+    // With USD legs as well (USDJPY, GBPUSD), USD comes first in FX_PIVOT_CURRENCIES (USD,EUR):
+    // JPY → USD 1/160 → GBP 1/1.6 = 1/256: 1000 / 256 = 3.90625 → 3.91; USD → GBP is now the inverse of GBPUSD: 625.00.
+    await imported(token, "fx-rates", { fxRates: [fx("USD", "JPY", D, 160), fx("GBP", "USD", D, 1.6)] });
+    await whenValued(token, portfolio.id);
+    const both = await holdingsOf(token, portfolio.id);
+    expect(both.holdings.map((h) => [h.securityId, h.fxMethod, h.fxPivot, h.marketValue])).toEqual([
+      [idDollar, "inverse", null, 625],
+      [idYen, "cross", "USD", 3.91],
     ]);
   });
 });

@@ -92,7 +92,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
   const deliveryLog = async (webhookId: string, query = "") =>
     (await call("GET", `/api/v1/settings/webhooks/${webhookId}/deliveries${query}`, { token })).body;
 
-  it("delivers each of the five events with its documented data, signed, to subscribed webhooks only", async () => {
+  it("delivers each of the six events with its documented data, signed, to subscribed webhooks only", async () => {
     const all = await receiver();
     const valuedOnly = await receiver();
     const allId = await webhook(all, [
@@ -100,6 +100,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       "refresh_job.failed",
       "transaction.settled",
       "exception.created",
+      "exception.resolved",
       "portfolio.valued",
     ]);
     await webhook(valuedOnly, ["portfolio.valued"]);
@@ -125,10 +126,16 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
         },
       ],
     });
-    // exception.created (a price jump of 100%) and portfolio.valued (positions priced on a date)
+    // exception.created (a price jump of 100%) and portfolio.valued (positions priced on a date, one of
+    // them without a price: MISSING_PRICE); exception.resolved once its price arrives.
     await imported(token, "prices", { prices: [price(sec.isin, "2024-01-02", 10), price(sec.isin, "2024-01-03", 20)] });
+    const gap = securityRecord();
+    const [gapId] = await createSecurities(token, [gap]);
     await imported(token, "positions", {
-      positions: [{ portfolioId: portfolio.id, securityId: secId, date: "2024-01-03", quantity: 4 }],
+      positions: [
+        { portfolioId: portfolio.id, securityId: secId, date: "2024-01-03", quantity: 4 },
+        { portfolioId: portfolio.id, securityId: gapId, date: "2024-01-03", quantity: 1 },
+      ],
     });
     // refresh_job.failed: a running import whose lease ran out, which the reaper fails
     const jobId = `job_${uid("abandoned")}`;
@@ -172,7 +179,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       jobId: job.jobId,
       source: "api",
       dataType: "transactions",
-      counts: { received: 1, accepted: 1, rejected: 0 },
+      counts: { received: 1, accepted: 1, rejected: 0, removed: 0 },
       startedAt: iso,
       completedAt: iso,
     });
@@ -203,6 +210,20 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       valuationDate: "2024-01-03",
       totalValue: 80,
       currency: "EUR",
+      complete: false,
+      unvaluedCount: 1,
+    });
+    const missing = await find(
+      "exception.created",
+      (d) => d.type === "MISSING_PRICE" && (d.entity as { id: string }).id === gapId,
+    );
+    await imported(token, "prices", { prices: [price(gap.isin, "2024-01-03", 1)] });
+    const resolved = await find("exception.resolved", (d) => d.exceptionId === missing.envelope.data.exceptionId);
+    expect(resolved.envelope.data).toEqual({
+      exceptionId: missing.envelope.data.exceptionId,
+      type: "MISSING_PRICE",
+      resolvedBy: "system",
+      resolution: `A close price of 2024-01-03 now values security ${gapId} in portfolio ${portfolio.id} on 2024-01-03`,
     });
     const failed = await find("refresh_job.failed", (d) => d.jobId === jobId);
     expect(failed.envelope.data).toMatchObject({
@@ -215,7 +236,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       error: expect.anything(),
     });
 
-    for (const r of [completed, settled, exception, valued, failed]) {
+    for (const r of [completed, settled, exception, valued, resolved, failed]) {
       expect(r.verifiedWith).toEqual(all.secrets);
       expect(r.headers["webhook-id"]).toBe(r.envelope.id);
       expect(r.envelope.id).toMatch(/^msg_/);
@@ -234,7 +255,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     );
     // Every delivery to the first webhook is logged as succeeded.
     const log = await deliveryLog(allId, "?pageSize=200");
-    expect(log.data.length).toBeGreaterThanOrEqual(5);
+    expect(log.data.length).toBeGreaterThanOrEqual(6);
   }, 60_000);
 
   it("retries a failing endpoint with the same webhook-id and body until it answers 2xx", async () => {

@@ -21,10 +21,20 @@ describe("GET /api/v1/settings/webhook-events: the event catalogue (what Add Web
     }
     const data = (name: string): Record<string, unknown> => events.find((e) => e.name === name)?.example.data ?? {};
     // The fields API.md gives each event's data.
+    expect(events.map((e) => e.name)).toEqual([
+      "portfolio.valued",
+      "transaction.settled",
+      "exception.created",
+      "exception.resolved",
+      "refresh_job.completed",
+      "refresh_job.failed",
+    ]);
     expect(Object.keys(data("portfolio.valued")).sort()).toEqual([
+      "complete",
       "currency",
       "portfolioId",
       "totalValue",
+      "unvaluedCount",
       "valuationDate",
     ]);
     expect(Object.keys(data("transaction.settled")).sort()).toEqual([
@@ -43,6 +53,7 @@ describe("GET /api/v1/settings/webhook-events: the event catalogue (what Add Web
       "severity",
       "type",
     ]);
+    expect(Object.keys(data("exception.resolved")).sort()).toEqual(["exceptionId", "resolution", "resolvedBy", "type"]);
     expect(Object.keys(data("refresh_job.failed"))).toEqual(
       expect.arrayContaining(["jobId", "source", "dataType", "counts", "startedAt", "completedAt", "error"]),
     );

@@ -26,6 +26,10 @@ if [ -z "$key" ]; then
   exit 1
 fi
 
+# The smoke test first (PowerShell twin of this hook: postdeploy.ps1): the API answers, and the host's
+# blobs webhook answers Event Grid's handshake, which the subscription below needs.
+BLOBS_EXTENSION_KEY=$key node "$(dirname "$0")/smoke-test.js"
+
 az eventgrid system-topic event-subscription create \
   --resource-group "$AZURE_RESOURCE_GROUP" \
   --system-topic-name "$blobEventsTopicName" \

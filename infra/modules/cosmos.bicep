@@ -13,7 +13,7 @@ param databaseName string
 param location string
 
 @description('Tags applied to the account.')
-param tags object = {}
+param tags { *: string } = {}
 
 // Partition keys make the hot reads point reads or single-partition queries (docs/architecture.md).
 // perItemTtl turns on TTL with defaultTtl -1: nothing expires unless a document sets its own ttl

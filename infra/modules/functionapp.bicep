@@ -1,6 +1,7 @@
-// The function app on Flex Consumption (FC1, Linux, Node 20), running as the user-assigned identity.
-// No connection strings or keys: the host, the SDKs (DefaultAzureCredential via AZURE_CLIENT_ID) and
-// the Key Vault references all authenticate as that identity.
+// The function app on Flex Consumption (FC1, Linux, Node 22), running as the user-assigned identity.
+// No connection strings or keys: the host, the SDKs (DefaultAzureCredential via AZURE_CLIENT_ID), the
+// telemetry and the Key Vault references all authenticate as that identity. The deployment package is
+// read with a second identity, which the app's code never uses.
 
 @description('Name of the function app (becomes <name>.azurewebsites.net).')
 @minLength(2)
@@ -14,16 +15,25 @@ param planName string
 param location string
 
 @description('Tags applied to the plan and the app.')
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Tags applied to the app alone (azd finds the app it deploys to by its azd-service-name tag).')
-param appTags object = {}
+param appTags { *: string } = {}
 
 @description('Resource id of the user-assigned identity.')
 param identityId string
 
 @description('Client id of the user-assigned identity.')
 param identityClientId string
+
+@description('Resource id of the deployment identity, which reads the deployment package.')
+param deploymentIdentityId string
+
+@description('URL of the blob container that holds the deployment package.')
+param deploymentContainerUrl string
+
+@description('Resource id of the subnet for virtual network integration (the replica\'s private endpoint); empty: none.')
+param virtualNetworkSubnetId string = ''
 
 @description('Name of the storage account used by the Functions host.')
 param storageAccountName string
@@ -40,9 +50,6 @@ param storageAccountId string
 @description('Host name providers connect to over SFTP (<account>.blob.core.windows.net).')
 param sftpHost string
 
-@description('Blob container holding the deployment package.')
-param deploymentContainerName string
-
 @description('Cosmos DB document endpoint.')
 param cosmosEndpoint string
 
@@ -57,6 +64,12 @@ param appInsightsConnectionString string
 
 @description('Versionless URI of the jwt-signing-key secret.')
 param jwtSigningKeySecretUri string
+
+@description('Versionless URI of the jwt-previous-signing-key secret; empty when no retired key is accepted.')
+param jwtPreviousSigningKeySecretUri string = ''
+
+@description('Key id (kid) of the retired signing key; empty when there is none.')
+param jwtPreviousKeyId string = ''
 
 @description('Versionless URI of the bootstrap-client-secret secret.')
 param bootstrapClientSecretUri string
@@ -136,6 +149,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
     type: 'UserAssigned'
     userAssignedIdentities: {
       '${identityId}': {}
+      '${deploymentIdentityId}': {}
     }
   }
   properties: {
@@ -143,6 +157,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
     httpsOnly: true
     // Key Vault references resolve with this identity (there is no system-assigned one).
     keyVaultReferenceIdentity: identityId
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     siteConfig: {
       minTlsVersion: '1.2'
     }
@@ -150,10 +165,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
       deployment: {
         storage: {
           type: 'blobContainer'
-          value: '${storageBlobEndpoint}${deploymentContainerName}'
+          value: deploymentContainerUrl
           authentication: {
             type: 'UserAssignedIdentity'
-            userAssignedIdentityResourceId: identityId
+            userAssignedIdentityResourceId: deploymentIdentityId
           }
         }
       }
@@ -163,68 +178,82 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
       }
       runtime: {
         name: 'node'
-        version: '20'
+        version: '22'
       }
     }
   }
 }
 
-// A separate resource so that JWT_ISSUER can use the app's own host name. This is the complete
-// list: settings set by hand in the portal are replaced on the next deployment.
+// Only while a signing key is being retired (infra/README.md, "Rotating the keys").
+var previousKeySettings = empty(jwtPreviousSigningKeySecretUri)
+  ? {}
+  : {
+      JWT_PREVIOUS_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=${jwtPreviousSigningKeySecretUri})'
+      JWT_PREVIOUS_KEY_ID: jwtPreviousKeyId
+    }
+
+// Every app setting but JWT_ISSUER (the app's own host name, known once the app exists). This is the
+// complete list: settings set by hand in the portal are replaced on the next deployment.
 // COSMOS_KEY is deliberately absent: without it the service uses the managed identity.
+var settings = {
+  // Functions host storage, identity-based.
+  AzureWebJobsStorage__accountName: storageAccountName
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  // Connection "SERVICEBUS" of the Service Bus queue triggers (connection: "SERVICEBUS"), identity-based.
+  SERVICEBUS__fullyQualifiedNamespace: serviceBusHostName
+  SERVICEBUS__credential: 'managedidentity'
+  SERVICEBUS__clientId: identityClientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  // DefaultAzureCredential in the service's own code picks the user-assigned identity by this.
+  AZURE_CLIENT_ID: identityClientId
+  COSMOS_ENDPOINT: cosmosEndpoint
+  COSMOS_DATABASE: cosmosDatabaseName
+  STORAGE_BLOB_ENDPOINT: storageBlobEndpoint
+  STORAGE_QUEUE_ENDPOINT: storageQueueEndpoint
+  MESSAGE_BUS: 'service-bus'
+  SERVICEBUS_NAMESPACE: serviceBusHostName
+  OUTBOX_RELAY_SCHEDULE: outboxRelaySchedule
+  JWT_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=${jwtSigningKeySecretUri})'
+  JWT_KEY_ID: jwtKeyId
+  JWT_AUDIENCE: jwtAudience
+  BOOTSTRAP_CLIENT_ID: bootstrapClientId
+  BOOTSTRAP_CLIENT_SECRET: '@Microsoft.KeyVault(SecretUri=${bootstrapClientSecretUri})'
+  RATE_LIMIT_STANDARD_PER_MINUTE: string(rateLimitStandardPerMinute)
+  RATE_LIMIT_STANDARD_PER_DAY: string(rateLimitStandardPerDay)
+  RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
+  RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+  FX_PIVOT_CURRENCIES: 'USD,EUR'
+  // Each feed's SFTP login is a local user of the storage account (home inbound/<feedId>), port 22.
+  SFTP_LOGINS: 'azure'
+  STORAGE_ACCOUNT_RESOURCE_ID: storageAccountId
+  SFTP_HOST: sftpHost
+  SFTP_PORT: '22'
+  WEBHOOK_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${webhookSecretKeySecretUri})'
+  ORGANISATION_PLAN: organisationPlan
+  // Connection "COSMOS" of the replica's change-feed triggers (connection: "COSMOS"), identity-based;
+  // their checkpoints go to the `leases` container.
+  COSMOS__accountEndpoint: cosmosEndpoint
+  COSMOS__credential: 'managedidentity'
+  COSMOS__clientId: identityClientId
+  // The replica: Azure SQL Database over TDS, signed in as this identity (an empty host: no replica).
+  REPLICA_ENGINE: 'sqlserver'
+  REPLICA_HOST: replicaServerFqdn
+  REPLICA_PUBLIC_HOST: replicaPublicHost
+  REPLICA_PORT: '1433'
+  REPLICA_DATABASE: replicaDatabaseName
+  // The host's "your app is running" page at / is not the API's: / answers 404.
+  AzureWebJobsDisableHomepage: 'true'
+}
+
 resource appSettings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: functionApp
   name: 'appsettings'
-  properties: {
-    // Functions host storage, identity-based.
-    AzureWebJobsStorage__accountName: storageAccountName
-    AzureWebJobsStorage__credential: 'managedidentity'
-    AzureWebJobsStorage__clientId: identityClientId
-    // Connection "SERVICEBUS" of the Service Bus queue triggers (connection: "SERVICEBUS"), identity-based.
-    SERVICEBUS__fullyQualifiedNamespace: serviceBusHostName
-    SERVICEBUS__credential: 'managedidentity'
-    SERVICEBUS__clientId: identityClientId
-    APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
-    APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
-    // DefaultAzureCredential in the service's own code picks the user-assigned identity by this.
-    AZURE_CLIENT_ID: identityClientId
-    COSMOS_ENDPOINT: cosmosEndpoint
-    COSMOS_DATABASE: cosmosDatabaseName
-    STORAGE_BLOB_ENDPOINT: storageBlobEndpoint
-    STORAGE_QUEUE_ENDPOINT: storageQueueEndpoint
-    MESSAGE_BUS: 'service-bus'
-    SERVICEBUS_NAMESPACE: serviceBusHostName
-    OUTBOX_RELAY_SCHEDULE: outboxRelaySchedule
-    JWT_SIGNING_KEY: '@Microsoft.KeyVault(SecretUri=${jwtSigningKeySecretUri})'
-    JWT_KEY_ID: jwtKeyId
+  properties: union(settings, previousKeySettings, {
     JWT_ISSUER: 'https://${functionApp.properties.defaultHostName}'
-    JWT_AUDIENCE: jwtAudience
-    BOOTSTRAP_CLIENT_ID: bootstrapClientId
-    BOOTSTRAP_CLIENT_SECRET: '@Microsoft.KeyVault(SecretUri=${bootstrapClientSecretUri})'
-    RATE_LIMIT_STANDARD_PER_MINUTE: string(rateLimitStandardPerMinute)
-    RATE_LIMIT_STANDARD_PER_DAY: string(rateLimitStandardPerDay)
-    RATE_LIMIT_PREMIUM_PER_MINUTE: string(rateLimitPremiumPerMinute)
-    RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
-    // Each feed's SFTP login is a local user of the storage account (home inbound/<feedId>), port 22.
-    SFTP_LOGINS: 'azure'
-    STORAGE_ACCOUNT_RESOURCE_ID: storageAccountId
-    SFTP_HOST: sftpHost
-    SFTP_PORT: '22'
-    WEBHOOK_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${webhookSecretKeySecretUri})'
-    ORGANISATION_PLAN: organisationPlan
-    // Connection "COSMOS" of the replica's change-feed triggers (connection: "COSMOS"), identity-based;
-    // their checkpoints go to the `leases` container.
-    COSMOS__accountEndpoint: cosmosEndpoint
-    COSMOS__credential: 'managedidentity'
-    COSMOS__clientId: identityClientId
-    // The replica: Azure SQL Database over TDS, signed in as this identity (an empty host: no replica).
-    REPLICA_ENGINE: 'sqlserver'
-    REPLICA_HOST: replicaServerFqdn
-    REPLICA_PUBLIC_HOST: replicaPublicHost
-    REPLICA_PORT: '1433'
-    REPLICA_DATABASE: replicaDatabaseName
-  }
+  })
 }
 
 @description('Name of the function app.')

@@ -1,5 +1,7 @@
-// The one user-assigned managed identity the function app uses for everything:
-// host storage, deployment package, Cosmos DB, Service Bus, Key Vault and Application Insights.
+// A user-assigned managed identity. main.bicep makes two: the function app's, which it uses for
+// everything it reaches (host storage, Cosmos DB, Service Bus, Key Vault, Application Insights, the
+// replica), and the deployment identity, which only the platform uses to read and write the deployment
+// package (the app's code never asks for it: AZURE_CLIENT_ID names the app's identity).
 
 @description('Name of the user-assigned managed identity.')
 param name string
@@ -8,7 +10,7 @@ param name string
 param location string
 
 @description('Tags applied to the identity.')
-param tags object = {}
+param tags { *: string } = {}
 
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: name

@@ -10,15 +10,15 @@ param appInsightsName string
 param location string
 
 @description('Tags applied to both resources.')
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Days the workspace keeps log data.')
 @minValue(30)
 @maxValue(730)
 param retentionInDays int = 30
 
-@description('Accept only Microsoft Entra authenticated telemetry. The Functions host authenticates through APPLICATIONINSIGHTS_AUTHENTICATION_STRING; turn this on once the in-process telemetry SDK is given a credential too, or its telemetry is rejected.')
-param disableLocalAuth bool = false
+@description('Accept only Microsoft Entra authenticated telemetry (no ingestion with the instrumentation key alone). The Functions host and the worker\'s Application Insights SDK both authenticate with the app\'s identity (APPLICATIONINSIGHTS_AUTHENTICATION_STRING), which holds Monitoring Metrics Publisher on the component.')
+param disableLocalAuth bool = true
 
 resource workspace 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
   name: workspaceName

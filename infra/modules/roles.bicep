@@ -1,10 +1,14 @@
-// Every permission the function app's identity holds, least privilege, in one place.
-// Data-plane roles only: no Owner, no Contributor, no key listing.
+// Every permission the function app's identity holds, in one place: data-plane roles only (no Owner,
+// no Contributor, no key listing), each the one Microsoft documents for what the app does with it, on
+// the narrowest scope that does it. infra/README.md ("What the identity may do") gives the reasons.
 
 @description('Principal (object) id of the function app\'s user-assigned identity.')
 param principalId string
 
-@description('Name of the storage account.')
+@description('Resource id of that identity: a name known before the deployment starts, so role assignments get stable names (what-if can predict them).')
+param identityId string
+
+@description('Name of the storage account (file drop and host storage).')
 param storageAccountName string
 
 @description('Name of the Cosmos DB account.')
@@ -13,6 +17,9 @@ param cosmosAccountName string
 @description('Name of the Service Bus namespace.')
 param serviceBusNamespaceName string
 
+@description('The Service Bus queues a function is triggered by (all of servicebus.bicep\'s).')
+param triggeredQueueNames string[]
+
 @description('Name of the key vault.')
 param keyVaultName string
 
@@ -20,14 +27,16 @@ param keyVaultName string
 param appInsightsName string
 
 // Built-in Azure role definition ids (the same in every tenant).
-var storageBlobDataContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe' // Storage Blob Data Contributor
+var storageBlobDataOwner = 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b' // Storage Blob Data Owner
 var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88' // Storage Queue Data Contributor
+var serviceBusDataOwner = '090c5cfd-751d-490a-894a-3ce6f1109419' // Azure Service Bus Data Owner
 var serviceBusDataSender = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39' // Azure Service Bus Data Sender
-var serviceBusDataReceiver = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0' // Azure Service Bus Data Receiver
 var keyVaultSecretsUser = '4633458b-17de-408a-b874-0445c86b69e6' // Key Vault Secrets User
 var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb' // Monitoring Metrics Publisher
-// Storage Table Data Contributor (0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3) is deliberately not
-// granted: only Durable Functions and a few extensions need tables, and this app uses neither.
+// Not granted, on purpose: Storage Table Data Contributor (0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3),
+// which only Durable Functions and a few extensions need, and Storage Account Contributor
+// (17d1049b-9a84-46fb-8f53-869881c3d3ab), which Microsoft lists for the polling blob trigger but which
+// can also list the account's keys: this app's blob trigger is Event Grid's.
 
 // Feeds' SFTP logins are the storage account's local users, created, re-keyed and deleted by the
 // app through Azure Resource Manager. No built-in role is that narrow (Storage Account Contributor
@@ -43,17 +52,13 @@ var sftpLocalUserActions = [
 // Cosmos DB built-in data-plane role (a Cosmos SQL role, not an Azure role).
 var cosmosDataContributor = '00000000-0000-0000-0000-000000000002' // Cosmos DB Built-in Data Contributor
 
-// Blob: the host (keys, leases, deployment package) and the app (file drop, archive, exports).
-// Queue: the host's blob-trigger bookkeeping and poison-blob queue.
+// The account is the Functions host's storage (AzureWebJobsStorage) as well as the file drop. For a
+// host whose blob trigger runs, Microsoft documents Storage Blob Data Owner and Storage Queue Data
+// Contributor (the host's keys and locks in blobs, the trigger's work items in a queue), as the Flex
+// Consumption samples grant; the app itself reads, writes and deletes the file drop's blobs.
 var storageRoles = [
-  storageBlobDataContributor
+  storageBlobDataOwner
   storageQueueDataContributor
-]
-
-// The app both publishes (outbox -> events, fan-out -> deliveries) and consumes both queues.
-var serviceBusRoles = [
-  serviceBusDataSender
-  serviceBusDataReceiver
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
@@ -68,6 +73,13 @@ resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
   name: serviceBusNamespaceName
 }
 
+resource triggeredQueues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' existing = [
+  for queueName in triggeredQueueNames: {
+    parent: serviceBus
+    name: queueName
+  }
+]
+
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
   name: keyVaultName
 }
@@ -78,7 +90,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
 
 resource storageAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for roleId in storageRoles: {
-    name: guid(storage.id, principalId, roleId)
+    name: guid(storage.id, identityId, roleId)
     scope: storage
     properties: {
       roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
@@ -108,7 +120,7 @@ resource sftpLocalUsersRole 'Microsoft.Authorization/roleDefinitions@2022-04-01'
 }
 
 resource sftpLocalUsersAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(storage.id, principalId, 'sftp-local-users')
+  name: guid(storage.id, identityId, 'sftp-local-users')
   scope: storage
   properties: {
     roleDefinitionId: sftpLocalUsersRole.id
@@ -117,20 +129,34 @@ resource sftpLocalUsersAssignment 'Microsoft.Authorization/roleAssignments@2022-
   }
 }
 
-resource serviceBusAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
-  for roleId in serviceBusRoles: {
-    name: guid(serviceBus.id, principalId, roleId)
-    scope: serviceBus
+// A Service Bus trigger receives, and its scale controller reads the queue's message counts, which
+// takes the Manage right: Microsoft lists Azure Service Bus Data Owner for triggers. It is granted on
+// each triggered queue, not on the namespace (so no right over other entities or the namespace).
+resource triggeredQueueOwners 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for (queueName, i) in triggeredQueueNames: {
+    name: guid(triggeredQueues[i].id, identityId, serviceBusDataOwner)
+    scope: triggeredQueues[i]
     properties: {
-      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', serviceBusDataOwner)
       principalId: principalId
       principalType: 'ServicePrincipal'
     }
   }
 ]
 
+// The service's own sends (outbox relay and publishers) to any of the namespace's queues.
+resource serviceBusSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(serviceBus.id, identityId, serviceBusDataSender)
+  scope: serviceBus
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', serviceBusDataSender)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
 resource keyVaultSecretsUserAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(vault.id, principalId, keyVaultSecretsUser)
+  name: guid(vault.id, identityId, keyVaultSecretsUser)
   scope: vault
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', keyVaultSecretsUser)
@@ -139,9 +165,10 @@ resource keyVaultSecretsUserAssignment 'Microsoft.Authorization/roleAssignments@
   }
 }
 
-// Lets the Functions host send telemetry with Microsoft Entra authentication.
+// Lets the Functions host and the worker's SDK send telemetry with Microsoft Entra authentication
+// (local authentication is off on the component).
 resource monitoringMetricsPublisherAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(appInsights.id, principalId, monitoringMetricsPublisher)
+  name: guid(appInsights.id, identityId, monitoringMetricsPublisher)
   scope: appInsights
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisher)
@@ -154,7 +181,7 @@ resource monitoringMetricsPublisherAssignment 'Microsoft.Authorization/roleAssig
 // metadata reads (regions, endpoints) are covered as well.
 resource cosmosDataContributorAssignment 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
   parent: cosmosAccount
-  name: guid(cosmosAccount.id, principalId, cosmosDataContributor)
+  name: guid(cosmosAccount.id, identityId, cosmosDataContributor)
   properties: {
     roleDefinitionId: '${cosmosAccount.id}/sqlRoleDefinitions/${cosmosDataContributor}'
     principalId: principalId

@@ -12,20 +12,15 @@ param name string
 param location string
 
 @description('Tags applied to the namespace.')
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Deliveries of a message before Service Bus moves it to the dead-letter queue.')
 @minValue(1)
 @maxValue(100)
 param maxDeliveryCount int = 10
 
-var queueNames = [
-  'events'
-  'valuations'
-  'deliveries'
-  'exports'
-  'blob-sources'
-]
+@description('The queues to create (main.bicep lists them: the message bus\'s, each with a trigger).')
+param queueNames string[]
 
 resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   name: name

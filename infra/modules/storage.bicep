@@ -1,7 +1,8 @@
-// One StorageV2 account with a hierarchical namespace and SFTP: the customer file drop
-// (inbound, archive, quarantine), the Functions host storage and the
-// Flex Consumption deployment package. Shared keys are off: everything uses Microsoft Entra ID,
-// except SFTP, which authenticates its own local users (SSH keys).
+// One StorageV2 account with a hierarchical namespace and SFTP: the customer file drop (inbound,
+// archive, quarantine) and the Functions host storage (AzureWebJobsStorage: host keys, timers'
+// schedules, the blob trigger's queue). The deployment package lives in an account of its own
+// (deployment-storage.bicep), which the app's identity cannot write. Shared keys are off: everything
+// uses Microsoft Entra ID, except SFTP, which authenticates its own local users.
 
 @description('Name of the storage account (3-24 lowercase letters and digits, globally unique).')
 @minLength(3)
@@ -12,7 +13,7 @@ param name string
 param location string
 
 @description('Tags applied to the storage account.')
-param tags object = {}
+param tags { *: string } = {}
 
 @description('Replication of the storage account. SFTP supports LRS, ZRS, GRS, RA-GRS, GZRS and RA-GZRS.')
 @allowed([
@@ -24,9 +25,6 @@ param tags object = {}
   'Standard_RAGZRS'
 ])
 param skuName string = 'Standard_LRS'
-
-@description('Blob container that holds the Flex Consumption deployment package.')
-param deploymentContainerName string
 
 @description('SFTP local user for the file drop (lowercase letters and digits). Empty: no user is created; add one later with az storage account local-user create.')
 param sftpUserName string = ''
@@ -83,14 +81,6 @@ resource dataContainers 'Microsoft.Storage/storageAccounts/blobServices/containe
     }
   }
 ]
-
-resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
-  parent: blobService
-  name: deploymentContainerName
-  properties: {
-    publicAccess: 'None'
-  }
-}
 
 // The SFTP user lands in the inbound container and may only read, create, write and list there.
 resource sftpUser 'Microsoft.Storage/storageAccounts/localUsers@2023-05-01' = if (!empty(sftpUserName) && !empty(sftpUserPublicKey)) {

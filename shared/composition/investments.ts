@@ -77,6 +77,7 @@ export class InvestmentServices {
         {
           pricePreference: this.core.config.VALUATION_PRICE_PREFERENCE,
           staleAfterDays: this.core.config.STALE_PRICE_DAYS,
+          fxPivots: this.core.config.FX_PIVOT_CURRENCIES,
         },
       ),
   );
@@ -95,7 +96,7 @@ export class InvestmentServices {
       }),
   );
   readonly updatePortfolio = lazy(() => new UpdatePortfolio(this.stores()));
-  readonly getHoldings = lazy(() => new GetHoldings(this.stores()));
+  readonly getHoldings = lazy(() => new GetHoldings(this.stores(), this.core.config.FX_PIVOT_CURRENCIES));
   readonly listSecurities = lazy(() => new ListSecurities(this.stores()));
   readonly getSecurity = lazy(() => new GetSecurity(this.stores()));
   readonly listSecurityPrices = lazy(() => new ListSecurityPrices(this.stores()));
@@ -104,7 +105,9 @@ export class InvestmentServices {
   readonly getJob = lazy(() => new GetJob(this.stores()));
   readonly listDataQualityExceptions = lazy(() => new ListDataQualityExceptions(this.stores()));
   readonly getDataQualityException = lazy(() => new GetDataQualityException(this.stores()));
-  readonly resolveDataQualityException = lazy(() => new ResolveDataQualityException(this.stores()));
+  readonly resolveDataQualityException = lazy(
+    () => new ResolveDataQualityException({ dataQuality: this.dataQualityExceptions() }),
+  );
 
   readonly importRecords = lazy(
     () =>

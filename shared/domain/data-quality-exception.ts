@@ -25,10 +25,24 @@ export const dataQualityExceptionSchema = z
     status: dataQualityStatusSchema,
     createdAt: z.iso.datetime(),
     resolvedAt: z.iso.datetime().nullable(),
+    resolvedBy: z.string().nullable().meta({
+      description:
+        "Who resolved it: the API client id of the person who did, or `system` when a revaluation no longer found its cause. Null while open",
+    }),
+    resolution: z.string().nullable().meta({ description: "Why it was resolved, when that was said. Null while open" }),
   })
   .meta({ id: "DataQualityException" });
 export type DataQualityException = z.infer<typeof dataQualityExceptionSchema>;
 export type DataQualityExceptionType = z.infer<typeof dataQualityTypeSchema>;
+
+/** Who resolves an exception whose cause a revaluation no longer finds. */
+export const SYSTEM_RESOLVER = "system";
+
+/**
+ * The exceptions a valuation opens that follow their cause: one per portfolio-date (and security or
+ * currency pair), resolved by the service when a revaluation of that portfolio-date no longer finds it.
+ */
+export const followedTypes: readonly DataQualityExceptionType[] = ["MISSING_PRICE", "STALE_PRICE", "MISSING_FX_RATE"];
 
 /** A condition seen by valuation or import; its key makes the same condition open one exception only. */
 export interface DataQualityCandidate {
@@ -37,6 +51,8 @@ export interface DataQualityCandidate {
   severity: z.infer<typeof dataQualitySeveritySchema>;
   message: string;
   entity: { type: string; id: string };
+  /** The portfolio-date whose valuation found it (the exceptions that follow their cause). */
+  foundIn?: { portfolioId: string; date: string };
 }
 
 export const dataQualityExceptionIdOf = (key: string): string =>

@@ -13,9 +13,17 @@ export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 /** One entry per event, so that a new event name cannot be left out of the catalogue (the compiler says so). */
 const catalog: Record<EventName, { description: string; timestamp: string; data: EventEnvelope["data"] }> = {
   "portfolio.valued": {
-    description: "A portfolio has been valued (after new positions, prices or FX rates)",
+    description:
+      "A portfolio has been valued (after new positions, prices or FX rates); complete false: totalValue leaves out unvaluedCount holdings that could not be valued",
     timestamp: "2026-11-25T06:02:11.408Z",
-    data: { portfolioId: "pf_7Qx2mVb1kR9s", valuationDate: "2026-11-24", totalValue: 1254300.55, currency: "EUR" },
+    data: {
+      portfolioId: "pf_7Qx2mVb1kR9s",
+      valuationDate: "2026-11-24",
+      totalValue: 1254300.55,
+      currency: "EUR",
+      complete: false,
+      unvaluedCount: 2,
+    },
   },
   "transaction.settled": {
     description: "A transaction has reached settled",
@@ -41,6 +49,18 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       entity: { type: "security", id: "sec_DE0007164600" },
     },
   },
+  "exception.resolved": {
+    description:
+      "A data-quality exception was resolved: by a person (resolvedBy is their API client id) or by the service when a revaluation no longer found its cause (resolvedBy system)",
+    timestamp: "2026-11-25T07:40:02.911Z",
+    data: {
+      exceptionId: "exc_9a8b7c6d5e4f3a2b1c0d",
+      type: "MISSING_PRICE",
+      resolvedBy: "system",
+      resolution:
+        "A close price of 2026-11-24 now values security sec_DE0007164600 in portfolio pf_7Qx2mVb1kR9s on 2026-11-24",
+    },
+  },
   "refresh_job.completed": {
     description: "A data refresh job completed (an import, or a file from SFTP or a blob source)",
     timestamp: "2026-11-25T06:01:58.120Z",
@@ -49,7 +69,7 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       source: "sftp",
       dataType: "positions",
       fileName: "positions_20261124.csv",
-      counts: { received: 1250, accepted: 1250, rejected: 0 },
+      counts: { received: 1250, accepted: 1250, rejected: 0, removed: 3 },
       startedAt: "2026-11-25T06:01:55.004Z",
       completedAt: "2026-11-25T06:01:58.120Z",
     },
@@ -62,7 +82,7 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       source: "sftp",
       dataType: "positions",
       fileName: "positions_20261124.csv",
-      counts: { received: 1250, accepted: 0, rejected: 3 },
+      counts: { received: 1250, accepted: 0, rejected: 3, removed: 0 },
       startedAt: "2026-11-25T06:01:55.004Z",
       completedAt: "2026-11-25T06:01:57.300Z",
       error: "row 12: isin: fails the ISIN check digit",

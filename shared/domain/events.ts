@@ -5,6 +5,7 @@ export const eventNames = [
   "portfolio.valued",
   "transaction.settled",
   "exception.created",
+  "exception.resolved",
   "refresh_job.completed",
   "refresh_job.failed",
 ] as const;

@@ -46,6 +46,9 @@ export const importResultSchema = z
     created: z.number().int(),
     updated: z.number().int(),
     unchanged: z.number().int(),
+    removed: z.number().int().meta({
+      description: "Positions the replaced snapshots no longer have (removed from them); 0 for other data types",
+    }),
   })
   .meta({ id: "ImportResult" });
 export type ImportResult = z.infer<typeof importResultSchema>;

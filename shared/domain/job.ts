@@ -8,7 +8,15 @@ export const jobSchema = z
     feedId: z.string().nullable(),
     fileName: z.string().nullable(),
     status: z.enum(["running", "completed", "failed"]),
-    counts: z.object({ received: z.number().int(), accepted: z.number().int(), rejected: z.number().int() }),
+    counts: z.object({
+      received: z.number().int(),
+      accepted: z.number().int(),
+      rejected: z.number().int(),
+      removed: z.number().int().meta({
+        description:
+          "Positions that the snapshots the job replaced no longer have (positions imports; 0 for other data)",
+      }),
+    }),
     errors: z.array(z.object({ field: z.string(), message: z.string() })),
     startedAt: z.iso.datetime(),
     completedAt: z.iso.datetime().nullable(),

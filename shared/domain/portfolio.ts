@@ -21,8 +21,18 @@ export const portfolioSchema = z
     type: portfolioTypeSchema,
     status: portfolioStatusSchema,
     memberIds: z.array(z.string()).optional().meta({ description: "Member portfolio ids (composite only)" }),
-    totalValue: z.number().nullable(),
+    totalValue: z.number().nullable().meta({
+      description:
+        "Value on latestValuationDate in the base currency: the sum of the holdings that could be valued (see valuationComplete)",
+    }),
     latestValuationDate: z.iso.date().nullable(),
+    valuationComplete: z.boolean().nullable().meta({
+      description:
+        "Whether every holding of the latest valuation has a market value; false: totalValue leaves out unvaluedCount holdings (no price or no FX rate). Null before a first valuation",
+    }),
+    unvaluedCount: z.number().int().nullable().meta({
+      description: "Holdings of the latest valuation without a market value. Null before a first valuation",
+    }),
     valuationStatus: valuationStatusSchema,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),

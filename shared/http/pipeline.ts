@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { Principal } from "../domain/principal";
 import { requireScope } from "../app/access/authenticator";
 import type { RateLimitDecision } from "../app/access/rate-limiter";
-import { services } from "../composition";
+import { services, type Composition } from "../composition";
+import { ConfigError } from "../config";
 import { AppError } from "../domain/errors";
 import { findUnstorable, mayHoldUnstorableUtf8, printable, unstorableIn } from "../domain/storable";
 import { issuesToDetails } from "../domain/validation";
@@ -28,14 +29,16 @@ export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => En
 export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = errorResult): HttpHandler {
   const handle = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const started = performance.now();
-    const svc = services();
     const requestId = requestIdOf(request);
     const traceparent = invocationTraceparent(context);
-    const log = new Logger(svc.config.LOG_LEVEL, contextSink(context), {
+    const composed = composition();
+    const log = new Logger(composed instanceof ConfigError ? "info" : composed.config.LOG_LEVEL, contextSink(context), {
       requestId,
       function: endpoint.name,
       ...(traceparent !== undefined ? { traceId: traceIdOf(traceparent) } : {}),
     });
+    if (composed instanceof ConfigError) return unavailable(composed, requestId, log, shapeError);
+    const svc = composed;
     let rate: RateLimitDecision | undefined;
     let principal: Principal | undefined;
     let result: EndpointResult;
@@ -102,6 +105,47 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
   };
   // In the request's trace context: the outbox entries it appends and the messages it sends continue the request's trace.
   return (request, context) => inInvocationTrace(context, () => handle(request, context));
+}
+
+/** The composition root, or why the app's settings make it impossible. */
+function composition(): Composition | ConfigError {
+  try {
+    return services();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+}
+
+/** When the app's settings were last reported unusable in the log (once a minute, not once a request). */
+let lastReported = 0;
+
+/**
+ * The answer of every HTTP function while the app's settings are unusable (an unresolved Key Vault
+ * reference): 503 in the error shape, with nothing of the settings in it; the log names them.
+ */
+function unavailable(problem: ConfigError, requestId: string, log: Logger, shapeError: ErrorShaper): HttpResponseInit {
+  if (Date.now() - lastReported > 60_000) {
+    lastReported = Date.now();
+    log.error("the app's settings are unusable: every request answers 503 until they are fixed", {
+      settings: problem.settings,
+      problems: problem.message,
+    });
+  }
+  const result = shapeError(
+    new AppError("SERVICE_UNAVAILABLE", "The service is unavailable: it is misconfigured, and its operators are told", {
+      headers: { "Retry-After": "60" },
+    }),
+    requestId,
+    log,
+  );
+  const headers: Record<string, string> = { "X-Request-Id": requestId, ...result.headers };
+  if (result.body === undefined) return { status: result.status, headers };
+  return {
+    status: result.status,
+    headers: { ...headers, "Content-Type": "application/json; charset=utf-8" },
+    body: JSON.stringify(result.body),
+  };
 }
 
 function parsePart(schema: z.ZodType | undefined, input: Record<string, string>, where: "path" | "query"): never {

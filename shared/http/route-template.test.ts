@@ -20,5 +20,19 @@ describe("compileRoute", () => {
     expect(compileRoute("{*path}")).toMatchObject({ catchAll: true, literals: 0 });
     expect(compileRoute("items/{id?}").match("/items")).toEqual({});
     expect(compileRoute("items/{id:int}").match("/items/42")).toEqual({ id: "42" });
+    expect(compileRoute("items/{id:int?}").match("/items")).toEqual({});
+  });
+
+  it("applies a regex constraint to the decoded value, case-insensitively, and refuses an empty catch-all as ASP.NET does", () => {
+    const route = compileRoute("{*path:regex(^(?!(admin|runtime)(\\W|$)).*$)}");
+    expect(route.match("/api/v1/nothing")).toEqual({ path: "api/v1/nothing" });
+    expect(route.match("/auth/token")).toEqual({ path: "auth/token" });
+    expect(route.match("/administrators")).toEqual({ path: "administrators" });
+    expect(route.match("/runtime/webhooks/blobs")).toBeUndefined();
+    expect(route.match("/Runtime/webhooks/blobs")).toBeUndefined();
+    expect(route.match("/admin/host/status")).toBeUndefined();
+    expect(route.match("/admin")).toBeUndefined();
+    expect(route.match("/")).toBeUndefined();
+    expect(route).toMatchObject({ catchAll: true, literals: 0 });
   });
 });

@@ -77,7 +77,12 @@ export interface StoredValuation {
   portfolioId: string;
   date: string;
   baseCurrency: string;
+  /** The valued holdings' sum. */
   totalValue: number;
+  /** Every holding has a market value (derived from the holdings for valuations stored before it was). */
+  complete: boolean;
+  /** Holdings without a market value. */
+  unvaluedCount: number;
   holdings: Holding[];
   valuedAt: string;
   /**
@@ -117,6 +122,8 @@ export interface PositionRepository {
   ): Promise<void>;
   /** Removes the `writing` markers of one job for these portfolio-dates. */
   dropWriting(refs: readonly SnapshotRef[], jobId: string): Promise<void>;
+  /** The portfolio-dates that one job's `writing` markers name (a file's calls leave theirs until its last). */
+  writingRefs(jobId: string): Promise<SnapshotRef[]>;
   /** Removes each marker unless it was re-written since it was read (etag); true per marker removed. */
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]>;
   /** The oldest `limit` stale markers of a portfolio, by date. */
@@ -127,6 +134,8 @@ export interface PositionRepository {
   portfoliosStaleSince(before: string, limit: number): Promise<string[]>;
   getSnapshots(refs: readonly SnapshotRef[]): Promise<Map<string, PositionSnapshot>>;
   saveSnapshots(snapshots: readonly PositionSnapshot[]): Promise<void>;
+  /** Drops `replaced` from the snapshots a job wrote (its file's last call is stored); a snapshot rewritten since is left alone. */
+  dropReplaced(jobId: string): Promise<void>;
   latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined>;
   /** Snapshots that hold one of the securities, dated within its reach (at least those; possibly more). */
   snapshotsHolding(reach: readonly PriceReach[]): Promise<SnapshotRef[]>;
@@ -143,6 +152,8 @@ export interface PositionRepository {
   saveValuations(valuations: readonly StoredValuation[]): Promise<boolean[]>;
   /** The valuation on `date` exactly, or the latest before it when `orEarlier`. */
   valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined>;
+  /** The version of the valuation stored for each of these portfolio-dates that has one, keyed `portfolioId|date`. */
+  valuationVersions(refs: readonly SnapshotRef[]): Promise<Map<string, string>>;
 }
 
 export interface TransactionFilter {
@@ -191,13 +202,30 @@ export interface DataQualityExceptionFilter {
   severity?: DataQualityException["severity"];
 }
 
+/** An exception as stored, with what the service keeps beside the API's fields. */
+export interface StoredException extends DataQualityException {
+  /** `portfolioId|date`: the portfolio-date whose valuation found it (exceptions that follow their cause). */
+  foundIn?: string;
+  /** When it was last opened (created or reopened); names its `exception.created` event. */
+  openedAt?: string;
+  /** The event announcing its last change is still to be appended (set in the same write as the change). */
+  unannounced?: "created" | "resolved";
+  /** The stored version, for a write conditional on it. */
+  etag?: string;
+}
+
 export interface DataQualityExceptionRepository {
-  /** Creates the exception unless one with its id exists; true when created. */
-  createIfNew(exception: DataQualityException): Promise<boolean>;
+  /** Creates each exception unless one with its id exists (in bulk): per exception, the new version's etag, or undefined where it existed. */
+  createMany(exceptions: readonly StoredException[]): Promise<(string | undefined)[]>;
+  /** The stored exceptions of these ids that exist, with their etags. */
+  getMany(ids: readonly string[]): Promise<Map<string, StoredException>>;
+  /**
+   * Replaces each exception if it is still the version its `etag` names: per exception, the new
+   * etag, or undefined where it changed meanwhile (or is gone).
+   */
+  replaceMany(exceptions: readonly StoredException[]): Promise<(string | undefined)[]>;
+  /** The exceptions found in these portfolio-dates that are open, or whose last change is unannounced. */
+  foundIn(refs: readonly SnapshotRef[]): Promise<StoredException[]>;
   get(id: string): Promise<DataQualityException | undefined>;
-  update(
-    id: string,
-    change: (current: DataQualityException) => DataQualityException,
-  ): Promise<DataQualityException | undefined>;
   list(filter: DataQualityExceptionFilter, request: PageRequest): Promise<CursorPage<DataQualityException>>;
 }

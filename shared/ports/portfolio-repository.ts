@@ -7,6 +7,16 @@ export interface PortfolioFilter {
   currency?: string;
 }
 
+/** What a portfolio shows of its latest valuation. */
+export interface RecordedValuation {
+  date: string;
+  totalValue: number;
+  complete: boolean;
+  unvaluedCount: number;
+  version: string;
+  valuedAt: string;
+}
+
 /** Stored portfolios; `code` is unique (case-insensitive) across the deployment. */
 export interface PortfolioRepository {
   get(id: string): Promise<Portfolio | undefined>;
@@ -18,21 +28,17 @@ export interface PortfolioRepository {
    */
   update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined>;
   /**
-   * Sets totalValue and latestValuationDate from a stored valuation, unless the portfolio already shows
-   * a later date, or the same date from a computation of a greater or equal version: so the portfolio's
-   * total and the stored holdings always come from the same computation. True when it was applied.
+   * Sets totalValue, latestValuationDate, valuationComplete and unvaluedCount from a stored valuation,
+   * unless the portfolio already shows a later date, or the same date from a computation of a greater
+   * or equal version: so the portfolio's figures and the stored holdings always come from the same
+   * computation. True when it was applied.
    */
-  recordValuation(
-    id: string,
-    valuation: { date: string; totalValue: number; version: string; valuedAt: string },
-  ): Promise<boolean>;
+  recordValuation(id: string, valuation: RecordedValuation): Promise<boolean>;
   /**
    * recordValuation for many at once (a few store calls in all); true per valuation applied. Of several
    * valuations of one portfolio, only the newest is applied.
    */
-  recordValuations(
-    valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
-  ): Promise<boolean[]>;
+  recordValuations(valuations: readonly (RecordedValuation & { id: string })[]): Promise<boolean[]>;
   /**
    * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
    * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.

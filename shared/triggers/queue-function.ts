@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Logger } from "../logging";
 import type { QueueName } from "../ports/message-bus";
 import { inInvocationTrace, invocationLog } from "./invocation-log";
+import { triggersEnabled } from "./trigger-gate";
 
 export type QueueHandler = (message: unknown, context: InvocationContext) => Promise<void>;
 
@@ -29,6 +30,6 @@ export function registerQueueFunction<S extends z.ZodType>(
       }
       await options.handle(parsed.data, log);
     });
-  app.serviceBusQueue(name, { queueName: options.queueName, connection: "SERVICEBUS", handler });
+  if (triggersEnabled()) app.serviceBusQueue(name, { queueName: options.queueName, connection: "SERVICEBUS", handler });
   return handler;
 }

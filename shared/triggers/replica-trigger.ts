@@ -5,8 +5,9 @@
  */
 import { app, type CosmosDBv4LatestVersionFunctionOptions, type InvocationContext } from "@azure/functions";
 import { services } from "../composition";
-import { getConfig } from "../config";
+import { getSetting } from "../config";
 import type { ReplicaSource } from "../domain/replica/projection";
+import { triggersEnabled } from "./trigger-gate";
 
 /**
  * Whether the replica's triggers exist in this app: only on the Enterprise plan. Registration itself
@@ -14,7 +15,7 @@ import type { ReplicaSource } from "../domain/replica/projection";
  * an `AzureWebJobs.<name>.Disabled` app setting, cannot name these functions: App Service setting
  * names take letters, digits, periods and underscores, and every function name here has a hyphen.
  */
-export const replicaTriggersEnabled = (): boolean => getConfig().ORGANISATION_PLAN === "enterprise";
+export const replicaTriggersEnabled = (): boolean => getSetting("ORGANISATION_PLAN") === "enterprise";
 
 /** The handler of one source container's trigger: the batch into the replica (a throw has it delivered again). */
 export function projectChangesOf(
@@ -58,6 +59,6 @@ export function registerReplicaFunction(
   source: ReplicaSource,
 ): (documents: unknown[], context: InvocationContext) => Promise<void> {
   const handler = projectChangesOf(source);
-  if (replicaTriggersEnabled()) app.cosmosDB(name, replicaTrigger(name, source, handler));
+  if (replicaTriggersEnabled() && triggersEnabled()) app.cosmosDB(name, replicaTrigger(name, source, handler));
   return handler;
 }

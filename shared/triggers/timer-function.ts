@@ -1,6 +1,7 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
 import type { Logger } from "../logging";
 import { inInvocationTrace, invocationLog } from "./invocation-log";
+import { triggersEnabled } from "./trigger-gate";
 
 export type TimerHandler = (timer: Timer, context: InvocationContext) => Promise<void>;
 
@@ -11,6 +12,6 @@ export function registerTimerFunction(
 ): TimerHandler {
   const handler: TimerHandler = (_timer, context) =>
     inInvocationTrace(context, () => options.handle(invocationLog(context)));
-  app.timer(name, { schedule: options.schedule, handler, runOnStartup: false });
+  if (triggersEnabled()) app.timer(name, { schedule: options.schedule, handler, runOnStartup: false });
   return handler;
 }

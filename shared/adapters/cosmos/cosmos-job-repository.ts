@@ -15,8 +15,12 @@ interface JobDoc extends Job {
 const toDoc = (job: Job): JobDoc => ({ ...job, docType: "job", sortKey: `${job.startedAt}|${job.id}` });
 const toJob = (doc: JobDoc): Job => {
   const { docType: _d, sortKey: _s, _etag: _e, ...job } = stripSystem(doc);
-  // Jobs stored before leases existed have none.
-  return { ...job, leaseUntil: job.leaseUntil ?? null };
+  // Jobs stored before leases (or removed counts) existed have none.
+  return {
+    ...job,
+    counts: { ...job.counts, removed: (job.counts as Partial<Job["counts"]>).removed ?? 0 },
+    leaseUntil: job.leaseUntil ?? null,
+  };
 };
 
 /** Refresh jobs in the `jobs` container (partition /id), newest first. */

@@ -2,7 +2,7 @@ import { BulkOperationType, type Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Portfolio } from "../../domain/portfolio";
-import type { PortfolioFilter, PortfolioRepository } from "../../ports/portfolio-repository";
+import type { PortfolioFilter, PortfolioRepository, RecordedValuation } from "../../ports/portfolio-repository";
 import { bulkRead, bulkWithRetry } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
 import { readDocument, updateDocument, updateDocuments, type Versioned } from "./conditional-update";
@@ -41,7 +41,13 @@ const toPortfolio = (doc: PortfolioDoc): Portfolio => {
     valuationStatus: _status,
     ...rest
   } = stripSystem(doc);
-  return { ...rest, valuationStatus: valuationPending === true ? "pending" : "current" };
+  return {
+    ...rest,
+    // Portfolios stored before completeness was recorded show null until their next valuation.
+    valuationComplete: rest.valuationComplete ?? null,
+    unvaluedCount: rest.unvaluedCount ?? null,
+    valuationStatus: valuationPending === true ? "pending" : "current",
+  };
 };
 
 /** The stored form of a portfolio: its valuationStatus is derived from the flag, never stored. */
@@ -78,17 +84,12 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return result === undefined ? undefined : toPortfolio(result);
   }
 
-  async recordValuation(
-    id: string,
-    valuation: { date: string; totalValue: number; version: string; valuedAt: string },
-  ): Promise<boolean> {
+  async recordValuation(id: string, valuation: RecordedValuation): Promise<boolean> {
     const [recorded] = await this.recordValuations([{ id, ...valuation }]);
     return recorded ?? false;
   }
 
-  async recordValuations(
-    valuations: readonly { id: string; date: string; totalValue: number; version: string; valuedAt: string }[],
-  ): Promise<boolean[]> {
+  async recordValuations(valuations: readonly (RecordedValuation & { id: string })[]): Promise<boolean[]> {
     const recorded = new Array<boolean>(valuations.length).fill(false);
     // Of several valuations of one portfolio only the newest can show: the others would be replaced by it.
     const newest = new Map<string, number>();
@@ -114,6 +115,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
               ...rest,
               totalValue: valuation.totalValue,
               latestValuationDate: valuation.date,
+              valuationComplete: valuation.complete,
+              unvaluedCount: valuation.unvaluedCount,
               updatedAt: valuation.valuedAt,
               valuationVersion: valuation.version,
             };

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
+import type { Holding } from "../../domain/valuation";
 import type { PositionSnapshot } from "../../domain/position";
-import type { Holding, PriceReach } from "../../domain/valuation";
+import { completeHolding, completenessOf, type PriceReach, type StoredHolding } from "../../domain/valuation";
 import type {
   PositionRepository,
   SnapshotRef,
@@ -9,7 +10,7 @@ import type {
   StoredValuation,
 } from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, type DocRef } from "./bulk";
-import { isNotFound } from "./cosmos-errors";
+import { isNotFound, stripSystem } from "./cosmos-errors";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 import {
   clearStale,
@@ -18,6 +19,7 @@ import {
   portfoliosStaleSince,
   staleMarkers,
   stalePortfolios,
+  writingRefs,
 } from "./cosmos-stale-markers";
 
 interface SnapshotDoc extends PositionSnapshot {
@@ -27,10 +29,13 @@ interface SnapshotDoc extends PositionSnapshot {
 }
 
 /** A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit. */
-interface ValuationDoc extends Omit<StoredValuation, "holdings" | "version"> {
+interface ValuationDoc extends Omit<StoredValuation, "holdings" | "version" | "complete" | "unvaluedCount"> {
   id: string;
   /** Absent on valuations stored before versions existed: older than any versioned one. */
   version?: string;
+  /** Absent on valuations stored before completeness was recorded: derived from their holdings. */
+  complete?: boolean;
+  unvaluedCount?: number;
   _etag?: string;
   docType: "valuation";
   runId: string;
@@ -41,7 +46,7 @@ interface ChunkDoc {
   id: string;
   portfolioId: string;
   docType: "valuation-chunk";
-  holdings: Holding[];
+  holdings: StoredHolding[];
   /**
    * The computation's version, as on its header: the SQL replica stages chunks until their header
    * arrives and keeps a newer computation's chunks when an older header comes first.
@@ -71,6 +76,10 @@ export class CosmosPositionRepository implements PositionRepository {
 
   dropWriting(refs: readonly SnapshotRef[], jobId: string): Promise<void> {
     return dropWriting(this.container, refs, jobId);
+  }
+
+  writingRefs(jobId: string): Promise<SnapshotRef[]> {
+    return writingRefs(this.container, jobId);
   }
 
   clearStale(markers: readonly StaleMarker[]): Promise<boolean[]> {
@@ -107,6 +116,34 @@ export class CosmosPositionRepository implements PositionRepository {
       securityIds: [...new Set(s.positions.map((p) => p.securityId))],
     }));
     await bulkUpsert(this.container, docs as unknown as JSONObject[]);
+  }
+
+  async dropReplaced(jobId: string): Promise<void> {
+    // A query across portfolios, once per file of several calls: the snapshots it wrote before its last call.
+    const { resources } = await this.container.items
+      .query<SnapshotDoc & { _etag?: string }>({
+        query: "SELECT * FROM c WHERE c.docType = 'snapshot' AND c.jobId = @job AND IS_DEFINED(c.replaced)",
+        parameters: [{ name: "@job", value: jobId }],
+      })
+      .fetchAll();
+    // Each replaced only as read: a snapshot another import rewrote meanwhile has no `replaced` of ours.
+    const results = await bulkWithRetry(
+      this.container,
+      resources.map((doc) => {
+        const { replaced: _r, ...rest } = stripSystem(doc);
+        return {
+          operationType: BulkOperationType.Replace,
+          id: doc.id,
+          partitionKey: doc.portfolioId,
+          resourceBody: rest as unknown as JSONObject,
+          ifMatch: doc._etag ?? "",
+        };
+      }),
+    );
+    const failed = results.find(
+      (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
+    );
+    if (failed !== undefined) throw new Error(`tidying a file's snapshots failed with ${failed.statusCode}`);
   }
 
   async latestSnapshot(portfolioId: string, onOrBefore: string): Promise<PositionSnapshot | undefined> {
@@ -314,16 +351,30 @@ export class CosmosPositionRepository implements PositionRepository {
     if (chunks.size < found.chunks && attempt < 3) return this.valuation(portfolioId, found.date, false, attempt + 1);
     const holdings: Holding[] = [];
     for (let i = 0; i < found.chunks; i++)
-      holdings.push(...(chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? []));
+      for (const h of chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? [])
+        holdings.push(completeHolding(h));
+    const derived = completenessOf(holdings);
     return {
       portfolioId,
       date: found.date,
       baseCurrency: found.baseCurrency,
       totalValue: found.totalValue,
+      complete: found.complete ?? derived.complete,
+      unvaluedCount: found.unvaluedCount ?? derived.unvaluedCount,
       valuedAt: found.valuedAt,
       version: found.version ?? "",
       holdings,
     };
+  }
+
+  async valuationVersions(refs: readonly SnapshotRef[]): Promise<Map<string, string>> {
+    const headers = await bulkRead<ValuationDoc>(
+      this.container,
+      refs.map((r) => ({ id: valuationId(r.date), partitionKey: r.portfolioId })),
+    );
+    const out = new Map<string, string>();
+    for (const doc of headers.values()) if (doc.docType === "valuation") out.set(refOf(doc), doc.version ?? "");
+    return out;
   }
 
   private async header(portfolioId: string, date: string): Promise<ValuationDoc | undefined> {

@@ -79,6 +79,17 @@ export async function dropWriting(container: Container, refs: readonly SnapshotR
   if (failed !== undefined) throw new Error(`removing a writing stale marker failed with ${failed.statusCode}`);
 }
 
+/** The portfolio-dates of one job's writing markers (a query across portfolios: once per file). */
+export async function writingRefs(container: Container, jobId: string): Promise<SnapshotRef[]> {
+  const { resources } = await container.items
+    .query<SnapshotRef>({
+      query: "SELECT c.portfolioId, c.date FROM c WHERE c.docType = 'stale' AND c.writing = true AND c.jobId = @job",
+      parameters: [{ name: "@job", value: jobId }],
+    })
+    .fetchAll();
+  return resources.map((r) => ({ portfolioId: r.portfolioId, date: r.date }));
+}
+
 export async function clearStale(container: Container, markers: readonly StaleMarker[]): Promise<boolean[]> {
   // One conditional delete per marker, in bulk: 412 = re-marked meanwhile (it stays, and its own
   // message revalues it), 404 = already cleared.

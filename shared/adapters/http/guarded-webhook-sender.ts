@@ -1,3 +1,5 @@
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { suppressTracing } from "@opentelemetry/core";
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -35,6 +37,9 @@ export interface GuardedSenderOptions {
  */
 const BODY_DRAIN_MS = 1_000;
 
+/** Records each POST in the sender's trace (an HTTP dependency in Application Insights). */
+const tracer = trace.getTracer("webhook-sender");
+
 /** Why the URL was refused before any connection, as a WebhookPostResult error. */
 class Refused extends Error {}
 /** A failure before any connection that is not a rule (DNS): worth retrying, unlike a refusal. */
@@ -62,7 +67,41 @@ export class GuardedWebhookSender implements WebhookSender {
     this.httpsAgent = new https.Agent({ ...options.httpsAgentOptions, keepAlive: true, maxSockets: 256 });
   }
 
+  /**
+   * The POST is recorded as a span of the service's trace, but sent with tracing suppressed: the HTTP
+   * instrumentation then neither records it again nor writes the service's `traceparent` into the
+   * request, so a customer's endpoint never learns the service's internal trace ids.
+   */
   async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<WebhookPostResult> {
+    const target = URL.canParse(url) ? new URL(url) : undefined;
+    // Without the query string or credentials a URL may carry: the span is telemetry, the URL the customer's.
+    const shown = target !== undefined ? `${target.origin}${target.pathname}` : "(not a URL)";
+    const span = tracer.startSpan(`POST ${target?.host ?? ""}`, {
+      kind: SpanKind.CLIENT,
+      attributes: { "http.method": "POST", "http.request.method": "POST", "http.url": shown, "url.full": shown },
+    });
+    try {
+      const result = await context.with(suppressTracing(context.active()), () => this.attempt(url, headers, body));
+      if (result.statusCode !== undefined) {
+        span.setAttribute("http.status_code", result.statusCode);
+        span.setAttribute("http.response.status_code", result.statusCode);
+      }
+      span.setStatus(
+        result.error === undefined
+          ? { code: SpanStatusCode.OK }
+          : { code: SpanStatusCode.ERROR, message: result.error },
+      );
+      return result;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async attempt(
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+  ): Promise<WebhookPostResult> {
     const started = this.now();
     const elapsed = (): number => Math.max(0, this.now() - started);
     // One deadline for the whole POST, name resolution included (timers run on the real clock).

@@ -43,6 +43,8 @@ export function columnTypeText(engine: ReplicaEngine, type: ColumnType): string 
       return engine === "sqlserver" ? "datetime2(3)" : "timestamptz";
     case "integer":
       return "bigint";
+    case "boolean":
+      return engine === "sqlserver" ? "bit" : "boolean";
   }
 }
 

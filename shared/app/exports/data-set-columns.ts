@@ -88,8 +88,10 @@ const HOLDING_FIELDS = [
   ["priceCurrency", "string"],
   ["fxRate", "number"],
   ["fxMethod", "string"],
+  ["fxPivot", "string"],
   ["marketValue", "number"],
   ["weight", "number"],
+  ["unvalued", "string"],
 ] as const satisfies readonly (readonly [Exclude<keyof Holding, "via">, ColumnType])[];
 
 /** Which portfolio and valuation a holding or position row belongs to. */

@@ -107,7 +107,7 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
         feedId: origin?.feedId ?? null,
         fileName: origin?.fileName ?? null,
         status: "running",
-        counts: { received: records.length, accepted: 0, rejected: 0 },
+        counts: { received: records.length, accepted: 0, rejected: 0, removed: 0 },
         errors: [],
         startedAt: clock.now().toISOString(),
         completedAt: null,
@@ -122,7 +122,15 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
         completedAt: clock.now().toISOString(),
         leaseUntil: null,
       });
-      return { jobId: id, dataType, received: records.length, created: records.length, updated: 0, unchanged: 0 };
+      return {
+        jobId: id,
+        dataType,
+        received: records.length,
+        created: records.length,
+        updated: 0,
+        unchanged: 0,
+        removed: 0,
+      };
     },
   };
   const deps: IngestFileDeps = {
@@ -222,7 +230,10 @@ describe("IngestFile: counts are the whole file's; only the listed errors are ca
     );
     const outcome = await w.ingest.execute("fd_1/securities-e.csv");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "failed", counts: { received: 1500, accepted: 0, rejected: 1500 } });
+    expect(job).toMatchObject({
+      status: "failed",
+      counts: { received: 1500, accepted: 0, rejected: 1500, removed: 0 },
+    });
     expect(job?.errors[0]).toEqual({
       field: "file",
       message: "1500 rows rejected; the feed rejects the whole file on any row error",
@@ -269,7 +280,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     expect(job).toMatchObject({
       status: "failed",
       fileName: "securities-c2.csv",
-      counts: { received: 0, accepted: 0, rejected: 0 },
+      counts: { received: 0, accepted: 0, rejected: 0, removed: 0 },
     });
     expect(job?.errors).toEqual([
       {
@@ -295,7 +306,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
       feedId: "fd_1",
       fileName: "securities-c3.csv",
       status: "running",
-      counts: { received: 2, accepted: 1, rejected: 0 },
+      counts: { received: 2, accepted: 1, rejected: 0, removed: 0 },
       errors: [],
       startedAt: "2026-02-01T09:00:00.000Z",
       completedAt: null,
@@ -305,7 +316,7 @@ describe("IngestFile: the crash guard (attempts that started and never finished)
     await w.ingest.execute("fd_1/securities-c3.csv");
     expect(w.jobs.get(jobId)).toMatchObject({
       status: "failed",
-      counts: { received: 2, accepted: 1, rejected: 0 },
+      counts: { received: 2, accepted: 1, rejected: 0, removed: 0 },
       startedAt: "2026-02-01T09:00:00.000Z",
       leaseUntil: null,
     });
@@ -351,7 +362,7 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     const outcome = await w.ingest.execute("fd_1/securities-r.csv");
     expect(outcome.action).toBe("rejected");
     const job = w.jobs.get((outcome as { jobId: string }).jobId);
-    expect(job).toMatchObject({ status: "failed", counts: { received: 5, accepted: 2, rejected: 0 } });
+    expect(job).toMatchObject({ status: "failed", counts: { received: 5, accepted: 2, rejected: 0, removed: 0 } });
     expect(job?.errors[0]?.message).toMatch(/2 rows of the file's earlier import calls were stored/);
     expect(job?.errors[1]).toEqual({
       field: "isin",
@@ -435,7 +446,7 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
       source: "blob",
       feedId: "fd_1",
       fileName: "securities-6.csv",
-      counts: { received: 5, accepted: 5, rejected: 0 },
+      counts: { received: 5, accepted: 5, rejected: 0, removed: 0 },
       leaseUntil: null,
     });
     expect(

@@ -162,7 +162,7 @@ export class IngestFile {
         ...base,
         id: duplicateId,
         status: "completed",
-        counts: { received: existing.counts.received, accepted: 0, rejected: 0 },
+        counts: { received: existing.counts.received, accepted: 0, rejected: 0, removed: 0 },
         errors: [],
         duplicateOf: existing.id,
         startedAt: now,
@@ -190,7 +190,7 @@ export class IngestFile {
         log,
         job({
           status: "failed",
-          counts: { received: 0, accepted: 0, rejected: 0 },
+          counts: { received: 0, accepted: 0, rejected: 0, removed: 0 },
           errors: [
             {
               field: "file",
@@ -201,7 +201,7 @@ export class IngestFile {
       );
     }
     const outcome = first;
-    const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected };
+    const counts = { received: outcome.received, accepted: 0, rejected: outcome.rejected, removed: 0 };
     if (mode === "testing") {
       const verdict =
         outcome.status === "rejected"
@@ -238,7 +238,8 @@ export class IngestFile {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       // The import refused a call's rows (say, a reference it does not know). The calls before it
       // stored theirs, as their job says: the failed job keeps that count and says so.
-      const stored = (await this.deps.jobs.get(jobId))?.counts.accepted ?? 0;
+      const storedCounts = (await this.deps.jobs.get(jobId))?.counts;
+      const stored = storedCounts?.accepted ?? 0;
       const written =
         stored === 0
           ? "nothing was written"
@@ -249,7 +250,7 @@ export class IngestFile {
         log,
         job({
           status: "failed",
-          counts: { ...counts, accepted: stored },
+          counts: { ...counts, accepted: stored, removed: storedCounts?.removed ?? 0 },
           errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001),
         }),
       );
@@ -312,7 +313,7 @@ export class IngestFile {
       ...base,
       id,
       status: "failed",
-      counts: interrupted?.counts ?? { received: 0, accepted: 0, rejected: 0 },
+      counts: interrupted?.counts ?? { received: 0, accepted: 0, rejected: 0, removed: 0 },
       errors: [{ field: "file", message }],
       startedAt: interrupted?.startedAt ?? now,
       completedAt: now,

@@ -32,6 +32,8 @@ export class CreatePortfolio {
       ...(input.memberIds !== undefined ? { memberIds: input.memberIds } : {}),
       totalValue: null,
       latestValuationDate: null,
+      valuationComplete: null,
+      unvaluedCount: null,
       createdAt: now,
       updatedAt: now,
     };

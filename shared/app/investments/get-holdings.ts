@@ -1,16 +1,26 @@
 import { notFound } from "../../domain/errors";
 import type { Portfolio } from "../../domain/portfolio";
-import { lookThrough, type FundValuation, type Holding } from "../../domain/valuation/index";
+import {
+  completenessOf,
+  fxPairsFor,
+  lookThrough,
+  type FundValuation,
+  type Holding,
+} from "../../domain/valuation/index";
 import type { StoredValuation } from "../../ports/investment-repositories";
 import type { InvestmentDeps } from "./investment-deps";
-import { pairsFor } from "./valuation-service";
 
 export interface HoldingsView {
   portfolioId: string;
   date: string | null;
   baseCurrency: string;
   lookThrough: boolean;
+  /** The valued holdings' sum: every holding's when `complete`. */
   totalValue: number;
+  /** Every holding listed has a market value (looked through: down to the funds' holdings). */
+  complete: boolean;
+  /** Holdings listed without a market value (each says why in `unvalued`). */
+  unvaluedCount: number;
   holdings: Holding[];
 }
 
@@ -26,7 +36,11 @@ export interface HoldingsRequest {
 
 /** Holdings of a portfolio on a date (the latest valuation on or before it), optionally looked through. */
 export class GetHoldings {
-  constructor(private readonly deps: Pick<InvestmentDeps, "portfolios" | "positions" | "securities" | "fxRates">) {}
+  constructor(
+    private readonly deps: Pick<InvestmentDeps, "portfolios" | "positions" | "securities" | "fxRates">,
+    /** Currencies a cross rate may go through (FX_PIVOT_CURRENCIES), for a fund in another currency. */
+    private readonly fxPivots: readonly string[],
+  ) {}
 
   async execute({ portfolioId, date, lookThrough: expand }: HoldingsRequest): Promise<HoldingsView> {
     const portfolio = await this.deps.portfolios.get(portfolioId);
@@ -40,6 +54,8 @@ export class GetHoldings {
         baseCurrency: portfolio.baseCurrency,
         lookThrough: expand,
         totalValue: 0,
+        complete: true,
+        unvaluedCount: 0,
         holdings: [],
       };
     }
@@ -50,6 +66,7 @@ export class GetHoldings {
       baseCurrency: valuation.baseCurrency,
       lookThrough: expand,
       totalValue: valuation.totalValue,
+      ...completenessOf(holdings),
       holdings,
     };
   }
@@ -83,13 +100,17 @@ export class GetHoldings {
       frontier = next;
     }
     if (funds.size === 0) return valuation.holdings;
-    const fx = await this.deps.fxRates.latest(pairsFor(currencies, portfolio.baseCurrency), valuation.date);
+    const fx = await this.deps.fxRates.latest(
+      fxPairsFor(currencies, portfolio.baseCurrency, this.fxPivots),
+      valuation.date,
+    );
     return lookThrough(valuation.holdings, {
       baseCurrency: valuation.baseCurrency,
       date: valuation.date,
       fundOf: (securityId) => fundOf.get(securityId),
       fundValuation: (id) => funds.get(id),
       fx,
+      fxPivots: this.fxPivots,
     });
   }
 }

@@ -57,7 +57,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     feedId: null,
     fileName: null,
     status,
-    counts: { received: 1200, accepted, rejected: 0 },
+    counts: { received: 1200, accepted, rejected: 0, removed: 0 },
     errors: [],
     startedAt: now.toISOString(),
     completedAt: status === "running" ? null : now.toISOString(),
@@ -80,7 +80,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const reaped = await jobs.get("job_dead");
     expect(reaped).toMatchObject({
       status: "failed",
-      counts: { received: 1200, accepted: 500, rejected: 0 },
+      counts: { received: 1200, accepted: 500, rejected: 0, removed: 0 },
       completedAt: now.toISOString(),
       leaseUntil: null,
     });
@@ -165,7 +165,7 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const failed = page.items.find((j) => j.status === "failed");
     expect(failed).toMatchObject({
       status: "failed",
-      counts: { received: 700, accepted: 500, rejected: 0 },
+      counts: { received: 700, accepted: 500, rejected: 0, removed: 0 },
       leaseUntil: null,
     });
     expect((await app.investments.securityRepository().getMany(securities.map((s) => s.id))).size).toBe(500);
@@ -195,6 +195,8 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
         status: "active",
         totalValue: null,
         latestValuationDate: null,
+        valuationComplete: null,
+        unvaluedCount: null,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
       });

@@ -65,6 +65,8 @@ describe("price imports mark only the snapshots their prices can change (Cosmos 
       status: "active",
       totalValue: null,
       latestValuationDate: null,
+      valuationComplete: null,
+      unvaluedCount: null,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });

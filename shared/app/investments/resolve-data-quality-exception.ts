@@ -1,17 +1,11 @@
 import type { DataQualityException } from "../../domain/data-quality-exception";
-import { AppError, notFound } from "../../domain/errors";
-import type { InvestmentDeps } from "./investment-deps";
+import type { DataQualityExceptions } from "./data-quality-exceptions";
 
-/** Marks a data-quality exception resolved (once). */
+/** A person marks a data-quality exception resolved (once): `resolvedBy` is their API client id. */
 export class ResolveDataQualityException {
-  constructor(private readonly deps: Pick<InvestmentDeps, "exceptions" | "clock">) {}
+  constructor(private readonly deps: { dataQuality: Pick<DataQualityExceptions, "resolve"> }) {}
 
-  async execute(id: string): Promise<DataQualityException> {
-    const updated = await this.deps.exceptions.update(id, (current) => {
-      if (current.status === "resolved") throw new AppError("CONFLICT", "The exception is already resolved");
-      return { ...current, status: "resolved", resolvedAt: this.deps.clock.now().toISOString() };
-    });
-    if (updated === undefined) throw notFound(`Exception '${id}'`);
-    return updated;
+  execute(id: string, by: string, resolution?: string): Promise<DataQualityException> {
+    return this.deps.dataQuality.resolve(id, by, resolution ?? null);
   }
 }

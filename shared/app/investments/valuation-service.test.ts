@@ -49,6 +49,8 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       status: "active",
       totalValue: null,
       latestValuationDate: null,
+      valuationComplete: null,
+      unvaluedCount: null,
       createdAt: T0,
       updatedAt: T0,
     });
@@ -107,7 +109,7 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
         clock,
       ),
       clock,
-      { pricePreference: ["close"], staleAfterDays: 5 },
+      { pricePreference: ["close"], staleAfterDays: 5, fxPivots: ["USD", "EUR"] },
     );
 
     const portfolio = (await portfolios.get("pf_V"))!;
@@ -129,7 +131,14 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     // A later edit of the portfolio keeps the version: an older result still cannot replace the total.
     await portfolios.update("pf_V", (p) => ({ ...p, name: "V renamed" }));
     expect(
-      await portfolios.recordValuation("pf_V", { date: "2026-03-02", totalValue: 1, version: T0, valuedAt: T0 }),
+      await portfolios.recordValuation("pf_V", {
+        date: "2026-03-02",
+        totalValue: 1,
+        complete: true,
+        unvaluedCount: 0,
+        version: T0,
+        valuedAt: T0,
+      }),
     ).toBe(false);
     expect((await portfolios.get("pf_V"))?.totalValue).toBe(200);
   });
@@ -144,6 +153,8 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       status: "active" as const,
       totalValue: null,
       latestValuationDate: null,
+      valuationComplete: null,
+      unvaluedCount: null,
       createdAt: T0,
       updatedAt: T0,
     };
@@ -153,6 +164,8 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       id,
       date,
       totalValue,
+      complete: true,
+      unvaluedCount: 0,
       version,
       valuedAt: T0,
     });
@@ -195,6 +208,8 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
       date: "2026-03-02",
       baseCurrency: "EUR",
       totalValue: value,
+      complete: true,
+      unvaluedCount: 0,
       holdings: [holding(value)],
       valuedAt: T0,
       version,

@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../domain/events";
-import type { DataQualityCandidate } from "../../domain/data-quality-exception";
-import { fxPair } from "../../domain/fx-rate";
 import type { Portfolio } from "../../domain/portfolio";
 import type { PositionSnapshot } from "../../domain/position";
 import {
+  fxPairsFor,
   valuePortfolio,
   type PositionInput,
   type PriceType,
   type SecurityInfo,
   type Valuation,
-  type ValuationIssue,
 } from "../../domain/valuation/index";
 import type { Clock } from "../../ports/clock";
 import type {
@@ -23,70 +21,13 @@ import type {
 import type { Outbox } from "../../ports/outbox";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
+import { issueToCandidate, resolutionOf } from "./valuation-issues";
 
 export interface ValuationSettings {
   pricePreference: readonly PriceType[];
   staleAfterDays: number;
-}
-
-/** Currency pairs that can value `currencies` in `base`: direct, inverse, and both legs through USD. */
-export function pairsFor(currencies: Iterable<string>, base: string): string[] {
-  const pairs = new Set<string>([fxPair("USD", base), fxPair(base, "USD")]);
-  for (const c of currencies) {
-    for (const [a, b] of [
-      [c, base],
-      [base, c],
-      [c, "USD"],
-      ["USD", c],
-    ] as const)
-      if (a !== b) pairs.add(fxPair(a, b));
-  }
-  return [...pairs].filter((p) => p.slice(0, 3) !== p.slice(3));
-}
-
-function issueToCandidate(issue: ValuationIssue, portfolioId: string): DataQualityCandidate {
-  switch (issue.type) {
-    case "MISSING_PRICE":
-      return {
-        key: `MISSING_PRICE|${issue.securityId}|${issue.date}`,
-        type: "MISSING_PRICE",
-        severity: "error",
-        message: `No price for security ${issue.securityId} on or before ${issue.date} (portfolio ${portfolioId})`,
-        entity: { type: "security", id: issue.securityId },
-      };
-    case "STALE_PRICE":
-      return {
-        key: `STALE_PRICE|${issue.securityId}|${issue.priceDate}`,
-        type: "STALE_PRICE",
-        severity: "warning",
-        message: `The latest price of security ${issue.securityId} is from ${issue.priceDate}, ${issue.ageDays} days before ${issue.date}`,
-        entity: { type: "security", id: issue.securityId },
-      };
-    case "MISSING_FX_RATE":
-      return {
-        key: `MISSING_FX_RATE|${issue.from}${issue.to}|${issue.date}`,
-        type: "MISSING_FX_RATE",
-        severity: "error",
-        message: `No FX rate from ${issue.from} to ${issue.to} on or before ${issue.date} (direct, inverse or through USD)`,
-        entity: { type: "fxPair", id: `${issue.from}${issue.to}` },
-      };
-    case "UNKNOWN_SECURITY":
-      return {
-        key: `UNKNOWN_SECURITY|${issue.securityId}`,
-        type: "UNKNOWN_SECURITY",
-        severity: "error",
-        message: `Security ${issue.securityId} is held but not known`,
-        entity: { type: "security", id: issue.securityId },
-      };
-    case "VALUE_OUT_OF_RANGE":
-      return {
-        key: `VALUE_OUT_OF_RANGE|${portfolioId}|${issue.securityId}|${issue.date}`,
-        type: "VALUE_OUT_OF_RANGE",
-        severity: "error",
-        message: `Security ${issue.securityId} in portfolio ${portfolioId} cannot be valued on ${issue.date}: its quantity × price × FX rate is beyond what can be computed; it is left out of the total until its position or price is corrected`,
-        entity: { type: "portfolio", id: portfolioId },
-      };
-  }
+  /** Currencies a cross rate may go through, in order (FX_PIVOT_CURRENCIES). */
+  fxPivots: readonly string[];
 }
 
 /**
@@ -230,7 +171,7 @@ export class ValuationService {
             if (currency !== undefined) currencies.add(currency);
             for (const price of pricesByDate[d]?.get(p.securityId) ?? []) currencies.add(price.currency);
           }
-          for (const pair of pairsFor(currencies, w.portfolio.baseCurrency)) pairs.add(pair);
+          for (const pair of fxPairsFor(currencies, w.portfolio.baseCurrency, this.settings.fxPivots)) pairs.add(pair);
         }
         return this.fxRates.latest([...pairs], date);
       }),
@@ -248,6 +189,7 @@ export class ValuationService {
         fx: inputs?.fx ?? new Map(),
         pricePreference: this.settings.pricePreference,
         staleAfterDays: this.settings.staleAfterDays,
+        fxPivots: this.settings.fxPivots,
       });
     });
     const valuedAt = this.clock.now().toISOString();
@@ -257,6 +199,8 @@ export class ValuationService {
         date: w.date,
         baseCurrency: w.portfolio.baseCurrency,
         totalValue: valuations[i]?.totalValue ?? 0,
+        complete: valuations[i]?.complete ?? true,
+        unvaluedCount: valuations[i]?.unvaluedCount ?? 0,
         holdings: valuations[i]?.holdings ?? [],
         valuedAt,
         version: w.version,
@@ -272,6 +216,8 @@ export class ValuationService {
         id: k.portfolio.id,
         date: k.date,
         totalValue: k.valuation.totalValue,
+        complete: k.valuation.complete,
+        unvaluedCount: k.valuation.unvaluedCount,
         version: k.version,
         valuedAt,
       })),
@@ -286,18 +232,33 @@ export class ValuationService {
           valuationDate: k.date,
           totalValue: k.valuation.totalValue,
           currency: k.portfolio.baseCurrency,
+          complete: k.valuation.complete,
+          unvaluedCount: k.valuation.unvaluedCount,
         },
       })),
     );
-    // Each exception names the import that marked its portfolio-date stale.
-    const byJob = new Map<string | null, DataQualityCandidate[]>();
-    for (const k of kept) {
-      const candidates = byJob.get(k.jobId) ?? [];
-      for (const issue of k.valuation.issues) candidates.push(issueToCandidate(issue, k.portfolio.id));
-      if (candidates.length > 0) byJob.set(k.jobId, candidates);
-    }
-    for (const [jobId, candidates] of byJob) await this.dataQuality.open(candidates, jobId);
+    await this.followExceptions(kept);
     return valuations;
+  }
+
+  /**
+   * The exceptions of the stored valuations' portfolio-dates follow what they found. Each names the
+   * import that marked its portfolio-date stale. A valuation that a newer computation replaced since
+   * it was stored opens what it found but resolves nothing: the newer one decides that.
+   */
+  private async followExceptions(kept: readonly (ValuationWork & { valuation: Valuation })[]): Promise<void> {
+    if (kept.length === 0) return;
+    const refs = kept.map((k) => ({ portfolioId: k.portfolio.id, date: k.date }));
+    const versions = await this.positions.valuationVersions(refs);
+    await this.dataQuality.followValuations(
+      kept.map((k, i) => ({
+        ref: refs[i] ?? { portfolioId: k.portfolio.id, date: k.date },
+        jobId: k.jobId,
+        candidates: k.valuation.issues.map((issue) => issueToCandidate(issue, k.portfolio.id, this.settings.fxPivots)),
+        current: versions.get(`${k.portfolio.id}|${k.date}`) === k.version,
+        resolution: (exception) => resolutionOf(k.valuation, exception),
+      })),
+    );
   }
 }
 

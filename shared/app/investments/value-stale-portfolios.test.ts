@@ -81,7 +81,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
       repos.outbox,
       dataQuality(),
       clock,
-      { pricePreference: ["close"], staleAfterDays: 5 },
+      { pricePreference: ["close"], staleAfterDays: 5, fxPivots: ["USD", "EUR"] },
     );
   const consumer = (prices?: PriceRepository) =>
     new ValueStalePortfolios({
@@ -121,6 +121,8 @@ describe("valuation off the request path: stale markers, the valuations consumer
       ...(memberIds !== undefined ? { memberIds } : {}),
       totalValue: null,
       latestValuationDate: null,
+      valuationComplete: null,
+      unvaluedCount: null,
       createdAt: T0,
       updatedAt: T0,
     });
@@ -250,7 +252,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
       feedId: null,
       fileName: null,
       status: "running" as const,
-      counts: { received: 1, accepted: 0, rejected: 0 },
+      counts: { received: 1, accepted: 0, rejected: 0, removed: 0 },
       errors: [],
       startedAt: new Date(now).toISOString(),
       completedAt: null,
@@ -363,7 +365,7 @@ describe("valuation off the request path: stale markers, the valuations consumer
       feedId: null,
       fileName: null,
       status: "running" as const,
-      counts: { received: 1, accepted: 0, rejected: 0 },
+      counts: { received: 1, accepted: 0, rejected: 0, removed: 0 },
       errors: [],
       startedAt: T0,
       completedAt: null,

@@ -45,7 +45,7 @@ export function ExceptionsPage() {
     }
   };
 
-  return html`<${PageHeader} title="Exceptions" intro="Data-quality problems the service found while importing and valuing: rejected rows, unknown securities, missing or stale prices and FX rates, price jumps." />
+  return html`<${PageHeader} title="Exceptions" intro="Data-quality problems the service found while importing and valuing: rejected rows, unknown securities, missing or stale prices and FX rates, price jumps. Missing and stale prices and missing FX rates resolve themselves (by system) when a revaluation no longer finds them." />
     <div class="filters" role="search" aria-label="Filter exceptions">
       <${Field} form=${filters} name="status" label="Status" options=${[
         ["", "Any status"],
@@ -74,7 +74,7 @@ export function ExceptionsPage() {
               <td class="wrap wide">${e.message}</td>
               <td class="mono break">${e.entity.type} ${e.entity.id}</td>
               <td class="break">${e.jobId ? html`<a href=${href("jobs", e.jobId)}>${e.jobId}</a>` : "—"}</td>
-              <td><${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}</span>` : null}</td>
+              <td><${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}${e.resolvedBy ? ` by ${e.resolvedBy}` : ""}</span>` : null}${e.resolution ? html`<span class="sub wrap">${e.resolution}</span>` : null}</td>
               <td>${
                 e.status === "open"
                   ? html`<button type="button" class="small" aria-label=${`Resolve: ${e.message}`} aria-disabled=${resolving === e.id ? "true" : undefined}

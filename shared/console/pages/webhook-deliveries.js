@@ -22,6 +22,7 @@ const EVENTS = [
   "portfolio.valued",
   "transaction.settled",
   "exception.created",
+  "exception.resolved",
   "refresh_job.completed",
   "refresh_job.failed",
   "webhook.test",

@@ -80,6 +80,10 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
     case "date":
       if (typeof value !== "string" || !DATE.test(value)) throw new UnprojectableValue(`${column.name} is not a date`);
       return value;
+    case "boolean":
+      if (typeof value !== "boolean") throw new UnprojectableValue(`${column.name} is not true or false`);
+      // 1 or 0: what SQL Server's bit takes, and text PostgreSQL's boolean reads.
+      return value ? 1 : 0;
     case "timestamp": {
       const ms = typeof value === "string" ? Date.parse(value) : NaN;
       if (Number.isNaN(ms)) throw new UnprojectableValue(`${column.name} is not a timestamp`);

@@ -11,7 +11,8 @@ export type ColumnType =
   | DecimalType
   | { kind: "date" }
   | { kind: "timestamp" }
-  | { kind: "integer" };
+  | { kind: "integer" }
+  | { kind: "boolean" };
 
 /** decimal(precision, scale); `of` names the kind of number (money, quantity, …). */
 export interface DecimalType {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { latestOnOrBefore, resolveFx, type FxTable } from "./fx";
+import { fxPairsFor, latestOnOrBefore, resolveFx, type FxTable } from "./fx";
 
 const table: FxTable = new Map([
   [
@@ -92,5 +92,63 @@ describe("resolveFx", () => {
     expect(resolveFx("USD", "AUD", "2024-01-05", table)).toBeUndefined();
     expect(resolveFx("EUR", "SEK", "2024-01-05", table)).toBeUndefined(); // rate 0
     expect(resolveFx("GBP", "JPY", "2024-01-01", table)).toBeUndefined(); // GBPUSD starts on the 2nd
+  });
+
+  it("says which pivot a cross went through", () => {
+    expect(resolveFx("GBP", "JPY", "2024-01-05", table)?.pivot).toBe("USD");
+    expect(resolveFx("EUR", "USD", "2024-01-05", table)?.pivot).toBeUndefined();
+  });
+});
+
+describe("resolveFx through configured pivots", () => {
+  // ECB style: every rate quoted against EUR.
+  const ecb: FxTable = new Map([
+    ["EURUSD", [{ date: "2024-01-02", rate: 1.1 }]],
+    ["EURGBP", [{ date: "2024-01-03", rate: 0.88 }]],
+    ["EURJPY", [{ date: "2024-01-02", rate: 160 }]],
+    ["USDJPY", [{ date: "2024-01-02", rate: 150 }]],
+    ["GBPUSD", [{ date: "2024-01-01", rate: 1.25 }]],
+  ]);
+
+  it("crosses USD → GBP through EUR when USD is one of the two currencies", () => {
+    // USD → EUR (inverse of 1.1) → GBP (0.88): 0.88 / 1.1 = 0.8
+    const fx = resolveFx("USD", "GBP", "2024-01-05", new Map([...ecb].filter(([p]) => p !== "GBPUSD")));
+    expect(fx).toMatchObject({ method: "cross", pivot: "EUR", rateDate: "2024-01-02" });
+    expect(fx?.rate.toString()).toBe("0.8");
+  });
+
+  it("takes the first pivot in the list for which both legs exist, whatever the table's order", () => {
+    // GBP → JPY: through USD 1.25 × 150 = 187.5; through EUR (1 / 0.88) × 160 = 181.81…
+    expect(resolveFx("GBP", "JPY", "2024-01-05", ecb, ["USD", "EUR"])).toMatchObject({ pivot: "USD" });
+    expect(resolveFx("GBP", "JPY", "2024-01-05", ecb, ["USD", "EUR"])?.rate.toString()).toBe("187.5");
+    expect(resolveFx("GBP", "JPY", "2024-01-05", ecb, ["EUR", "USD"])).toMatchObject({ pivot: "EUR" });
+    // A pivot whose legs are missing is passed over.
+    expect(resolveFx("GBP", "JPY", "2024-01-05", ecb, ["CHF", "EUR"])).toMatchObject({ pivot: "EUR" });
+    // GBPUSD starts on the 1st, EURGBP on the 3rd: on the 2nd only USD works.
+    expect(resolveFx("GBP", "JPY", "2024-01-02", ecb, ["EUR", "USD"])).toMatchObject({ pivot: "USD" });
+  });
+
+  it("finds no cross without pivots", () => {
+    expect(resolveFx("GBP", "JPY", "2024-01-05", ecb, [])).toBeUndefined();
+  });
+
+  it("fxPairsFor names every pair a path may use, both ways round", () => {
+    const pairs = new Set(fxPairsFor(["USD", "GBP"], "JPY", ["USD", "EUR"]));
+    for (const pair of [
+      "USDJPY",
+      "JPYUSD",
+      "GBPJPY",
+      "JPYGBP",
+      "GBPUSD",
+      "USDGBP",
+      "GBPEUR",
+      "EURGBP",
+      "EURJPY",
+      "JPYEUR",
+      "USDEUR",
+      "EURUSD",
+    ])
+      expect(pairs.has(pair), pair).toBe(true);
+    expect([...pairs].every((p) => p.slice(0, 3) !== p.slice(3))).toBe(true);
   });
 });

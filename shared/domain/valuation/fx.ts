@@ -16,11 +16,13 @@ export type FxMethod = "identity" | "direct" | "inverse" | "cross";
 export interface FxResolution {
   rate: Decimal;
   method: FxMethod;
+  /** The currency a cross rate went through (cross only). */
+  pivot?: string;
   rateDate: string | undefined;
 }
 
-// The one currency cross rates go through, as the API contract says.
-const PIVOT = "USD";
+/** The pivot currencies when none are configured (FX_PIVOT_CURRENCIES). */
+export const DEFAULT_FX_PIVOTS: readonly string[] = ["USD", "EUR"];
 
 /** The last element dated on or before `date` in a list sorted ascending by date (ties: the last one). */
 export function latestOnOrBefore<T extends { date: string }>(points: readonly T[], date: string): T | undefined {
@@ -64,10 +66,17 @@ function findLeg(from: string, to: string, date: string, table: FxTable): Leg | 
 
 /**
  * The rate converting `from` into `to` on `date`, from the latest points on or before it:
- * identity, else direct, else inverse, else a cross through USD whose legs may each be direct or
- * inverse. Undefined when no path exists.
+ * identity, else direct, else inverse, else a cross through the first of `pivots` for which both
+ * legs exist (each leg direct or inverse). Undefined when no path exists. The order of `pivots` is
+ * the only choice made, so the same table always gives the same path.
  */
-export function resolveFx(from: string, to: string, date: string, table: FxTable): FxResolution | undefined {
+export function resolveFx(
+  from: string,
+  to: string,
+  date: string,
+  table: FxTable,
+  pivots: readonly string[] = DEFAULT_FX_PIVOTS,
+): FxResolution | undefined {
   if (from === to) return { rate: new PreciseDecimal(1), method: "identity", rateDate: undefined };
 
   const single = findLeg(from, to, date, table);
@@ -78,15 +87,38 @@ export function resolveFx(from: string, to: string, date: string, table: FxTable
       rateDate: single.date,
     };
   }
-  if (from === PIVOT || to === PIVOT) return undefined;
+  for (const pivot of pivots) {
+    // A pivot that is one of the two currencies is the direct or inverse pair, already tried.
+    if (pivot === from || pivot === to) continue;
+    const first = findLeg(from, pivot, date, table);
+    const second = first === undefined ? undefined : findLeg(pivot, to, date, table);
+    if (first === undefined || second === undefined) continue;
+    return {
+      rate: first.numerator.times(second.numerator).div(first.denominator.times(second.denominator)),
+      method: "cross",
+      pivot,
+      // A cross rate is only as fresh as its oldest leg.
+      rateDate: first.date < second.date ? first.date : second.date,
+    };
+  }
+  return undefined;
+}
 
-  const first = findLeg(from, PIVOT, date, table);
-  const second = findLeg(PIVOT, to, date, table);
-  if (first === undefined || second === undefined) return undefined;
-  return {
-    rate: first.numerator.times(second.numerator).div(first.denominator.times(second.denominator)),
-    method: "cross",
-    // A cross rate is only as fresh as its oldest leg.
-    rateDate: first.date < second.date ? first.date : second.date,
+/**
+ * The currency pairs that can convert `currencies` into `base`: each direct and inverse, and both
+ * legs (either way round) through each pivot. A rate table holding these pairs values them all.
+ */
+export function fxPairsFor(currencies: Iterable<string>, base: string, pivots: readonly string[]): string[] {
+  const pairs = new Set<string>();
+  const both = (a: string, b: string): void => {
+    if (a === b) return;
+    pairs.add(`${a}${b}`);
+    pairs.add(`${b}${a}`);
   };
+  for (const pivot of pivots) both(pivot, base);
+  for (const c of currencies) {
+    both(c, base);
+    for (const pivot of pivots) both(c, pivot);
+  }
+  return [...pairs];
 }

@@ -19,8 +19,10 @@ function holding(securityId: string, marketValue: number | null, extra: Partial<
     priceCurrency: "EUR",
     fxRate: 1,
     fxMethod: "identity",
+    fxPivot: null,
     marketValue,
     weight: null,
+    unvalued: marketValue === null ? "MISSING_PRICE" : null,
     ...extra,
   };
 }
@@ -38,6 +40,7 @@ function context(
     fundOf: (securityId) => funds[securityId],
     fundValuation: (portfolioId) => byId.get(portfolioId),
     fx,
+    fxPivots: ["USD", "EUR"],
     ...extra,
   };
 }

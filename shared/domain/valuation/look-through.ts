@@ -23,6 +23,8 @@ export interface LookThroughContext {
   /** The fund portfolio's valuation on or before the date. */
   fundValuation(portfolioId: string): FundValuation | undefined;
   fx: FxTable;
+  /** Currencies a cross rate may go through (FX_PIVOT_CURRENCIES). */
+  fxPivots: readonly string[];
 }
 
 // A row and the fund portfolios it came through, which its security ids alone cannot show.
@@ -67,7 +69,7 @@ function explode(row: Row, context: LookThroughContext): Row[] | undefined {
 
   const fund = context.fundValuation(fundId);
   if (fund === undefined || fund.totalValue === 0) return undefined;
-  const fx = resolveFx(fund.baseCurrency, context.baseCurrency, context.date, context.fx);
+  const fx = resolveFx(fund.baseCurrency, context.baseCurrency, context.date, context.fx, context.fxPivots);
   if (fx === undefined) return undefined;
   const valued = fund.holdings.flatMap((child) => (child.marketValue === null ? [] : [toDecimal(child.marketValue)]));
   // allocate cannot split by weights that cancel out; the fund's figures are inconsistent then.
@@ -93,6 +95,7 @@ function explode(row: Row, context: LookThroughContext): Row[] | undefined {
         quantity: toNumber(roundTo(quantity, 8)),
         fxRate: fxRate === null ? null : toNumber(roundTo(fxRate, 10)),
         fxMethod: chainMethod(child.fxMethod, fx.method),
+        fxPivot: chainPivot(child, fx, fund.baseCurrency),
         marketValue: part === undefined ? null : toNumber(part),
         weight: null,
         via: childVia,
@@ -100,6 +103,21 @@ function explode(row: Row, context: LookThroughContext): Row[] | undefined {
       fundPath,
     };
   });
+}
+
+/**
+ * The currency a chained rate went through: a cross's own pivot when only one of the two steps
+ * converts, else the fund's base currency, where the two conversions meet.
+ */
+function chainPivot(
+  child: Pick<Holding, "fxMethod" | "fxPivot">,
+  outer: { method: FxMethod; pivot?: string },
+  fundCurrency: string,
+): string | null {
+  if (child.fxMethod === null) return null;
+  if (child.fxMethod === "identity") return outer.pivot ?? null;
+  if (outer.method === "identity") return child.fxPivot;
+  return fundCurrency;
 }
 
 /** How a rate built from two conversions in a row was found. */

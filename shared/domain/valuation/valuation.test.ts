@@ -37,6 +37,7 @@ function input(overrides: Partial<ValuationInput>): ValuationInput {
     fx,
     pricePreference: ["close", "nav", "mid"],
     staleAfterDays: 5,
+    fxPivots: ["USD", "EUR"],
     ...overrides,
   };
 }
@@ -103,11 +104,19 @@ describe("valuePortfolio across currencies", () => {
       priceCurrency: "USD",
       fxRate: 0.8,
       fxMethod: "inverse",
+      fxPivot: null,
       marketValue: 1803,
       weight: 0.01706526,
+      unvalued: null,
     });
     // 7 × 3333 × 0.005 = 116.655, rounded half up (cross JPY → USD → EUR)
-    expect(byId.get("S-JPY")).toMatchObject({ marketValue: 116.66, fxRate: 0.005, fxMethod: "cross" });
+    expect(byId.get("S-JPY")).toMatchObject({
+      marketValue: 116.66,
+      fxRate: 0.005,
+      fxMethod: "cross",
+      fxPivot: "USD",
+      unvalued: null,
+    });
     // The 15th's mid beats the 14th's close: freshness wins over type.
     expect(byId.get("S-EUR")).toMatchObject({
       price: 10.1,
@@ -131,18 +140,32 @@ describe("valuePortfolio across currencies", () => {
     ]);
   });
 
-  it("lists what it cannot value, without a value", () => {
+  it("lists what it cannot value, without a value, saying why; the valuation says it is incomplete", () => {
     expect(byId.get("S-SEK")).toMatchObject({
       price: 55,
       priceCurrency: "SEK",
       fxRate: null,
       fxMethod: null,
+      fxPivot: null,
       marketValue: null,
       weight: null,
+      unvalued: "MISSING_FX_RATE",
     });
-    expect(byId.get("S-NOPRICE")).toMatchObject({ quantity: 5, price: null, priceDate: null, marketValue: null });
-    expect(byId.get("S-UNKNOWN")).toMatchObject({ name: "S-UNKNOWN", isin: null, marketValue: null });
+    expect(byId.get("S-NOPRICE")).toMatchObject({
+      quantity: 5,
+      price: null,
+      priceDate: null,
+      marketValue: null,
+      unvalued: "MISSING_PRICE",
+    });
+    expect(byId.get("S-UNKNOWN")).toMatchObject({
+      name: "S-UNKNOWN",
+      isin: null,
+      marketValue: null,
+      unvalued: "UNKNOWN_SECURITY",
+    });
     expect(byId.has("S-ZERO")).toBe(false);
+    expect(valuation).toMatchObject({ complete: false, unvaluedCount: 3 });
   });
 
   it("reports each problem once", () => {
@@ -263,6 +286,8 @@ describe("valuePortfolio arithmetic", () => {
     expect(valuePortfolio(input({}))).toEqual({
       portfolioId: "P1",
       date: DATE,
+      complete: true,
+      unvaluedCount: 0,
       baseCurrency: "EUR",
       totalValue: 0,
       holdings: [],

@@ -1,6 +1,7 @@
 import type Decimal from "decimal.js";
 import { daysBetween } from "./calendar";
 import { resolveFx, type FxMethod, type FxTable } from "./fx";
+import { completenessOf } from "./completeness";
 import { compareHoldings, totalOf, weightOf } from "./holding-ranking";
 import { roundMoney, roundTo, toDecimal, toNumber } from "./money";
 import { selectPrice, type PricePoint, type PriceType } from "./price-selection";
@@ -33,7 +34,15 @@ export interface ValuationInput {
   pricePreference: readonly PriceType[];
   /** A chosen price more than this many days older than `date` is reported as stale. */
   staleAfterDays: number;
+  /** Currencies a cross rate may go through, in order of preference (FX_PIVOT_CURRENCIES). */
+  fxPivots: readonly string[];
 }
+
+/**
+ * Why a holding has no market value: no price on or before the date, no FX path into the base
+ * currency, a security the service does not know, or figures beyond what can be computed.
+ */
+export type UnvaluedReason = "MISSING_PRICE" | "MISSING_FX_RATE" | "UNKNOWN_SECURITY" | "VALUE_OUT_OF_RANGE";
 
 export interface Holding {
   securityId: string;
@@ -47,8 +56,12 @@ export interface Holding {
   priceCurrency: string | null;
   fxRate: number | null;
   fxMethod: FxMethod | null;
+  /** The currency a cross rate went through (fxMethod `cross`), else null. */
+  fxPivot: string | null;
   marketValue: number | null;
   weight: number | null;
+  /** Why marketValue is null; null when the holding is valued. */
+  unvalued: UnvaluedReason | null;
   via?: string[];
 }
 
@@ -63,8 +76,13 @@ export interface Valuation {
   portfolioId: string;
   date: string;
   baseCurrency: string;
+  /** The sum of the valued holdings only: complete says whether that is every holding. */
   totalValue: number;
   holdings: Holding[];
+  /** Every holding has a market value. */
+  complete: boolean;
+  /** Holdings without a market value (left out of totalValue and the weights). */
+  unvaluedCount: number;
   issues: ValuationIssue[];
 }
 
@@ -77,7 +95,8 @@ const MAX_MARKET_VALUE = 1e300;
 /**
  * Values one portfolio on its date: each security's net quantity at its selected price,
  * converted into the base currency. Holdings that cannot be valued are still listed, with null
- * value and weight and an issue saying why, and are left out of the total.
+ * value and weight, `unvalued` and an issue saying why, and are left out of the total; the
+ * valuation says it is then not complete.
  */
 export function valuePortfolio(input: ValuationInput): Valuation {
   const issues = new Map<string, ValuationIssue>();
@@ -102,6 +121,7 @@ export function valuePortfolio(input: ValuationInput): Valuation {
     baseCurrency: input.baseCurrency,
     totalValue: toNumber(total),
     holdings,
+    ...completenessOf(holdings),
     issues: [...issues.values()],
   };
 }
@@ -136,7 +156,7 @@ function valueHolding(
   // (a net quantity beyond it shows as 0, the issue saying why).
   const outOfRange = (): void => report({ type: "VALUE_OUT_OF_RANGE", securityId, date });
   if (!Number.isFinite(toNumber(quantity))) outOfRange();
-  const unvalued: Holding = {
+  const bare: Holding = {
     securityId,
     isin: security?.isin ?? null,
     // An unknown security still shows up, under its id, so that no position silently vanishes.
@@ -149,40 +169,42 @@ function valueHolding(
     priceCurrency: null,
     fxRate: null,
     fxMethod: null,
+    fxPivot: null,
     marketValue: null,
     weight: null,
+    unvalued: "UNKNOWN_SECURITY",
   };
   // Without the security record there is nothing to check a price against; do not guess a value.
   if (security === undefined) {
     report({ type: "UNKNOWN_SECURITY", securityId, date });
-    return unvalued;
+    return bare;
   }
 
   const point = selectPrice(input.prices.get(securityId) ?? [], date, input.pricePreference);
   if (point === undefined) {
     report({ type: "MISSING_PRICE", securityId, date });
-    return unvalued;
+    return { ...bare, unvalued: "MISSING_PRICE" };
   }
   const ageDays = daysBetween(point.date, date);
   if (ageDays > input.staleAfterDays) {
     report({ type: "STALE_PRICE", securityId, date, priceDate: point.date, ageDays });
   }
   const priced: Holding = {
-    ...unvalued,
+    ...bare,
     price: point.price,
     priceDate: point.date,
     priceType: point.type,
     priceCurrency: point.currency,
   };
 
-  const fx = resolveFx(point.currency, baseCurrency, date, input.fx);
+  const fx = resolveFx(point.currency, baseCurrency, date, input.fx, input.fxPivots);
   if (fx === undefined) {
     report({ type: "MISSING_FX_RATE", from: point.currency, to: baseCurrency, date, securityId });
-    return priced;
+    return { ...priced, unvalued: "MISSING_FX_RATE" };
   }
   if (!Number.isFinite(point.price) || !fx.rate.isFinite()) {
     outOfRange();
-    return priced;
+    return { ...priced, unvalued: "VALUE_OUT_OF_RANGE" };
   }
   const value = roundMoney(quantity.times(toDecimal(point.price)).times(fx.rate), baseCurrency);
   const fxRate = toNumber(roundTo(fx.rate, 10));
@@ -192,12 +214,14 @@ function valueHolding(
     !Number.isFinite(toNumber(quantity))
   ) {
     outOfRange();
-    return priced;
+    return { ...priced, unvalued: "VALUE_OUT_OF_RANGE" };
   }
   return {
     ...priced,
     fxRate,
     fxMethod: fx.method,
+    fxPivot: fx.pivot ?? null,
     marketValue: toNumber(value),
+    unvalued: null,
   };
 }

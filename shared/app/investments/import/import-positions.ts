@@ -1,8 +1,9 @@
-import type { Position, PositionSnapshot } from "../../../domain/position";
+import type { PositionImport } from "../../../domain/position";
 import type { Clock } from "../../../ports/clock";
-import type { PositionRepository, SnapshotRef, WriteCounts } from "../../../ports/investment-repositories";
-import { commitInBatches, sumCounts, type PreparedImport } from "./import-types";
+import type { PositionRepository } from "../../../ports/investment-repositories";
+import { commitInBatches, type ImportCounts, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./reference-resolver";
+import { nextSnapshot, type SnapshotRows } from "./snapshot-rows";
 import { parseRecords, type Problems } from "./validate-payload";
 
 export interface PositionImportDeps {
@@ -11,10 +12,11 @@ export interface PositionImportDeps {
   clock: Clock;
 }
 
-const samePosition = (a: Position, b: Position): boolean =>
-  a.quantity === b.quantity && a.costBasis === b.costBasis && a.currency === b.currency;
-
-/** Positions: the records of one portfolio and date replace that date's snapshot whole. */
+/**
+ * Positions: the records of one portfolio and date replace that date's snapshot whole; a position
+ * the new snapshot lacks is removed (and counted). The calls of one file (its job) build each
+ * snapshot together: a later call adds to what the file's earlier calls stored.
+ */
 export async function preparePositions(
   body: unknown,
   problems: Problems,
@@ -23,7 +25,7 @@ export async function preparePositions(
   const records = parseRecords("positions", body, problems);
   await deps.references.loadPortfolios(records);
   await deps.references.loadSecurities(records);
-  const snapshots = new Map<string, { ref: SnapshotRef; positions: Map<string, Position>; currencies: Set<string> }>();
+  const snapshots = new Map<string, SnapshotRows>();
   records.forEach((r, i) => {
     if (r === undefined) return;
     const portfolio = deps.references.portfolio(r, `positions[${i}]`, problems, { allowComposite: false });
@@ -32,58 +34,51 @@ export async function preparePositions(
     const key = `${portfolio.id}|${r.date}`;
     const snapshot = snapshots.get(key) ?? {
       ref: { portfolioId: portfolio.id, date: r.date },
-      positions: new Map(),
-      currencies: new Set(),
+      rows: new Map<string, PositionImport>(),
+      currencies: new Map<string, string>(),
     };
     snapshots.set(key, snapshot);
-    if (snapshot.positions.has(security.id)) {
+    if (snapshot.rows.has(security.id)) {
       problems.add(
         `positions[${i}]`,
         `security '${security.id}' appears twice in portfolio '${portfolio.code}' on ${r.date}`,
       );
       return;
     }
-    snapshot.positions.set(security.id, {
-      securityId: security.id,
-      quantity: r.quantity,
-      costBasis: r.costBasis ?? null,
-      currency: r.currency ?? null,
-    });
-    snapshot.currencies.add(security.currency);
+    snapshot.rows.set(security.id, r);
+    snapshot.currencies.set(security.id, security.currency);
   });
   problems.throwIfAny();
   return {
     received: records.length,
-    async commit(_jobId, progress, stale) {
+    snapshotsSpanCalls: true,
+    async commit(jobId, progress, stale, part) {
       const existing = await deps.positions.getSnapshots([...snapshots.values()].map((s) => s.ref));
       const now = deps.clock.now().toISOString();
       // One entry per snapshot: its records' counts, and the snapshot when it has to be written.
-      const entries: { counts: WriteCounts; write: PositionSnapshot | undefined }[] = [];
-      for (const [key, s] of snapshots) {
-        const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-        const before = new Map((existing.get(key)?.positions ?? []).map((p) => [p.securityId, p]));
-        let differs = before.size !== s.positions.size;
-        for (const position of s.positions.values()) {
-          const old = before.get(position.securityId);
-          if (old === undefined) counts.created++;
-          else if (samePosition(old, position)) counts.unchanged++;
-          else counts.updated++;
-          if (old === undefined || !samePosition(old, position)) differs = true;
-        }
-        entries.push({
-          counts,
-          write: differs
-            ? { ...s.ref, positions: [...s.positions.values()], currencies: [...s.currencies].sort(), updatedAt: now }
-            : undefined,
-        });
-      }
+      const entries = [...snapshots].map(([key, rows]) => {
+        const stored = existing.get(key);
+        // A later call of the same file continues the snapshot its earlier calls wrote.
+        const continues = part !== undefined && !part.first && stored?.jobId === jobId;
+        return nextSnapshot(rows, stored, { jobId, updatedAt: now, continues, more: part !== undefined && !part.last });
+      });
       const counts = await commitInBatches(entries, progress, async (batch) => {
         const writes = batch.flatMap((e) => (e.write === undefined ? [] : [e.write]));
-        // Exactly the snapshots that differ are marked, before they are written.
-        await stale.mark(writes.map(({ portfolioId, date }) => ({ portfolioId, date })));
+        // Exactly the snapshots whose positions differ are marked, before they are written.
+        await stale.mark(batch.flatMap((e) => (e.changed ? [e.ref] : [])));
         await deps.positions.saveSnapshots(writes);
-        return sumCounts(batch.map((e) => e.counts));
+        return batch.reduce<ImportCounts>(
+          (sum, e) => ({
+            created: sum.created + e.counts.created,
+            updated: sum.updated + e.counts.updated,
+            unchanged: sum.unchanged + e.counts.unchanged,
+            removed: sum.removed + e.counts.removed,
+          }),
+          { created: 0, updated: 0, unchanged: 0, removed: 0 },
+        );
       });
+      // The file's last call: what its earlier calls kept for counting is no longer needed.
+      if (part !== undefined && part.last && !part.first) await deps.positions.dropReplaced(jobId);
       return { counts, events: [], dataQuality: [] };
     },
   };

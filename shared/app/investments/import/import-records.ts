@@ -10,7 +10,6 @@ import type {
   PriceRepository,
   SecurityRepository,
   TransactionRepository,
-  WriteCounts,
 } from "../../../ports/investment-repositories";
 import type { MessageBus } from "../../../ports/message-bus";
 import type { Outbox } from "../../../ports/outbox";
@@ -22,7 +21,7 @@ import { preparePositions } from "./import-positions";
 import { preparePrices } from "./import-prices";
 import { prepareSecurities } from "./import-securities";
 import { prepareTransactions } from "./import-transactions";
-import { COMMIT_BATCH, type CommitProgress, type PreparedImport } from "./import-types";
+import { COMMIT_BATCH, sumCounts, type CommitProgress, type ImportCounts, type PreparedImport } from "./import-types";
 import { ReferenceResolver } from "./reference-resolver";
 import { StaleMarking } from "./stale-marking";
 import { Problems } from "./validate-payload";
@@ -89,8 +88,9 @@ export class ImportRecords {
       origin.part !== undefined && !origin.part.first && origin.jobId !== undefined
         ? await this.deps.jobs.get(origin.jobId)
         : undefined;
-    // What earlier parts of the same file stored.
+    // What earlier parts of the same file stored (and removed).
     const prior = continued?.counts.accepted ?? 0;
+    const priorRemoved = continued?.counts.removed ?? 0;
     let job: Job = {
       id: origin.jobId ?? `job_${randomUUID()}`,
       source: origin.source,
@@ -102,31 +102,31 @@ export class ImportRecords {
         received: origin.file?.received ?? prepared.received,
         accepted: 0,
         rejected: origin.file?.rejected ?? 0,
+        removed: 0,
       },
       errors: origin.file?.errors ?? [],
       startedAt: continued?.startedAt ?? started.toISOString(),
       completedAt: null,
       leaseUntil: leaseFrom(started),
     };
-    if (continued !== undefined) job = { ...job, counts: { ...job.counts, accepted: prior } };
+    if (continued !== undefined) job = { ...job, counts: { ...job.counts, accepted: prior, removed: priorRemoved } };
     await this.deps.jobs.put(job);
     // What the batches stored so far: the job says so after every batch (renewing its lease), so
     // neither a failure nor a dead process leaves a job claiming nothing was written.
-    const written: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+    let written: ImportCounts = { created: 0, updated: 0, unchanged: 0, removed: 0 };
+    const countsNow = (c: ImportCounts): Job["counts"] => ({
+      ...job.counts,
+      accepted: prior + acceptedOf(c),
+      removed: priorRemoved + c.removed,
+    });
     const renew = async (): Promise<void> => {
-      job = {
-        ...job,
-        counts: { ...job.counts, accepted: prior + acceptedOf(written) },
-        leaseUntil: leaseFrom(this.deps.clock.now()),
-      };
+      job = { ...job, counts: countsNow(written), leaseUntil: leaseFrom(this.deps.clock.now()) };
       await this.deps.jobs.put(job);
     };
     const progress: CommitProgress = {
       batchSize: this.deps.commitBatch ?? COMMIT_BATCH,
       stored: async (counts) => {
-        written.created += counts.created;
-        written.updated += counts.updated;
-        written.unchanged += counts.unchanged;
+        written = sumCounts([written, counts]);
         await renew();
       },
     };
@@ -138,36 +138,50 @@ export class ImportRecords {
       job.id,
       this.deps.valuationDelaySeconds ?? 0,
     );
+    // A file's snapshots are built by all its calls: valued once its last call is stored.
+    const part = origin.part;
+    const fileCalls =
+      prepared.snapshotsSpanCalls === true && part !== undefined && !(part.first && part.last) ? part : undefined;
     try {
-      const outcome = await prepared.commit(job.id, progress, stale);
+      const outcome = await prepared.commit(job.id, progress, stale, origin.part);
       await this.deps.outbox.append(outcome.events);
       await this.deps.dataQuality.open(outcome.dataQuality, job.id);
-      const { created, updated, unchanged } = outcome.counts;
-      await stale.settle(created + updated > 0);
+      const { created, updated, unchanged, removed } = outcome.counts;
+      const result: ImportResult = {
+        jobId: job.id,
+        dataType,
+        received: prepared.received,
+        created,
+        updated,
+        unchanged,
+        removed,
+      };
+      if (fileCalls === undefined) await stale.settle(created + updated + removed !== 0);
+      else if (fileCalls.last) await stale.settleJob();
       if (origin.part !== undefined && !origin.part.last) {
         await this.deps.jobs.put({
           ...job,
-          counts: { ...job.counts, accepted: prior + created + updated + unchanged },
+          counts: countsNow(outcome.counts),
           leaseUntil: leaseFrom(this.deps.clock.now()),
         });
-        return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
+        return result;
       }
       const completed: Job = {
         ...job,
         status: "completed",
-        counts: { ...job.counts, accepted: prior + created + updated + unchanged },
+        counts: countsNow(outcome.counts),
         completedAt: this.deps.clock.now().toISOString(),
         leaseUntil: null,
       };
       await this.deps.jobs.put(completed);
       await this.deps.outbox.append([jobEvent(completed)]);
-      return { jobId: job.id, dataType, received: prepared.received, created, updated, unchanged };
+      return result;
     } catch (error) {
       const accepted = prior + acceptedOf(written);
       const failed: Job = {
         ...job,
         status: "failed",
-        counts: { ...job.counts, accepted },
+        counts: countsNow(written),
         errors: [
           {
             field: "",
@@ -178,7 +192,7 @@ export class ImportRecords {
         leaseUntil: null,
       };
       await this.deps.jobs.put(failed).catch(() => undefined);
-      await stale.abandon().catch(() => undefined);
+      await (fileCalls === undefined ? stale.abandon() : stale.settleJob()).catch(() => undefined);
       await this.deps.outbox.append([jobEvent(failed)]).catch(() => undefined);
       if (accepted === 0 || error instanceof AppError) throw error;
       // Records are stored: this is not an unexplained 500 but a partial import the client can finish

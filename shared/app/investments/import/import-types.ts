@@ -2,11 +2,22 @@ import type { EventEnvelope } from "../../../domain/events";
 import type { DataQualityCandidate } from "../../../domain/data-quality-exception";
 import type { SnapshotRef, WriteCounts } from "../../../ports/investment-repositories";
 
+/** What an import's writes did: the records' counts, and the positions snapshots lost (positions only). */
+export interface ImportCounts extends WriteCounts {
+  removed: number;
+}
+
 /** What an import did, for the job, the outbox and the data-quality exceptions that follow it. */
 export interface ImportOutcome {
-  counts: WriteCounts;
+  counts: ImportCounts;
   events: EventEnvelope[];
   dataQuality: DataQualityCandidate[];
+}
+
+/** Where a call stands in a file imported in several calls under one job (absent: the import is one call). */
+export interface ImportPart {
+  first: boolean;
+  last: boolean;
 }
 
 /**
@@ -21,13 +32,19 @@ export interface StaleMarks {
 export interface CommitProgress {
   /** Records written per batch. */
   batchSize: number;
-  stored(counts: WriteCounts): Promise<void>;
+  stored(counts: ImportCounts): Promise<void>;
 }
 
 /** A payload that passed validation, ready to write. */
 export interface PreparedImport {
   received: number;
-  commit(jobId: string, progress: CommitProgress, stale: StaleMarks): Promise<ImportOutcome>;
+  /**
+   * The data forms snapshots that a file's calls build together (positions): the markers of a call
+   * that is not the file's last wait, as the job's, until the last call is stored, so that no
+   * snapshot is valued with only part of the file's rows. Other data is valued call by call.
+   */
+  snapshotsSpanCalls?: boolean;
+  commit(jobId: string, progress: CommitProgress, stale: StaleMarks, part?: ImportPart): Promise<ImportOutcome>;
 }
 
 /**
@@ -38,28 +55,27 @@ export interface PreparedImport {
  */
 export const COMMIT_BATCH = 10_000;
 
-export const sumCounts = (all: readonly WriteCounts[]): WriteCounts =>
-  all.reduce(
+export const sumCounts = (all: readonly (WriteCounts & { removed?: number })[]): ImportCounts =>
+  all.reduce<ImportCounts>(
     (sum, c) => ({
       created: sum.created + c.created,
       updated: sum.updated + c.updated,
       unchanged: sum.unchanged + c.unchanged,
+      removed: sum.removed + (c.removed ?? 0),
     }),
-    { created: 0, updated: 0, unchanged: 0 },
+    { created: 0, updated: 0, unchanged: 0, removed: 0 },
   );
 
 /** Writes `items` batch by batch, reporting each batch's counts; returns the sum. */
 export async function commitInBatches<T>(
   items: readonly T[],
   progress: CommitProgress,
-  write: (batch: readonly T[]) => Promise<WriteCounts>,
-): Promise<WriteCounts> {
-  const total: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
+  write: (batch: readonly T[]) => Promise<WriteCounts & { removed?: number }>,
+): Promise<ImportCounts> {
+  let total: ImportCounts = { created: 0, updated: 0, unchanged: 0, removed: 0 };
   for (let start = 0; start < items.length; start += progress.batchSize) {
-    const counts = await write(items.slice(start, start + progress.batchSize));
-    total.created += counts.created;
-    total.updated += counts.updated;
-    total.unchanged += counts.unchanged;
+    const counts = sumCounts([await write(items.slice(start, start + progress.batchSize))]);
+    total = sumCounts([total, counts]);
     await progress.stored(counts);
   }
   return total;

@@ -23,6 +23,9 @@ import type { StaleMarks } from "./import-types";
  *    go. Nothing changed: only this job's writing markers go (and the flag, where no marker remains).
  * 3. Messages for the portfolios that still have markers, a few portfolios per message. A lost message
  *    leaves its markers for the sweep.
+ *
+ * A file whose snapshots its calls build together (positions) settles only at its last call
+ * (`settleJob`): the earlier calls' writing markers wait, so no snapshot is valued half-written.
  */
 export class StaleMarking implements StaleMarks {
   private readonly refs = new Map<string, SnapshotRef>();
@@ -62,6 +65,16 @@ export class StaleMarking implements StaleMarks {
     );
     // Markers an earlier, failed attempt (or another import) left: valued now rather than at the next sweep.
     await enqueueValuations(this.bus, [...stale], this.delaySeconds);
+  }
+
+  /**
+   * A file's last call (or a call that failed, ending the file): every writing marker the job's calls
+   * left, its own and those its earlier calls kept waiting, becomes ready and is sent.
+   */
+  async settleJob(): Promise<void> {
+    const refs = new Map(this.refs);
+    for (const r of await this.positions.writingRefs(this.jobId)) refs.set(`${r.portfolioId}|${r.date}`, r);
+    await this.release([...refs.values()]);
   }
 
   /** The import failed after marking: whatever it stored is valued now (best effort; the sweep is the backstop). */
