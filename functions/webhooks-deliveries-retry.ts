@@ -9,12 +9,17 @@ export const webhooksDeliveriesRetry = endpoint({
   name: "webhooks-deliveries-retry",
   method: "POST",
   route: "api/v1/settings/webhooks/{id}/deliveries/{deliveryId}/retry",
-  summary: "Send a failed delivery again (same webhook-id, same body, a fresh retry schedule)",
+  summary:
+    "Send a delivery now (same webhook-id, same body): a failed one with a fresh retry schedule, a pending one ahead of its schedule, which continues after it",
   tag: "System settings",
   scope: "api.admin",
   params: z.object({ id: idParam(), deliveryId: idParam() }),
   responses: [
-    { status: 202, description: "The delivery, pending again and queued", schema: z.object({ data: deliverySchema }) },
+    {
+      status: 202,
+      description: "The delivery, pending and queued to be sent now",
+      schema: z.object({ data: deliverySchema }),
+    },
   ],
   errors: [404, 409],
   async handle({ params }) {

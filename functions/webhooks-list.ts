@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
-import { webhookSchema } from "../shared/domain/webhook";
+import { webhookSchema, webhookStatusSchema } from "../shared/domain/webhook";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -9,10 +9,10 @@ export const webhooksList = endpoint({
   name: "webhooks-list",
   method: "GET",
   route: "api/v1/settings/webhooks",
-  summary: "List webhooks (secrets are never returned)",
+  summary: "List webhooks (secrets are never returned); status=disabled lists those to look at",
   tag: "System settings",
   scope: "api.admin",
-  query: pageQuery,
+  query: pageQuery.extend({ status: webhookStatusSchema.optional() }),
   responses: [
     {
       status: 200,
@@ -21,7 +21,10 @@ export const webhooksList = endpoint({
     },
   ],
   async handle({ query }) {
-    const result = await services().webhooks.listWebhooks().execute(query);
+    const { status, ...page } = query;
+    const result = await services()
+      .webhooks.listWebhooks()
+      .execute(page, status !== undefined ? { status } : {});
     return {
       status: 200,
       body: { data: result.items, pagination: paginationOf(query.page, query.pageSize, result.totalItems) },

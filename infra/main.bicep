@@ -207,6 +207,7 @@ var serviceBusQueueNames = [
   'deliveries'
   'exports'
   'blob-sources'
+  'feed-files'
 ]
 
 module identity 'modules/identity.bicep' = {

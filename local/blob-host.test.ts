@@ -7,6 +7,7 @@ import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { describe, expect, inject, it } from "vitest";
 import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+import { subscribeContainer } from "../test/blob-events";
 import { tempDir } from "../test/runtime";
 import { BlobHost } from "./blob-host";
 import type { LoadedFunction } from "./functions-host";
@@ -48,14 +49,15 @@ const blobFunction = (
 describe("local blob host (on Azurite)", () => {
   const connection = (): string => inject("storageConnectionString");
 
-  it("a notified container is scanned at once, not at the next poll; stop() does not wait for the poll", async () => {
+  it("reads its events at once when notified, not at the next poll; stop() does not wait for the poll", async () => {
     const containerName = `notify-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
-    const definition = blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob));
+    const fn = await subscribeContainer(connection(), containerName, "on-blob");
+    const definition = blobFunction(fn, `${containerName}/{name}`, (blob) => void seen.push(blob));
     // A poll far beyond this test: only notify() can bring the blob in.
     const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
     await container.createIfNotExists();
-    // The first scan takes the blob there at start; once it ran, that scan's listing is behind us.
+    // The first read takes the event waiting at start; once it ran, the host idles until told.
     await container.getBlockBlobClient("first.csv").upload("first", 5);
     const host = new BlobHost([definition], connection(), quiet, { pollMs: 600_000 });
     await host.start();
@@ -66,10 +68,7 @@ describe("local blob host (on Azurite)", () => {
       await container.getBlockBlobClient("a.csv").upload("a", 1);
       await sleep(500);
       expect(seen).toHaveLength(1);
-      host.notify("some-other-container");
-      await sleep(300);
-      expect(seen).toHaveLength(1);
-      host.notify(containerName);
+      host.notify();
       await until(() => seen.length === 2, 5_000);
       expect(seen).toEqual([named("first.csv"), named("a.csv")]);
     } finally {
@@ -82,8 +81,9 @@ describe("local blob host (on Azurite)", () => {
   it("hands the function a reference to the blob, never its bytes, whatever the blob's size or name", async () => {
     const containerName = `ref-${randomUUID().slice(0, 8)}`;
     const seen: unknown[] = [];
+    const fn = await subscribeContainer(connection(), containerName, "on-blob");
     const host = new BlobHost(
-      [blobFunction("on-blob", `${containerName}/{name}`, (blob) => void seen.push(blob))],
+      [blobFunction(fn, `${containerName}/{name}`, (blob) => void seen.push(blob))],
       connection(),
       quiet,
       { pollMs: 50 },
@@ -91,6 +91,7 @@ describe("local blob host (on Azurite)", () => {
     await host.start();
     try {
       const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
+      await container.createIfNotExists();
       await container.getBlockBlobClient("big.csv").upload(Buffer.alloc(8 * 1024 * 1024, 65), 8 * 1024 * 1024);
       // A line separator in a name: still a blob to run (a regex `.` would not match it).
       await container.getBlockBlobClient("a\u2028b.csv").upload("x", 1);
@@ -125,14 +126,65 @@ describe("local blob host (on Azurite)", () => {
         quiet,
       ).start(),
     ).rejects.toThrow(/must use sdkBinding: true/);
+    // One Azure would run, but that no Event Grid subscription delivers to: it would never run there.
+    await expect(
+      new BlobHost(
+        [blobFunction(`unsubscribed-${randomUUID().slice(0, 8)}`, path, () => {})],
+        connection(),
+        quiet,
+      ).start(),
+    ).rejects.toThrow(/no Event Grid subscription delivers to it, so its blob trigger would never run/);
   });
 
-  it("counts a run before it starts: a blob whose run kills the process is tried maxAttempts times, then reported on the poison queue", async () => {
+  it("runs what the subscription passes and nothing else: Put Blob, Put Block List and Copy Blob run; metadata, properties, staged blocks, deletes do not", async () => {
+    const containerName = `events-${randomUUID().slice(0, 8)}`;
+    const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
+    await container.createIfNotExists();
+    const fn = await subscribeContainer(connection(), containerName, "on-event");
+    const seen: string[] = [];
+    const host = new BlobHost(
+      [blobFunction(fn, `${containerName}/{name}`, (blob) => void seen.push((blob as { blobName: string }).blobName))],
+      connection(),
+      quiet,
+      { pollMs: 50 },
+    );
+    await host.start();
+    try {
+      const put = container.getBlockBlobClient("put.csv");
+      await put.upload("a", 1); // Put Blob
+      await until(() => seen.length === 1);
+      // Changes Azure reports no BlobCreated for, though each gives the blob a new ETag.
+      await put.setMetadata({ resumedAt: "2026-11-24T22:00:00.000Z" });
+      await put.setHTTPHeaders({ blobContentType: "text/csv" });
+      const blocks = container.getBlockBlobClient("blocks.csv");
+      await blocks.stageBlock(Buffer.from("b0").toString("base64"), "b", 1); // staged, not committed
+      await sleep(600);
+      expect(seen).toEqual(["put.csv"]);
+      await blocks.commitBlockList([Buffer.from("b0").toString("base64")]); // Put Block List
+      await until(() => seen.length === 2);
+      const copy = container.getBlockBlobClient("copy.csv");
+      await (await copy.beginCopyFromURL(put.url)).pollUntilDone(); // Copy Blob
+      await until(() => seen.length === 3);
+      await put.delete(); // BlobDeleted: not a subscribed event type
+      await blocks.setMetadata({ again: "yes" });
+      await sleep(600);
+      expect(seen).toEqual(["put.csv", "blocks.csv", "copy.csv"]);
+      // The same blob written whole again is a new version: it runs again.
+      await copy.upload("c2", 2);
+      await until(() => seen.length === 4);
+      expect(seen[3]).toBe("copy.csv");
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it("counts a delivery before its run: a blob whose run kills the process is tried maxAttempts times, then reported on the poison queue", async () => {
     const containerName = `crash-${randomUUID().slice(0, 8)}`;
     const dir = tempDir("ids-blob-crash-");
     const runs = join(dir.path, "runs");
     const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
     await container.createIfNotExists();
+    const fn = await subscribeContainer(connection(), containerName, "crashing");
     await container.getBlockBlobClient("fatal.csv").upload("x", 1);
     const poisoned = async (): Promise<boolean> => {
       const peeked = await QueueServiceClient.fromConnectionString(connection())
@@ -152,7 +204,7 @@ describe("local blob host (on Azurite)", () => {
       for (let attempt = 1; attempt <= 3; attempt++) {
         const child = fork(
           join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"),
-          [connection(), containerName, "3", runs],
+          [connection(), containerName, "3", runs, fn],
           { stdio: "ignore" },
         );
         const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
@@ -161,10 +213,10 @@ describe("local blob host (on Azurite)", () => {
         expect(signal).toBe("SIGKILL");
         expect(runCount()).toBe(attempt);
       }
-      // The fourth finds three counted attempts that never finished: poison, and the function is not run.
+      // The fourth is the event's fourth delivery, three counted and none finished: poison, and the function is not run.
       const fourth = fork(
         join(__dirname, "..", "test", "fixtures", "crashing-blob-host.cjs"),
-        [connection(), containerName, "3", runs],
+        [connection(), containerName, "3", runs, fn],
         { stdio: "ignore" },
       );
       try {

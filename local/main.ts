@@ -21,6 +21,12 @@ import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
 import { ChangeFeedHost } from "./change-feed-host";
 import { checkReplicaSettings, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
+import type { FrontDoorConfig } from "./event-grid/front-door";
+import {
+  DEVELOPMENT_ACCOUNT,
+  DEVELOPMENT_ACCOUNT_KEY,
+  parseStorageConnectionString,
+} from "../shared/domain/storage-connection-string";
 
 const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -64,6 +70,17 @@ async function main(): Promise<void> {
   if (sftpPort !== 0) await requireFree(sftpPort, "SFTP_PORT");
   checkReplicaSettings(config);
 
+  // Azurite's blob service listens on a port of its own; the connection string's blob port is its front
+  // door's, which raises the storage events Azure raises (local/event-grid/).
+  const connection = parseStorageConnectionString(storage);
+  const frontDoor: FrontDoorConfig = {
+    port: ports.blob,
+    upstreamPort: await freePort(),
+    accountName: connection.accountName ?? DEVELOPMENT_ACCOUNT,
+    accountKey: connection.accountKey ?? DEVELOPMENT_ACCOUNT_KEY,
+    queueEndpoint: connection.queueEndpoint ?? `http://127.0.0.1:${ports.queue}/${DEVELOPMENT_ACCOUNT}`,
+  };
+
   const children: Child[] = [];
   const snapshotSeconds = Number(process.env.LOCAL_SNAPSHOT_SECONDS ?? 300);
   const cosmosChild = startChild(
@@ -79,10 +96,12 @@ async function main(): Promise<void> {
     "azurite",
     azuriteScript,
     [
+      "--front-door",
+      JSON.stringify(frontDoor),
       "--blobHost",
       "127.0.0.1",
       "--blobPort",
-      String(ports.blob),
+      String(frontDoor.upstreamPort),
       "--queueHost",
       "127.0.0.1",
       "--queuePort",
@@ -174,7 +193,7 @@ async function main(): Promise<void> {
         authBackoffSeconds: config.SFTP_AUTH_BACKOFF_SECONDS,
         authBackoffMaxSeconds: config.SFTP_AUTH_BACKOFF_MAX_SECONDS,
       },
-      committed: (container) => host.notify(container),
+      committed: () => host.notify(),
     });
     const sftpListening = await sftpServer.start(sftpPort, config.SFTP_HOST);
     changeFeedHost = new ChangeFeedHost(

@@ -4,11 +4,18 @@ import { QueueServiceClient } from "@azure/storage-queue";
 import { ensureDatabase } from "../shared/adapters/cosmos/cosmos-client";
 import { parseStorageConnectionString } from "../shared/domain/storage-connection-string";
 import { queueNames } from "../shared/ports/message-bus";
+import { inboundEventFilter } from "./event-grid/event-filter";
+import { saveSubscription } from "./event-grid/subscriptions";
+import { INBOUND_SUBSCRIPTION } from "./event-grid/subscription-names";
 
 export const QUEUES = queueNames;
 export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine"] as const;
 
-/** Creates what Bicep creates in Azure: the Cosmos database and containers, the queues and blob containers. */
+/**
+ * Creates what Bicep creates in Azure (the Cosmos database and containers, the queues and blob
+ * containers) and what `postdeploy` does (the Event Grid subscription of the file-drop trigger, with
+ * the filter both read from infra/hooks/inbound-event-filter.json).
+ */
 export async function provision(
   cosmos: CosmosClient,
   databaseId: string,
@@ -19,6 +26,7 @@ export async function provision(
   for (const name of QUEUES) await queues.getQueueClient(name).createIfNotExists();
   const blobs = BlobServiceClient.fromConnectionString(storageConnectionString);
   for (const name of BLOB_CONTAINERS) await blobs.getContainerClient(name).createIfNotExists();
+  await saveSubscription(blobs, { ...INBOUND_SUBSCRIPTION, filter: inboundEventFilter() });
 }
 
 /** The blob and queue ports named by an Azurite connection string (Azurite's defaults where it names none). */

@@ -2,6 +2,7 @@ import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from "
 import { unwrapTraced } from "../shared/adapters/queue/storage-queue-envelope";
 import type { Logger } from "../shared/logging";
 import { invoke, type LoadedFunction } from "./functions-host";
+import { holdMessage } from "./queue-lease";
 
 export interface QueueHostOptions {
   pollMs: number;
@@ -160,7 +161,7 @@ export class QueueHost {
       nextVisibleTime: message.nextVisibleOn.toISOString(),
       popReceipt: message.popReceipt,
     };
-    const lease = this.renew(queue, message);
+    const lease = holdMessage(queue, message, this.options, this.log);
     let failure: unknown;
     try {
       // In the sender's trace, as the Service Bus trigger continues a message's Diagnostic-Id.
@@ -197,49 +198,5 @@ export class QueueHost {
         error: String(error),
       });
     }
-  }
-
-  /**
-   * Keeps a message invisible while its handler runs: at half the visibility timeout it is pushed out by
-   * another full timeout, up to `maxRenewalSeconds`. Each renewal changes the pop receipt; `end` stops
-   * renewing and gives the current one for the delete.
-   */
-  private renew(queue: QueueClient, message: DequeuedMessageItem): { end(): Promise<string> } {
-    let popReceipt = message.popReceipt;
-    let renewing: Promise<void> = Promise.resolve();
-    const until = Date.now() + this.options.maxRenewalSeconds * 1000;
-    const timer = setInterval(
-      () => {
-        if (Date.now() >= until) {
-          clearInterval(timer);
-          return;
-        }
-        renewing = renewing.then(async () => {
-          try {
-            const renewed = await queue.updateMessage(
-              message.messageId,
-              popReceipt,
-              undefined,
-              this.options.visibilityTimeout,
-            );
-            if (renewed.popReceipt !== undefined) popReceipt = renewed.popReceipt;
-          } catch (error) {
-            this.log.warn("queue message renewal failed", {
-              queue: queue.name,
-              messageId: message.messageId,
-              error: String(error),
-            });
-          }
-        });
-      },
-      (this.options.visibilityTimeout * 1000) / 2,
-    );
-    return {
-      end: async () => {
-        clearInterval(timer);
-        await renewing;
-        return popReceipt;
-      },
-    };
   }
 }

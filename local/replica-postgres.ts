@@ -207,7 +207,9 @@ export function startServer(
     "-c",
     "unix_socket_directories=",
     "-c",
-    "max_connections=40",
+    // Each BI login has its own connection limit (default 10): room for several logins at once, and
+    // superuser_reserved_connections (3) keep the service's own connections possible when they are all taken.
+    "max_connections=100",
     "-c",
     "log_min_messages=warning",
     "-c",

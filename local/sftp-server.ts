@@ -1,8 +1,10 @@
 /**
  * The local runtime's SFTP drop: what the storage account's SFTP endpoint is in Azure. One login per
  * feed (its `sftp.username`, the password checked against the stored hash or one of its OpenSSH
- * public keys); each login sees only its inbox, the blobs `inbound/<feedId>/<name>`, as `/`. Uploads
- * stream into the blob block by block and become visible when the upload closes. Served by the SFTP
+ * public keys); each login sees only its inbox, the blobs `inbound/<feedId>/<name>`, as `/`. As on
+ * Azure's endpoint, opening a file for upload creates it empty (the storage event SftpCreate), the
+ * upload streams into the blob block by block, and its content appears whole when the upload closes
+ * (SftpCommit, the event the file-drop trigger's subscription passes). Served by the SFTP
  * subsystem and server scaffold the tests' SFTP target shares (local/sftp/subsystem.ts, host.ts), with
  * the inbox as its backend (local/sftp/inbox-backend.ts).
  */
@@ -19,6 +21,7 @@ import { INBOUND, InboxBackend } from "./sftp/inbox-backend";
 import { LoginGuard } from "./sftp/login-guard";
 import { publicKeyMatches } from "./sftp/public-key";
 import { UploadSlots } from "./sftp/upload-slots";
+import { SFTP_ENDPOINT_USER_AGENT } from "./event-grid/blob-request";
 
 /** What the SFTP drop allows: open uploads, login attempts and their backoff (SFTP_* settings). */
 export interface SftpLimits {
@@ -35,7 +38,7 @@ export const defaultSftpLimits: SftpLimits = {
   uploads: 16,
   authTries: 6,
   authBackoffSeconds: 1,
-  authBackoffMaxSeconds: 30,
+  authBackoffMaxSeconds: 10,
 };
 
 export interface SftpServerOptions {
@@ -84,9 +87,10 @@ export class SftpServer {
   private readonly guard: LoginGuard;
 
   constructor(private readonly options: SftpServerOptions) {
-    this.container = BlobServiceClient.fromConnectionString(options.storageConnectionString).getContainerClient(
-      INBOUND,
-    );
+    // Its storage requests say they are the SFTP endpoint's: the storage events they raise are Sftp*.
+    this.container = BlobServiceClient.fromConnectionString(options.storageConnectionString, {
+      userAgentOptions: { userAgentPrefix: SFTP_ENDPOINT_USER_AGENT },
+    }).getContainerClient(INBOUND);
     this.limits = options.limits ?? defaultSftpLimits;
     this.slots = new UploadSlots({ perLogin: this.limits.uploadsPerLogin, total: this.limits.uploads });
     this.guard = new LoginGuard({
@@ -123,25 +127,22 @@ export class SftpServer {
 
   /**
    * The feed when these credentials log in as it; none for any failure, whichever the reason. A
-   * password is checked only after the backoff of its login name and address (throttled: refused
-   * unchecked, the wait would be too long).
+   * password is checked only after its address's backoff (throttled: refused unchecked, the wait
+   * would be too long).
    */
   private async authenticate(ctx: LoginAttempt, address: string): Promise<Admission<StoredFeed>> {
     if (ctx.method === "password") {
-      const wait = this.guard.admit(ctx.username, address);
+      const wait = this.guard.admit(address);
       if (wait === undefined) {
-        this.guard.failed(ctx.username, address);
+        this.guard.failed(address);
         return { login: undefined, throttled: true };
       }
       if (wait > 0) await sleep(wait);
       const feed = await feedOfUsername(this.options.feeds(), ctx.username);
       // verifySecret does the same work with no feed, so an unknown login costs as much as a wrong password.
       const ok = await verifySecret(ctx.password, feed?.sftp.passwordHash);
-      if (ok && feed !== undefined) {
-        this.guard.succeeded(ctx.username);
-        return { login: feed };
-      }
-      this.guard.failed(ctx.username, address);
+      if (ok && feed !== undefined) return { login: feed };
+      this.guard.failed(address);
       return { login: undefined };
     }
     const feed = await feedOfUsername(this.options.feeds(), ctx.username);

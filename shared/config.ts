@@ -58,13 +58,19 @@ export const configSchema = z
     AUTH_CLIENT_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** When abandoned imports (running with an expired lease) are marked failed; NCRONTAB, every minute by default. */
     JOBS_REAP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
-    /** When the outbox relay re-publishes events that never reached the `events` queue; NCRONTAB, every 30 s by default. */
+    /** When the outbox relay sends again events whose fan-out never completed (never sent, lost, or cut short); NCRONTAB, every 30 s by default. */
     OUTBOX_RELAY_SCHEDULE: z.string().min(1).default("*/30 * * * * *"),
     /**
      * The relay leaves entries younger than this to the write that appended them, which may still be
-     * sending: a 10,000-event import takes about 30 s to publish to local Azurite queues.
+     * sending, and to the fan-out: a 10,000-event import takes about 30 s to publish to local Azurite
+     * queues.
      */
     OUTBOX_RELAY_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+    /**
+     * An event the relay sent whose fan-out has still not completed this long after (that message lost
+     * too, or its process killed mid-way) is sent to the fan-out again, on the relay's timer.
+     */
+    FAN_OUT_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(0).default(120),
     /** Price types valuation uses, most preferred first. */
     VALUATION_PRICE_PREFERENCE: z
       .string()
@@ -113,6 +119,8 @@ export const configSchema = z
           )
           .min(1),
       ),
+    /** A webhook whose every delivery has failed for this many days (fractions allowed) is disabled, with the reason. */
+    WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().positive().max(365).default(5),
     /** When pending deliveries whose message was lost (or whose sender died) are sent again; NCRONTAB, every minute by default. */
     DELIVERIES_SWEEP_SCHEDULE: z.string().min(1).default("0 */1 * * * *"),
     /** How long past its due time a pending delivery waits for its own message before the sweep re-sends it. */
@@ -149,10 +157,10 @@ export const configSchema = z
     SFTP_MAX_UPLOADS: positiveInt.default(16),
     /** The local SFTP drop: failed password or key attempts one connection may make before it is closed. */
     SFTP_MAX_AUTH_TRIES: positiveInt.default(6),
-    /** The local SFTP drop: seconds a login name and an address wait after a failed password, doubling with each further failure. */
+    /** The local SFTP drop: seconds an address waits after a failed password, doubling with each further failure. */
     SFTP_AUTH_BACKOFF_SECONDS: z.coerce.number().positive().max(60).default(1),
     /** The local SFTP drop: the longest such wait; an attempt that would queue longer is refused unchecked. */
-    SFTP_AUTH_BACKOFF_MAX_SECONDS: z.coerce.number().positive().max(600).default(30),
+    SFTP_AUTH_BACKOFF_MAX_SECONDS: z.coerce.number().positive().max(600).default(10),
     /** The storage account whose local users are the feeds' logins: /subscriptions/…/resourceGroups/…/providers/Microsoft.Storage/storageAccounts/<name>. */
     STORAGE_ACCOUNT_RESOURCE_ID: z
       .string()
@@ -180,6 +188,8 @@ export const configSchema = z
       .default("replica_admin"),
     /** PostgreSQL only: that owner's password (set when the local server's data folder is first made); the local runtime requires it on the Enterprise plan. */
     REPLICA_ADMIN_PASSWORD: z.string().min(12).optional(),
+    /** How often the replica's login watchdog stops statements and sessions past their login's limits (NCRONTAB, seconds first). */
+    REPLICA_WATCHDOG_SCHEDULE: z.string().min(1).default("*/5 * * * * *"),
   })
   .superRefine((c, ctx) => {
     if ((c.BOOTSTRAP_CLIENT_ID === undefined) !== (c.BOOTSTRAP_CLIENT_SECRET === undefined)) {

@@ -453,8 +453,11 @@ describe("azd: azure.yaml and its hooks", () => {
         "CREATE USER [id-invdata-prod-abc] FROM EXTERNAL PROVIDER WITH OBJECT_ID = '00000000-aaaa-bbbb-cccc-000000000001'",
       );
       expect(query).toContain(
-        "GRANT CREATE SCHEMA, CREATE TABLE, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [id-invdata-prod-abc]",
+        "GRANT CREATE SCHEMA, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [id-invdata-prod-abc]",
       );
+      // The logins' watchdog sees and ends sessions past a login's limits.
+      expect(query).toContain("GRANT VIEW DATABASE STATE, KILL DATABASE CONNECTION TO [id-invdata-prod-abc]");
+      expect(query).toContain("DENY EXECUTE ON sys.sp_getapplock TO replica_reader");
 
       rmSync(cli.dir, { recursive: true, force: true });
       cli = fakeClis({ sqlcmd: "fails" });
@@ -498,6 +501,22 @@ describe("azd: azure.yaml and its hooks", () => {
       );
       expect(at("--included-event-types")).toBe("Microsoft.Storage.BlobCreated");
       expect(at("--subject-begins-with")).toBe("/blobServices/default/containers/inbound/");
+      // Only the APIs that mean a whole file is there: SftpCreate (the empty file of an SFTP upload being
+      // opened) and CreateFile never reach the function. Read from the one definition of the filter.
+      const filter = create?.slice(create.indexOf("--advanced-filter") + 1, create.indexOf("--output"));
+      expect(filter).toEqual([
+        "data.api",
+        "StringIn",
+        "PutBlob",
+        "PutBlockList",
+        "CopyBlob",
+        "FlushWithClose",
+        "SftpCommit",
+      ]);
+      const file = JSON.parse(readFileSync(join(root, "infra", "hooks", "inbound-event-filter.json"), "utf8")) as {
+        advancedFilters: { key: string; operatorType: string; values: string[] }[];
+      };
+      expect(file.advancedFilters.flatMap((f) => [f.key, f.operatorType, ...f.values])).toEqual(filter);
       expect(readFileSync(join(root, "functions", "feed-files-ingest.ts"), "utf8")).toMatch(
         /app\.storageBlob\("feed-files-ingest"/,
       );

@@ -554,6 +554,31 @@ describe("System settings › blob sources", () => {
     });
   });
 
+  it("one blob that cannot be copied (archived) holds up none of the others: they are copied and ingested, the run fails naming it, and the next run tries it again", async () => {
+    const container = await newCustomerContainer();
+    const [a, b] = [newIsin("GB"), newIsin("GB")];
+    const files: [string, string][] = [
+      ["securities-1.csv", csv([a, "Before plc", "equity", "GBP"])],
+      ["securities-2-archived.csv", csv([newIsin("GB"), "Cold plc", "equity", "GBP"])],
+      ["securities-3.csv", csv([b, "After plc", "equity", "GBP"])],
+    ];
+    for (const [name, content] of files)
+      await container.getBlockBlobClient(name).upload(content, Buffer.byteLength(content));
+    // The listing is by name: the archived one comes between the other two.
+    await container.getBlockBlobClient("securities-2-archived.csv").setAccessTier("Archive");
+    const src = await newSource({ containerUrl: `${emulator}/${container.containerName}`, prefix: undefined });
+    const run = await runNow(src.id);
+    expect(run).toMatchObject({ status: "failed", listed: 3, matched: 3, copied: 2 });
+    expect(run.files.map((f: { name: string }) => f.name).sort()).toEqual(["securities-1.csv", "securities-3.csv"]);
+    expect(run.error).toMatch(
+      /^1 blob could not be copied \(the first, "securities-2-archived.csv": .*409.*\); the others were, and the next run tries it again$/,
+    );
+    await finishedJob(feedId, "securities-3.csv");
+    expect((await call("GET", `/api/v1/securities/${b}`, { token })).body.data).toMatchObject({ name: "After plc" });
+    // Not recorded as copied: the next run tries it again (and copies the others no second time).
+    expect(await runNow(src.id)).toMatchObject({ status: "failed", copied: 0, skipped: 2 });
+  });
+
   it("the scheduler runs a due source once even when two timers claim the same due time, advances nextRunAt, and leaves disabled sources alone", async () => {
     const own = await newCustomerContainer();
     const isin = newIsin("GB");

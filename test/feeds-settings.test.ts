@@ -5,8 +5,9 @@ import { CosmosClient } from "@azure/cosmos";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifySecret } from "../shared/domain/secret-hash";
 import { custodianPositionsFeed } from "./feed-fixtures";
-import { adminToken, baseUrl, call, cosmosEndpoint, newClient, useOwnRuntime, type Reply } from "./http";
+import { adminToken, baseUrl, call, cosmosEndpoint, newClient, ownSftpPort, useOwnRuntime, type Reply } from "./http";
 import { COSMOS_KEY } from "./investment-fixtures";
+import { Client } from "ssh2";
 
 useOwnRuntime();
 
@@ -129,6 +130,45 @@ describe("System settings › feeds", () => {
     expect((await call("GET", `${BASE}/${first.id}`, { token })).text).not.toContain(rotated.body.data.sftp.password);
     expect((await call("POST", `${BASE}/fd_000000000000000000/rotate-credentials`, { token })).status).toBe(404);
   });
+
+  it("eight wrong passwords for a feed's login from one address do not delay the provider's login from another past client time-outs", async () => {
+    const { id, sftp } = (await create(positionsCsv)).body.data as {
+      id: string;
+      sftp: { username: string; password: string };
+    };
+    expect(id).toMatch(/^fd_/);
+    /** One connection from a loopback address with one password: in, or refused, and how long it took. */
+    const login = (password: string, from: string): Promise<{ outcome: "ready" | "refused"; ms: number }> =>
+      new Promise((resolve) => {
+        const started = Date.now();
+        const conn = new Client();
+        const done = (outcome: "ready" | "refused"): void => {
+          conn.end();
+          resolve({ outcome, ms: Date.now() - started });
+        };
+        conn.on("ready", () => done("ready"));
+        conn.on("error", () => done("refused"));
+        // 20 s: ssh2's default readyTimeout, which ssh2-sftp-client keeps: how long common clients wait for a login.
+        conn.connect({
+          host: "127.0.0.1",
+          port: ownSftpPort(),
+          localAddress: from,
+          username: sftp.username,
+          password,
+          readyTimeout: 20_000,
+        });
+      });
+    // This runtime's login backoff is the default one (1 s, doubling up to SFTP_AUTH_BACKOFF_MAX_SECONDS).
+    const baseline = await login(sftp.password, "127.0.0.4");
+    expect(baseline.outcome).toBe("ready");
+    // Eight guesses from 127.0.0.2 at once: they queue there a delay apart, or are refused unchecked.
+    const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => login(`wrong-${i}`, "127.0.0.2")));
+    expect(guesses.map((g) => g.outcome)).toEqual(Array(8).fill("refused"));
+    // The provider from elsewhere right after: in as fast as with no guesses at all (it waited 27 s before).
+    const provider = await login(sftp.password, "127.0.0.3");
+    expect(provider.outcome).toBe("ready");
+    expect(provider.ms).toBeLessThan(baseline.ms + 3_000);
+  }, 60_000);
 
   it("PATCH changes any field but id, re-validated as a whole; public keys in OpenSSH format", async () => {
     const id = await newFeed(positionsCsv);

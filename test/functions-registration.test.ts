@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type * as BlobHostModule from "../local/blob-host";
+import type * as BlobTriggerModule from "../local/blob-trigger";
 import type * as FunctionsCoreModule from "../local/functions-core";
 import type { CoreRegistration } from "../local/functions-core";
 import type * as FunctionsHostModule from "../local/functions-host";
@@ -112,6 +112,7 @@ describe("function registration (what Azure and the local runtime both read)", (
       ["events-fan-out", "events"],
       ["webhook-deliver", "deliveries"],
       ["valuations-run", "valuations"],
+      ["feed-files-queued", "feed-files"],
     ]) {
       const fn = functions.find((f) => f.name === name);
       expect(fn?.trigger.queueName, name).toBe(queue);
@@ -161,6 +162,12 @@ describe("function registration (what Azure and the local runtime both read)", (
       expect(fn.trigger.createLeaseContainerIfNotExists, fn.name).not.toBe(true);
       expect(fn.retryOptions, fn.name).toMatchObject({ strategy: "exponentialBackoff", maxRetryCount: -1 });
     }
+    // The logins' watchdog: a timer every few seconds (statement and connection limits a login cannot lift).
+    expect(functions.find((f) => f.name === "replica-logins-enforce")?.trigger).toMatchObject({
+      type: "timerTrigger",
+      schedule: "*/5 * * * * *",
+      runOnStartup: false,
+    });
   });
 
   it("the file drop's trigger is an Event Grid blob trigger that hands the function a reference to the blob (sdkBinding), never its bytes", async () => {
@@ -174,9 +181,9 @@ describe("function registration (what Azure and the local runtime both read)", (
       properties: { supportsDeferredBinding: "true" },
     });
     // Every blob trigger is one the local blob host runs as Azure does (Event Grid, a reference).
-    const blobHost = load("./local/blob-host.js") as typeof BlobHostModule;
+    const blobTrigger = load("./local/blob-trigger.js") as typeof BlobTriggerModule;
     for (const fn of functions.filter((f) => f.trigger.type === "blobTrigger"))
-      expect(() => blobHost.checkBlobTrigger(fn), fn.name).not.toThrow();
+      expect(() => blobTrigger.checkBlobTrigger(fn), fn.name).not.toThrow();
 
     // What the Functions host sends the worker for such a trigger (model binding data, as the Storage
     // Blobs extension writes it), turned into the handler's argument by @azure/functions itself.
@@ -231,8 +238,14 @@ describe("function registration (what Azure and the local runtime both read)", (
         (load("./shared/config.js") as typeof ConfigModule).getConfig().EXPORTS_SCHEDULE,
       ],
       ["feed-files-ingest", "blobTrigger", undefined],
+      ["feed-files-queued", "serviceBusTrigger", undefined],
       ["jobs-reap", "timerTrigger", schedules.reap],
       ["outbox-relay", "timerTrigger", schedules.outboxRelay],
+      [
+        "replica-logins-enforce",
+        "timerTrigger",
+        (load("./shared/config.js") as typeof ConfigModule).getConfig().REPLICA_WATCHDOG_SCHEDULE,
+      ],
       ["valuations-run", "serviceBusTrigger", undefined],
       ["valuations-sweep", "timerTrigger", schedules.valuationSweep],
       ["webhook-deliver", "serviceBusTrigger", undefined],

@@ -9,7 +9,7 @@ export interface Reply {
 }
 
 /** This file's own runtime, when it asked for one (useOwnRuntime); otherwise the shared one. */
-let own: { baseUrl: string; cosmosEndpoint: string; storageConnectionString: string } | undefined;
+let own: { baseUrl: string; cosmosEndpoint: string; storageConnectionString: string; sftpPort: number } | undefined;
 
 export function baseUrl(): string {
   return own?.baseUrl ?? inject("baseUrl");
@@ -25,6 +25,12 @@ export function storageConnectionString(): string {
 export function sharedSftpPort(): number {
   if (own !== undefined) throw new Error("sharedSftpPort() is the shared runtime's; this file has its own");
   return inject("sftpPort");
+}
+
+/** The port the SFTP drop of this file's own runtime (useOwnRuntime) listens on (feeds show SFTP_PORT). */
+export function ownSftpPort(): number {
+  if (own === undefined) throw new Error("ownSftpPort() needs useOwnRuntime()");
+  return own.sftpPort;
 }
 
 export function cosmosEndpoint(): string {
@@ -46,6 +52,7 @@ export function useOwnRuntime(overrides: Record<string, string> = {}): void {
       baseUrl: runtime.baseUrl,
       cosmosEndpoint: runtime.env.COSMOS_ENDPOINT ?? "",
       storageConnectionString: runtime.env.STORAGE_CONNECTION_STRING ?? "",
+      sftpPort: runtime.sftpPort,
     };
   }, 60_000);
   afterAll(async () => {

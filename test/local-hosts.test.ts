@@ -3,11 +3,15 @@ import { BlobServiceClient } from "@azure/storage-blob";
 import { QueueServiceClient } from "@azure/storage-queue";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { BlobHost, compileBlobPath } from "../local/blob-host";
+import { BlobHost } from "../local/blob-host";
+import { compileBlobPath } from "../local/blob-trigger";
 import type { LoadedFunction } from "../local/functions-host";
 import { readFileSync } from "node:fs";
 import { decodeMessage, QueueHost, queueHostDefaults } from "../local/queue-host";
 import { registerBlobTriggerReferences } from "../shared/adapters/blob/blob-trigger-reference";
+import { join } from "node:path";
+import { subscribeContainer } from "./blob-events";
+import { root } from "./runtime";
 
 /** The hosts' own log lines are not what these tests look at. */
 const quiet = new Logger("error", () => undefined);
@@ -209,12 +213,25 @@ describe("local blob host (on Azurite)", () => {
     expect(path.match("custodian/positions.xlsx")).toBeUndefined();
   });
 
+  it("the file-drop trigger's subscription is the one postdeploy makes: the filter of infra/hooks/inbound-event-filter.json, delivering to feed-files-ingest", async () => {
+    const blob = BlobServiceClient.fromConnectionString(connection())
+      .getContainerClient("azure-webjobs-eventgrid-subscriptions")
+      .getBlobClient("inbound-files.json");
+    const stored = JSON.parse((await blob.downloadToBuffer()).toString("utf8")) as unknown;
+    expect(stored).toEqual({
+      name: "inbound-files",
+      function: "feed-files-ingest",
+      filter: JSON.parse(readFileSync(join(root, "infra", "hooks", "inbound-event-filter.json"), "utf8")),
+    });
+  });
+
   it("runs each new or changed blob once, also across a restart of the host", async () => {
     const containerName = `blobs-${randomUUID().slice(0, 8)}`;
     const container = BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName);
+    await container.createIfNotExists();
     const seen: { content: string; name: unknown }[] = [];
     const definition = fn(
-      "on-blob",
+      await subscribeContainer(connection(), containerName, "on-blob"),
       { ...blobTrigger, path: `${containerName}/{name}.json` },
       async (blob, context) => {
         // The function is handed a reference: it reads the blob itself.
@@ -246,10 +263,12 @@ describe("local blob host (on Azurite)", () => {
 
   it("gives up on a blob after the last attempt and reports it on the poison queue", async () => {
     const containerName = `bad-${randomUUID().slice(0, 8)}`;
+    await BlobServiceClient.fromConnectionString(connection()).getContainerClient(containerName).createIfNotExists();
+    const name = await subscribeContainer(connection(), containerName, "bad-blob");
     let attempts = 0;
     const host = new BlobHost(
       [
-        fn("bad-blob", { ...blobTrigger, path: `${containerName}/{name}` }, () => {
+        fn(name, { ...blobTrigger, path: `${containerName}/{name}` }, () => {
           attempts++;
           throw new Error("unreadable");
         }),

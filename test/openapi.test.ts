@@ -29,6 +29,7 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/webhooks",
         "/api/v1/settings/webhook-events",
         "/api/v1/settings/webhooks/{id}",
+        "/api/v1/settings/webhooks/{id}/recover",
         "/api/v1/settings/webhooks/{id}/rotate-secret",
         "/api/v1/settings/webhooks/{id}/test",
         "/api/v1/settings/webhooks/{id}/deliveries",

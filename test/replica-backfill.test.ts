@@ -14,6 +14,7 @@ const REPLICA_ROUTES = [
   ["POST", "/api/v1/settings/replica/logins"],
   ["POST", "/api/v1/settings/replica/logins/rl_x/rotate-password"],
   ["DELETE", "/api/v1/settings/replica/logins/rl_x"],
+  ["PATCH", "/api/v1/settings/replica/logins/rl_x"],
 ] as const;
 
 /**
@@ -37,7 +38,8 @@ describe("Replica plan and first backfill", () => {
     const base = runtime.baseUrl;
     const token = await adminToken(base);
     for (const [method, path] of REPLICA_ROUTES) {
-      const reply = await call(method, path, { token, base, ...(method === "POST" ? { body: { name: "x" } } : {}) });
+      const body = method === "POST" ? { name: "x" } : method === "PATCH" ? { connectionLimit: 2 } : undefined;
+      const reply = await call(method, path, { token, base, ...(body !== undefined ? { body } : {}) });
       expect(reply.status, `${method} ${path}`).toBe(403);
       expect(reply.body.error).toMatchObject({
         code: "FORBIDDEN",

@@ -4,10 +4,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../local/launch";
 import { KyselyReplicaStore } from "../shared/adapters/replica/kysely-replica-store";
 import { postgresReplica } from "../shared/adapters/replica/replica-connections";
+import { readCatalog } from "../shared/adapters/replica/replica-catalog";
+import { migrationPlan } from "../shared/adapters/replica/replica-migration";
 import { migrateReplicaSchema } from "../shared/adapters/replica/replica-schema";
+import { columnTypeText } from "../shared/adapters/replica/replica-sql";
+import { allTables } from "../shared/domain/replica/replica-tables";
+import type { ColumnType } from "../shared/domain/replica/table-types";
+import { sql } from "kysely";
 import type { ReplicaDb } from "../shared/adapters/replica/replica-sql";
 import { project } from "../shared/domain/replica/project-document";
+import type { DataQualityCandidate } from "../shared/domain/data-quality-exception";
 import type { DocumentProjection, ReplicaSource } from "../shared/domain/replica/projection";
+import { ProjectChanges } from "../shared/app/replica/project-changes";
+import { Logger } from "../shared/logging";
+import { ReplicaRejected } from "../shared/ports/replica-store";
 import { root, tempDir } from "./runtime";
 
 const PASSWORD = "replica-store-test-password";
@@ -57,11 +67,12 @@ const snapshot = (lsn: number, securities: string[]) =>
 describe("replica store on PostgreSQL: the version guard", () => {
   const data = tempDir("ids-replica-store-");
   let server: ChildProcess;
+  let port: number;
   let db: ReplicaDb;
   let store: KyselyReplicaStore;
 
   beforeAll(async () => {
-    const port = await freePort();
+    port = await freePort();
     server = fork(join(root, "dist", "local", "replica-server.js"), [String(port), data.path], {
       env: {
         ...process.env,
@@ -138,5 +149,167 @@ describe("replica store on PostgreSQL: the version guard", () => {
       unchanged: 1,
     });
     expect(await positions()).toEqual(["s3"]);
+  });
+
+  /** A price as the projection makes it, with one column's value replaced after it (as if the domain had let it through). */
+  const priceOf = (security: string, lsn: number, change: Record<string, string> = {}): DocumentProjection => {
+    const p = projected("prices", {
+      id: "2024-03-01|close|vendor",
+      _lsn: lsn,
+      _ts: 1_700_000_000,
+      docType: "price",
+      securityId: security,
+      isin: null,
+      date: "2024-03-01",
+      price: 1.25,
+      currency: "EUR",
+      type: "close",
+      source: "vendor",
+    });
+    const row = p.groups[0]?.rows[0];
+    if (row !== undefined) Object.assign(row, change);
+    return p;
+  };
+
+  it("the engine's refusals are data errors (ReplicaRejected, with its message); the transaction leaves nothing behind", async () => {
+    for (const [change, message] of [
+      [{ source: "a\u0000b" }, /invalid byte sequence for encoding "UTF8": 0x00/],
+      [{ date: "0000-01-01" }, /date\/time field value out of range|out of range/],
+      [{ price: "1e40" }, /numeric field overflow/],
+    ] as const) {
+      const batch = [priceOf("sec_ok", 1), priceOf("sec_bad", 1, change)];
+      const refused = await store.apply(batch).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused, JSON.stringify(change)).toBeInstanceOf(ReplicaRejected);
+      expect((refused as ReplicaRejected).engineMessage).toMatch(message);
+    }
+    expect(
+      await db.selectFrom("analytics.prices").select("security_id").where("security_id", "=", "sec_ok").execute(),
+    ).toEqual([]);
+  });
+
+  it("a batch with refused documents: the rest arrive, each refused one is reported with the engine's message and counted as projected", async () => {
+    const opened: DataQualityCandidate[] = [];
+    const use = new ProjectChanges({
+      store,
+      log: new Logger("error", () => undefined),
+      exceptions: { open: (c) => Promise.resolve(opened.push(...c)) },
+    });
+    const doc = (n: number, fields: Record<string, unknown> = {}) => ({
+      id: "2024-03-01|close|vendor",
+      _lsn: 100 + n,
+      _ts: 1_700_000_100,
+      docType: "price",
+      securityId: `sec_batch_${n}`,
+      date: "2024-03-01",
+      price: 2.5,
+      currency: "EUR",
+      type: "close",
+      source: "vendor",
+      ...fields,
+    });
+    const before = await pricesCounted();
+    const documents = Array.from({ length: 200 }, (_, n) =>
+      n === 17 ? doc(n, { date: "0000-01-01" }) : n === 150 ? doc(n, { date: "2024-02-30" }) : doc(n),
+    );
+    expect(await use.execute({ source: "prices", documents })).toEqual({
+      applied: 200,
+      unchanged: 0,
+      skipped: 0,
+      rejected: 2,
+    });
+    const stored = await db
+      .selectFrom("analytics.prices")
+      .select("security_id")
+      .where("security_id", "like", "sec_batch_%")
+      .execute();
+    expect(stored).toHaveLength(198);
+    expect(opened.map((c) => [c.entity.id, c.message])).toEqual([
+      ["sec_batch_17|2024-03-01|close|vendor", expect.stringMatching(/out of range: "0000-01-01"/) as string],
+      ["sec_batch_150|2024-03-01|close|vendor", expect.stringMatching(/out of range: "2024-02-30"/) as string],
+    ]);
+    // Every document counts as projected: the settings answer is not stuck at "backfilling".
+    expect(await pricesCounted()).toBe(before + 200);
+    // Delivered again (a crash before the checkpoint): the refused versions are recorded, so nothing is refused or reported again.
+    expect(await use.execute({ source: "prices", documents })).toEqual({
+      applied: 0,
+      unchanged: 200,
+      skipped: 0,
+      rejected: 0,
+    });
+    expect(opened).toHaveLength(2);
+  });
+
+  it("a failure that is not the data's (the database unreachable) is not a refusal: the batch is left to be delivered again", async () => {
+    const closed = postgresReplica({
+      host: "127.0.0.1",
+      port: await freePort(),
+      database: "analytics",
+      user: "x",
+      password: "y",
+    });
+    const unreachable = new KyselyReplicaStore({
+      engine: "postgres",
+      db: () => Promise.resolve(closed),
+      ensureSchema: () => Promise.resolve(),
+      clock: { now: () => new Date() },
+    });
+    const failure = await unreachable.apply([priceOf("sec_x", 1)]).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(ReplicaRejected);
+    await closed.destroy();
+  });
+
+  it("a replica made by the previous version comes up: decimals take their new places (values kept), keys, views and descriptions are added, and a second start has nothing to do", async () => {
+    const admin = (database: string) =>
+      postgresReplica({ host: "127.0.0.1", port, database, user: "replica_admin", password: PASSWORD });
+    await sql.raw("CREATE DATABASE previous").execute(db);
+    const previous = admin("previous");
+    try {
+      // The previous version's tables: the same definitions with its decimal places, no keys, views or descriptions.
+      const previousType = (t: ColumnType): string =>
+        t.kind === "decimal" && t.scale !== 10 && t.of !== "weight"
+          ? `decimal(38, ${{ money: 12, quantity: 20, price: 28, "FX rate": 26 }[t.of] ?? t.scale})`
+          : columnTypeText("postgres", t);
+      await sql.raw("CREATE SCHEMA analytics; CREATE SCHEMA replica").execute(previous);
+      for (const t of allTables.filter((t) => t.name !== "logins" && t.name !== "schema_objects"))
+        await sql
+          .raw(
+            `CREATE TABLE ${t.schema}.${t.name} (${t.columns.map((c) => `${c.name} ${previousType(c.type)}${c.nullable ? "" : " NOT NULL"}`).join(", ")}, PRIMARY KEY (${t.primaryKey.join(", ")}))`,
+          )
+          .execute(previous);
+      await sql
+        .raw(
+          `INSERT INTO analytics.prices VALUES ('sec_1', NULL, '2024-03-01', 'close', 101.2500000000000000000000000001, 'EUR', 'vendor');
+           INSERT INTO analytics.holdings VALUES ('p1', '2024-03-01', 'sec_1', NULL, 10.5, 101.25, '2024-03-01', 'close', 'EUR', 1, 1063.13, 1);
+           INSERT INTO analytics.valuations VALUES ('p1', '2024-03-01', 'EUR', 1063.13, now());
+           INSERT INTO analytics.securities VALUES ('sec_1', NULL, NULL, NULL, NULL, NULL, 'One', 'equity', 'EUR', NULL, NULL, NULL, 'active', now(), now())`,
+        )
+        .execute(previous);
+
+      await migrateReplicaSchema(previous, "postgres", "previous");
+
+      const { rows } = await sql<{ column_name: string; numeric_scale: number }>`
+        SELECT column_name, numeric_scale FROM information_schema.columns
+        WHERE table_schema = 'analytics' AND table_name = 'prices' AND column_name = 'price'`.execute(previous);
+      expect(rows).toEqual([{ column_name: "price", numeric_scale: 12 }]);
+      expect(
+        (await sql<{ price: string }>`SELECT price::text AS price FROM analytics.prices`.execute(previous)).rows,
+      ).toEqual([{ price: "101.250000000000" }]);
+      expect(
+        (
+          await sql<
+            Record<string, unknown>
+          >`SELECT portfolio_id, security_name, asset_class, quantity::text AS quantity FROM analytics.latest_holdings`.execute(
+            previous,
+          )
+        ).rows,
+      ).toEqual([{ portfolio_id: "p1", security_name: "One", asset_class: "equity", quantity: "10.500000000000" }]);
+      expect(migrationPlan(previous, "postgres", await readCatalog(previous, "postgres"))).toEqual([]);
+    } finally {
+      await previous.destroy();
+    }
   });
 });

@@ -1,8 +1,18 @@
+import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import type { Client } from "pg";
+import { analyticsTables } from "../shared/domain/replica/analytics-tables";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
-import { createPortfolio, createSecurities, imported, securityRecord, whenValued } from "./investment-fixtures";
+import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
+import {
+  COSMOS_KEY,
+  createPortfolio,
+  createSecurities,
+  holdingsOf,
+  imported,
+  securityRecord,
+  whenValued,
+} from "./investment-fixtures";
 import {
   biClient,
   newLogin,
@@ -330,31 +340,66 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
     expect(exact.map((r) => r.price.replace(/0+$/, ""))).toEqual(["99.123456789"]);
   });
 
-  it("a login reads analytics and nothing else: writes, DDL, temporary tables, other schemas and databases are refused by the database, even in a read-write transaction", async () => {
-    const refused = async (statement: string): Promise<void> => {
-      await expect(bi.query(statement), statement).rejects.toMatchObject({ code: "42501" });
+  it("a login reads analytics and nothing else: writes, DDL, temporary tables, large objects, advisory locks, notifications, WAL messages, row locks, other schemas and databases are refused by the database, even in a read-write transaction", async () => {
+    const refused = async (statement: string, client: Client = bi): Promise<void> => {
+      await expect(client.query(statement), statement).rejects.toMatchObject({ code: "42501" });
     };
     await refused(
       "INSERT INTO analytics.jobs (id, source, data_type, status, received, accepted, rejected, started_at) VALUES ('x', 'api', 'prices', 'completed', 0, 0, 0, now())",
     );
     await refused("UPDATE analytics.portfolios SET name = 'changed'");
     await refused("DELETE FROM analytics.prices");
+    await refused("TRUNCATE analytics.prices");
     await refused("CREATE TABLE analytics.mine (a int)");
     await refused("ALTER TABLE analytics.jobs ADD COLUMN mine int");
     await refused("DROP TABLE analytics.jobs");
     await refused("CREATE SCHEMA mine");
     await refused("CREATE TABLE public.mine (a int)");
     await refused("CREATE TEMPORARY TABLE mine (a int)");
+    await refused("CREATE VIEW analytics.mine AS SELECT 1");
+    await refused("CREATE FUNCTION analytics.mine() RETURNS int LANGUAGE sql AS 'SELECT 1'");
+    await refused("COMMENT ON TABLE analytics.prices IS 'mine'");
     await refused("SELECT * FROM replica.documents");
+    await refused("SELECT * FROM replica.logins");
+    // Writes that are not INSERT/UPDATE/DELETE: large objects, WAL messages, shared locks, the notification queue.
+    await refused("SELECT lo_from_bytea(0, 'data that would stay')");
+    await refused("SELECT lo_create(0)");
+    await refused("SELECT lo_import('/etc/hostname')");
+    await refused("SELECT pg_logical_emit_message(true, 'x', 'unbounded')");
+    await refused("SELECT pg_advisory_lock(1)");
+    await refused("SELECT pg_try_advisory_lock(1, 2)");
+    await refused("SELECT pg_advisory_xact_lock_shared(1)");
+    await refused("SELECT pg_notify('channel', 'payload')");
+    await refused("SELECT pg_current_xact_id()");
+    await refused("SELECT * FROM analytics.prices FOR UPDATE");
+    await refused("SELECT * FROM analytics.prices FOR SHARE");
+    await bi.query("BEGIN");
+    await refused("LOCK TABLE analytics.prices IN EXCLUSIVE MODE");
+    await bi.query("ROLLBACK");
     await bi.query("BEGIN READ WRITE");
     await refused("DELETE FROM analytics.prices");
     await bi.query("ROLLBACK");
+    // What it may change of itself lifts nothing: not its connection limit, not its rights.
+    const self = (await bi.query<{ u: string }>("SELECT current_user AS u")).rows[0]?.u ?? "";
+    await refused(`ALTER ROLE "${self}" CONNECTION LIMIT 100`);
+    await refused(`ALTER ROLE "${self}" SUPERUSER`);
+    await refused(`ALTER ROLE "${self}" CREATEROLE`);
+    await refused(`GRANT replica_reader TO "${self}"`);
     expect((await bi.query("SELECT count(*) AS n FROM analytics.prices")).rows[0]).toEqual({
       n: expect.any(Number) as number,
     });
     const login = await newLogin(token, "other databases");
     for (const database of ["postgres", "template1"])
       await expect(biClient({ ...details, database }, login)).rejects.toMatchObject({ code: "42501" });
+    // Its own session defaults and password are every role's to change in PostgreSQL: changed, they grant no write.
+    const own = await biClient(details, login);
+    await own.query(`ALTER ROLE "${login.username}" SET default_transaction_read_only = off`);
+    await own.query(`ALTER ROLE "${login.username}" PASSWORD 'Another-password-1234'`);
+    await own.end();
+    const again = await biClient(details, { ...login, password: "Another-password-1234" });
+    await refused("DELETE FROM analytics.prices", again);
+    await refused("SELECT lo_from_bytea(0, 'x')", again);
+    await again.end();
   });
 
   it("logins are listed without passwords; a rotated password replaces the old one; a deleted login can no longer connect and its session ends", async () => {
@@ -365,14 +410,21 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
       id: login.id,
       name: "Excel",
       username: login.username,
+      connectionLimit: 10,
+      statementTimeoutSeconds: 60,
       createdAt: expect.any(String) as string,
       updatedAt: expect.any(String) as string,
     });
     expect(listed.text).not.toContain(login.password);
     expect(listed.text).not.toMatch(/"password"/);
 
+    const before = await biClient(details, login);
+    expect((await before.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     const rotated = await call("POST", `/api/v1/settings/replica/logins/${login.id}/rotate-password`, { token });
     expect(rotated.status, rotated.text).toBe(200);
+    // The session the old password opened ends with it.
+    await expect(before.query("SELECT 1")).rejects.toThrow();
+    await before.end().catch(() => undefined);
     expect(rotated.headers.get("cache-control")).toBe("no-store");
     const fresh = rotated.body.data as { username: string; password: string };
     expect(fresh.password).not.toBe(login.password);
@@ -392,6 +444,275 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
     const invalid = await call("POST", "/api/v1/settings/replica/logins", { token, body: { name: "" } });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.details[0].field).toBe("name");
+  });
+
+  it("each login has a connection limit and a statement time limit (defaults 10 and 60 s), set at creation and by PATCH, validated", async () => {
+    const created = await call("POST", "/api/v1/settings/replica/logins", {
+      token,
+      body: { name: "Tableau", connectionLimit: 4, statementTimeoutSeconds: 300 },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data).toMatchObject({ name: "Tableau", connectionLimit: 4, statementTimeoutSeconds: 300 });
+    const id = created.body.data.id as string;
+    const patched = await call("PATCH", `/api/v1/settings/replica/logins/${id}`, {
+      token,
+      body: { statementTimeoutSeconds: 120 },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data).toMatchObject({ id, connectionLimit: 4, statementTimeoutSeconds: 120 });
+    const listed = (await call("GET", "/api/v1/settings/replica/logins", { token })).body.data as { id: string }[];
+    expect(listed.find((l) => l.id === id)).toMatchObject({ connectionLimit: 4, statementTimeoutSeconds: 120 });
+    for (const [body, field] of [
+      [{ connectionLimit: 0 }, "connectionLimit"],
+      [{ statementTimeoutSeconds: 3601 }, "statementTimeoutSeconds"],
+      [{ connectionLimit: 1.5 }, "connectionLimit"],
+      [{ name: "renamed" }, ""],
+    ] as const) {
+      const reply = await call("PATCH", `/api/v1/settings/replica/logins/${id}`, { token, body });
+      expect(reply.status, JSON.stringify(body)).toBe(422);
+      if (field !== "") expect(reply.body.error.details[0].field).toBe(field);
+    }
+    expect((await call("PATCH", `/api/v1/settings/replica/logins/${id}`, { token, body: {} })).status).toBe(422);
+    expect(
+      (await call("PATCH", "/api/v1/settings/replica/logins/rl_missing", { token, body: { connectionLimit: 2 } }))
+        .status,
+    ).toBe(404);
+  });
+
+  it("one login cannot take every connection: its limit + 1 is refused while other logins still connect; a lowered limit ends its newest sessions", async () => {
+    const created = await call("POST", "/api/v1/settings/replica/logins", {
+      token,
+      body: { name: "Greedy", connectionLimit: 2 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const greedy = created.body.data as { id: string; username: string; password: string };
+    const first = await biClient(details, greedy);
+    const second = await biClient(details, greedy);
+    await expect(biClient(details, greedy)).rejects.toMatchObject({ code: "53300" });
+    const other = await biClient(details, await newLogin(token, "Still connects"));
+    expect((await other.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await other.end();
+
+    const lowered = await call("PATCH", `/api/v1/settings/replica/logins/${greedy.id}`, {
+      token,
+      body: { connectionLimit: 1 },
+    });
+    expect(lowered.status, lowered.text).toBe(200);
+    // The watchdog (a timer every 5 s) ends the newest session beyond the new limit; the oldest stays.
+    await vi.waitFor(() => expect(second.query("SELECT 1")).rejects.toThrow(), { timeout: 20_000, interval: 500 });
+    expect((await first.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await expect(biClient(details, greedy)).rejects.toMatchObject({ code: "53300" });
+    await first.end();
+    await second.end().catch(() => undefined);
+  });
+
+  it("a statement past its login's time limit is stopped, even after SET statement_timeout = 0 and ALTER ROLE self SET statement_timeout = 0", async () => {
+    const created = await call("POST", "/api/v1/settings/replica/logins", {
+      token,
+      body: { name: "Slow", statementTimeoutSeconds: 2 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const slow = created.body.data as { username: string; password: string };
+    const session = await biClient(details, slow);
+    expect((await session.query("SHOW statement_timeout")).rows).toEqual([{ statement_timeout: "2s" }]);
+    // Lifting the limit for this session and as its own default: every PostgreSQL role may.
+    await session.query("SET statement_timeout = 0");
+    await session.query(`ALTER ROLE "${slow.username}" SET statement_timeout = 0`);
+    const started = Date.now();
+    await expect(session.query("SELECT pg_sleep(120)")).rejects.toMatchObject({ code: "57014" });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(2000);
+    expect(took).toBeLessThan(30_000);
+    await session.end();
+    // The watchdog put its default back: a new session starts limited again.
+    await vi.waitFor(
+      async () => {
+        const fresh = await biClient(details, slow);
+        try {
+          expect((await fresh.query("SHOW statement_timeout")).rows).toEqual([{ statement_timeout: "2s" }]);
+        } finally {
+          await fresh.end();
+        }
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+  }, 60_000);
+
+  it("as a BI tool sees it: every table, view, function and column described in the catalogue (the table reference's words), foreign keys to portfolios and securities, and the views of latest holdings and holdings as of a date", async () => {
+    const described = new Map(
+      (
+        await bi.query<{ object: string; column: string | null; description: string | null }>(
+          `SELECT c.relname AS object, NULL AS column, obj_description(c.oid, 'pg_class') AS description
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'analytics' AND c.relkind IN ('r', 'v')
+           UNION ALL
+           SELECT c.relname, a.attname, col_description(c.oid, a.attnum)
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+             WHERE n.nspname = 'analytics' AND c.relkind IN ('r', 'v')
+           UNION ALL
+           SELECT p.proname, NULL, obj_description(p.oid, 'pg_proc')
+             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'analytics'`,
+        )
+      ).rows.map((r) => [`${r.object}.${r.column ?? ""}`, r.description]),
+    );
+    const plain = (text: string): string => text.replace(/`/g, "");
+    for (const table of analyticsTables) {
+      expect(described.get(`${table.name}.`), table.name).toBe(plain(table.description));
+      for (const column of table.columns)
+        expect(described.get(`${table.name}.${column.name}`), `${table.name}.${column.name}`).toBe(
+          plain(column.description),
+        );
+    }
+    for (const [key, description] of described)
+      expect(description, `${key} has a description`).toEqual(expect.any(String));
+
+    // The keys, through information_schema as BI tools read them (referencing column → referenced column).
+    const { rows: keys } = await bi.query<{ from: string; to: string }>(
+      `SELECT k.table_name || '.' || k.column_name AS "from", u.table_name || '.' || u.column_name AS "to"
+         FROM information_schema.referential_constraints r
+         JOIN information_schema.key_column_usage k ON k.constraint_name = r.constraint_name AND k.constraint_schema = r.constraint_schema
+         JOIN information_schema.key_column_usage u ON u.constraint_name = r.unique_constraint_name AND u.constraint_schema = r.unique_constraint_schema
+           AND u.ordinal_position = k.position_in_unique_constraint
+        WHERE r.constraint_schema = 'analytics' ORDER BY 1`,
+    );
+    expect(keys).toEqual(
+      [
+        ["holdings.portfolio_id", "portfolios.id"],
+        ["holdings.security_id", "securities.id"],
+        ["positions.portfolio_id", "portfolios.id"],
+        ["positions.security_id", "securities.id"],
+        ["prices.security_id", "securities.id"],
+        ["transactions.portfolio_id", "portfolios.id"],
+        ["transactions.security_id", "securities.id"],
+        ["valuations.portfolio_id", "portfolios.id"],
+      ].map(([from, to]) => ({ from, to })),
+    );
+    // Declared, not enforced: the replica is fed per container, a holding may arrive before its security.
+    expect(
+      (
+        await bi.query(
+          "SELECT DISTINCT conenforced FROM pg_constraint WHERE contype = 'f' AND connamespace = 'analytics'::regnamespace",
+        )
+      ).rows,
+    ).toEqual([{ conenforced: false }]);
+    expect(
+      (await bi.query("SELECT table_name FROM information_schema.views WHERE table_schema = 'analytics'")).rows,
+    ).toEqual([{ table_name: "latest_holdings" }]);
+    expect(
+      (await bi.query("SELECT routine_name FROM information_schema.routines WHERE routine_schema = 'analytics'")).rows,
+    ).toEqual([{ routine_name: "holdings_as_of" }]);
+
+    // What they answer: the API's holdings of each portfolio's latest valuation, and as of a date, named.
+    const shown = (view: {
+      holdings: {
+        securityId: string;
+        quantity: number;
+        marketValue: number | null;
+        name: string;
+        assetClass: string;
+      }[];
+    }) =>
+      view.holdings
+        .map((h) => ({
+          security_id: h.securityId,
+          security_name: h.name,
+          asset_class: h.assetClass,
+          quantity: h.quantity,
+          market_value: h.marketValue,
+        }))
+        .sort((x, y) => (x.security_id < y.security_id ? -1 : 1));
+    const latest = await holdingsOf(token, ids.a);
+    expect(
+      (
+        await bi.query(
+          "SELECT security_id, security_name, asset_class, quantity, market_value FROM analytics.latest_holdings WHERE portfolio_id = $1 ORDER BY security_id",
+          [ids.a],
+        )
+      ).rows,
+    ).toEqual(shown(latest));
+    expect(
+      (await bi.query("SELECT DISTINCT date FROM analytics.latest_holdings WHERE portfolio_id = $1", [ids.a])).rows,
+    ).toEqual([{ date: latest.date }]);
+    const asOf = await holdingsOf(token, ids.a, "date=2024-03-01");
+    expect(
+      (
+        await bi.query(
+          "SELECT security_id, security_name, asset_class, quantity, market_value FROM analytics.holdings_as_of('2024-03-03') WHERE portfolio_id = $1 ORDER BY security_id",
+          [ids.a],
+        )
+      ).rows,
+    ).toEqual(shown(asOf));
+  });
+
+  it("one document never halts the replica: documents no engine can hold (NUL in a name, a year-0 date, a number beyond its column) are skipped with a REPLICA_REJECTED exception, and the rows after them still arrive", async () => {
+    // Written straight into the Cosmos stand-in, as data stored before the API refused such values.
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const database = cosmos.database("investment-data");
+    const { resource: portfolio } = await database
+      .container("portfolios")
+      .item(ids.b, ids.b)
+      .read<Record<string, unknown>>();
+    const { resources: prices } = await database
+      .container("prices")
+      .items.query<Record<string, unknown>>({
+        query: "SELECT * FROM c WHERE c.securityId = @s AND c.docType = 'price'",
+        parameters: [{ name: "@s", value: ids.s1 }],
+      })
+      .fetchAll();
+    const price = prices[0];
+    expect(portfolio).toBeDefined();
+    expect(price).toBeDefined();
+    const strip = ({ _rid, _self, _etag, _attachments, _ts, ...doc }: Record<string, unknown>) => doc;
+    await database.container("portfolios").items.upsert({ ...strip(portfolio ?? {}), name: "Poisoned\u0000name" });
+    const poisoned = [
+      { ...strip(price ?? {}), id: "0000-01-01|close|poison", date: "0000-01-01", source: "poison" },
+      { ...strip(price ?? {}), id: "2024-03-06|close|poison", date: "2024-03-06", source: "poison", price: 1e40 },
+    ];
+    for (const doc of poisoned) await database.container("prices").items.upsert(doc);
+    // After them, ordinary writes through the API.
+    const after = securityRecord({ ticker: "AFTER" });
+    await imported(token, "securities", { securities: [after] });
+    await imported(token, "prices", {
+      prices: [{ isin: after.isin, date: "2024-03-07", price: 12.5, currency: "EUR", type: "close", source: "vendor" }],
+    });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await bi.query("SELECT price FROM analytics.prices WHERE isin = $1 AND date = '2024-03-07'", [after.isin]))
+            .rows,
+        ).toEqual([{ price: 12.5 }]),
+      { timeout: 30_000, interval: 250 },
+    );
+    const rejected = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", "/api/v1/exceptions?type=REPLICA_REJECTED&pageSize=200", { token });
+        expect(reply.status, reply.text).toBe(200);
+        const list = reply.body.data as { entity: { type: string; id: string }; message: string; severity: string }[];
+        expect(list).toHaveLength(3);
+        return list;
+      },
+      { timeout: 30_000, interval: 500 },
+    );
+    const about = (id: string) => rejected.find((e) => e.entity.id === id);
+    expect(about(ids.b)).toMatchObject({ entity: { type: "portfolio" }, severity: "error" });
+    expect(about(ids.b)?.message).toContain("portfolios.name holds a NUL character");
+    expect(about(`${ids.s1}|0000-01-01|close|poison`)?.message).toMatch(
+      /date\/time field value out of range: "0000-01-01"/,
+    );
+    expect(about(`${ids.s1}|2024-03-06|close|poison`)?.message).toContain(
+      "prices.price 1e+40 is beyond decimal(38, 12)",
+    );
+    // The portfolio keeps its previous version in the replica; the refused prices are not there.
+    expect((await bi.query("SELECT name FROM analytics.portfolios WHERE id = $1", [ids.b])).rows).toEqual([
+      { name: "Renamed" },
+    ]);
+    expect((await bi.query("SELECT count(*)::int AS n FROM analytics.prices WHERE source = 'poison'")).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it("the settings answer gives the connection details, status current with no lag, and the tables' row counts", async () => {

@@ -8,6 +8,7 @@ import { freePort } from "../local/launch";
 import { custodianPositionsFeed } from "./feed-fixtures";
 import { adminToken, call } from "./http";
 import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { observeEvents } from "./blob-events";
 import { ed25519KeyPair } from "../shared/adapters/sftp/ssh-key-pair";
 
 const BASE = "/api/v1/settings/feeds";
@@ -150,6 +151,56 @@ describe("SFTP drop (local runtime)", () => {
     await new Promise((r) => setTimeout(r, 500)); // waits to show that neither upload is stored
     expect(await inbound().getBlockBlobClient(`${login.id}/custodian-positions-dropped.csv`).exists()).toBe(false);
     expect(await inbound().getBlockBlobClient(`${login.id}/custodian-positions-gap.csv`).exists()).toBe(false);
+  });
+
+  it("an upload creates its file empty at open (SftpCreate) and fills it at close (SftpCommit): only the commit reaches ingestion", async () => {
+    const created = await call("POST", BASE, {
+      token,
+      body: { ...positionsCsv, status: "testing" },
+      base: runtime.baseUrl,
+    });
+    expect(created.status, created.text).toBe(201);
+    const login: Login = { id: created.body.data.id, ...created.body.data.sftp };
+    const events = await observeEvents(
+      runtime.env.STORAGE_CONNECTION_STRING ?? "",
+      `/blobServices/default/containers/inbound/blobs/${login.id}/`,
+    );
+    const jobs = async (): Promise<Record<string, unknown>[]> =>
+      (await call("GET", `/api/v1/jobs?feedId=${login.id}`, { token, base: runtime.baseUrl })).body.data;
+    const { conn, sftp } = await raw(login);
+    const handle = await new Promise<Buffer>((resolve, reject) =>
+      sftp.open("custodian-positions-slow.csv", "w", (e, h) => (e ? reject(e) : resolve(h))),
+    );
+    const blob = inbound().getBlockBlobClient(`${login.id}/custodian-positions-slow.csv`);
+    // As on Azure's endpoint: the file is there, empty, while the upload runs.
+    expect((await blob.getProperties()).contentLength).toBe(0);
+    const write = (data: Buffer, at: number): Promise<void> =>
+      new Promise((resolve, reject) =>
+        sftp.write(handle, data, 0, data.length, at, (e) => (e ? reject(e) : resolve())),
+      );
+    const half = Math.floor(fixture.length / 2);
+    await write(fixture.subarray(0, half), 0);
+    // Well past the blob host's poll: the empty file's event, had it reached ingestion, would have run by now.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await jobs()).toEqual([]);
+    expect((await blob.getProperties()).contentLength).toBe(0);
+    await write(fixture.subarray(half), half);
+    await new Promise<void>((resolve, reject) => sftp.close(handle, (e) => (e ? reject(e) : resolve())));
+    conn.end();
+    await expect
+      .poll(async () => (await jobs()).map((j) => [j.fileName, j.status]), { timeout: 30_000, interval: 100 })
+      .toEqual([["custodian-positions-slow.csv", "completed"]]);
+    // The storage events of the file: create and commit by SFTP, then ingestion moving it to archive.
+    await expect
+      .poll(async () => (await events.events()).map((e) => [e.eventType, e.data.api]), { timeout: 10_000 })
+      .toEqual([
+        ["Microsoft.Storage.BlobCreated", "SftpCreate"],
+        ["Microsoft.Storage.BlobCreated", "SftpCommit"],
+        ["Microsoft.Storage.BlobDeleted", "DeleteBlob"],
+      ]);
+    const [opened, committed] = await events.events();
+    expect(opened?.data.contentLength).toBe(0);
+    expect(committed?.data.contentLength).toBe(fixture.length);
   });
 
   it("wrong passwords and unknown users are refused alike", async () => {

@@ -51,8 +51,8 @@ describe("SFTP drop: hostile clients", () => {
     data?.remove();
   }, 60_000);
 
-  const inbound = () =>
-    BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "").getContainerClient("inbound");
+  const blobs = () => BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "");
+  const inbound = () => blobs().getContainerClient("inbound");
   const newFeed = async (fields: Record<string, unknown> = {}): Promise<Login> => {
     const reply = await call("POST", FEEDS, {
       token,
@@ -148,6 +148,62 @@ describe("SFTP drop: hostile clients", () => {
     }
     expect(await sftp.list("/")).toEqual([]);
     expect(await inboxOf(login.id)).toEqual([]);
+  });
+
+  it("a name with a noncharacter (U+FFFE and the rest) or an unpaired surrogate is refused at open, as control characters are", async () => {
+    const login = await newFeed();
+    const sftp = await connect(login);
+    const names: [string, string][] = [
+      ["custodian-positions-a\uFFFEb.csv", "U+FFFE"],
+      ["custodian-positions-a\uFFFFb.csv", "U+FFFF"],
+      ["custodian-positions-a\uFDD0b.csv", "U+FDD0"],
+      ["custodian-positions-a\u{10FFFE}b.csv", "U+10FFFE"],
+      // Not UTF-8 at all: the client sends what its encoder makes of it, which the server reads as U+FFFD.
+      ["custodian-positions-a\uD800b.csv", "U+FFFD"],
+    ];
+    for (const [name, problem] of names) {
+      await expect(sftp.put(fixture, name), JSON.stringify(name)).rejects.toThrow(
+        new RegExp(
+          `denied: a file name must be Unicode text without noncharacters .*; this one holds [^;]*${problem.replace("+", "\\+")}`,
+        ),
+      );
+    }
+    expect(await sftp.list("/")).toEqual([]);
+    expect(await inboxOf(login.id)).toEqual([]);
+  });
+
+  it("a blob named with U+FFFE put straight into inbound stops no other feed's files: it is refused with a failed job and quarantined", async () => {
+    const [bad, good] = [await newFeed({ status: "testing" }), await newFeed({ status: "testing" })];
+    const badName = "custodian-positions-a\uFFFEb.csv";
+    // Storage takes the name (the emulator does; nothing in the service writes it).
+    await inbound().getBlockBlobClient(`${bad.id}/${badName}`).upload(fixture, fixture.length);
+    const goodSftp = await connect(good);
+    await goodSftp.put(fixture, "custodian-positions-after.csv");
+    const jobOf = async (feedId: string): Promise<Record<string, unknown>> =>
+      vi.waitFor(
+        async () => {
+          const jobs = (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token, base: runtime.baseUrl })).body
+            .data as Record<string, unknown>[];
+          const done = jobs.find((j) => j.status !== "running");
+          assert.isDefined(done, `the job of feed ${feedId}`);
+          return done;
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+    expect(await jobOf(good.id)).toMatchObject({ fileName: "custodian-positions-after.csv", status: "completed" });
+    const refused = await jobOf(bad.id);
+    expect(refused).toMatchObject({
+      fileName: "custodian-positions-a\\u{fffe}b.csv",
+      status: "failed",
+      counts: { received: 0, accepted: 0, rejected: 0 },
+      errors: [
+        { field: "file", message: expect.stringMatching(/the file name holds the Unicode noncharacter U\+FFFE/) },
+      ],
+    });
+    // Out of the inbox, so the feed's own listing (SFTP, a resume) works again.
+    await expect.poll(() => inboxOf(bad.id), { timeout: 10_000 }).toEqual([]);
+    expect(await blobs().getContainerClient("quarantine").getBlobClient(`${bad.id}/${badName}`).exists()).toBe(true);
+    expect(await (await connect(bad)).list("/")).toEqual([]);
   });
 
   it("a file with U+2028 in its name that reaches the inbox another way (a blob upload) is ingested, not left there", async () => {
@@ -262,7 +318,7 @@ describe("SFTP drop: hostile clients", () => {
       });
     });
 
-  it("failed passwords back off per login name and per address, excess attempts are refused unchecked, and each failure is logged without the password", async () => {
+  it("failed passwords back off per address, whatever login name it tries; excess attempts are refused unchecked, and each failure is logged without the password", async () => {
     const victim = await newFeed();
     const other = await newFeed();
     const guesses = Array.from({ length: 6 }, (_, i) => `guess-${i}-Xq7w`);

@@ -1,3 +1,4 @@
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,7 +27,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 class CountingReceiver {
   readonly arrivals = new Map<string, number[]>();
+  /** The webhook-ids it answered 2xx, each once. */
+  readonly accepted = new Set<string>();
   onArrival: (distinct: number) => void = () => {};
+  /** The status to answer the `n`th arrival (1-based) of a delivery with. */
+  status: (n: number) => number = () => 200;
   private answering = 0;
   private readonly waiting: (() => void)[] = [];
   private server: Server | undefined;
@@ -38,12 +43,16 @@ class CountingReceiver {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { event: string };
+        let status = 200;
         if (envelope.event === "transaction.settled") {
           const id = String(req.headers["webhook-id"]);
-          this.arrivals.set(id, [...(this.arrivals.get(id) ?? []), Date.now()]);
+          const at = [...(this.arrivals.get(id) ?? []), Date.now()];
+          this.arrivals.set(id, at);
+          status = this.status(at.length);
+          if (status < 300) this.accepted.add(id);
           this.onArrival(this.arrivals.size);
         }
-        void this.paced(() => res.writeHead(200).end());
+        void this.paced(() => res.writeHead(status).end());
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
@@ -52,8 +61,10 @@ class CountingReceiver {
   }
 
   async down(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    const server = this.server;
+    if (server === undefined) return; // never started (its test skipped)
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 
   private async paced(answer: () => void): Promise<void> {
@@ -64,6 +75,33 @@ class CountingReceiver {
     this.answering--;
     this.waiting.shift()?.();
   }
+}
+
+/** Reads the store a killed runtime left (its Cosmos data folder). */
+async function atRest<T>(dataDir: string, container: string, query: string): Promise<T[]> {
+  const port = await freePort();
+  const standIn = await startDurableStandIn({ port, dir: join(dataDir, "cosmos") });
+  const cosmos = new CosmosClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    key: COSMOS_KEY,
+    connectionPolicy: { enableEndpointDiscovery: false },
+  });
+  try {
+    return (await cosmos.database("investment-data").container(container).items.query<T>(query).fetchAll()).resources;
+  } finally {
+    cosmos.dispose();
+    await standIn.close();
+  }
+}
+
+/**
+ * Every queue message lost, as when a queue dies with the process that held it: Azurite's queue
+ * store is removed while the runtime is down (the next start provisions empty queues).
+ */
+function loseQueueMessages(dataDir: string): void {
+  const dir = join(dataDir, "azurite");
+  for (const name of readdirSync(dir).filter((n) => n.includes("queue")))
+    rmSync(join(dir, name), { recursive: true, force: true });
 }
 
 /** Status of every delivery record, read from the store the killed runtime left (its Cosmos data folder). */
@@ -223,4 +261,141 @@ describe("webhook deliveries across a crash", () => {
       expect(pending.body.pagination.totalItems, summary).toBe(0);
     }
   }, 180_000);
+
+  it("kill -9 before the fan-out, mid fan-out and mid delivery, each time with every queue message lost: every delivery arrives", async () => {
+    const hooks = 20;
+    const events = 30;
+    const deliveries = hooks * events;
+    const dir = tempDir("ids-webhook-crash-points-");
+    const receiver = new CountingReceiver();
+    // Every first attempt is refused, so that each delivery also needs a retry through the deliveries queue.
+    receiver.status = (n) => (n === 1 ? 503 : 200);
+    await receiver.up();
+    const env = await runtimeEnv(dir.path, {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1,1,1,1,1,1",
+      OUTBOX_RELAY_SCHEDULE: "* * * * * *",
+      OUTBOX_RELAY_GRACE_SECONDS: "2",
+      FAN_OUT_SWEEP_GRACE_SECONDS: "2",
+      DELIVERIES_SWEEP_SCHEDULE: "* * * * * *",
+      DELIVERIES_SWEEP_GRACE_SECONDS: "2",
+    });
+    const crashed = async (runtime: Runtime): Promise<void> => {
+      await runtime.kill();
+      await childrenGone(dir.path);
+      loseQueueMessages(dir.path);
+    };
+    const started: Runtime[] = [];
+    const start = async (overrides: Record<string, string> = {}): Promise<Runtime> => {
+      const runtime = await startRuntime({ ...env, ...overrides });
+      started.push(runtime);
+      return runtime;
+    };
+    try {
+      // Before the fan-out: the events are stored and sent, then the process dies with their messages.
+      const first = await start({ "AzureWebJobs.events-fan-out.Disabled": "true" });
+      const token = await adminToken(first.baseUrl);
+      for (let i = 0; i < hooks; i++) {
+        const created = await call("POST", "/api/v1/settings/webhooks", {
+          base: first.baseUrl,
+          token,
+          body: { url: receiver.url, events: ["transaction.settled"], secret: newWebhookSecret() },
+        });
+        expect(created.status, created.text).toBe(201);
+      }
+      const portfolio = await call("POST", "/api/v1/portfolios", {
+        base: first.baseUrl,
+        token,
+        body: { code: `WHPOINTS-${Date.now()}`, name: "Crash points", clientId: "crash", baseCurrency: "EUR" },
+      });
+      const isin = newIsin();
+      await call("POST", "/api/v1/import/securities", {
+        base: first.baseUrl,
+        token,
+        body: { securities: [{ isin, name: "Crash points security", assetClass: "equity", currency: "EUR" }] },
+      });
+      const reply = await call("POST", "/api/v1/import/transactions", {
+        base: first.baseUrl,
+        token,
+        body: {
+          transactions: Array.from({ length: events }, (_, i) => ({
+            externalId: `wh-points-${i}`,
+            portfolioId: portfolio.body.data.id,
+            isin,
+            type: "buy",
+            status: "settled",
+            tradeDate: "2024-03-01",
+            settlementDate: "2024-03-05",
+            quantity: 1,
+            price: 10,
+            currency: "EUR",
+          })),
+        },
+      });
+      expect(reply.status, reply.text).toBe(200);
+      await crashed(first);
+      // Sent (by the import, and by the relay while nothing fanned them out), not one recorded as fanned out.
+      const outbox = await atRest<{ fanOut: string }>(
+        dir.path,
+        "events",
+        "SELECT c.fanOut FROM c WHERE c.docType = 'outbox' AND c.event = 'transaction.settled'",
+      );
+      expect(outbox).toHaveLength(events);
+      expect(outbox.every((e) => e.fanOut === "pending")).toBe(true);
+      expect(await deliveriesAtRest(dir.path)).toEqual(new Map());
+      expect(receiver.arrivals.size).toBe(0);
+
+      // Mid fan-out: the relay and the sweep send the events again; killed a third of the way through their first attempts.
+      const killWhen = async (runtime: Runtime, done: () => boolean, what: string): Promise<void> => {
+        await vi.waitFor(
+          () => {
+            if (!done())
+              throw new Error(`${what}: ${receiver.arrivals.size} arrived, ${receiver.accepted.size} accepted`);
+          },
+          { timeout: 60_000, interval: 20 },
+        );
+        await crashed(runtime);
+      };
+      const second = await start();
+      await killWhen(second, () => receiver.arrivals.size >= deliveries / 3, "a third of the first attempts");
+      const midFanOut = await deliveriesAtRest(dir.path);
+      expect(midFanOut.size).toBeLessThan(deliveries); // some events' fan-out had not run
+
+      // Mid delivery: fan-outs and retries resume; killed once half the deliveries were accepted.
+      const third = await start();
+      await killWhen(third, () => receiver.accepted.size >= deliveries / 2, "half the deliveries accepted");
+      expect(receiver.accepted.size).toBeLessThan(deliveries);
+
+      // Nothing lost: every delivery arrives and is recorded succeeded.
+      const fourth = await start();
+      await vi.waitFor(() => expect(receiver.accepted.size, `${receiver.arrivals.size} arrived`).toBe(deliveries), {
+        timeout: 60_000,
+        interval: 250,
+      });
+      const token4 = await adminToken(fourth.baseUrl);
+      const webhooks = await call("GET", "/api/v1/settings/webhooks?pageSize=100", {
+        base: fourth.baseUrl,
+        token: token4,
+      });
+      expect(webhooks.body.data).toHaveLength(hooks);
+      await vi.waitFor(
+        async () => {
+          for (const { id } of webhooks.body.data as { id: string }[]) {
+            const succeeded = await call(
+              "GET",
+              `/api/v1/settings/webhooks/${id}/deliveries?status=succeeded&event=transaction.settled&pageSize=1&page=1`,
+              { base: fourth.baseUrl, token: token4 },
+            );
+            expect(succeeded.body.pagination.totalItems).toBe(events);
+          }
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+      expect(receiver.arrivals.size).toBe(deliveries);
+    } finally {
+      await Promise.all(started.map((r) => r.stop()));
+      await receiver.down();
+      dir.remove();
+    }
+  }, 360_000);
 });

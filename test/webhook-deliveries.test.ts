@@ -556,14 +556,15 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
         interval: 100,
       })
       .toBe(2);
-    expect((await deliveryLog(id, "?event=webhook.test")).data.map((d: { id: string }) => d.id)).toEqual([
-      reply.body.data.id,
-    ]);
+    // The creation's webhook.test is the log's first entry; the one sent now comes after it.
+    const tests = (await deliveryLog(id, "?event=webhook.test")).data as { id: string; subject: string }[];
+    expect(tests.map((d) => d.id)).toEqual([reply.body.data.id, r.of("webhook.test")[0]!.headers["webhook-id"]]);
+    expect(tests.every((d) => d.subject === id)).toBe(true);
     expect((await deliveryLog(id, "?status=pending")).data).toEqual([]);
     const first = await deliveryLog(id, "?pageSize=1&cursor=");
     expect(first.error.code).toBe("INVALID_REQUEST");
     const page1 = await deliveryLog(id, "?pageSize=1&page=1");
-    expect(page1.pagination).toMatchObject({ page: 1, pageSize: 1, totalItems: 3, totalPages: 3 });
+    expect(page1.pagination).toMatchObject({ page: 1, pageSize: 1, totalItems: 4, totalPages: 4 });
     const all = [page1.data[0].id];
     let cursor = page1.pagination.nextCursor as string | null;
     while (cursor !== null) {
@@ -571,7 +572,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       all.push(page.data[0].id);
       cursor = page.pagination.nextCursor;
     }
-    expect(new Set(all).size).toBe(3);
+    expect(new Set(all).size).toBe(4);
     for (const item of page1.data) expect(item).not.toHaveProperty("attemptLog");
   }, 30_000);
 
@@ -600,4 +601,217 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
     ).toBeLessThan(500);
     expect((await call("GET", `/api/v1/settings/webhooks/${id}/deliveries`)).status).toBe(401);
   }, 20_000);
+
+  it("each attempt keeps what was sent and what came back (never a secret); the list shows the subject and filters by date", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    r.answer = (envelope, received): Answer => {
+      if (envelope.event !== "transaction.settled") return { status: 200 };
+      return received.filter((x) => x.envelope.id === envelope.id).length === 1
+        ? { status: 503, headers: { "x-receiver": "busy one" }, body: "x".repeat(5_000) }
+        : { status: 200, headers: { "content-type": "application/json" }, body: '{"ok":true}' };
+    };
+    await settledTransaction(portfolioId, isin);
+    const [first, second] = await vi.waitFor(
+      () => {
+        const got = settledFor(r);
+        expect(got).toHaveLength(2);
+        return got;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    const deliveryId = String(first!.headers["webhook-id"]);
+    const detail = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries/${deliveryId}`, { token });
+        expect(reply.body.data?.status).toBe("succeeded");
+        return reply.body.data;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    expect(detail.subject).toBe(first!.envelope.data.transactionId);
+    const [refused, accepted] = detail.attemptLog;
+    expect(refused).toMatchObject({
+      statusCode: 503,
+      request: {
+        headers: {
+          "webhook-id": deliveryId,
+          "webhook-timestamp": first!.headers["webhook-timestamp"],
+          "webhook-signature": first!.headers["webhook-signature"],
+          "content-type": "application/json",
+        },
+        body: first!.body,
+      },
+      response: { headers: { "x-receiver": "busy one" }, body: "x".repeat(4096), bodyTruncated: true },
+    });
+    expect(accepted).toMatchObject({
+      statusCode: 200,
+      request: { headers: { "webhook-signature": second!.headers["webhook-signature"] }, body: second!.body },
+      response: { headers: { "content-type": "application/json" }, body: '{"ok":true}' },
+    });
+    expect(JSON.stringify(detail)).not.toContain(r.secrets[0]!.slice("whsec_".length, "whsec_".length + 16));
+
+    // The list: each delivery with its subject, no log; from/to bound createdAt, inclusive, as times or days.
+    const created = detail.createdAt as string;
+    const listed = (q: string) =>
+      deliveryLog(id, `?event=transaction.settled&${q}`).then((b) => (b.data as { id: string }[]).map((d) => d.id));
+    expect((await deliveryLog(id, "?event=transaction.settled")).data[0]).toMatchObject({
+      id: deliveryId,
+      subject: detail.subject,
+    });
+    expect(await listed(`from=${encodeURIComponent(created)}`)).toEqual([deliveryId]);
+    expect(await listed(`to=${encodeURIComponent(created)}`)).toEqual([deliveryId]);
+    const later = new Date(Date.parse(created) + 1).toISOString();
+    expect(await listed(`from=${encodeURIComponent(later)}`)).toEqual([]);
+    const day = created.slice(0, 10);
+    expect(await listed(`from=${day}&to=${day}`)).toEqual([deliveryId]);
+    // Times compare as instants, not as text: a bound without milliseconds, or with an offset, means what it says.
+    const wholeSecond = created.slice(0, 19);
+    expect(await listed(`to=${wholeSecond}Z`)).toEqual(created.endsWith(".000Z") ? [deliveryId] : []);
+    expect(await listed(`from=${encodeURIComponent(`${wholeSecond}+00:00`)}`)).toEqual([deliveryId]);
+    expect(await listed("to=2020-01-01")).toEqual([]);
+    for (const q of ["from=2024-02-01&to=2024-01-01", "from=yesterday", "to=2024-13-01"]) {
+      const reply = await call("GET", `/api/v1/settings/webhooks/${id}/deliveries?${q}`, { token });
+      expect(reply.status, q).toBe(400);
+    }
+  }, 30_000);
+
+  it("Retry now sends a pending delivery at once, ahead of its schedule", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    r.answer = (envelope, received) =>
+      envelope.event === "transaction.settled" && received.filter((x) => x.envelope.id === envelope.id).length === 1
+        ? { status: 503, headers: { "Retry-After": "120" } }
+        : { status: 200 };
+    await settledTransaction(portfolioId, isin);
+    const pending = await vi.waitFor(
+      async () => {
+        const [delivery] = (await deliveryLog(id, "?status=pending&event=transaction.settled")).data;
+        assert.isDefined(delivery, "the delivery to wait for its retry");
+        return delivery;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    expect(Date.parse(pending.nextAttemptAt) - Date.now()).toBeGreaterThan(60_000);
+    const retried = await call("POST", `/api/v1/settings/webhooks/${id}/deliveries/${pending.id}/retry`, { token });
+    expect(retried.status).toBe(202);
+    expect(retried.body.data).toMatchObject({ id: pending.id, status: "pending", attempts: 1 });
+    await expect.poll(() => settledFor(r).length, { timeout: 10_000, interval: 100 }).toBe(2);
+    expect(new Set(settledFor(r).map((x) => x.headers["webhook-id"]))).toEqual(new Set([pending.id]));
+    await expect
+      .poll(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data[0]?.attempts, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(2);
+  }, 30_000);
+
+  it("recover sends every delivery that failed since T again, through the queue, oldest first, each once, with its own webhook-id", async () => {
+    const r = await receiver();
+    const id = await webhook(r, ["transaction.settled"]);
+    let healthy = false;
+    r.answer = (envelope) => ({ status: envelope.event === "webhook.test" || healthy ? 200 : 500 });
+    const since = new Date().toISOString();
+    for (let i = 0; i < 3; i++) await settledTransaction(portfolioId, isin);
+    const failed = await vi.waitFor(
+      async () => {
+        const log = (await deliveryLog(id, "?status=failed&event=transaction.settled")).data as {
+          id: string;
+          createdAt: string;
+        }[];
+        expect(log).toHaveLength(3);
+        return log;
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    const oldestFirst = [...failed].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((d) => d.id);
+    const before = settledFor(r).length;
+    healthy = true;
+    const bad = await call("POST", `/api/v1/settings/webhooks/${id}/recover`, { token, body: { since: "last week" } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].field).toBe("since");
+    const reply = await call("POST", `/api/v1/settings/webhooks/${id}/recover`, { token, body: { since } });
+    expect(reply.status, reply.text).toBe(202);
+    expect(reply.body).toEqual({ data: { count: 3 } });
+    await expect.poll(() => settledFor(r).length - before, { timeout: 15_000, interval: 100 }).toBe(3);
+    expect(
+      settledFor(r)
+        .slice(before)
+        .map((x) => x.headers["webhook-id"]),
+    ).toEqual(oldestFirst);
+    await expect
+      .poll(async () => (await deliveryLog(id, "?status=succeeded&event=transaction.settled")).data.length, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(3);
+    await sleep(2_000); // nothing is sent a second time
+    expect(settledFor(r).length - before).toBe(3);
+    const again = await call("POST", `/api/v1/settings/webhooks/${id}/recover`, { token, body: { since } });
+    expect(again.body).toEqual({ data: { count: 0 } });
+    expect((await call("POST", `/api/v1/settings/webhooks/wh_nope/recover`, { token, body: { since } })).status).toBe(
+      404,
+    );
+  }, 60_000);
+
+  it("a webhook whose every delivery failed for WEBHOOK_DISABLE_AFTER_DAYS is disabled with the reason; the list filters by status", async () => {
+    const cosmos = new CosmosClient({
+      endpoint: cosmosEndpoint(),
+      key: COSMOS_KEY,
+      connectionPolicy: { enableEndpointDiscovery: false },
+    });
+    const settings = cosmos.database("investment-data").container("settings");
+    const failingFor = async (webhookId: string, days: number): Promise<string> => {
+      const since = new Date(Date.now() - days * 86_400_000).toISOString();
+      const { resource } = await settings.item(webhookId, "webhook").read<Record<string, unknown>>();
+      await settings.item(webhookId, "webhook").replace({ ...resource, failingSince: since });
+      return since;
+    };
+    const down = await receiver();
+    const recent = await receiver();
+    const longFailing = await webhook(down, ["transaction.settled"]);
+    const shortFailing = await webhook(recent, ["transaction.settled"]);
+    for (const r of [down, recent])
+      r.answer = (envelope) => ({ status: envelope.event === "webhook.test" ? 200 : 500 });
+    const since = await failingFor(longFailing, 6); // what six days of failures left
+    const sinceRecent = await failingFor(shortFailing, 4);
+    await settledTransaction(portfolioId, isin);
+    const disabled = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", `/api/v1/settings/webhooks/${longFailing}`, { token });
+        expect(reply.body.data.status).toBe("disabled");
+        return reply.body.data;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    expect(disabled.disabledReason).toMatch(
+      new RegExp(`^every delivery failed for 5 days: no attempt succeeded since ${since.replace(/\./g, "\\.")}`),
+    );
+    expect(disabled.disabledReason).toContain("the endpoint answered 500");
+    const other = (await call("GET", `/api/v1/settings/webhooks/${shortFailing}`, { token })).body.data;
+    expect(other).toMatchObject({ status: "enabled", failingSince: sinceRecent });
+    expect(other).not.toHaveProperty("disabledReason");
+    const listed = async (status: string) => {
+      const ids: string[] = [];
+      for (let page = 1; ; page++) {
+        const reply = await call("GET", `/api/v1/settings/webhooks?status=${status}&pageSize=100&page=${page}`, {
+          token,
+        });
+        ids.push(...(reply.body.data as { id: string }[]).map((w) => w.id));
+        if (page >= reply.body.pagination.totalPages) return ids;
+      }
+    };
+    expect(await listed("disabled")).toContain(longFailing);
+    expect(await listed("disabled")).not.toContain(shortFailing);
+    expect(await listed("enabled")).toContain(shortFailing);
+    expect((await call("GET", "/api/v1/settings/webhooks?status=gone", { token })).status).toBe(400);
+    // Enabled again: no reason, and the failures are counted afresh.
+    const enabled = await call("PATCH", `/api/v1/settings/webhooks/${longFailing}`, {
+      token,
+      body: { status: "enabled" },
+    });
+    expect(enabled.body.data).not.toHaveProperty("disabledReason");
+    expect(enabled.body.data).not.toHaveProperty("failingSince");
+    cosmos.dispose();
+  }, 30_000);
 });

@@ -18,6 +18,8 @@ export interface Received {
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
+  /** The answer's body (none by default). */
+  body?: string;
   /** Sends the status line and headers at once, then the body at 1 byte/s until the sender hangs up. */
   trickle?: boolean;
 }
@@ -63,7 +65,7 @@ export class WebhookReceiver {
         this.received.push(received);
         const answer = this.answer(envelope, this.received);
         if (answer.trickle !== true) {
-          res.writeHead(answer.status, answer.headers ?? {}).end();
+          res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
           return;
         }
         res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });

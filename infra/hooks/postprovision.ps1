@@ -45,7 +45,11 @@ try {
     $query = @"
 IF DATABASE_PRINCIPAL_ID(N'$identity') IS NULL
   CREATE USER [$identity] FROM EXTERNAL PROVIDER WITH OBJECT_ID = '$principal';
-GRANT CREATE SCHEMA, CREATE TABLE, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [$identity];
+GRANT CREATE SCHEMA, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [$identity];
+GRANT VIEW DATABASE STATE, KILL DATABASE CONNECTION TO [$identity];
+IF DATABASE_PRINCIPAL_ID(N'replica_reader') IS NULL CREATE ROLE replica_reader;
+DENY EXECUTE ON sys.sp_getapplock TO replica_reader;
+DENY EXECUTE ON sys.sp_releaseapplock TO replica_reader;
 "@
     sqlcmd --server "tcp:$fqdn,1433" --database-name $database --authentication-method ActiveDirectoryAzCli --exit-on-error --query $query
     if ($LASTEXITCODE -ne 0) { Fail "postprovision: sqlcmd failed (exit code $LASTEXITCODE)" }

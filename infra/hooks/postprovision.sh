@@ -3,8 +3,12 @@
 # replica database. `CREATE USER … FROM EXTERNAL PROVIDER` needs a Microsoft Entra administrator's
 # connection, which Bicep cannot make; this runs as the deploying identity (the server's Entra
 # administrator, see preprovision) with sqlcmd (go-sqlcmd) and the Azure CLI's sign-in. The user may
-# create schemas, tables and roles and manage users: the app then creates the analytics schema, the
-# reader role and its grants itself, and the BI logins through the API. Safe to run again.
+# create schemas, tables, views, functions and roles and manage users: the app then creates the
+# analytics schema, the reader role's grants and the BI logins itself. It may also see every session
+# of the database and end one (VIEW DATABASE STATE, KILL DATABASE CONNECTION): the logins' watchdog
+# stops statements and sessions past a login's limits, which Azure SQL Database cannot enforce per
+# user. The reader role is denied application locks (sp_getapplock), which only an administrator can
+# deny. Safe to run again.
 set -eu
 
 if [ "${replicaEnabled:-false}" != "true" ]; then
@@ -37,6 +41,10 @@ trap 'az sql server firewall-rule delete --resource-group "$AZURE_RESOURCE_GROUP
 sqlcmd --server "tcp:$sqlServerFqdn,1433" --database-name "$replicaDatabaseName" --authentication-method ActiveDirectoryAzCli --exit-on-error --query "
 IF DATABASE_PRINCIPAL_ID(N'$managedIdentityName') IS NULL
   CREATE USER [$managedIdentityName] FROM EXTERNAL PROVIDER WITH OBJECT_ID = '$managedIdentityPrincipalId';
-GRANT CREATE SCHEMA, CREATE TABLE, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [$managedIdentityName];
+GRANT CREATE SCHEMA, CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE ROLE, ALTER ANY USER, ALTER ANY ROLE TO [$managedIdentityName];
+GRANT VIEW DATABASE STATE, KILL DATABASE CONNECTION TO [$managedIdentityName];
+IF DATABASE_PRINCIPAL_ID(N'replica_reader') IS NULL CREATE ROLE replica_reader;
+DENY EXECUTE ON sys.sp_getapplock TO replica_reader;
+DENY EXECUTE ON sys.sp_releaseapplock TO replica_reader;
 "
 echo "postprovision: $managedIdentityName is a user of $replicaDatabaseName on $sqlServerFqdn"

@@ -226,6 +226,7 @@ var settings = {
   RATE_LIMIT_PREMIUM_PER_DAY: string(rateLimitPremiumPerDay)
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
   FX_PIVOT_CURRENCIES: 'USD,EUR'
+  WEBHOOK_DISABLE_AFTER_DAYS: '5'
   // Each feed's SFTP login is a local user of the storage account (home inbound/<feedId>), port 22.
   SFTP_LOGINS: 'azure'
   STORAGE_ACCOUNT_RESOURCE_ID: storageAccountId

@@ -1,6 +1,7 @@
 // Service Bus namespace (Standard, Microsoft Entra ID only) with the queues of the asynchronous flows:
 // events (outbox -> fan-out), valuations (stale portfolio-dates -> revaluation) and deliveries
-// (fan-out -> webhook delivery), exports (claimed export runs) and blob-sources (blob source runs).
+// (fan-out -> webhook delivery), exports (claimed export runs), blob-sources (blob source runs) and
+// feed-files (inbound files handed to ingestion: a resumed feed's waiting files).
 // A message that fails maxDeliveryCount times is dead-lettered.
 
 @description('Name of the Service Bus namespace (6-50 letters, digits and hyphens, globally unique).')

@@ -5,7 +5,7 @@ import type { Logger } from "../../shared/logging";
 import { dirAttrs, fileAttrs, longname } from "./attributes";
 import type { SftpBackend, SftpDirectory, SftpFile, SftpName } from "./backend";
 import { InboxUpload } from "./inbox-upload";
-import { inboxPath, refusal, type InboxPath } from "./paths";
+import { contentTypeOf, inboxPath, refusal, type InboxPath } from "./paths";
 import { SftpRefusal, STATUS } from "./refusal";
 import type { UploadSlots } from "./upload-slots";
 
@@ -28,6 +28,8 @@ const denied = (): SftpRefusal =>
 /**
  * A feed's inbox as its SFTP login sees it: the blobs `inbound/<feedId>/<name>` as the files of `/`.
  * Uploads (whole, in order, names matching the feed's pattern), listings and removals; nothing else.
+ * Its storage requests name themselves as the SFTP endpoint's (sftp-server.ts), so the storage
+ * events they raise are SftpCreate, SftpCommit and SftpRemove, as in Azure.
  */
 export class InboxBackend implements SftpBackend {
   private readonly matches: (name: string) => boolean;
@@ -87,8 +89,8 @@ export class InboxBackend implements SftpBackend {
         "permission denied: the file name does not match the feed's file pattern",
       );
     const blob = this.blob(name);
-    if ((flags & OPEN_MODE.EXCL) !== 0 && (await blob.exists()))
-      throw new SftpRefusal(STATUS.FAILURE, "the file exists");
+    const exclusive = (flags & OPEN_MODE.EXCL) !== 0;
+    if (exclusive && (await blob.exists())) throw new SftpRefusal(STATUS.FAILURE, "the file exists");
     const full = this.options.slots.take(this.login);
     if (full !== undefined) {
       this.options.log.warn("sftp upload refused: too many open uploads", {
@@ -97,9 +99,28 @@ export class InboxBackend implements SftpBackend {
       });
       throw new SftpRefusal(STATUS.FAILURE, full);
     }
+    // As Azure's SFTP endpoint does (its SftpCreate event): the file exists, empty, from the open on.
+    // Its content arrives whole at the close (SftpCommit), the one event the file-drop trigger takes.
+    let created: string;
+    try {
+      created =
+        (
+          await blob.upload("", 0, {
+            blobHTTPHeaders: { blobContentType: contentTypeOf(name) },
+            metadata: { feedId: this.feed.id, source: "sftp" },
+            ...(exclusive ? { conditions: { ifNoneMatch: "*" } } : {}),
+          })
+        ).etag ?? "";
+    } catch (error) {
+      this.options.slots.release(this.login);
+      if (exclusive && error instanceof RestError && (error.statusCode === 409 || error.statusCode === 412))
+        throw new SftpRefusal(STATUS.FAILURE, "the file exists");
+      throw error;
+    }
     return new InboxUpload(name, blob, {
       feedId: this.feed.id,
       log: this.options.log,
+      created,
       release: () => this.options.slots.release(this.login),
       committed: (blobName) => this.options.committed(INBOUND, blobName),
     });

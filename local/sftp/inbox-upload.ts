@@ -1,4 +1,4 @@
-import type { BlockBlobClient } from "@azure/storage-blob";
+import { RestError, type BlockBlobClient } from "@azure/storage-blob";
 import type { Attributes } from "ssh2";
 import type { Logger } from "../../shared/logging";
 import { fileAttrs } from "./attributes";
@@ -13,11 +13,16 @@ export interface InboxUploadContext {
   log: Logger;
   /** Gives back the login's upload slot (upload-slots.ts), once the upload is committed or given up. */
   release: () => void;
-  /** Told once the upload is committed (visible in `inbound`). */
+  /** The ETag of the empty blob the open created: removed if the upload is given up, unless replaced meanwhile. */
+  created: string;
+  /** Told once the upload is committed (its content visible in `inbound`). */
   committed: (blobName: string) => void;
 }
 
-/** A file being uploaded into a feed's inbox: written whole, in order, visible once closed. */
+/**
+ * A file being uploaded into a feed's inbox: written whole, in order, its content visible once closed
+ * (until then the empty blob the open created; gone again if the upload is given up).
+ */
 export class InboxUpload implements SftpFile {
   private readonly upload: BlockUpload;
 
@@ -83,7 +88,10 @@ export class InboxUpload implements SftpFile {
     const upload = this.upload;
     try {
       await upload.settled();
-      if (upload.failed) throw new SftpRefusal(STATUS.FAILURE, "the upload failed; nothing was stored");
+      if (upload.failed) {
+        await this.removeEmpty();
+        throw new SftpRefusal(STATUS.FAILURE, "the upload failed; nothing was stored");
+      }
       await upload.commit({
         blobHTTPHeaders: { blobContentType: contentTypeOf(this.name) },
         metadata: { feedId: this.context.feedId, source: "sftp" },
@@ -100,9 +108,24 @@ export class InboxUpload implements SftpFile {
     this.context.committed(upload.blob.name);
   }
 
-  /** The channel closed before CLOSE: never committed; the slot and the memory go now. */
+  /** The channel closed before CLOSE: never committed; the slot and the memory go now, the empty blob soon after. */
   abandon(): void {
     this.upload.fail();
     this.context.release();
+    void this.removeEmpty();
+  }
+
+  /** Removes the empty blob the open created, unless another upload has replaced it since; never throws. */
+  private async removeEmpty(): Promise<void> {
+    try {
+      await this.upload.blob.deleteIfExists({ conditions: { ifMatch: this.context.created } });
+    } catch (error) {
+      if (error instanceof RestError && error.statusCode === 412) return; // replaced: not ours any more
+      this.context.log.warn("sftp upload given up: its empty file could not be removed", {
+        feedId: this.context.feedId,
+        fileName: this.name,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 }

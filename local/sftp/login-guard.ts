@@ -1,14 +1,21 @@
 /**
- * Backoff for password logins of the SFTP drop, per login name and per remote address: after a failed
- * password, the next password attempt for that name or from that address is checked only once a delay
- * has passed (the first failure's delay, doubling with each further failure, up to a maximum).
- * Attempts arriving within the delay queue one delay apart; one that would wait longer than the
- * maximum is refused without checking the password. A success clears the login name's failures; the
- * failures of a name or address are forgotten a quarter of an hour after the last one. Kept in this process's memory: the local runtime is one process (in
- * Azure the storage account's SFTP endpoint is the one that guards its logins).
+ * Backoff for password logins of the SFTP drop, per remote address: after a failed password from an
+ * address, its next password attempt (for any login name) is checked only once a delay has passed
+ * (the first failure's delay, doubling with each further failure, up to a maximum). Attempts arriving
+ * within the delay queue one delay apart; one that would wait longer than the maximum is refused
+ * without checking the password. An address's failures are forgotten a quarter of an hour after its
+ * last one. Kept in this process's memory: the local runtime is one process (in Azure the storage
+ * account's SFTP endpoint is the one that guards its logins).
+ *
+ * Nothing is keyed on the login name: whoever knows a feed's login name could then delay or lock out
+ * the provider's own logins from anywhere (eight wrong passwords from one address kept the real
+ * provider's login from another waiting 27 s, past common client timeouts). A key on name and address
+ * together would add nothing, as the address's own failures are at least as many. So a guesser is
+ * slowed at its address, whatever names it tries, and the provider elsewhere is not slowed at all;
+ * the passwords are long random secrets, so guesses spread over many addresses gain nothing that matters.
  */
 export interface LoginGuardSettings {
-  /** Seconds before a login name or address may try again after its first failed password. */
+  /** Seconds before an address may try again after its first failed password. */
   backoffSeconds: number;
   /** The longest delay, and the longest an attempt waits in the queue before it is refused unchecked. */
   maxBackoffSeconds: number;
@@ -22,7 +29,7 @@ interface Failures {
 }
 
 const FORGET_MS = 15 * 60 * 1000;
-/** Names and addresses remembered at most: a flood of made-up names must not grow memory without end. */
+/** Addresses remembered at most: a flood from many addresses must not grow memory without end. */
 const MAX_KEYS = 10_000;
 
 export class LoginGuard {
@@ -33,53 +40,45 @@ export class LoginGuard {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Ms to wait before checking this password attempt; undefined when it is refused unchecked. */
-  admit(login: string, address: string): number | undefined {
+  /** Ms to wait before checking a password attempt from this address; undefined when it is refused unchecked. */
+  admit(address: string): number | undefined {
     const now = this.now();
-    const keys = this.known(login, address);
-    const at = Math.max(now, ...keys.map((k) => k.nextSlot));
+    const f = this.known(address);
+    if (f === undefined || f.nextSlot <= now) return 0;
+    const at = f.nextSlot;
     if (at - now > this.settings.maxBackoffSeconds * 1000) return undefined;
     // Within a delay, attempts queue one delay apart (a burst over many connections gains nothing).
-    if (at > now) for (const k of keys) k.nextSlot = Math.max(k.nextSlot, at + this.delayMs(k.count));
+    f.nextSlot = at + this.delayMs(f.count);
     return at - now;
   }
 
-  /** Records a failed password; answers the larger failure count of the name and the address. */
-  failed(login: string, address: string): number {
+  /** Records a failed password from this address; answers its failure count. */
+  failed(address: string): number {
     const now = this.now();
-    let count = 0;
-    for (const key of [`login ${login}`, `address ${address}`]) {
-      const f = this.failures.get(key) ?? { count: 0, nextSlot: now, last: now };
-      this.failures.delete(key); // re-inserted last: the map's order is oldest first
-      f.count++;
-      f.last = now;
-      f.nextSlot = Math.max(f.nextSlot, now + this.delayMs(f.count));
-      this.failures.set(key, f);
-      count = Math.max(count, f.count);
-    }
+    const key = `address ${address}`;
+    const f = this.failures.get(key) ?? { count: 0, nextSlot: now, last: now };
+    this.failures.delete(key); // re-inserted last: the map's order is oldest first
+    f.count++;
+    f.last = now;
+    f.nextSlot = Math.max(f.nextSlot, now + this.delayMs(f.count));
+    this.failures.set(key, f);
     this.prune(now);
-    return count;
+    return f.count;
   }
 
-  /** How many names and addresses are remembered. */
+  /** How many addresses are remembered. */
   get remembered(): number {
     return this.failures.size;
   }
 
-  succeeded(login: string): void {
-    this.failures.delete(`login ${login}`);
-  }
-
-  private known(login: string, address: string): Failures[] {
-    const now = this.now();
-    const found: Failures[] = [];
-    for (const key of [`login ${login}`, `address ${address}`]) {
-      const f = this.failures.get(key);
-      if (f === undefined) continue;
-      if (now - f.last > FORGET_MS) this.failures.delete(key);
-      else found.push(f);
+  private known(address: string): Failures | undefined {
+    const key = `address ${address}`;
+    const f = this.failures.get(key);
+    if (f !== undefined && this.now() - f.last > FORGET_MS) {
+      this.failures.delete(key);
+      return undefined;
     }
-    return found;
+    return f;
   }
 
   private delayMs(count: number): number {

@@ -1,8 +1,10 @@
 /**
  * Paths as an SFTP login sees them: its inbox is `/`, holding files only. Anything else — `..`, a
- * subdirectory, a NUL, a name over 255 bytes, a name with a control character or a line or paragraph
- * separator — is refused, never resolved.
+ * subdirectory, a NUL, a name over 255 bytes, a name with a control character, a line or paragraph
+ * separator or a noncharacter — is refused, never resolved.
  */
+import { inboundNameProblem } from "../../shared/domain/inbound-name";
+
 export type InboxPath = { kind: "root" } | { kind: "file"; name: string };
 
 export const MAX_NAME_BYTES = 255;
@@ -14,11 +16,18 @@ export const MAX_NAME_BYTES = 255;
  */
 const BAD_NAME_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
 
-/** Why a file name cannot be in an inbox, or undefined when it can. */
+/**
+ * Why a file name cannot be in an inbox, or undefined when it can. Besides the controls and line
+ * separators, a name no store can hold (a noncharacter such as U+FFFE, or invalid UTF-8: see
+ * inbound-name.ts) is refused at open, before anything is stored under it.
+ */
 export function fileNameProblem(name: string): string | undefined {
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) return `a file name has at most ${MAX_NAME_BYTES} bytes`;
   if (BAD_NAME_CHARACTER.test(name))
     return "a file name must not hold control characters or line or paragraph separators (U+2028, U+2029)";
+  const unholdable = inboundNameProblem(name);
+  if (unholdable !== undefined)
+    return `a file name must be Unicode text without noncharacters (U+FFFE, U+FFFF, U+FDD0…U+FDEF, …); this one ${unholdable}`;
   return undefined;
 }
 

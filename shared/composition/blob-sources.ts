@@ -18,6 +18,7 @@ import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
 import type { BlobSourceRepository } from "../ports/blob-sources";
 import type { CoreServices } from "./core";
 import type { FeedServices } from "./feeds";
+import type { InvestmentServices } from "./investments";
 import { lazy } from "./lazy";
 
 /** Blob sources: customers' containers read on a schedule (managed identity; the emulator's key locally), copied into inbound. */
@@ -25,6 +26,7 @@ export class BlobSourceServices {
   constructor(
     private readonly core: CoreServices,
     private readonly feeds: FeedServices,
+    private readonly investments: InvestmentServices,
   ) {}
 
   readonly blobSourceRepository = lazy<BlobSourceRepository>(
@@ -83,6 +85,7 @@ export class BlobSourceServices {
         clock: this.core.clock,
         log: this.core.logger("blob-sources"),
         storage: this.core.serviceStorage(),
+        dataQuality: this.investments.dataQualityExceptions(),
       }),
   );
   readonly scheduleBlobSources = lazy(() => new ScheduleBlobSources({ scheduledRuns: this.scheduledRuns() }));

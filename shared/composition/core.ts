@@ -8,6 +8,7 @@ import { ServiceBusMessageBus } from "../adapters/queue/service-bus-bus";
 import { StorageQueueMessageBus } from "../adapters/queue/storage-queue-bus";
 import { EventPublisher } from "../app/events/event-publisher";
 import { RelayOutbox } from "../app/events/relay-outbox";
+import { SweepFanOut } from "../app/events/sweep-fan-out";
 import type { Config } from "../config";
 import { serviceStorageOf } from "../domain/service-storage";
 import { WebhookSecretCipher } from "../domain/webhook-secret-cipher";
@@ -72,6 +73,18 @@ export class CoreServices {
         bus: this.messageBus(),
         clock: this.clock,
         graceSeconds: this.config.OUTBOX_RELAY_GRACE_SECONDS,
+        batchSize: 100,
+        maxBatches: 20,
+      }),
+  );
+  /** Published events whose fan-out never completed, sent again on the relay's timer. */
+  readonly sweepFanOut = lazy(
+    () =>
+      new SweepFanOut({
+        outbox: this.outboxStore(),
+        bus: this.messageBus(),
+        clock: this.clock,
+        graceSeconds: this.config.FAN_OUT_SWEEP_GRACE_SECONDS,
         batchSize: 100,
         maxBatches: 20,
       }),

@@ -54,7 +54,13 @@ export class FeedServices {
   readonly listFeeds = lazy(() => new ListFeeds(this.settings()));
   readonly getFeed = lazy(() => new GetFeed(this.settings()));
   readonly updateFeed = lazy(
-    () => new UpdateFeed({ ...this.settings(), inbound: this.core.fileStore(), log: this.core.logger("feeds") }),
+    () =>
+      new UpdateFeed({
+        ...this.settings(),
+        inbound: this.core.fileStore(),
+        bus: this.core.messageBus(),
+        log: this.core.logger("feeds"),
+      }),
   );
   readonly deleteFeed = lazy(() => new DeleteFeed(this.settings()));
   readonly rotateFeedCredentials = lazy(() => new RotateFeedCredentials(this.settings()));

@@ -36,10 +36,10 @@ export class Composition {
     this.investments = new InvestmentServices(this.core);
     this.webhooks = new WebhookServices(this.core);
     this.feeds = new FeedServices(this.core, this.investments);
-    this.blobSources = new BlobSourceServices(this.core, this.feeds);
+    this.blobSources = new BlobSourceServices(this.core, this.feeds, this.investments);
     this.exports = new ExportServices(this.core, this.investments);
     this.console = new ConsoleServices(this.core);
-    this.replica = new ReplicaServices(this.core);
+    this.replica = new ReplicaServices(this.core, this.investments);
   }
 }
 

@@ -11,18 +11,24 @@ import type { ReplicaDb } from "../adapters/replica/replica-sql";
 import { SqlReplicaLogins } from "../adapters/replica/sql-replica-logins";
 import { CreateReplicaLogin } from "../app/replica/create-replica-login";
 import { DeleteReplicaLogin } from "../app/replica/delete-replica-login";
+import { EnforceReplicaLoginLimits } from "../app/replica/enforce-replica-login-limits";
 import { GetReplicaSettings } from "../app/replica/get-replica-settings";
 import { ListReplicaLogins } from "../app/replica/list-replica-logins";
 import { ProjectChanges } from "../app/replica/project-changes";
 import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
+import { UpdateReplicaLogin } from "../app/replica/update-replica-login";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
 import type { CoreServices } from "./core";
+import type { InvestmentServices } from "./investments";
 import { lazy, onceUntilSuccess } from "./lazy";
 
 /** The SQL replica (Enterprise plan): projection of the change feed, the settings answer, the logins. */
 export class ReplicaServices {
-  constructor(private readonly core: CoreServices) {}
+  constructor(
+    private readonly core: CoreServices,
+    private readonly investments: InvestmentServices,
+  ) {}
 
   private readonly log = lazy(() => this.core.logger("replica"));
 
@@ -61,7 +67,14 @@ export class ReplicaServices {
       }),
   );
 
-  readonly projectChanges = lazy(() => new ProjectChanges({ store: this.replicaStore(), log: this.log() }));
+  readonly projectChanges = lazy(
+    () =>
+      new ProjectChanges({
+        store: this.replicaStore(),
+        log: this.log(),
+        exceptions: this.investments.dataQualityExceptions(),
+      }),
+  );
   readonly getReplicaSettings = lazy(() => {
     const c = this.core.config;
     return new GetReplicaSettings({
@@ -97,4 +110,8 @@ export class ReplicaServices {
   readonly listReplicaLogins = lazy(() => new ListReplicaLogins(this.loginDeps()));
   readonly rotateReplicaLoginPassword = lazy(() => new RotateReplicaLoginPassword(this.loginDeps()));
   readonly deleteReplicaLogin = lazy(() => new DeleteReplicaLogin(this.loginDeps()));
+  readonly updateReplicaLogin = lazy(() => new UpdateReplicaLogin(this.loginDeps()));
+  readonly enforceReplicaLoginLimits = lazy(
+    () => new EnforceReplicaLoginLimits({ logins: this.loginDeps().logins, log: this.log() }),
+  );
 }

@@ -1,3 +1,4 @@
+import { CosmosDeliveryRecoveries } from "../adapters/cosmos/cosmos-delivery-recoveries";
 import { CosmosDeliveryRepository } from "../adapters/cosmos/cosmos-delivery-repository";
 import { CosmosSettingsRepository } from "../adapters/cosmos/cosmos-settings-repository";
 import { GuardedWebhookSender } from "../adapters/http/guarded-webhook-sender";
@@ -12,8 +13,10 @@ import { GetWebhook } from "../app/webhooks/get-webhook";
 import { GetWebhookDelivery } from "../app/webhooks/get-webhook-delivery";
 import { ListWebhookDeliveries } from "../app/webhooks/list-webhook-deliveries";
 import { ListWebhooks } from "../app/webhooks/list-webhooks";
+import { RecoverWebhookDeliveries } from "../app/webhooks/recover-webhook-deliveries";
 import { RetryWebhookDelivery } from "../app/webhooks/retry-webhook-delivery";
 import { RotateWebhookSecret } from "../app/webhooks/rotate-webhook-secret";
+import { RunDeliveryRecovery } from "../app/webhooks/run-delivery-recovery";
 import { SweepDeliveries } from "../app/webhooks/sweep-deliveries";
 import { TestWebhook } from "../app/webhooks/test-webhook";
 import { UpdateWebhook } from "../app/webhooks/update-webhook";
@@ -40,9 +43,11 @@ export class WebhookServices {
         this.core.secretCipher(),
         this.core.clock,
         this.core.config.AUTH_CLIENT_CACHE_SECONDS,
+        this.core.config.WEBHOOK_DISABLE_AFTER_DAYS,
       ),
   );
   readonly deliveryRepository = lazy(() => new CosmosDeliveryRepository(this.core.cosmos().container("deliveries")));
+  readonly deliveryRecoveries = lazy(() => new CosmosDeliveryRecoveries(this.core.cosmos().container("deliveries")));
   readonly deliveryAttempts = lazy(
     () =>
       new DeliveryAttempts({
@@ -60,6 +65,7 @@ export class WebhookServices {
   private readonly settings = lazy((): WebhookSettingsDeps => ({
     repository: this.webhookRepository(),
     sender: this.webhookSender(),
+    deliveries: this.deliveryRepository(),
     cipher: this.core.secretCipher(),
     clock: this.core.clock,
     onChange: (id) => this.webhookDirectory().forget(id),
@@ -77,12 +83,24 @@ export class WebhookServices {
     directory: this.webhookDirectory(),
     attempts: this.deliveryAttempts(),
     bus: this.core.messageBus(),
+    outbox: this.core.outboxStore(),
     clock: this.core.clock,
   }));
   readonly fanOutEvents = lazy(() => new FanOutEvents(this.delivering()));
   readonly deliverWebhooks = lazy(() => new DeliverWebhooks(this.delivering()));
   readonly sweepDeliveries = lazy(
-    () => new SweepDeliveries({ ...this.delivering(), graceSeconds: this.core.config.DELIVERIES_SWEEP_GRACE_SECONDS }),
+    () =>
+      new SweepDeliveries({
+        ...this.delivering(),
+        recoveries: this.deliveryRecoveries(),
+        graceSeconds: this.core.config.DELIVERIES_SWEEP_GRACE_SECONDS,
+      }),
+  );
+  readonly recoverWebhookDeliveries = lazy(
+    () => new RecoverWebhookDeliveries({ ...this.delivering(), recoveries: this.deliveryRecoveries() }),
+  );
+  readonly runDeliveryRecovery = lazy(
+    () => new RunDeliveryRecovery({ ...this.delivering(), recoveries: this.deliveryRecoveries() }),
   );
   readonly listWebhookDeliveries = lazy(() => new ListWebhookDeliveries(this.delivering()));
   readonly getWebhookDelivery = lazy(() => new GetWebhookDelivery(this.delivering()));

@@ -10,6 +10,7 @@ export const dataQualityTypeSchema = z.enum([
   "MISSING_FX_RATE",
   "NAV_MISMATCH",
   "VALUE_OUT_OF_RANGE",
+  "REPLICA_REJECTED",
 ]);
 export const dataQualitySeveritySchema = z.enum(["info", "warning", "error"]);
 export const dataQualityStatusSchema = z.enum(["open", "resolved"]);

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 
 /**
@@ -22,6 +21,3 @@ export function signWebhook(
     "webhook-signature": signatures.join(" "),
   };
 }
-
-/** A message id for a webhook POST that is not a delivery of an event (the verification at creation). */
-export const newMessageId = (): string => `msg_${randomBytes(16).toString("base64url")}`;

@@ -29,10 +29,14 @@ export const webhookSchema = z
     events: z.array(z.enum(eventNames)),
     description: z.string().nullable(),
     status: webhookStatusSchema,
-    disabledReason: z
-      .string()
-      .optional()
-      .meta({ description: "Why the service disabled it (a 410 answer); cleared by PATCH status enabled" }),
+    disabledReason: z.string().optional().meta({
+      description:
+        "While disabled by the service: why (a 410 answer, or every delivery failing for WEBHOOK_DISABLE_AFTER_DAYS); cleared by PATCH status enabled",
+    }),
+    failingSince: z.iso.datetime().optional().meta({
+      description:
+        "When the first failed attempt since the last delivered one was made: absent while deliveries succeed; the webhook is disabled once every delivery has failed for WEBHOOK_DISABLE_AFTER_DAYS",
+    }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -68,6 +72,15 @@ export type WebhookPatch = z.infer<typeof webhookPatchSchema>;
 
 export const webhookIdParams = z.object({ id: idParam(100) });
 
+/** `POST {id}/recover`: every delivery that ended failed since `since` is sent again. */
+export const webhookRecoverSchema = z
+  .strictObject({
+    since: z.iso
+      .datetime({ offset: true })
+      .meta({ description: "Deliveries that ended failed at or after this time are sent again (ISO 8601)" }),
+  })
+  .meta({ id: "WebhookRecover" });
+
 /** A secret as stored: encrypted (see WebhookSecretCipher), never the plain `whsec_` value. */
 export type SealedSecret = string;
 
@@ -82,14 +95,16 @@ export interface StoredWebhook extends Webhook {
 export const PREVIOUS_SECRET_HOURS = 24;
 
 export function toPublicWebhook(stored: StoredWebhook): Webhook {
-  const { id, url, events, description: d, status, disabledReason, createdAt, updatedAt } = stored;
+  const { id, url, events, description: d, status, disabledReason, failingSince, createdAt, updatedAt } = stored;
   return {
     id,
     url,
     events,
     description: d,
     status,
-    ...(disabledReason !== undefined ? { disabledReason } : {}),
+    // A reason belongs to a disabled webhook only, whatever a race between a disable and an enable left.
+    ...(disabledReason !== undefined && status === "disabled" ? { disabledReason } : {}),
+    ...(failingSince !== undefined ? { failingSince } : {}),
     createdAt,
     updatedAt,
   };

@@ -9,6 +9,14 @@ export interface DueDelivery extends DeliveryRef {
   nextAttemptAt: string;
 }
 
+/** Which deliveries a list shows: `from` and `to` bound `createdAt` (ISO times as stored, inclusive). */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  event?: DeliveryEventName;
+  from?: string;
+  to?: string;
+}
+
 /** Webhook delivery records (one partition per webhook, so a webhook's log is one partition). */
 export interface DeliveryRepository {
   /** Creates the record unless one with its id is there already; its version when this call created it, else undefined. */
@@ -31,11 +39,19 @@ export interface DeliveryRepository {
     change: (current: StoredDelivery) => StoredDelivery | undefined,
   ): Promise<StoredDelivery | undefined>;
   /** A webhook's deliveries, newest first. */
-  list(
+  list(webhookId: string, filter: DeliveryFilter, request: PageRequest): Promise<CursorPage<StoredDelivery>>;
+  /**
+   * A webhook's deliveries that ended failed within `window` (completedAt, inclusive), in the order they
+   * were created (deliveryOrder), after `after` ("" for the first), at most `limit`.
+   */
+  failedBetween(
     webhookId: string,
-    filter: { status?: DeliveryStatus; event?: DeliveryEventName },
-    request: PageRequest,
-  ): Promise<CursorPage<StoredDelivery>>;
+    window: { since: string; until: string },
+    after: string,
+    limit: number,
+  ): Promise<VersionedDelivery[]>;
+  /** How many deliveries failedBetween would list from the start. */
+  countFailedBetween(webhookId: string, window: { since: string; until: string }): Promise<number>;
   /** Up to `limit` pending deliveries of one webhook. */
   pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]>;
   /** Pending deliveries, of any webhook, due before `before`, a page of up to `pageSize` at a time (one query, continued). */

@@ -17,14 +17,8 @@ export interface FileStore {
   move(from: string, name: string, to: string): Promise<void>;
 }
 
-/** Listing files and announcing them again: a paused feed's inbox when the feed resumes. */
+/** Listing files: a paused feed's inbox when the feed resumes. */
 export interface FileListing {
   /** The names of the files in `container` whose names start with `prefix`. */
   list(container: string, prefix: string): AsyncIterable<string>;
-  /**
-   * Announces the file again with one more metadata entry, the others, its bytes and headers kept: a
-   * new version for a blob trigger (a new ETag; where the store can, a rewrite that raises
-   * BlobCreated). How a paused feed's waiting files are ingested when it resumes. False when gone.
-   */
-  touch(container: string, name: string, key: string, value: string): Promise<boolean>;
 }

@@ -1,9 +1,10 @@
 /** The queues between functions: Service Bus queues in Azure, Azurite storage queues locally. */
 /**
  * `events` (outbox → fan-out), `valuations` (stale portfolio-dates), `deliveries` (webhook attempts),
- * `exports` (claimed export runs), `blob-sources` (blob source runs to list and copy).
+ * `exports` (claimed export runs), `blob-sources` (blob source runs to list and copy), `feed-files`
+ * (inbound files handed to ingestion: a resumed feed's waiting files).
  */
-export const queueNames = ["events", "valuations", "deliveries", "exports", "blob-sources"] as const;
+export const queueNames = ["events", "valuations", "deliveries", "exports", "blob-sources", "feed-files"] as const;
 export type QueueName = (typeof queueNames)[number];
 
 export interface OutgoingMessage {

@@ -12,8 +12,8 @@ export interface SettingsRepository<T extends { id: string }> {
   update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
   /** False when it did not exist. */
   delete(id: string): Promise<boolean>;
-  /** By id, a page number or a cursor at a time, as every list. */
-  list(request: PageRequest): Promise<CursorPage<T>>;
+  /** By id, a page number or a cursor at a time, as every list; `where` keeps the items whose fields equal its values. */
+  list(request: PageRequest, where?: Readonly<Record<string, string>>): Promise<CursorPage<T>>;
   /** Every item of the kind (a cache fill; there are tens, not millions). */
   all(): Promise<T[]>;
 }

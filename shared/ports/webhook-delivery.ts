@@ -1,4 +1,6 @@
+import type { AttemptResponse } from "../domain/delivery-attempt";
 import type { EventName } from "../domain/events";
+import type { WebhookOutcome } from "../domain/webhook-health";
 
 /**
  * What the delivery side needs of a webhook: where to POST and the secrets to sign with, already
@@ -9,6 +11,8 @@ export interface DeliveryTarget {
   url: string;
   status: "enabled" | "disabled";
   events: readonly EventName[];
+  /** The first failed attempt since the last delivered one (absent while deliveries succeed). */
+  failingSince?: string;
   /** Plain `whsec_...` secrets to sign with, current first; never logged, never returned by the API. */
   signingSecrets: readonly string[];
 }
@@ -21,6 +25,11 @@ export interface WebhookDirectory {
   target(webhookId: string): Promise<DeliveryTarget | undefined>;
   /** Disables the webhook with a reason (a 410 answer). */
   disable(webhookId: string, reason: string): Promise<void>;
+  /**
+   * Keeps track of a webhook's health after some attempts (`failingSince`), and disables it once every
+   * delivery has failed for WEBHOOK_DISABLE_AFTER_DAYS: returns the reason when this call disabled it.
+   */
+  recordOutcome(webhookId: string, outcome: WebhookOutcome): Promise<string | undefined>;
 }
 
 /** What one POST to a webhook URL came to. */
@@ -33,7 +42,12 @@ export interface WebhookPostResult {
   error?: string;
   /** True when the SSRF guard refused the URL before any connection (not https, credentials, a non-public address). */
   refused?: boolean;
+  /** From the start to the answer's status line (or to the failure). */
   durationMs: number;
+  /** Every header the POST carried (or would have carried, had it been sent). */
+  requestHeaders: Record<string, string>;
+  /** What came back, when an answer did: its headers (bounded) and the first 4 KB of its body. */
+  response?: AttemptResponse;
 }
 
 /**

@@ -28,6 +28,11 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
   const scratch = tempDir("ids-console-docs-");
   beforeAll(async () => {
     await receiver.up();
+    receiver.answer = () => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: '{"received":true}',
+    });
   });
   afterAll(async () => {
     await receiver.down();
@@ -166,6 +171,16 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await click(page, "button", "Send test event");
     await waitForText(page, "200");
     await shot("webhook");
+    // A delivery's attempt: what was sent and what came back.
+    const row = await page.waitForSelector("::-p-xpath(//main//tbody/tr[1])");
+    await click(row!, "button", "Attempts");
+    for (const summary of ["Request sent (attempt 1)", "Response received (attempt 1)"])
+      await (await page.waitForSelector(
+        `::-p-xpath(//main//summary[normalize-space()=${JSON.stringify(summary)}])`,
+      ))!.click();
+    await waitForText(page, '"received": true');
+    await page.$eval("#deliveries-heading", (el) => el.scrollIntoView({ block: "start" }));
+    await shot("webhook-attempts");
 
     await go("#/exports", "Data Exports");
     await shot("data-exports");
@@ -223,7 +238,7 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await go("#/exceptions", "Exceptions");
     await shot("exceptions");
 
-    // The replica's API is merged from another branch: its page as API.md pins the answers.
+    // The replica as it looks in Azure (SQL Server, Power BI's Azure SQL steps), with a busy deployment's figures.
     const stop = await intercept(page, (request) => {
       const path = new URL(request.url()).pathname;
       const json = (body: unknown): true => {
@@ -239,8 +254,8 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
             database: "analytics",
             schema: "analytics",
             authentication: ["entra", "sql-login"],
-            status: "healthy",
-            lagSeconds: 2,
+            status: "current",
+            lagSeconds: 0,
             lastProjectedAt: new Date().toISOString(),
             tables: (
               [
@@ -257,8 +272,24 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
       if (path === "/api/v1/settings/replica/logins")
         return json({
           data: [
-            { id: "rl_1", name: "Power BI (finance)", username: "bi_finance", createdAt: "2026-11-20T08:00:00.000Z" },
-            { id: "rl_2", name: "Risk dashboards", username: "bi_risk", createdAt: "2026-11-22T14:12:00.000Z" },
+            {
+              id: "rl_1",
+              name: "Power BI (finance)",
+              username: "ro_power_bi_finance_k3x9q2",
+              connectionLimit: 10,
+              statementTimeoutSeconds: 60,
+              createdAt: "2026-11-20T08:00:00.000Z",
+              updatedAt: "2026-11-20T08:00:00.000Z",
+            },
+            {
+              id: "rl_2",
+              name: "Risk dashboards",
+              username: "ro_risk_dashboards_p2m8d1",
+              connectionLimit: 4,
+              statementTimeoutSeconds: 300,
+              createdAt: "2026-11-22T14:12:00.000Z",
+              updatedAt: "2026-11-22T14:12:00.000Z",
+            },
           ],
           pagination: { page: 1, pageSize: 200, totalItems: 2, totalPages: 1 },
         });

@@ -3,7 +3,7 @@ import type { TokenCredential } from "@azure/core-auth";
 import { BlobServiceClient, ContainerClient, RestError, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { ContainerLocation } from "../../domain/blob-source-container-url";
 import { type CopyOutcome, type CustomerContainers } from "../../ports/blob-sources";
-import { CustomerContainerError, type CustomerBlob } from "../../domain/customer-blob";
+import { CustomerBlobError, CustomerContainerError, type CustomerBlob } from "../../domain/customer-blob";
 import { emulatorAccountOf, parseStorageConnectionString } from "../../domain/storage-connection-string";
 
 /** Block size and parallel blocks of a copy: at most 4 × 4 MiB of a file in memory, whatever its size. */
@@ -113,6 +113,9 @@ export class BlobCustomerContainers implements CustomerContainers {
     } catch (error) {
       const status = statusOf(error);
       if (status === 412 || status === 404) return "changed";
+      // An answer about this blob (409 BlobArchived, a 403 for this blob alone): the others may still be copied.
+      if (status !== undefined)
+        throw new CustomerBlobError(`"${blob.name}": ${(translate(error, location) as Error).message}`);
       throw translate(error, location);
     }
     try {

@@ -60,42 +60,6 @@ export class BlobFileStore implements FileStore, FileListing {
   }
 
   /**
-   * A file stored in blocks is committed again from its own blocks (Put Block List: no data moves),
-   * a new version that Event Grid reports as BlobCreated, as a new upload would be; one stored in one
-   * piece (Put Blob), or created over Azure's SFTP endpoint (which refuses block operations on its
-   * files), gets the metadata stamp only. Either way it has a new ETag, and the same bytes and headers. Conditional on the ETag read, so a write in between is never overwritten.
-   */
-  async touch(container: string, name: string, key: string, value: string): Promise<boolean> {
-    const blob = this.blob(container, name);
-    try {
-      const p = await blob.getProperties();
-      const metadata = { ...p.metadata, [key]: value };
-      const conditions = { ifMatch: p.etag };
-      const blocks = await this.committedBlocks(container, name, p.contentLength);
-      if (blocks !== undefined) {
-        await blob.commitBlockList(blocks, {
-          metadata,
-          conditions,
-          blobHTTPHeaders: {
-            blobContentType: p.contentType,
-            blobContentEncoding: p.contentEncoding,
-            blobContentLanguage: p.contentLanguage,
-            blobContentDisposition: p.contentDisposition,
-            blobCacheControl: p.cacheControl,
-            blobContentMD5: p.contentMD5,
-          },
-        });
-      } else {
-        await blob.setMetadata(metadata, { conditions });
-      }
-      return true;
-    } catch (error) {
-      if (notFound(error)) return false;
-      throw error;
-    }
-  }
-
-  /**
    * Makes `name` a folder of `container`: with a hierarchical namespace (Azure's SFTP accounts) the
    * empty blob marked `hdi_isfolder` is a directory. Nothing when it exists already.
    */
@@ -108,26 +72,6 @@ export class BlobFileStore implements FileStore, FileListing {
     } catch (error) {
       // It exists: 409 BlobAlreadyExists (412 from a store that answers the condition so).
       if (error instanceof RestError && (error.statusCode === 409 || error.statusCode === 412)) return;
-      throw error;
-    }
-  }
-
-  /**
-   * The ids of the blocks the file consists of, or undefined when it is not made of committed blocks
-   * (stored whole) or the store will not say: Azure refuses block operations on files created over
-   * its SFTP endpoint.
-   */
-  private async committedBlocks(
-    container: string,
-    name: string,
-    size: number | undefined,
-  ): Promise<string[] | undefined> {
-    try {
-      const blocks = (await this.blob(container, name).getBlockList("committed")).committedBlocks ?? [];
-      const bytes = blocks.reduce((sum, b) => sum + b.size, 0);
-      return blocks.length > 0 && bytes === size ? blocks.map((b) => b.name) : undefined;
-    } catch (error) {
-      if (error instanceof RestError && error.statusCode !== 404) return undefined;
       throw error;
     }
   }

@@ -1,8 +1,9 @@
 import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
-import type { DeliveryEventName, DeliveryRef, DeliveryStatus, StoredDelivery } from "../../domain/delivery";
+import type { DeliveryRef, StoredDelivery } from "../../domain/delivery";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import {
   deliveryKey,
+  type DeliveryFilter,
   type DeliveryRepository,
   type DueDelivery,
   type VersionedDelivery,
@@ -10,43 +11,15 @@ import {
 import { bulkRead, bulkWithRetry } from "./bulk";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, isPreconditionFailed } from "./cosmos-errors";
-import { equalityFilters, pagedQuery } from "./paged-query";
-
-interface DeliveryDoc extends StoredDelivery {
-  docType: "delivery";
-  /** Newest first, unique: creation time then id. */
-  sortKey: string;
-  _etag?: string;
-}
-
-const toDoc = (delivery: StoredDelivery): DeliveryDoc => ({
-  ...delivery,
-  docType: "delivery",
-  sortKey: `${delivery.createdAt}|${delivery.id}`,
-});
-
-function toDelivery(doc: DeliveryDoc): VersionedDelivery {
-  const {
-    docType: _d,
-    sortKey: _s,
-    _rid,
-    _self,
-    _ts,
-    _attachments,
-    _lsn,
-    ...delivery
-  } = doc as DeliveryDoc & Record<string, unknown>;
-  return delivery;
-}
-
-const withoutEtag = (delivery: StoredDelivery): StoredDelivery => {
-  const { _etag: _e, ...rest } = delivery as VersionedDelivery;
-  return rest;
-};
+import { DeliveryQueries, toDelivery, toDoc, withoutEtag, type DeliveryDoc } from "./cosmos-delivery-queries";
 
 /** Deliveries in the `deliveries` container (partition /webhookId). */
 export class CosmosDeliveryRepository implements DeliveryRepository {
-  constructor(private readonly container: Container) {}
+  private readonly queries: DeliveryQueries;
+
+  constructor(private readonly container: Container) {
+    this.queries = new DeliveryQueries(container);
+  }
 
   async createIfAbsent(delivery: StoredDelivery): Promise<string | undefined> {
     try {
@@ -145,57 +118,29 @@ export class CosmosDeliveryRepository implements DeliveryRepository {
     return stored === undefined ? undefined : toDelivery(stored);
   }
 
-  async list(
+  list(webhookId: string, filter: DeliveryFilter, request: PageRequest): Promise<CursorPage<StoredDelivery>> {
+    return this.queries.list(webhookId, filter, request);
+  }
+
+  failedBetween(
     webhookId: string,
-    filter: { status?: DeliveryStatus; event?: DeliveryEventName },
-    request: PageRequest,
-  ): Promise<CursorPage<StoredDelivery>> {
-    const { where, parameters } = equalityFilters({ webhookId, status: filter.status, event: filter.event });
-    const page = await pagedQuery<DeliveryDoc>(
-      this.container,
-      {
-        where: ["c.docType = 'delivery'", ...where],
-        parameters,
-        sortField: "sortKey",
-        descending: true,
-        partitionKey: webhookId,
-      },
-      request,
-    );
-    return { ...page, items: page.items.map((doc) => withoutEtag(toDelivery(doc))) };
+    window: { since: string; until: string },
+    after: string,
+    limit: number,
+  ): Promise<VersionedDelivery[]> {
+    return this.queries.failedBetween(webhookId, window, after, limit);
   }
 
-  async pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]> {
-    const { resources } = await this.container.items
-      .query<DeliveryRef>(
-        {
-          query:
-            "SELECT TOP @n c.id, c.webhookId FROM c WHERE c.docType = 'delivery' AND c.webhookId = @webhookId AND c.status = 'pending'",
-          parameters: [
-            { name: "@n", value: limit },
-            { name: "@webhookId", value: webhookId },
-          ],
-        },
-        { partitionKey: webhookId },
-      )
-      .fetchAll();
-    return resources.map(({ id, webhookId: w }) => ({ id, webhookId: w }));
+  countFailedBetween(webhookId: string, window: { since: string; until: string }): Promise<number> {
+    return this.queries.countFailedBetween(webhookId, window);
   }
 
-  async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
-    const query = this.container.items.query<DueDelivery>(
-      {
-        query:
-          "SELECT c.id, c.webhookId, c.nextAttemptAt FROM c WHERE c.docType = 'delivery' AND c.status = 'pending' AND c.nextAttemptAt < @before",
-        parameters: [{ name: "@before", value: before }],
-      },
-      { maxItemCount: pageSize },
-    );
-    while (query.hasMoreResults()) {
-      const { resources } = await query.fetchNext();
-      if (resources.length > 0)
-        yield resources.map(({ id, webhookId, nextAttemptAt }) => ({ id, webhookId, nextAttemptAt }));
-    }
+  pendingOf(webhookId: string, limit: number): Promise<DeliveryRef[]> {
+    return this.queries.pendingOf(webhookId, limit);
+  }
+
+  overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
+    return this.queries.overdue(before, pageSize);
   }
 
   private read(ref: DeliveryRef): Promise<DeliveryDoc | undefined> {

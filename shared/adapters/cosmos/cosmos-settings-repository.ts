@@ -4,7 +4,7 @@ import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { SettingsRepository } from "../../ports/settings-repository";
 import { readDocument, updateDocument } from "./conditional-update";
 import { isConflict, isNotFound, stripSystem } from "./cosmos-errors";
-import { pagedQuery } from "./paged-query";
+import { equalityFilters, pagedQuery } from "./paged-query";
 
 type Doc<T> = T & { kind: string };
 
@@ -54,12 +54,13 @@ export class CosmosSettingsRepository<T extends { id: string }> implements Setti
     }
   }
 
-  async list(request: PageRequest): Promise<CursorPage<T>> {
+  async list(request: PageRequest, where: Readonly<Record<string, string>> = {}): Promise<CursorPage<T>> {
+    const filters = equalityFilters(where);
     const result = await pagedQuery<Doc<T>>(
       this.container,
       {
-        where: ["c.kind = @kind"],
-        parameters: [{ name: "@kind", value: this.kind }],
+        where: ["c.kind = @kind", ...filters.where],
+        parameters: [{ name: "@kind", value: this.kind }, ...filters.parameters],
         sortField: "id",
         partitionKey: this.kind,
       },

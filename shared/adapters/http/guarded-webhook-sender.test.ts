@@ -172,14 +172,42 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     sender.close();
   });
 
-  it("drops a large answer body without failing a 2xx", async () => {
+  it("drops a large answer body without failing a 2xx, keeping its first 4 KB for the log", async () => {
     handler = (_req, res) => res.writeHead(200).end(Buffer.alloc(1024 * 1024, 97));
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, maxResponseBytes: 1024 });
-    expect(await sender.post(`http://127.0.0.1:${port}/big`, {}, "{}")).toMatchObject({ statusCode: 200 });
+    const result = await sender.post(`http://127.0.0.1:${port}/big`, {}, "{}");
+    expect(result).toMatchObject({ statusCode: 200, response: { bodyTruncated: true } });
+    expect(result.response?.body).toBe("a".repeat(4096));
     sender.close();
   });
 
-  it("a 2xx status line within the time-out is the answer: a body that trickles is not waited for, and no longer read", async () => {
+  it("reports what it sent and what came back: headers (bounded, NUL made harmless) and the first 4 KB of the body", async () => {
+    handler = (_req, res) => {
+      res.setHeader("x-trace", "abc");
+      res.setHeader("set-cookie", ["a=1", "b=2"]);
+      for (let i = 0; i < 40; i++) res.setHeader(`x-filler-${i}`, "v".repeat(200));
+      res.writeHead(503, { "content-type": "application/json" }).end('{"error":"busy\u0000","detail":"é"}');
+    };
+    const sender = new GuardedWebhookSender({ allowPrivateNetworks: true });
+    const result = await sender.post(`http://127.0.0.1:${port}/log`, { "webhook-id": "msg_1" }, '{"a":1}');
+    expect(result.requestHeaders).toEqual({
+      "webhook-id": "msg_1",
+      "content-type": "application/json",
+      "content-length": "7",
+      "user-agent": "investment-data-service-webhooks/1",
+    });
+    expect(result.statusCode).toBe(503);
+    expect(result.response?.body).toBe('{"error":"busy\uFFFD","detail":"é"}');
+    expect(result.response?.headers).toMatchObject({ "x-trace": "abc", "set-cookie": "a=1, b=2" });
+    const headerBytes = Object.entries(result.response?.headers ?? {}).reduce(
+      (n, [k, v]) => n + k.length + v.length,
+      0,
+    );
+    expect(headerBytes).toBeLessThanOrEqual(4096);
+    sender.close();
+  });
+
+  it("a 2xx status line within the time-out is the answer: a body that trickles is waited for a moment only (for the log), and no longer read", async () => {
     let closed: Promise<void> = Promise.resolve();
     handler = (_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -191,7 +219,8 @@ describe("GuardedWebhookSender over loopback (private networks allowed)", () => 
     const sender = new GuardedWebhookSender({ allowPrivateNetworks: true, timeoutMs: 3_000 });
     const started = Date.now();
     const result = await sender.post(`http://127.0.0.1:${port}/trickle`, {}, "{}");
-    expect(result).toEqual({ statusCode: 200, durationMs: expect.any(Number) });
+    expect(result).toMatchObject({ statusCode: 200, response: { headers: { "content-type": "text/plain" } } });
+    expect(result.response?.body).toMatch(/^\.{1,5}$/); // what came by the moment the log waited for
     expect(result.durationMs).toBeLessThan(1_000);
     expect(Date.now() - started).toBeLessThan(1_000);
     await closed; // the sender dropped the connection rather than read on to its time-out

@@ -6,6 +6,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { WebhookPostResult, WebhookSender } from "../../ports/webhook-delivery";
 import { ipLiteral, isMetadataHostName, refusedAddressReason } from "./address-rules";
+import { captureAnswer } from "./captured-answer";
 import { retryAfterSeconds } from "./retry-after";
 
 export interface ResolvedAddress {
@@ -30,6 +31,8 @@ export interface GuardedSenderOptions {
   /** Extra TLS settings of the https agent (a test's own CA); certificates are always verified. */
   httpsAgentOptions?: Pick<https.AgentOptions, "ca">;
 }
+
+const USER_AGENT = "investment-data-service-webhooks/1";
 
 /**
  * How long an answer's body may take to end after its status line before the connection is dropped
@@ -104,20 +107,27 @@ export class GuardedWebhookSender implements WebhookSender {
   ): Promise<WebhookPostResult> {
     const started = this.now();
     const elapsed = (): number => Math.max(0, this.now() - started);
+    const requestHeaders = {
+      ...headers,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+      "user-agent": USER_AGENT,
+    };
     // One deadline for the whole POST, name resolution included (timers run on the real clock).
     const deadline = Date.now() + this.timeoutMs;
     try {
       const target = await this.vet(url, deadline);
-      let result = await this.send(target, headers, body, deadline);
+      let result = await this.send(target, requestHeaders, body, deadline, started);
       // A kept-alive connection the endpoint closed just as it was reused: send once more on a new one
       // (the endpoint saw nothing, or de-duplicates on webhook-id).
-      if (result.staleConnection === true) result = await this.send(target, headers, body, deadline);
-      const { staleConnection: _stale, ...outcome } = result;
-      return { ...outcome, durationMs: elapsed() };
+      if (result.staleConnection === true) result = await this.send(target, requestHeaders, body, deadline, started);
+      const { staleConnection: _stale, answeredAfterMs, ...outcome } = result;
+      return { ...outcome, durationMs: answeredAfterMs ?? elapsed(), requestHeaders };
     } catch (error) {
-      if (error instanceof Refused) return { error: error.message, refused: true, durationMs: elapsed() };
-      if (error instanceof Unreachable) return { error: error.message, durationMs: elapsed() };
-      return { error: "the request failed", durationMs: elapsed() };
+      if (error instanceof Refused)
+        return { error: error.message, refused: true, durationMs: elapsed(), requestHeaders };
+      if (error instanceof Unreachable) return { error: error.message, durationMs: elapsed(), requestHeaders };
+      return { error: "the request failed", durationMs: elapsed(), requestHeaders };
     }
   }
 
@@ -166,6 +176,7 @@ export class GuardedWebhookSender implements WebhookSender {
     headers: Readonly<Record<string, string>>,
     body: string,
     deadline: number,
+    started: number,
   ): Promise<Attempt> {
     const { url, addresses, hostIsIp } = target;
     const first = addresses[0]!;
@@ -186,27 +197,18 @@ export class GuardedWebhookSender implements WebhookSender {
           agent: isHttps ? this.httpsAgent : this.httpAgent,
           lookup: pinned,
           ...(isHttps && !hostIsIp ? { servername: url.hostname } : {}),
-          headers: {
-            ...headers,
-            "content-type": "application/json",
-            "content-length": Buffer.byteLength(body),
-            "user-agent": "investment-data-service-webhooks/1",
-          },
+          headers,
         },
         (response) => {
           clearTimeout(timeout);
           // The status line is the answer: a 2xx within the time-out is a delivery, whatever the body
-          // does after it. The body is never used; it is read only so that the connection can be reused,
-          // and dropped (with the connection) when it runs past the limit or does not end promptly.
-          resolve(outcome(response.statusCode ?? 0, response.headers["retry-after"], this.now()));
-          let read = 0;
-          const slow = setTimeout(() => response.destroy(), BODY_DRAIN_MS);
-          response.on("data", (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > this.maxResponseBytes) response.destroy();
-          });
-          response.on("close", () => clearTimeout(slow));
-          response.on("error", () => clearTimeout(slow));
+          // does after it. The body is read for the delivery's log (its first 4 KB) for at most a second,
+          // and drained up to a limit so that the connection can be reused; beyond either it is dropped.
+          const answeredAfterMs = Math.max(0, this.now() - started);
+          const status = outcome(response.statusCode ?? 0, response.headers["retry-after"], this.now());
+          void captureAnswer(response, BODY_DRAIN_MS, this.maxResponseBytes).then((answer) =>
+            resolve({ ...status, answeredAfterMs, response: answer }),
+          );
         },
       );
       // A plain timer rather than an AbortSignal per POST: the same deadline, less work per delivery.
@@ -228,7 +230,11 @@ export class GuardedWebhookSender implements WebhookSender {
   }
 }
 
-type Attempt = Omit<WebhookPostResult, "durationMs"> & { staleConnection?: boolean };
+type Attempt = Omit<WebhookPostResult, "durationMs" | "requestHeaders"> & {
+  staleConnection?: boolean;
+  /** From the start of the POST to the answer's status line. */
+  answeredAfterMs?: number;
+};
 
 /** A URL the rules allow, with the addresses its host resolved to (once) and whether it named an IP. */
 interface Vetted {
@@ -255,7 +261,7 @@ function outcome(
   statusCode: number,
   retryAfter: string | undefined,
   now: number,
-): Omit<WebhookPostResult, "durationMs"> {
+): Omit<WebhookPostResult, "durationMs" | "requestHeaders"> {
   const seconds = retryAfterSeconds(retryAfter, now);
   const base = { statusCode, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) };
   if (statusCode >= 200 && statusCode < 300) return base;

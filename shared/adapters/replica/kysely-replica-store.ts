@@ -4,9 +4,14 @@ import { replicaSourceNames } from "../../domain/replica/projection";
 import { analyticsTables } from "../../domain/replica/analytics-tables";
 import type { TableDefinition } from "../../domain/replica/table-types";
 import type { Clock } from "../../ports/clock";
-import type { ReplicaApplied, ReplicaContents, ReplicaStore } from "../../ports/replica-store";
+import {
+  ReplicaRejected,
+  type ReplicaApplied,
+  type ReplicaContents,
+  type ReplicaStore,
+} from "../../ports/replica-store";
 import type { ReplicaDb, ReplicaEngine } from "./replica-sql";
-import { retryingTransient } from "./replica-errors";
+import { refusedValue, retryingTransient } from "./replica-errors";
 import {
   appliedPerSource,
   chunksOf,
@@ -60,6 +65,20 @@ export class KyselyReplicaStore implements ReplicaStore {
       else if ((newest.get(p.version.docKey)?.version?.lsn ?? -1) < p.version.lsn) newest.set(p.version.docKey, p);
     }
     const versioned = [...newest.values()];
+    try {
+      return await this.transaction(db, versioned, unversioned);
+    } catch (error) {
+      const refused = refusedValue(error);
+      if (refused !== undefined) throw new ReplicaRejected(refused, { cause: error });
+      throw error;
+    }
+  }
+
+  private transaction(
+    db: ReplicaDb,
+    versioned: readonly DocumentProjection[],
+    unversioned: readonly DocumentProjection[],
+  ): Promise<ReplicaApplied> {
     return retryingTransient(() =>
       db.transaction().execute(async (trx) => {
         const rows: VersionRow[] = versioned.map((p) => ({

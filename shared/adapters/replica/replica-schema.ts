@@ -1,15 +1,59 @@
 /**
- * Creates and completes the replica's schemas on first use (idempotent: missing schemas, tables and
- * columns are added, nothing is dropped), then the reader role and its grants: what a BI login may do
- * is decided by the database, not by a session flag.
+ * Creates and completes the replica's schemas on first use (replica-migration.ts: what the catalogue
+ * lacks), then the reader role and its grants: what a BI login may do is decided by the database, not
+ * by a session flag.
  */
 import { sql } from "kysely";
-import { allTables } from "../../domain/replica/replica-tables";
-import { qualified } from "../../domain/replica/table-types";
+import { analyticsTables } from "../../domain/replica/analytics-tables";
 import { AGAIN, retry } from "../cosmos/retry";
-import { columnSql, type ReplicaDb, type ReplicaEngine } from "./replica-sql";
+import { readCatalog } from "./replica-catalog";
+import { migrationPlan } from "./replica-migration";
+import type { ReplicaDb, ReplicaEngine } from "./replica-sql";
 
 export const READER_ROLE = "replica_reader";
+
+/**
+ * PostgreSQL functions that PUBLIC may execute and that let a "read-only" login write or hold what
+ * others need: large objects (`lo_from_bytea` stores unbounded data), WAL records
+ * (`pg_logical_emit_message`), advisory locks (the shared lock table), `pg_notify` (the notification
+ * queue), transaction ids. The `NOTIFY` statement is not a function and cannot be revoked; its queue
+ * only grows while a listener sits in an open transaction, which the login watchdog ends.
+ */
+export const REVOKED_FUNCTIONS = [
+  "lo_creat",
+  "lo_create",
+  "lo_from_bytea",
+  "lo_import",
+  "lo_export",
+  "lo_open",
+  "lo_close",
+  "lo_put",
+  "lo_get",
+  "loread",
+  "lowrite",
+  "lo_lseek",
+  "lo_lseek64",
+  "lo_tell",
+  "lo_tell64",
+  "lo_truncate",
+  "lo_truncate64",
+  "lo_unlink",
+  "pg_advisory_lock",
+  "pg_advisory_lock_shared",
+  "pg_advisory_xact_lock",
+  "pg_advisory_xact_lock_shared",
+  "pg_try_advisory_lock",
+  "pg_try_advisory_lock_shared",
+  "pg_try_advisory_xact_lock",
+  "pg_try_advisory_xact_lock_shared",
+  "pg_advisory_unlock",
+  "pg_advisory_unlock_shared",
+  "pg_advisory_unlock_all",
+  "pg_notify",
+  "pg_logical_emit_message",
+  "txid_current",
+  "pg_current_xact_id",
+] as const;
 
 /** Statements that make `replica_reader` able to read `analytics` and nothing else (safe to repeat). */
 export function readerGrants(engine: ReplicaEngine, database: string): string[] {
@@ -33,48 +77,12 @@ export function readerGrants(engine: ReplicaEngine, database: string): string[] 
     `GRANT USAGE ON SCHEMA analytics TO ${READER_ROLE}`,
     `GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO ${READER_ROLE}`,
     `ALTER DEFAULT PRIVILEGES IN SCHEMA analytics GRANT SELECT ON TABLES TO ${READER_ROLE}`,
+    // information_schema shows keys only to a role with a privilege beyond SELECT; REFERENCES lets a
+    // role reference the table from a table of its own, and a reader can create none.
+    `GRANT REFERENCES ON ${analyticsTables.map((t) => `analytics.${t.name}`).join(", ")} TO ${READER_ROLE}`,
+    // Built-in functions every role may call that write or hold shared resources; superusers (the app) keep them.
+    `DO $$ DECLARE f regprocedure; BEGIN FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname = ANY (ARRAY[${REVOKED_FUNCTIONS.map((f) => `'${f}'`).join(", ")}]) LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP; END $$`,
   ];
-}
-
-/** The DDL that brings the database to the table definitions: what is missing, in order. */
-export async function migrationStatements(db: ReplicaDb, engine: ReplicaEngine): Promise<{ sql: string }[]> {
-  const schemas = new Set(
-    (await db.selectFrom("information_schema.schemata").select("schema_name").execute()).map((r) =>
-      String(r.schema_name).toLowerCase(),
-    ),
-  );
-  const existing = await db
-    .selectFrom("information_schema.columns")
-    .select(["table_schema", "table_name", "column_name"])
-    .where("table_schema", "in", ["analytics", "replica"])
-    .execute();
-  const columnsOf = (schema: string, table: string): Set<string> =>
-    new Set(
-      existing
-        .filter((c) => String(c.table_schema).toLowerCase() === schema && String(c.table_name).toLowerCase() === table)
-        .map((c) => String(c.column_name).toLowerCase()),
-    );
-  const out: { sql: string }[] = [];
-  for (const schema of ["analytics", "replica"])
-    if (!schemas.has(schema)) out.push(db.schema.createSchema(schema).compile());
-  for (const table of allTables) {
-    const present = columnsOf(table.schema, table.name);
-    if (present.size === 0) {
-      let create = db.schema.createTable(qualified(table));
-      for (const column of table.columns)
-        create = create.addColumn(column.name, columnSql(engine, column.type), (c) =>
-          column.nullable ? c : c.notNull(),
-        );
-      out.push(
-        create.addPrimaryKeyConstraint(`pk_${table.schema}_${table.name}`, [...table.primaryKey] as never).compile(),
-      );
-      continue;
-    }
-    // A column added to the definitions later arrives nullable: existing rows have no value for it.
-    for (const column of table.columns.filter((c) => !present.has(c.name)))
-      out.push(db.schema.alterTable(qualified(table)).addColumn(column.name, columnSql(engine, column.type)).compile());
-  }
-  return out;
 }
 
 /** Runs the migration and the grants. Two instances migrating at once: the loser's repeat finds it done. */
@@ -84,7 +92,8 @@ export async function migrateReplicaSchema(db: ReplicaDb, engine: ReplicaEngine,
     { attempts: 3, delayMs: () => 0 },
     async () => {
       try {
-        for (const statement of await migrationStatements(db, engine)) await sql.raw(statement.sql).execute(db);
+        for (const statement of migrationPlan(db, engine, await readCatalog(db, engine)))
+          await sql.raw(statement).execute(db);
         for (const grant of readerGrants(engine, database)) await sql.raw(grant).execute(db);
       } catch (error) {
         failure = error;

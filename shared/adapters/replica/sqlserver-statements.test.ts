@@ -2,7 +2,10 @@ import { DummyDriver, Kysely, MssqlAdapter, MssqlIntrospector, MssqlQueryCompile
 import { describe, expect, it } from "vitest";
 import { tableDefinition } from "../../domain/replica/replica-tables";
 import type { ReplicaDatabase } from "./replica-sql";
-import { readerGrants, migrationStatements } from "./replica-schema";
+import { emptyCatalog, type Catalog, type CatalogColumn } from "./replica-catalog";
+import { migrationPlan } from "./replica-migration";
+import { readerGrants } from "./replica-schema";
+import { allTables } from "../../domain/replica/replica-tables";
 import {
   appliedPerSource,
   chunksOf,
@@ -95,17 +98,66 @@ describe("replica statements as T-SQL (Azure SQL Database)", () => {
     expect(tsql(appliedPerSource(db))).toMatchSnapshot();
   });
 
-  it("the schema, created on first use, with datetime2(3), nvarchar and decimal(38, s), and the reader role's grants", async () => {
-    const ddl = await migrationStatements(db, "sqlserver");
-    expect(ddl.map((s) => s.sql)).toMatchSnapshot();
+  it("the schema, created on first use, with datetime2(3), nvarchar and decimal(38, s), foreign keys added unchecked and disabled, the views, every description, and the reader role's grants", () => {
+    const ddl = migrationPlan(db, "sqlserver", emptyCatalog);
+    expect(ddl).toMatchSnapshot();
+    expect(ddl).toContain(
+      `ALTER TABLE "analytics"."holdings" WITH NOCHECK ADD CONSTRAINT "fk_holdings_security_id" FOREIGN KEY ("security_id") REFERENCES "analytics"."securities" ("id")`,
+    );
+    expect(ddl).toContain(`ALTER TABLE "analytics"."holdings" NOCHECK CONSTRAINT "fk_holdings_security_id"`);
     expect(readerGrants("sqlserver", "analytics")).toMatchSnapshot();
   });
 
-  it("logins are contained users with passwords in the reader role", () => {
+  it("a replica made by the previous version: decimals altered to their new places (nullability restated), what is missing added, the views created", () => {
+    const previousScales: Record<string, number> = { money: 12, quantity: 20, price: 28, "FX rate": 26 };
+    const columns = new Map<string, Map<string, CatalogColumn>>();
+    for (const table of allTables) {
+      if (table.name === "logins" || table.name === "schema_objects") continue;
+      const of = new Map<string, CatalogColumn>();
+      for (const c of table.columns) {
+        const t = c.type;
+        const scale =
+          t.kind === "decimal"
+            ? t.scale === 10 || (t.scale === 8 && t.of === "weight")
+              ? t.scale
+              : (previousScales[t.of] ?? t.scale)
+            : null;
+        of.set(c.name, {
+          dataType: t.kind === "decimal" ? "decimal" : "nvarchar",
+          precision: t.kind === "decimal" ? 38 : null,
+          scale,
+          length: t.kind === "text" ? t.length : null,
+        });
+      }
+      columns.set(`${table.schema}.${table.name}`, of);
+    }
+    const previous: Catalog = { ...emptyCatalog, schemas: new Set(["analytics", "replica"]), columns };
+    const ddl = migrationPlan(db, "sqlserver", previous);
+    expect(ddl).toContain(`ALTER TABLE "analytics"."prices" ALTER COLUMN "price" decimal(38, 12) NOT NULL`);
+    expect(ddl).toContain(`ALTER TABLE "analytics"."holdings" ALTER COLUMN "price" decimal(38, 12) NULL`);
+    expect(ddl).toContain(`ALTER TABLE "analytics"."transactions" ALTER COLUMN "fees" decimal(38, 8) NULL`);
+    expect(ddl.filter((s) => s.includes("ALTER COLUMN")).length).toBeGreaterThan(10);
+    expect(ddl.some((s) => s.includes(`"holdings" ALTER COLUMN "weight"`))).toBe(false);
+    expect(ddl.indexOf(`DROP VIEW IF EXISTS "analytics"."latest_holdings"`)).toBeLessThan(
+      ddl.findIndex((s) => s.includes("ALTER COLUMN")),
+    );
+    expect(ddl.some((s) => s.startsWith(`create table "replica"."logins"`))).toBe(true);
+    expect(ddl.filter((s) => s.startsWith("CREATE VIEW") || s.startsWith("CREATE FUNCTION"))).toMatchSnapshot();
+  });
+
+  it("logins are contained users with passwords in the reader role, their limits in replica.logins; a rotated or dropped login's sessions are killed; the watchdog's query", () => {
+    const limits = { connectionLimit: 10, statementTimeoutSeconds: 60 };
+    const s = sqlServerLoginStatements;
     expect({
-      create: sqlServerLoginStatements.create("ro_finance_ab12cd", "<password>"),
-      setPassword: sqlServerLoginStatements.setPassword("ro_finance_ab12cd", "<password>"),
-      drop: sqlServerLoginStatements.drop("ro_finance_ab12cd"),
+      create: s.create("ro_finance_ab12cd", "<password>", limits),
+      setLimits: s.setLimits("ro_finance_ab12cd", { connectionLimit: 3, statementTimeoutSeconds: 600 }),
+      setPassword: s.setPassword("ro_finance_ab12cd", "<password>"),
+      drop: s.drop("ro_finance_ab12cd"),
+      afterSessionsEnded: s.afterSessionsEnded("ro_finance_ab12cd"),
+      sessionsOf: s.sessionsOf("ro_finance_ab12cd"),
+      endSession: s.endSession(57),
+      enforce: s.enforce,
+      stopsItself: s.stopsItself,
     }).toMatchSnapshot();
   });
 

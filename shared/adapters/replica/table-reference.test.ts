@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { analyticsViews } from "../../domain/replica/analytics-views";
+import { catalogText, expectedDescriptions } from "./replica-descriptions";
 import { tableReference, withTableReference } from "./table-reference";
 
 describe("docs/replica.md's table reference", () => {
@@ -18,5 +20,22 @@ describe("docs/replica.md's table reference", () => {
     }
     expect(reference).toContain("`decimal(38, 12)`");
     expect(reference).toContain("`datetime2(3)` / `timestamptz`");
+  });
+
+  it("the catalogue's descriptions are the reference's words (one source): every table, view, function and their columns", () => {
+    const reference = tableReference();
+    const described = new Map(expectedDescriptions().map((d) => [`${d.object}.${d.column ?? ""}`, d.text]));
+    for (const table of analyticsTables) {
+      expect(described.get(`${table.name}.`)).toBe(catalogText(table.description));
+      for (const column of table.columns) {
+        expect(described.get(`${table.name}.${column.name}`)).toBe(catalogText(column.description));
+        expect(reference).toContain(` | ${column.description} |`);
+      }
+    }
+    for (const view of analyticsViews) {
+      expect(described.get(`${view.name}.`)).toBe(catalogText(view.description));
+      expect(reference).toContain(view.description);
+    }
+    expect(reference).toContain("Foreign keys (declared, not enforced): `portfolio_id` → `portfolios.id`");
   });
 });

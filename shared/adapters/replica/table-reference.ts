@@ -4,6 +4,7 @@
  * docs:replica` writes it into docs/replica.md; a test fails when the two differ.
  */
 import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { analyticsViews } from "../../domain/replica/analytics-views";
 import type { ColumnDefinition } from "../../domain/replica/table-types";
 import { columnTypeText } from "./replica-sql";
 
@@ -17,22 +18,45 @@ const typeOf = (column: ColumnDefinition): string => {
   return server === postgres ? `\`${server}\`` : `\`${server}\` / \`${postgres}\``;
 };
 
-/** The markdown between the markers: one table per `analytics` table, columns in order. */
+const columnsTable = (columns: readonly ColumnDefinition[]): string[] => [
+  "| column | type (Azure SQL / PostgreSQL) | null | what |",
+  "|---|---|---|---|",
+  ...columns.map(
+    (column) =>
+      `| \`${column.name}\` | ${typeOf(column)} | ${column.nullable ? "yes" : "no"} | ${column.description} |`,
+  ),
+  "",
+];
+
+/**
+ * The markdown between the markers: one section per `analytics` table (columns in order, key, foreign
+ * keys), then the views. The catalogue's descriptions (replica-descriptions.ts) are the same words.
+ */
 export function tableReference(): string {
   const out: string[] = [];
   for (const table of analyticsTables) {
+    const references = (table.foreignKeys ?? []).map(
+      (fk) => `\`${fk.columns.join(", ")}\` → \`${fk.references.table}.${fk.references.columns.join(", ")}\``,
+    );
     out.push(
       `### \`analytics.${table.name}\``,
       "",
-      `${table.description}. Key: ${table.primaryKey.map((k) => `\`${k}\``).join(", ")}.`,
+      `${table.description}. Key: ${table.primaryKey.map((k) => `\`${k}\``).join(", ")}.${
+        references.length > 0 ? ` Foreign keys (declared, not enforced): ${references.join(", ")}.` : ""
+      }`,
       "",
+      ...columnsTable(table.columns),
     );
-    out.push("| column | type (Azure SQL / PostgreSQL) | null | what |", "|---|---|---|---|");
-    for (const column of table.columns)
-      out.push(
-        `| \`${column.name}\` | ${typeOf(column)} | ${column.nullable ? "yes" : "no"} | ${column.description} |`,
-      );
-    out.push("");
+  }
+  for (const view of analyticsViews) {
+    const call = view.kind === "function" ? `(${view.parameters.map((p) => `${p.name} ${typeOf(p)}`).join(", ")})` : "";
+    out.push(
+      `### \`analytics.${view.name}${call}\``,
+      "",
+      `${view.kind === "view" ? "View" : "Function returning a table (PostgreSQL: a SQL function; Azure SQL: an inline table-valued function)"}. ${view.description}.`,
+      "",
+      ...columnsTable(view.columns),
+    );
   }
   return out.join("\n");
 }

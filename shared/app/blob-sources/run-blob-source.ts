@@ -6,8 +6,15 @@ import type { Logger } from "../../logging";
 import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
 import type { SettingsRepository } from "../../ports/settings-repository";
-import type { BlobSourceVersions, CustomerContainers, StoredBlobSourceRun } from "../../ports/blob-sources";
-import { CustomerContainerError, versionKey } from "../../domain/customer-blob";
+import type {
+  BlobSourceVersions,
+  CopyOutcome,
+  CustomerContainers,
+  StoredBlobSourceRun,
+} from "../../ports/blob-sources";
+import { CustomerBlobError, CustomerContainerError, versionKey, type CustomerBlob } from "../../domain/customer-blob";
+import { inboundNameProblem, printableName } from "../../domain/inbound-name";
+import type { DataQualityExceptions } from "../investments/data-quality-exceptions";
 import type { RunLease } from "../scheduled-runs/run-lease";
 import type { BlobSourceMessage } from "./blob-source-runs";
 
@@ -27,6 +34,8 @@ export interface RunBlobSourceDeps {
   log: Logger;
   /** Checked again at each run, so a source saved before a rule cannot read the service's own storage. */
   storage: ServiceStorage;
+  /** Where a blob the run cannot copy is reported to a person (its name no store can hold). */
+  dataQuality: Pick<DataQualityExceptions, "open">;
 }
 
 /**
@@ -86,10 +95,13 @@ export class RunBlobSource {
     const matches = compileFilePattern(source.filePattern);
     const origin = { source: "blob", blobsourceid: source.id };
     let savedAt = this.deps.clock.now().getTime();
+    const refused: string[] = [];
     for await (const page of this.deps.containers.list(location, source.prefix ?? undefined)) {
       run.listed += page.length;
-      const matching = page.filter((b) => matches(baseNameOf(b.name)));
-      run.matched += matching.length;
+      const matched = page.filter((b) => matches(baseNameOf(b.name)));
+      run.matched += matched.length;
+      // A name no store can hold is skipped and reported, never copied to stop ingestion later.
+      const matching = await this.withoutUnholdableNames(source, matched);
       const seen = await this.deps.versions.seen(source.id, matching);
       for (const blob of matching) {
         if (seen.has(versionKey(blob))) {
@@ -99,7 +111,19 @@ export class RunBlobSource {
         const inboundName = inboundNameOf(source.feedId, source.id, blob.name, blob.etag);
         // Where the copy came from, for whoever looks at it in inbound (metadata values are ASCII: the name is URI-encoded).
         const metadata = { ...origin, sourcename: encodeURIComponent(blob.name), sourceetag: blob.etag };
-        const outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
+        let outcome: CopyOutcome;
+        try {
+          outcome = await this.deps.containers.copyToInbound(location, blob, inboundName, metadata);
+        } catch (error) {
+          if (!(error instanceof CustomerBlobError)) throw error;
+          // Not recorded: the next run tries it again. Meanwhile it holds up none of the others.
+          refused.push(error.message);
+          this.deps.log.warn("blob source: a blob could not be copied; the others go on", {
+            blobSourceId: source.id,
+            error: error.message,
+          });
+          continue;
+        }
         if (outcome === "changed") continue; // a newer version is the next run's
         const file = { name: blob.name, etag: blob.etag, inboundName };
         await this.deps.versions.markSeen(source.id, file, run.id, this.deps.clock.now().toISOString());
@@ -118,6 +142,39 @@ export class RunBlobSource {
         }
       }
     }
+    if (refused.length > 0)
+      throw new CustomerContainerError(
+        `${refused.length} blob${refused.length === 1 ? "" : "s"} could not be copied (the first, ${printableName(refused[0] ?? "")}); the others were, and the next run tries ${refused.length === 1 ? "it" : "them"} again`,
+      );
+  }
+
+  /**
+   * The blobs whose names ingestion can take; each other one is logged and opened as a data-quality
+   * exception on the source (once per version), so a person sees why it was not copied.
+   */
+  private async withoutUnholdableNames(source: BlobSource, blobs: CustomerBlob[]): Promise<CustomerBlob[]> {
+    const refused = blobs.flatMap((b) => {
+      const problem = inboundNameProblem(b.name);
+      return problem === undefined ? [] : [{ blob: b, problem }];
+    });
+    if (refused.length === 0) return blobs;
+    for (const { blob, problem } of refused)
+      this.deps.log.warn("blob source: a blob whose name no store can hold was not copied", {
+        blobSourceId: source.id,
+        name: printableName(blob.name),
+        problem,
+      });
+    await this.deps.dataQuality.open(
+      refused.map(({ blob, problem }) => ({
+        key: `blob-source-name:${source.id}:${blob.name}:${blob.etag}`,
+        type: "VALIDATION_FAILED",
+        severity: "warning",
+        message: `blob "${printableName(blob.name)}" of the source's container was not copied: its name ${problem}, which no store can hold; give it another name there`,
+        entity: { type: "blobSource", id: source.id },
+      })),
+      null,
+    );
+    return blobs.filter((b) => !refused.some((r) => r.blob === b));
   }
 }
 

@@ -9,6 +9,7 @@ import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message
 import { eventMessages } from "./event-messages";
 import { EventPublisher } from "./event-publisher";
 import { RelayOutbox } from "./relay-outbox";
+import { SweepFanOut } from "./sweep-fan-out";
 
 /** A bus that records what it accepted, or refuses everything while `down`. */
 class RecordingBus implements MessageBus {
@@ -54,7 +55,7 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     await new RelayOutbox({ outbox, bus, clock, graceSeconds: 0, batchSize: 500, maxBatches: 100 }).execute();
   };
 
-  it("stores the events, sends each envelope to the events queue and marks it published", async () => {
+  it("stores the events and sends each envelope to the events queue; they stay pending until their fan-out marks them", async () => {
     const bus = new RecordingBus();
     const events = [event(), event()];
     await new EventPublisher(outbox, () => bus, log).append(events);
@@ -62,8 +63,11 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     const stored = await outbox.list({});
     expect(stored).toEqual(expect.arrayContaining(events));
     now += 60_000;
-    const pending = (await outbox.unpublished(clock.now().toISOString(), 100)).map((e) => e.id);
-    for (const e of events) expect(pending).not.toContain(e.id);
+    const pending = (await outbox.unpublished(clock.now().toISOString(), 1_000)).map((e) => e.id);
+    for (const e of events) expect(pending).toContain(e.id); // no fan-out yet: the relay's, after its grace
+    await outbox.markFannedOut(events.map((e) => e.id));
+    const after = (await outbox.unpublished(clock.now().toISOString(), 1_000)).map((e) => e.id);
+    for (const e of events) expect(after).not.toContain(e.id);
   });
 
   it("a refused publish is logged, not thrown; the relay sends the entries after the grace period, once", async () => {
@@ -72,7 +76,7 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     bus.down = true;
     const events = [event(), event(), event()];
     await expect(new EventPublisher(outbox, () => bus, log).append(events)).resolves.toBeUndefined();
-    expect(warnings.at(-1)).toContain("not published");
+    expect(warnings.at(-1)).toContain("not sent");
     expect(warnings.at(-1)).toContain(events[0]?.id);
 
     bus.down = false;
@@ -147,6 +151,7 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
     await new EventPublisher(outbox, () => flaky, log).append(events);
     expect(bus.ids()).toEqual(events.slice(0, 500).map((e) => e.id));
     expect(warnings.at(-1)).toContain('"unpublished":700');
+    await outbox.markFannedOut(bus.ids()); // the fan-out of what was sent
     now += 60_000;
     const pending = await outbox.unpublished(clock.now().toISOString(), 2_000);
     expect(pending.map((e) => e.id).sort()).toEqual(
@@ -155,6 +160,39 @@ describe("event publisher and outbox relay (on the Cosmos stand-in)", () => {
         .map((e) => e.id)
         .sort(),
     );
+  });
+
+  it("an event the fan-out never records is sent again: by the relay after its grace, then by the sweep each of its own", async () => {
+    await drain(new RecordingBus());
+    const sweep = (bus: RecordingBus) =>
+      new SweepFanOut({ outbox, bus, clock, graceSeconds: 30, batchSize: 500, maxBatches: 100 }).execute();
+    // Earlier tests' entries were relayed but never fanned out: this test's fan-out records them first.
+    now += 3_600_000;
+    await outbox.markFannedOut(await sweep(new RecordingBus()));
+
+    const bus = new RecordingBus();
+    const relay = new RelayOutbox({ outbox, bus, clock, graceSeconds: 10, batchSize: 100, maxBatches: 5 });
+    const [fannedOut, lost] = [event(), event()];
+    await new EventPublisher(outbox, () => bus, log).append([fannedOut, lost]); // sent, both
+    await outbox.markFannedOut([fannedOut.id]); // the fan-out of one completed; the other's message was lost
+    now += 5_000;
+    expect(await relay.execute()).toEqual([]); // within the grace period: its fan-out may be on its way
+    now += 6_000;
+    expect(await relay.execute()).toEqual([lost.id]);
+    expect(await relay.execute()).toEqual([]); // relayed: the sweep's from now on
+    now += 20_000;
+    expect(await sweep(bus)).toEqual([]); // sent again just now: its grace period first
+    now += 11_000;
+    expect(await sweep(bus)).toEqual([lost.id]);
+    expect(await sweep(bus)).toEqual([]);
+    now += 31_000;
+    expect(await sweep(bus)).toEqual([lost.id]);
+    await outbox.markFannedOut([lost.id]);
+    await outbox.markPublished([lost.id]); // a late relay's mark does not undo the fan-out's
+    now += 60_000;
+    expect(await sweep(bus)).toEqual([]);
+    expect(await relay.execute()).toEqual([]);
+    expect(bus.ids()).toEqual([fannedOut.id, lost.id, lost.id, lost.id, lost.id]);
   });
 
   it("relays in bounded batches, oldest first, and keeps entries pending while the bus refuses", async () => {

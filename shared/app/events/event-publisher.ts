@@ -4,16 +4,16 @@ import type { MessageBus } from "../../ports/message-bus";
 import type { Outbox, PendingEvent } from "../../ports/outbox";
 import { eventMessages } from "./event-messages";
 
-/**
- * Events sent, then marked, per chunk: a large import's events are partly published as it goes, so a
- * failure or a crash half-way leaves only the rest to the relay.
- */
+/** Events sent per chunk: a large import's events reach the fan-out as the publisher goes. */
 const PUBLISH_CHUNK = 500;
 
 /**
- * The outbox as the use cases see it: appending stores the events beside their data, then publishes
- * them to the `events` queue and marks them published. A failed publish is logged, not thrown: the
- * data and its events are stored, and the outbox relay sends what is still pending later.
+ * The outbox as the use cases see it: appending stores the events beside their data (pending), then
+ * sends them to the `events` queue. An entry stays pending until the fan-out has recorded a delivery
+ * for every subscribed webhook and marks it (so no write here: the fan-out's mark is the one every
+ * event needs). A failed send is logged, not thrown: the data and its events are stored, and the
+ * outbox relay sends what is still pending after its grace period, whether its message never left,
+ * was lost, or died with a process mid fan-out.
  */
 export class EventPublisher implements Outbox {
   constructor(
@@ -32,11 +32,10 @@ export class EventPublisher implements Outbox {
       for (; published < events.length; published += PUBLISH_CHUNK) {
         const chunk = events.slice(published, published + PUBLISH_CHUNK);
         await bus.send("events", eventMessages(chunk));
-        await this.store.markPublished(chunk.map((e) => e.id));
       }
     } catch (error) {
       const left = events.slice(published).map((e) => e.id);
-      this.log.warn("events stored but not published; the outbox relay publishes them later", {
+      this.log.warn("events stored but not sent; the outbox relay sends them later", {
         unpublished: left.length,
         eventIds: left.slice(0, 20),
         ...errorFields(error),
@@ -54,5 +53,13 @@ export class EventPublisher implements Outbox {
 
   markPublished(ids: readonly string[]): Promise<void> {
     return this.store.markPublished(ids);
+  }
+
+  markFannedOut(ids: readonly string[]): Promise<void> {
+    return this.store.markFannedOut(ids);
+  }
+
+  notFannedOut(publishedBefore: string, limit: number): Promise<PendingEvent[]> {
+    return this.store.notFannedOut(publishedBefore, limit);
   }
 }

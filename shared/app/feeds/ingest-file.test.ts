@@ -495,3 +495,42 @@ describe("IngestFile: the channel and the name a job shows", () => {
     expect(azure.jobs.get((copied as { jobId: string }).jobId)).toMatchObject({ source: "blob" });
   });
 });
+
+describe("IngestFile: a file whose name no store can hold", () => {
+  it("is refused unread with a failed job quoting the name escaped, and quarantined, whatever the feed's status; a repeated event makes no second job", async () => {
+    for (const status of ["live", "paused"] as const) {
+      const w = world(new Set(), {
+        feeds: {
+          get: async (id: string) => (id === feed.id ? { ...feed, status } : undefined),
+        } as unknown as FeedRepository,
+      });
+      for (const name of [
+        "fd_1/securities-a\uFFFEb.csv",
+        "fd_1/securities-\u{10FFFF}.csv",
+        "fd_1/securities-\uFFFD.csv",
+      ])
+        w.upload(name, CONTENT);
+      const outcomes = [];
+      for (const name of [...w.bin("inbound").keys()]) outcomes.push(await w.ingest.execute(name));
+      expect(outcomes.map((o) => o.action)).toEqual(["rejected", "rejected", "rejected"]);
+      expect(w.imports).toEqual([]);
+      expect([...w.jobs.values()].map((j) => [j.fileName, j.status, j.errors[0]?.message])).toEqual([
+        [
+          "securities-a\\u{fffe}b.csv",
+          "failed",
+          expect.stringMatching(
+            /^the file name holds the Unicode noncharacter U\+FFFE, which no store can hold: the file was not read and is quarantined/,
+          ),
+        ],
+        ["securities-\\u{10ffff}.csv", "failed", expect.stringMatching(/noncharacter U\+10FFFF/)],
+        ["securities-\\u{fffd}.csv", "failed", expect.stringMatching(/U\+FFFD \(what invalid UTF-8/)],
+      ]);
+      expect(w.events.map((e) => e.event)).toEqual(["refresh_job.failed", "refresh_job.failed", "refresh_job.failed"]);
+      expect(w.bin("inbound").size).toBe(0);
+      expect(w.bin("quarantine").size).toBe(3);
+      // The same event again: the file is gone, no second job.
+      expect((await w.ingest.execute("fd_1/securities-a\uFFFEb.csv")).action).toBe("gone");
+      expect(w.jobs.size).toBe(3);
+    }
+  });
+});

@@ -19,6 +19,8 @@ import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
 import type { ImportRecords } from "../investments/import/import-records";
 import { jobEvent } from "../investments/job-event";
+import { inboundNameProblem } from "../../domain/inbound-name";
+import { refusedFileName } from "./refused-file-name";
 import { importValidRows } from "./ingest-file-import";
 import {
   ARCHIVE,
@@ -83,6 +85,8 @@ export class IngestFile {
     const stored = await this.deps.feeds.get(feedId);
     if (stored === undefined) return this.leave(name, "ignored", `no feed '${feedId}'`);
     const feed = definitionOf(stored);
+    // Before anything else, whatever the feed's status: a name no store can hold is refused, not read.
+    if (inboundNameProblem(inboxName) !== undefined) return this.refuseName(name, { ...feed, id: feedId });
     if (!compileFilePattern(feed.filePattern)(baseName))
       return this.leave(
         name,
@@ -319,6 +323,16 @@ export class IngestFile {
       completedAt: now,
       leaseUntil: null,
     });
+  }
+
+  /** A file whose name no store can hold: a failed job saying so, and the file quarantined unread. */
+  private async refuseName(name: string, feed: { id: string; dataType: Job["dataType"] }): Promise<IngestOutcome> {
+    const info = await this.deps.files.info(INBOUND, name);
+    if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
+    const now = this.deps.clock.now().toISOString();
+    const job = refusedFileName(name, feed, info, this.deps.unlabelledSource ?? "blob", now);
+    if (job === undefined) throw new Error("refuseName called for a name that can be held");
+    return this.reject(name, this.deps.log.with({ feedId: feed.id, fileName: job.fileName, jobId: job.id }), job);
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {

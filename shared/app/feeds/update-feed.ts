@@ -10,19 +10,26 @@ import {
 import { issuesToDetails } from "../../domain/validation";
 import type { Logger } from "../../logging";
 import type { FileListing } from "../../ports/file-store";
+import type { MessageBus } from "../../ports/message-bus";
 import type { StoredSftpLogin } from "../../ports/sftp-logins";
 import { INBOUND } from "./ingest-file-parts";
+import type { QueuedFile } from "./queued-file";
 import { requireRecordPath, storedFeed, type FeedsDeps } from "./stored-feeds";
 
 export interface UpdateFeedDeps extends FeedsDeps {
-  /** The inbound files (`inbound/<feedId>/<fileName>`), listed and announced again when a paused feed resumes. */
+  /** The inbound files (`inbound/<feedId>/<fileName>`), listed when a paused feed resumes. */
   inbound: FileListing;
+  /** Where a resumed feed's waiting files are handed to ingestion (the `feed-files` queue). */
+  bus: MessageBus;
   log: Logger;
 }
 
+/** Files handed over per send (one queue message each). */
+const SEND_BATCH = 100;
+
 /**
- * Changes a feed. A paused feed's files wait in its inbox; when the feed leaves `paused` they are
- * announced again, so ingestion takes them without a new upload.
+ * Changes a feed. A paused feed's files wait in its inbox; when the feed leaves `paused` each is
+ * handed to ingestion (a `feed-files` message per file), so it is ingested without a new upload.
  */
 export class UpdateFeed {
   constructor(private readonly deps: UpdateFeedDeps) {}
@@ -59,18 +66,31 @@ export class UpdateFeed {
   }
 
   /**
-   * Announces the files waiting in the feed's inbox again (a new metadata stamp gives each a new
-   * ETag, which the blob trigger takes as a new version), so ingestion reads them as the feed now says.
+   * Hands the files waiting in the feed's inbox to ingestion, which reads them as the feed now says:
+   * a queue message per file, consumed by the same ingestion as the blob trigger's. Not a storage
+   * event: touching a file's metadata raises none in Azure (Event Grid reports whole files written,
+   * not stamps), so it would wait for ever. A name ingestion cannot take is handed over like any
+   * other: ingestion refuses it with a failed job a person sees, instead of this listing stopping.
    */
   private async resume(feed: StoredFeed): Promise<void> {
-    const stamp = this.deps.clock.now().toISOString();
     let resumed = 0;
+    let batch: string[] = [];
+    const send = async (): Promise<void> => {
+      await this.deps.bus.send(
+        "feed-files",
+        batch.map((name) => ({ body: { name } satisfies QueuedFile })),
+      );
+      resumed += batch.length;
+      batch = [];
+    };
     try {
       for await (const name of this.deps.inbound.list(INBOUND, `${feed.id}/`)) {
-        if (await this.deps.inbound.touch(INBOUND, name, "resumedAt", stamp)) resumed++;
+        batch.push(name);
+        if (batch.length >= SEND_BATCH) await send();
       }
+      if (batch.length > 0) await send();
     } catch (error) {
-      this.deps.log.error("resuming a feed: its waiting files could not all be announced again", {
+      this.deps.log.error("resuming a feed: its waiting files could not all be handed to ingestion", {
         feedId: feed.id,
         resumed,
         error: error instanceof Error ? error.message : String(error),
@@ -82,7 +102,7 @@ export class UpdateFeed {
       );
     }
     if (resumed > 0)
-      this.deps.log.info("feed resumed: waiting files announced again", {
+      this.deps.log.info("feed resumed: waiting files handed to ingestion", {
         feedId: feed.id,
         status: feed.status,
         files: resumed,

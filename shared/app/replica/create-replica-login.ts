@@ -8,7 +8,7 @@ import {
 } from "../../domain/replica/replica-settings";
 import type { ReplicaLoginDeps, ReplicaLoginWithPassword } from "./replica-login-deps";
 
-/** Creates a read-only login in the replica database; its password is in this answer only. */
+/** Creates a read-only login in the replica database, within its limits; its password is in this answer only. */
 export class CreateReplicaLogin {
   constructor(private readonly deps: ReplicaLoginDeps) {}
 
@@ -19,11 +19,13 @@ export class CreateReplicaLogin {
       id: `rl_${randomBytes(9).toString("base64url")}`,
       name: input.name,
       username: replicaUsername(input.name),
+      connectionLimit: input.connectionLimit,
+      statementTimeoutSeconds: input.statementTimeoutSeconds,
       createdAt: now,
       updatedAt: now,
     };
     const password = replicaPassword();
-    await this.deps.logins.create(login.username, password);
+    await this.deps.logins.create(login.username, password, login);
     try {
       await this.deps.repository.create(login);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { notFound } from "../../domain/errors";
-import type { OrganisationPlan, ReplicaLogin } from "../../domain/replica/replica-settings";
+import { withLimits, type OrganisationPlan, type ReplicaLogin } from "../../domain/replica/replica-settings";
 import type { Clock } from "../../ports/clock";
 import type { ReplicaLoginRepository } from "../../ports/replica-login-repository";
 import type { ReplicaLogins } from "../../ports/replica-logins";
@@ -17,5 +17,5 @@ export type ReplicaLoginWithPassword = ReplicaLogin & { password: string };
 export async function storedLogin(repository: ReplicaLoginRepository, id: string): Promise<ReplicaLogin> {
   const login = await repository.get(id);
   if (login === undefined) throw notFound(`Replica login '${id}'`);
-  return login;
+  return withLimits(login);
 }

@@ -1,7 +1,7 @@
-import { replicaPassword, requireEnterprise } from "../../domain/replica/replica-settings";
+import { replicaPassword, requireEnterprise, withLimits } from "../../domain/replica/replica-settings";
 import { storedLogin, type ReplicaLoginDeps, type ReplicaLoginWithPassword } from "./replica-login-deps";
 
-/** A new password for a login (in this answer only); the old one stops working. */
+/** A new password for a login (in this answer only); the old one stops working and its open sessions end. */
 export class RotateReplicaLoginPassword {
   constructor(private readonly deps: ReplicaLoginDeps) {}
 
@@ -14,6 +14,6 @@ export class RotateReplicaLoginPassword {
       ...current,
       updatedAt: this.deps.clock.now().toISOString(),
     }));
-    return { ...(updated ?? login), password };
+    return { ...withLimits(updated ?? login), password };
   }
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { eventNames, type EventName } from "../../domain/events";
 import type { StoredWebhook } from "../../domain/webhook";
+import { afterOutcome, DEFAULT_DISABLE_AFTER_DAYS, mayChange, type WebhookOutcome } from "../../domain/webhook-health";
 import type { WebhookSecretCipher } from "../../domain/webhook-secret-cipher";
 import type { Clock } from "../../ports/clock";
 import type { DeliveryTarget, WebhookDirectory } from "../../ports/webhook-delivery";
@@ -38,6 +39,8 @@ export class CachedWebhookDirectory implements WebhookDirectory {
     private readonly cipher: WebhookSecretCipher,
     private readonly clock: Clock,
     private readonly cacheSeconds = 5,
+    /** WEBHOOK_DISABLE_AFTER_DAYS. */
+    private readonly disableAfterDays = DEFAULT_DISABLE_AFTER_DAYS,
   ) {
     // Entries age by the injected clock, as every other time in the service does, read at every look-up
     // (ttlResolution 0: no "now" reused for a millisecond, so a moved clock is seen at once).
@@ -73,6 +76,24 @@ export class CachedWebhookDirectory implements WebhookDirectory {
         : { ...w, status: "disabled", disabledReason: reason, updatedAt: this.clock.now().toISOString() },
     );
     this.forget(webhookId);
+  }
+
+  /**
+   * Writes only when the outcome can change the webhook as this instance last saw it (a delivery after
+   * failures, the first failure after deliveries, a failure past the limit): a healthy or steadily
+   * failing endpoint costs no write per attempt. The write decides on the webhook as stored.
+   */
+  async recordOutcome(webhookId: string, outcome: WebhookOutcome): Promise<string | undefined> {
+    const seen = await this.target(webhookId);
+    if (seen === undefined || !mayChange(seen, outcome, this.disableAfterDays)) return undefined;
+    let disabled: string | undefined;
+    await this.repository.update(webhookId, (stored) => {
+      const next = afterOutcome(stored, outcome, this.disableAfterDays);
+      disabled = next?.status === "disabled" && stored.status !== "disabled" ? next.disabledReason : undefined;
+      return next;
+    });
+    this.forget(webhookId);
+    return disabled;
   }
 
   /**
@@ -129,7 +150,13 @@ export class CachedWebhookDirectory implements WebhookDirectory {
 
   private entry(w: StoredWebhook): Entry {
     const entry: Entry = {
-      target: { webhookId: w.id, url: w.url, status: w.status, events: w.events },
+      target: {
+        webhookId: w.id,
+        url: w.url,
+        status: w.status,
+        events: w.events,
+        ...(w.failingSince !== undefined ? { failingSince: w.failingSince } : {}),
+      },
       current: this.cipher.open(w.secret, w.id),
     };
     if (w.previousSecret !== undefined)

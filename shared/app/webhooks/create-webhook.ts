@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { toPublicWebhook, type StoredWebhook, type WebhookCreate } from "../../domain/webhook";
 import { generateWebhookSecret } from "../../domain/webhook-secret";
-import { verifyWebhookUrl, type WebhookSettingsDeps, type WebhookWithSecret } from "./webhook-settings";
+import {
+  recordVerification,
+  verifyWebhookUrl,
+  type WebhookSettingsDeps,
+  type WebhookWithSecret,
+} from "./webhook-settings";
 
 export type CreateWebhookDeps = WebhookSettingsDeps;
 
@@ -13,7 +18,8 @@ export class CreateWebhook {
     // The id exists before the test event, which names it.
     const id = `wh_${randomBytes(12).toString("base64url")}`;
     const secret = input.secret ?? generateWebhookSecret();
-    await verifyWebhookUrl(this.deps, id, input.url, [secret]);
+    const verification = await verifyWebhookUrl(this.deps, id, input.url, [secret]);
+    await recordVerification(this.deps, verification);
     const now = this.deps.clock.now().toISOString();
     const stored: StoredWebhook = {
       id,

@@ -1,180 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryRef, StoredDelivery } from "../../domain/delivery";
+import { setup } from "../../../test/webhook-doubles";
 import type { EventEnvelope } from "../../domain/events";
-import type { CursorPage } from "../../domain/page-request";
-import {
-  deliveryKey,
-  type DeliveryRepository,
-  type DueDelivery,
-  type VersionedDelivery,
-} from "../../ports/delivery-repository";
-import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
-import type { DeliveryTarget, WebhookDirectory, WebhookPostResult, WebhookSender } from "../../ports/webhook-delivery";
-import { DeliverWebhooks } from "./deliver-webhooks";
 import type { DeliveriesMessage } from "./deliveries-message";
-import { DeliveryAttempts } from "./delivery-attempts";
-import { FanOutEvents } from "./fan-out-events";
-import { RetryWebhookDelivery } from "./retry-webhook-delivery";
-import { SweepDeliveries } from "./sweep-deliveries";
-import { TestWebhook } from "./test-webhook";
-
-class MemoryDeliveries implements DeliveryRepository {
-  readonly docs = new Map<string, VersionedDelivery>();
-  private version = 0;
-  private key = (r: DeliveryRef) => `${r.webhookId}/${r.id}`;
-  async createIfAbsent(d: StoredDelivery) {
-    if (this.docs.has(this.key(d))) return undefined;
-    const etag = String(++this.version);
-    this.docs.set(this.key(d), { ...d, _etag: etag });
-    return etag;
-  }
-  /** Set to make the next bulk create fail (a crash after the POSTs, before their outcomes are written). */
-  failNextCreate = false;
-  async createManyIfAbsent(ds: readonly StoredDelivery[]) {
-    if (this.failNextCreate) {
-      this.failNextCreate = false;
-      throw new Error("the store went away");
-    }
-    const out = [];
-    for (const d of ds) out.push(await this.createIfAbsent(d));
-    return out;
-  }
-  async replaceManyIfUnchanged(items: readonly { delivery: StoredDelivery; etag: string }[]) {
-    const out = [];
-    for (const { delivery, etag } of items) out.push(await this.replaceIfUnchanged(delivery, etag));
-    return out;
-  }
-  async get(ref: DeliveryRef) {
-    const d = this.docs.get(this.key(ref));
-    return d === undefined ? undefined : structuredClone(d);
-  }
-  async getMany(refs: readonly DeliveryRef[]) {
-    const found = new Map<string, VersionedDelivery>();
-    for (const ref of refs) {
-      const d = await this.get(ref);
-      if (d !== undefined) found.set(deliveryKey(ref), d);
-    }
-    return found;
-  }
-  async replaceIfUnchanged(d: StoredDelivery, etag: string) {
-    const current = this.docs.get(this.key(d));
-    if (current?._etag !== etag) return undefined;
-    const next = String(++this.version);
-    this.docs.set(this.key(d), { ...structuredClone(d), _etag: next });
-    return next;
-  }
-  async update(ref: DeliveryRef, change: (c: StoredDelivery) => StoredDelivery | undefined) {
-    const current = await this.get(ref);
-    if (current === undefined) return undefined;
-    const next = change(current);
-    if (next === undefined) return current;
-    this.docs.set(this.key(ref), { ...next, _etag: String(++this.version) });
-    return next;
-  }
-  async list(webhookId: string): Promise<CursorPage<StoredDelivery>> {
-    const items = [...this.docs.values()].filter((d) => d.webhookId === webhookId);
-    return { items, totalItems: items.length, nextCursor: null };
-  }
-  async pendingOf(webhookId: string) {
-    return [...this.docs.values()]
-      .filter((d) => d.webhookId === webhookId && d.status === "pending")
-      .map(({ webhookId: w, id }) => ({ webhookId: w, id }));
-  }
-  async *overdue(before: string, pageSize: number): AsyncIterable<DueDelivery[]> {
-    const due = [...this.docs.values()]
-      .filter((d) => d.status === "pending" && (d.nextAttemptAt ?? "") < before)
-      .map(({ webhookId, id, nextAttemptAt }) => ({ webhookId, id, nextAttemptAt: nextAttemptAt! }));
-    for (let i = 0; i < due.length; i += pageSize) yield due.slice(i, i + pageSize);
-  }
-}
-
-class Directory implements WebhookDirectory {
-  readonly targets = new Map<string, DeliveryTarget>();
-  readonly disabled: [string, string][] = [];
-  add(webhookId: string, events: DeliveryTarget["events"] = ["transaction.settled"]) {
-    this.targets.set(webhookId, {
-      webhookId,
-      url: `https://example.test/${webhookId}`,
-      status: "enabled",
-      events,
-      signingSecrets: ["whsec_a", "whsec_b"],
-    });
-  }
-  async subscribedTo(event: string) {
-    return [...this.targets.values()].filter(
-      (t) => t.status === "enabled" && (t.events as readonly string[]).includes(event),
-    );
-  }
-  async target(id: string) {
-    return this.targets.get(id);
-  }
-  async disable(id: string, reason: string) {
-    this.disabled.push([id, reason]);
-    const t = this.targets.get(id);
-    if (t) this.targets.set(id, { ...t, status: "disabled" });
-  }
-}
-
-class Bus implements MessageBus {
-  readonly sent: { queue: QueueName; message: OutgoingMessage }[] = [];
-  async send(queue: QueueName, messages: readonly OutgoingMessage[]) {
-    for (const message of messages) this.sent.push({ queue, message });
-  }
-}
-
-function setup(answers: WebhookPostResult[]) {
-  let now = new Date("2026-01-01T00:00:00Z");
-  const clock = { now: () => new Date(now) };
-  const deliveries = new MemoryDeliveries();
-  const directory = new Directory();
-  const bus = new Bus();
-  const posts: { url: string; headers: Record<string, string>; body: string }[] = [];
-  const sender: WebhookSender = {
-    async post(url, headers, body) {
-      posts.push({ url, headers: { ...headers }, body });
-      return answers.shift() ?? { statusCode: 200, durationMs: 3 };
-    },
-  };
-  const sign = (id: string, at: Date, _body: string, secrets: readonly string[]) => ({
-    "webhook-id": id,
-    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-    "webhook-signature": secrets.map((s) => `v1,${s}`).join(" "),
-  });
-  const attempts = new DeliveryAttempts({
-    deliveries,
-    directory,
-    sender,
-    sign,
-    bus,
-    clock,
-    retrySchedule: [5, 60],
-    random: () => 0.5,
-  });
-  const deps = { deliveries, directory, attempts, bus, clock };
-  const deliver = new DeliverWebhooks(deps);
-  const fanOut = new FanOutEvents(deps);
-  const retryDelivery = new RetryWebhookDelivery(deps);
-  const testWebhook = new TestWebhook(deps);
-  const advance = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
-  const deliveryMessages = () => bus.sent.filter((s) => s.queue === "deliveries").map((s) => s.message);
-  /** Runs the latest `deliveries` message, as the queue would once its delay is over. */
-  const runLatest = () => deliver.execute(deliveryMessages().at(-1)!.body as DeliveriesMessage);
-  const sweep = new SweepDeliveries({ ...deps, graceSeconds: 60 });
-  return {
-    deliveries,
-    directory,
-    bus,
-    posts,
-    deliver,
-    fanOut,
-    retryDelivery,
-    testWebhook,
-    sweep,
-    advance,
-    deliveryMessages,
-    runLatest,
-  };
-}
 
 const event: EventEnvelope = {
   id: "evt_1",
@@ -200,6 +27,33 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
       timestamp: event.timestamp,
       data: { transactionId: "t1" },
     });
+  });
+
+  it("records each event's fan-out as complete once its deliveries exist, and only then", async () => {
+    const s = setup([]);
+    s.directory.add("wh_a");
+    s.directory.add("wh_b");
+    const unsubscribed: EventEnvelope = { ...event, id: "evt_valued", event: "portfolio.valued" };
+    // The store fails while the outcomes are written (a crash after the POSTs): nothing is marked.
+    s.deliveries.failNextCreate = true;
+    await expect(s.fanOut.execute([event])).rejects.toThrow("the store went away");
+    expect(s.outbox.fannedOut).toEqual([]);
+    // Two copies: the second finds the deliveries held by the first (in flight) and leaves the mark to it.
+    let release = (): void => {};
+    s.gate.hold = new Promise((r) => (release = r));
+    const first = s.fanOut.execute([event, unsubscribed]);
+    await new Promise((r) => setTimeout(r, 10));
+    await s.fanOut.execute([event]);
+    expect(s.outbox.fannedOut).toEqual([]);
+    release();
+    await first;
+    expect(s.outbox.fannedOut).toEqual([event.id, unsubscribed.id]); // nobody subscribed to the second: complete at once
+    expect(s.posts).toHaveLength(4); // two before the failed write, two after
+    expect(s.deliveries.docs.size).toBe(2);
+    // A copy that comes later finds them recorded and marks the event again (harmless).
+    await s.fanOut.execute([event]);
+    expect(s.posts).toHaveLength(4);
+    expect(s.outbox.fannedOut).toEqual([event.id, unsubscribed.id, event.id]);
   });
 
   it("fans out every event of a batch (an events message may carry several envelopes)", async () => {
@@ -354,16 +208,16 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     const [ref] = await s.fanOut.execute([event]); // due again in 5 s; pretend its message is lost
     const due = (await s.deliveries.get(ref!))?.nextAttemptAt;
     s.advance(5 + 59);
-    expect(await s.sweep.execute()).toBe(0);
+    expect(await s.sweep.execute()).toEqual({ deliveries: 0, recoveries: 0 });
     s.advance(2);
-    expect(await s.sweep.execute()).toBe(1);
+    expect(await s.sweep.execute()).toEqual({ deliveries: 1, recoveries: 0 });
     expect(s.deliveryMessages().at(-1)).toEqual({ body: { deliveries: [{ ...ref!, due }] } });
     await s.runLatest();
     expect(await s.deliveries.get(ref!)).toMatchObject({ status: "succeeded", attempts: 2 });
-    expect(await s.sweep.execute()).toBe(0);
+    expect(await s.sweep.execute()).toEqual({ deliveries: 0, recoveries: 0 });
   });
 
-  it("a manual retry sends a failed delivery again with a fresh schedule; pending or succeeded ones are a conflict", async () => {
+  it("a manual retry sends a failed delivery again with a fresh schedule; a succeeded one is a conflict", async () => {
     const s = setup([
       { statusCode: 500, durationMs: 1 },
       { statusCode: 500, durationMs: 1 },
@@ -371,9 +225,6 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     ]);
     s.directory.add("wh_a");
     const [ref] = await s.fanOut.execute([event]);
-    await expect(s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).rejects.toMatchObject({
-      code: "CONFLICT",
-    });
     for (const wait of [5, 60]) {
       s.advance(wait);
       await s.runLatest();
@@ -394,6 +245,30 @@ describe("webhook fan-out and delivery (in-memory ports)", () => {
     await expect(s.retryDelivery.execute({ webhookId: "wh_nope", deliveryId: ref!.id })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+
+  it("Retry on a pending delivery sends it now; its schedule continues after it and the message it waited for is stale", async () => {
+    const s = setup([
+      { statusCode: 500, durationMs: 1 },
+      { statusCode: 503, durationMs: 1 },
+    ]);
+    s.directory.add("wh_a");
+    const [ref] = await s.fanOut.execute([event]); // 500: due again in 5 s
+    const waiting = s.deliveryMessages()[0]!.body as DeliveriesMessage;
+    s.advance(1);
+    expect(await s.retryDelivery.execute({ webhookId: "wh_a", deliveryId: ref!.id })).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      nextAttemptAt: "2026-01-01T00:00:01.000Z",
+    });
+    await s.runLatest(); // the retry's own message: sent now
+    expect(s.posts).toHaveLength(2);
+    const stored = await s.deliveries.get(ref!);
+    // The schedule goes on from where it was (its second delay, 60 s), not from the start.
+    expect(stored).toMatchObject({ status: "pending", attempts: 2, nextAttemptAt: "2026-01-01T00:01:01.000Z" });
+    s.advance(5);
+    await s.deliver.execute(waiting); // the message sent for the old due time finds it no longer due then
+    expect(s.posts).toHaveLength(2);
   });
 
   it("the test event is a delivery of its own, attempted at once", async () => {

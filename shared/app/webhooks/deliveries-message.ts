@@ -15,6 +15,16 @@ export interface DeliveriesMessage {
   deliveries: DeliveryTicket[];
 }
 
+/** A `deliveries` message that carries a step of a webhook's recovery (RunDeliveryRecovery) instead. */
+export interface RecoveryMessage {
+  recovery: { webhookId: string; step: number };
+}
+
+/** The message that asks for step `step` of a webhook's recovery. */
+export const recoveryMessage = (webhookId: string, step: number): OutgoingMessage => ({
+  body: { recovery: { webhookId, step } } satisfies RecoveryMessage,
+});
+
 /** Tickets per `deliveries` message. */
 const TICKETS_PER_MESSAGE = 32;
 

@@ -1,12 +1,14 @@
 import { AsyncResource } from "node:async_hooks";
 import pLimit from "p-limit";
 import { failed, succeeded, withAttempt, type DeliveryRef, type StoredDelivery } from "../../domain/delivery";
+import { attemptEntry } from "../../domain/delivery-attempt";
 import { nextRetryDelay } from "../../domain/delivery-schedule";
 import type { Clock } from "../../ports/clock";
 import { deliveryKey, type DeliveryRepository } from "../../ports/delivery-repository";
 import type { MessageBus } from "../../ports/message-bus";
 import type { DeliveryTarget, WebhookDirectory, WebhookSender } from "../../ports/webhook-delivery";
 import { retryMessages, type DeliveryTicket } from "./deliveries-message";
+import { WebhookHealthTally } from "./webhook-health-tally";
 
 /** Builds the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) for one attempt. */
 export type SignWebhook = (
@@ -98,8 +100,10 @@ export class DeliveryAttempts {
     const recorded = await this.record(items, outcomes);
     const retries: { ticket: DeliveryTicket; delaySeconds: number }[] = [];
     const gone = new Set<string>();
+    const health = new WebhookHealthTally(this.deps.clock.now());
     for (const [i, outcome] of outcomes.entries()) {
       if (recorded[i]?.ours !== true) continue; // another writer's version stands
+      health.add(outcome.next);
       if (outcome.gone) gone.add(outcome.next.webhookId);
       const { webhookId, id, nextAttemptAt } = outcome.next;
       if (outcome.retryIn !== undefined)
@@ -109,6 +113,10 @@ export class DeliveryAttempts {
         });
     }
     for (const webhookId of gone) await this.stopWebhook(webhookId, "the endpoint answered 410 Gone");
+    for (const [webhookId, outcome] of health.outcomes(gone)) {
+      const disabled = await this.deps.directory.recordOutcome(webhookId, outcome);
+      if (disabled !== undefined) await this.stopWebhook(webhookId, disabled, false);
+    }
     // The record first, then its message: a crash in between leaves a pending record the sweep finds.
     if (retries.length > 0) await this.deps.bus.send("deliveries", retryMessages(retries));
     return recorded.map((r) => r.stored);
@@ -162,12 +170,7 @@ export class DeliveryAttempts {
       delivery.payload,
     );
     const done = this.deps.clock.now();
-    const next = withAttempt(delivery, {
-      at: sentAt.toISOString(),
-      ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
-      ...(result.error !== undefined ? { error: result.error } : {}),
-      durationMs: Math.round(result.durationMs),
-    });
+    const next = withAttempt(delivery, attemptEntry({ ...result, at: sentAt }));
     const status = result.statusCode;
     if (status !== undefined && status >= 200 && status < 300) return { next: succeeded(next, done), gone: false };
     if (status === 410)
@@ -190,15 +193,16 @@ export class DeliveryAttempts {
     };
   }
 
-  /** Disables the webhook and fails its other pending deliveries, which would only meet the same answer. */
-  private async stopWebhook(webhookId: string, reason: string): Promise<void> {
-    await this.deps.directory.disable(webhookId, reason);
+  /**
+   * Disables the webhook (unless that is done already) and fails its other pending deliveries, which
+   * would only meet the same answer; Recover sends them again once it is enabled.
+   */
+  private async stopWebhook(webhookId: string, reason: string, disable = true): Promise<void> {
+    if (disable) await this.deps.directory.disable(webhookId, reason);
     const now = this.deps.clock.now();
     for (const ref of await this.deps.deliveries.pendingOf(webhookId, 1000)) {
       await this.deps.deliveries.update(ref, (d) =>
-        d.status === "pending"
-          ? failed(d, now, "the webhook was disabled (its endpoint answered 410 Gone)")
-          : undefined,
+        d.status === "pending" ? failed(d, now, `the webhook was disabled (${reason})`) : undefined,
       );
     }
   }

@@ -3,6 +3,7 @@ import { notFound } from "../../domain/errors";
 import type { Clock } from "../../ports/clock";
 import type { DeliveryRepository } from "../../ports/delivery-repository";
 import type { MessageBus } from "../../ports/message-bus";
+import type { Outbox } from "../../ports/outbox";
 import type { DeliveryTarget, WebhookDirectory } from "../../ports/webhook-delivery";
 import type { DeliveryAttempts } from "./delivery-attempts";
 
@@ -12,6 +13,8 @@ export interface DeliveryLogDeps {
   directory: WebhookDirectory;
   attempts: DeliveryAttempts;
   bus: MessageBus;
+  /** Where the fan-out records each event's completion. */
+  outbox: Pick<Outbox, "markFannedOut">;
   clock: Clock;
 }
 

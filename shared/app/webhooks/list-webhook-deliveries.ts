@@ -1,16 +1,17 @@
-import { publicDelivery, type Delivery, type DeliveryEventName, type DeliveryStatus } from "../../domain/delivery";
+import { publicDelivery, type Delivery } from "../../domain/delivery";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
+import type { DeliveryFilter } from "../../ports/delivery-repository";
 import { webhookTarget, type DeliveryLogDeps } from "./delivery-log";
 
 export type ListWebhookDeliveriesDeps = Pick<DeliveryLogDeps, "deliveries" | "directory">;
 
 export interface ListWebhookDeliveriesInput {
   webhookId: string;
-  filter: { status?: DeliveryStatus; event?: DeliveryEventName };
+  filter: DeliveryFilter;
   request: PageRequest;
 }
 
-/** A webhook's deliveries, newest first, by page number or cursor. */
+/** A webhook's deliveries, newest first, by page number or cursor; filtered by status, event and when they were created. */
 export class ListWebhookDeliveries {
   constructor(private readonly deps: ListWebhookDeliveriesDeps) {}
 

@@ -1,11 +1,15 @@
-import { publicDelivery, type Delivery, type DeliveryStatus } from "../../domain/delivery";
+import { publicDelivery, reopened, type Delivery } from "../../domain/delivery";
 import { AppError, notFound } from "../../domain/errors";
 import { deliveriesMessages } from "./deliveries-message";
 import { storedDelivery, webhookTarget, type DeliveryLogDeps } from "./delivery-log";
 
 export type RetryWebhookDeliveryDeps = Pick<DeliveryLogDeps, "deliveries" | "directory" | "bus" | "clock">;
 
-/** Sends a failed delivery again (same id, same body): it goes pending, due now, with a fresh retry schedule. */
+/**
+ * Sends a delivery now (same id, same body). A failed one goes pending with a fresh retry schedule; a
+ * pending one is brought forward, and its schedule continues after this attempt (the message it was
+ * waiting for finds it no longer due at that time, and is skipped). A succeeded one is a conflict.
+ */
 export class RetryWebhookDelivery {
   constructor(private readonly deps: RetryWebhookDeliveryDeps) {}
 
@@ -14,21 +18,21 @@ export class RetryWebhookDelivery {
     if (target.status !== "enabled")
       throw new AppError("CONFLICT", `Webhook '${webhookId}' is disabled; enable it before retrying its deliveries`);
     await storedDelivery(this.deps.deliveries, webhookId, deliveryId);
-    const now = this.deps.clock.now().toISOString();
-    let refused: DeliveryStatus | undefined;
+    const now = this.deps.clock.now();
+    let refused = false;
     const updated = await this.deps.deliveries.update({ webhookId, id: deliveryId }, (d) => {
-      if (d.status !== "failed") {
-        refused = d.status;
-        return undefined;
-      }
-      refused = undefined;
-      const { completedAt: _c, failureReason: _f, ...rest } = d;
-      return { ...rest, status: "pending", nextAttemptAt: now, scheduleOffset: d.attempts };
+      refused = d.status === "succeeded";
+      if (refused) return undefined;
+      return d.status === "failed" ? reopened(d, now) : { ...d, nextAttemptAt: now.toISOString() };
     });
     if (updated === undefined) throw notFound(`Delivery '${deliveryId}'`);
-    if (refused !== undefined)
-      throw new AppError("CONFLICT", `Delivery '${deliveryId}' is ${refused}; only a failed delivery can be retried`);
-    await this.deps.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId, due: now }]));
+    if (refused)
+      throw new AppError(
+        "CONFLICT",
+        `Delivery '${deliveryId}' succeeded already; only a pending or failed one is sent again`,
+      );
+    const due = updated.nextAttemptAt ?? now.toISOString();
+    await this.deps.bus.send("deliveries", deliveriesMessages([{ webhookId, id: deliveryId, due }]));
     return publicDelivery(updated);
   }
 }

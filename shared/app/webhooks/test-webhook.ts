@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { newDelivery, publicDelivery, type Delivery } from "../../domain/delivery";
+import { publicDelivery, testDelivery, type Delivery } from "../../domain/delivery";
 import { webhookTarget, type DeliveryLogDeps } from "./delivery-log";
 
 export type TestWebhookDeps = Pick<DeliveryLogDeps, "directory" | "attempts" | "clock">;
@@ -11,13 +10,7 @@ export class TestWebhook {
   async execute(webhookId: string): Promise<Delivery> {
     const target = await webhookTarget(this.deps.directory, webhookId);
     const now = this.deps.clock.now();
-    const event = {
-      id: `evt_test_${randomUUID().replaceAll("-", "")}`,
-      event: "webhook.test" as const,
-      timestamp: now.toISOString(),
-      data: { webhookId },
-    };
-    const [stored] = await this.deps.attempts.attempt([{ delivery: newDelivery(event, webhookId, now), target }]);
+    const [stored] = await this.deps.attempts.attempt([{ delivery: testDelivery(webhookId, now), target }]);
     if (stored === undefined) throw new Error(`test delivery of ${webhookId} was not attempted`); // a fresh random event id: cannot happen
     return publicDelivery(stored);
   }

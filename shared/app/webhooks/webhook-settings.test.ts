@@ -3,6 +3,8 @@ import https from "node:https";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GuardedWebhookSender, type LookupAll } from "../../adapters/http/guarded-webhook-sender";
+import type { StoredDelivery } from "../../domain/delivery";
+import { deliveryDetail } from "../../domain/delivery";
 import { AppError } from "../../domain/errors";
 import type { CursorPage } from "../../domain/page-request";
 import type { StoredWebhook } from "../../domain/webhook";
@@ -63,6 +65,8 @@ class RecordingSender implements WebhookSender {
       statusCode: this.status,
       ...(this.status >= 300 ? { error: `the endpoint answered ${this.status}` } : {}),
       durationMs: 1,
+      requestHeaders: { ...headers, "content-type": "application/json" },
+      response: { headers: { "content-type": "text/plain" }, body: `answered ${this.status}` },
     };
   }
 }
@@ -70,14 +74,24 @@ class RecordingSender implements WebhookSender {
 const cipher = new WebhookSecretCipher(Buffer.alloc(32, 5).toString("base64"));
 const events: ["portfolio.valued"] = ["portfolio.valued"];
 
+/** Delivery records as written (the verification's `webhook.test`). */
+class RecordedDeliveries {
+  readonly created: StoredDelivery[] = [];
+  async createIfAbsent(delivery: StoredDelivery) {
+    this.created.push(structuredClone(delivery));
+    return "1";
+  }
+}
+
 /** The settings use cases over one store, as the composition builds them. */
 function settingsUseCases(
   repository: WebhookRepository,
   sender: WebhookSender,
   clock: Clock,
   onChange: WebhookSettingsDeps["onChange"] = () => {},
+  deliveries = new RecordedDeliveries(),
 ) {
-  const deps: WebhookSettingsDeps = { repository, sender, cipher, clock, onChange };
+  const deps: WebhookSettingsDeps = { repository, sender, deliveries, cipher, clock, onChange };
   return {
     create: new CreateWebhook(deps),
     get: new GetWebhook(deps),
@@ -147,6 +161,38 @@ describe("the webhook settings use cases", () => {
     });
     expect(repository.docs.get(created.id)?.secret).not.toContain(created.secret.slice(6));
     expect(await webhooks.get.execute(created.id)).not.toHaveProperty("secret");
+  });
+
+  it("records the creation's webhook.test as the first delivery of the webhook's log: what was sent, what came back", async () => {
+    const repository = new MemoryRepository();
+    const sender = new RecordingSender(200);
+    const deliveries = new RecordedDeliveries();
+    const webhooks = settingsUseCases(repository, sender, new FakeClock(), () => {}, deliveries);
+    const created = await webhooks.create.execute({ url: "https://hooks.example.com/a", events });
+    expect(deliveries.created).toHaveLength(1);
+    const [test] = deliveries.created;
+    const sent = sender.posts.at(-1)!;
+    expect(test).toMatchObject({
+      id: sent.headers["webhook-id"],
+      webhookId: created.id,
+      event: "webhook.test",
+      subject: created.id,
+      status: "succeeded",
+      attempts: 1,
+      lastAttempt: { statusCode: 200 },
+      payload: sent.body,
+    });
+    const [attempt] = deliveryDetail(test!).attemptLog;
+    expect(attempt).toMatchObject({
+      statusCode: 200,
+      request: { headers: { "webhook-id": test!.id, "content-type": "application/json" }, body: sent.body },
+      response: { headers: { "content-type": "text/plain" }, body: "answered 200" },
+    });
+    expect(JSON.stringify(test)).not.toContain(created.secret.slice("whsec_".length));
+    // A refused URL records nothing (there is no webhook to hold it).
+    sender.status = 500;
+    await expect(webhooks.create.execute({ url: "https://hooks.example.com/b", events })).rejects.toThrow();
+    expect(deliveries.created).toHaveLength(1);
   });
 
   it("refuses a URL that does not answer within the time-out, saving nothing", async () => {
@@ -246,6 +292,60 @@ describe("the webhook settings use cases", () => {
 });
 
 describe("the cached webhook directory", () => {
+  it("keeps failingSince from the first failure, clears it on a delivery, and disables a webhook failing for WEBHOOK_DISABLE_AFTER_DAYS", async () => {
+    const repository = new MemoryRepository();
+    const clock = new FakeClock(Date.parse("2026-03-01T00:00:00Z"));
+    const directory = new CachedWebhookDirectory(repository, cipher, clock, 5, 5);
+    const webhooks = settingsUseCases(repository, new RecordingSender(), clock, (id) => directory.forget(id));
+    const a = await webhooks.create.execute({ url: "https://hooks.example.com/a", events });
+    const writes = vi.spyOn(repository, "update");
+    const failure = (lastFailure = "the endpoint answered 503") => ({ delivered: false, at: clock.now(), lastFailure });
+
+    expect(await directory.recordOutcome(a.id, { delivered: true, at: clock.now() })).toBeUndefined();
+    expect(writes).not.toHaveBeenCalled(); // healthy, and it was: nothing to write
+    expect(await directory.recordOutcome(a.id, failure())).toBeUndefined();
+    expect(await webhooks.get.execute(a.id)).toMatchObject({
+      status: "enabled",
+      failingSince: "2026-03-01T00:00:00.000Z",
+    });
+    clock.at += 3 * 86_400_000;
+    writes.mockClear();
+    expect(await directory.recordOutcome(a.id, failure())).toBeUndefined();
+    expect(writes).not.toHaveBeenCalled(); // still failing, within the limit: nothing to write
+    expect(await directory.recordOutcome(a.id, { delivered: true, at: clock.now() })).toBeUndefined();
+    expect(await webhooks.get.execute(a.id)).not.toHaveProperty("failingSince");
+
+    // Failing again from day 3: disabled once every attempt has failed for 5 days, not before.
+    const since = clock.now().toISOString();
+    await directory.recordOutcome(a.id, failure());
+    clock.at += 5 * 86_400_000 - 1000;
+    expect(await directory.recordOutcome(a.id, failure())).toBeUndefined();
+    clock.at += 1000;
+    const reason = await directory.recordOutcome(a.id, failure("the endpoint answered 502"));
+    expect(reason).toBe(
+      `every delivery failed for 5 days: no attempt succeeded since ${since} (the last: the endpoint answered 502)`,
+    );
+    expect(await webhooks.get.execute(a.id)).toMatchObject({ status: "disabled", disabledReason: reason });
+    expect(await directory.subscribedTo("portfolio.valued")).toEqual([]);
+    expect(await directory.recordOutcome(a.id, failure())).toBeUndefined(); // disabled once
+
+    // Enabled again: the reason goes, and failures are counted afresh.
+    const enabled = await webhooks.update.execute({ id: a.id, patch: { status: "enabled" } });
+    expect(enabled).not.toHaveProperty("disabledReason");
+    expect(enabled).not.toHaveProperty("failingSince");
+    expect(await directory.recordOutcome(a.id, failure())).toBeUndefined();
+    expect((await webhooks.get.execute(a.id)).status).toBe("enabled");
+  });
+
+  it("never shows a disabled reason on an enabled webhook", async () => {
+    const repository = new MemoryRepository();
+    const webhooks = settingsUseCases(repository, new RecordingSender(), new FakeClock());
+    const a = await webhooks.create.execute({ url: "https://hooks.example.com/a", events });
+    // What a disable racing an enable on another instance could leave behind.
+    await repository.update(a.id, (w) => ({ ...w, disabledReason: "the endpoint answered 410 Gone" }));
+    expect(await webhooks.get.execute(a.id)).not.toHaveProperty("disabledReason");
+  });
+
   it("keeps what it read for cacheSeconds by the clock: a change made on another instance shows once that has passed", async () => {
     const repository = new MemoryRepository();
     const clock = new FakeClock();

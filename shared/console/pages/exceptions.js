@@ -19,6 +19,7 @@ const TYPES = [
   "MISSING_FX_RATE",
   "NAV_MISMATCH",
   "VALUE_OUT_OF_RANGE",
+  "REPLICA_REJECTED",
 ];
 
 export function ExceptionsPage() {

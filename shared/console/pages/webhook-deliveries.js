@@ -1,6 +1,7 @@
 // @ts-check
-// A webhook's deliveries: filter by status and event, each one's attempts with what the endpoint
-// answered, Retry on a failed one. The list refreshes itself while a delivery is pending.
+// A webhook's deliveries: filter by status, event and the days they were created; each one's subject,
+// its attempts with what was sent and what came back, Retry on a failed one and Retry now on a pending
+// one. The list refreshes itself while a delivery is pending.
 import { api } from "../lib/api.js";
 import { useForm } from "../lib/form.js";
 import { dateTime } from "../lib/format.js";
@@ -8,15 +9,7 @@ import { Fragment, html, useEffect, useState } from "../lib/html.js";
 import { useApi } from "../lib/use-api.js";
 import { LoadState, Notice, Pager, Status, Table } from "../ui/bits.js";
 import { Field } from "../ui/fields.js";
-
-/** What the endpoint did with one attempt: "HTTP 200 in 3 ms", "no answer (connection refused) after 15000 ms". @param {any} attempt */
-export function attemptOutcome(attempt) {
-  if (attempt === undefined) return "—";
-  const { statusCode, error, durationMs } = attempt;
-  if (statusCode === undefined) return `no answer (${error ?? "unknown"}) after ${durationMs} ms`;
-  const extra = error && !String(error).includes(String(statusCode)) ? ` (${error})` : "";
-  return `HTTP ${statusCode}${extra} in ${durationMs} ms`;
-}
+import { AttemptLog, attemptOutcome } from "./webhook-attempts.js";
 
 const EVENTS = [
   "portfolio.valued",
@@ -28,27 +21,52 @@ const EVENTS = [
   "webhook.test",
 ];
 
+/** What each event's subject is. */
+const SUBJECT_KIND = /** @type {Record<string, string>} */ ({
+  "portfolio.valued": "Portfolio",
+  "transaction.settled": "Transaction",
+  "exception.created": "Exception",
+  "refresh_job.completed": "Job",
+  "refresh_job.failed": "Job",
+  "webhook.test": "Webhook",
+});
+
+/**
+ * A day picked in the reader's time zone as the API's bound: its first or its last millisecond.
+ * @param {string} day YYYY-MM-DD @param {"start" | "end"} edge
+ */
+function dayBound(day, edge) {
+  if (day === "") return undefined;
+  const at = new Date(`${day}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}`);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+}
+
 /** @param {{ webhookPath: string, refresh: number, webhookEnabled: boolean }} props */
 export function Deliveries({ webhookPath, refresh, webhookEnabled }) {
-  const filters = useForm({ status: "", event: "" });
+  const filters = useForm({ status: "", event: "", from: "", to: "" });
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState(/** @type {string | undefined} */ (undefined));
   const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
-  const { status, event } = filters.values;
+  const { status, event, from, to } = filters.values;
   const list = useApi(
     `${webhookPath}/deliveries`,
-    { status, event, page, pageSize: 20 },
+    { status, event, from: dayBound(from, "start"), to: dayBound(to, "end"), page, pageSize: 20 },
     { pollWhile: (body) => body.data.some((/** @type {any} */ d) => d.status === "pending") },
   );
-  useEffect(() => setPage(1), [status, event]);
+  useEffect(() => setPage(1), [status, event, from, to]);
   useEffect(() => list.reload(), [refresh]);
   /** @type {any[]} */
   const deliveries = list.body?.data ?? [];
+  const filtered = status || event || from || to;
 
   const retry = async (/** @type {any} */ delivery) => {
     try {
       await api("POST", `${webhookPath}/deliveries/${encodeURIComponent(delivery.id)}/retry`);
-      setNotice(`Delivery of ${delivery.event} sent again.`);
+      setNotice(
+        delivery.status === "pending"
+          ? `Delivery of ${delivery.event} sent now; its retry schedule continues after it.`
+          : `Delivery of ${delivery.event} sent again.`,
+      );
     } catch (error) {
       setNotice(error instanceof Error ? error.message : String(error));
     }
@@ -65,18 +83,21 @@ export function Deliveries({ webhookPath, refresh, webhookEnabled }) {
         ["failed", "Failed"],
       ]} />
       <${Field} form=${filters} name="event" label="Event" options=${[["", "Any event"], ...EVENTS.map((e) => /** @type {[string, string]} */ ([e, e]))]} />
+      <${Field} form=${filters} name="from" label="Created from" type="date" />
+      <${Field} form=${filters} name="to" label="Created to" type="date" />
     </div>
     <${Notice} text=${notice} />
-    ${!webhookEnabled ? html`<p class="hint">The webhook is disabled: enable it to retry failed deliveries.</p>` : null}
+    ${!webhookEnabled ? html`<p class="hint">The webhook is disabled: enable it to retry or recover its deliveries.</p>` : null}
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} numeric=${["Attempts"]} caption="Deliveries" head=${["Event", "Status", "Attempts", "Response", "Created", "Next attempt or done", ""]}
-          empty=${status || event ? "No deliveries match these filters." : "No deliveries yet."}
+        ? html`<${Table} numeric=${["Attempts"]} caption="Deliveries" head=${["Event", "Subject", "Status", "Attempts", "Response", "Created", "Next attempt or done", ""]}
+          empty=${filtered ? "No deliveries match these filters." : "No deliveries yet."}
           rows=${deliveries.map(
             (d) => html`<${Fragment} key=${d.id}>
               <tr class=${open === d.id ? "expanded" : ""}>
                 <td><code>${d.event}</code></td>
+                <td class="break">${d.subject ? html`<span class="sub">${SUBJECT_KIND[d.event] ?? "Subject"}</span> <span class="mono">${d.subject}</span>` : "—"}</td>
                 <td><${Status} value=${d.status} />${d.failureReason ? html`<span class="sub">${d.failureReason}</span>` : null}</td>
                 <td class="num">${d.attempts}</td>
                 <td class="wrap">${attemptOutcome(d.lastAttempt)}</td>
@@ -85,29 +106,19 @@ export function Deliveries({ webhookPath, refresh, webhookEnabled }) {
                 <td>
                   <div class="buttons">
                     <button type="button" class="small" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? undefined : d.id)}>Attempts</button>
-                    ${d.status === "failed" ? html`<button type="button" class="small" onClick=${() => retry(d)}>Retry</button>` : null}
+                    ${
+                      webhookEnabled && d.status !== "succeeded"
+                        ? html`<button type="button" class="small" onClick=${() => retry(d)}>${d.status === "pending" ? "Retry now" : "Retry"}</button>`
+                        : null
+                    }
                   </div>
                 </td>
               </tr>
-              ${open === d.id ? html`<tr class="expanded"><td colspan="7"><${AttemptLog} path=${`${webhookPath}/deliveries/${encodeURIComponent(d.id)}`} attempts=${d.attempts} /></td></tr>` : null}
+              ${open === d.id ? html`<tr class="expanded"><td colspan="8"><${AttemptLog} path=${`${webhookPath}/deliveries/${encodeURIComponent(d.id)}`} attempts=${d.attempts} /></td></tr>` : null}
             </${Fragment}>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Deliveries" />`
         : null
     }
   </section>`;
-}
-
-/** Every attempt of one delivery, oldest first, with what the endpoint answered. @param {{ path: string, attempts: number }} props */
-function AttemptLog({ path, attempts }) {
-  const detail = useApi(path);
-  useEffect(() => detail.reload(), [attempts]);
-  /** @type {any[]} */
-  const log = detail.body?.data.attemptLog ?? [];
-  if (detail.body === undefined)
-    return html`<${LoadState} loading=${detail.loading} error=${detail.error} onRetry=${detail.reload} />`;
-  if (log.length === 0) return html`<p class="hint">No attempt yet.</p>`;
-  return html`<ol class="attempts">
-    ${log.map((a) => html`<li>${dateTime(a.at)}: ${attemptOutcome(a)}</li>`)}
-  </ol>`;
 }

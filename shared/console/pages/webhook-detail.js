@@ -1,6 +1,6 @@
 // @ts-check
-// One webhook: its settings and actions (edit, test, rotate the secret, enable or disable, delete)
-// and its deliveries, filterable by status and event, each attempt's answer, Retry on a failed one.
+// One webhook: why it is disabled or failing (a banner), its settings and actions (edit, test, recover
+// failed deliveries, rotate the secret, enable or disable, delete) and its deliveries.
 import { api } from "../lib/api.js";
 import { dateTime } from "../lib/format.js";
 import { html, useState } from "../lib/html.js";
@@ -8,14 +8,17 @@ import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, Notice, PageHeader, SecretOnce, Status } from "../ui/bits.js";
 import { ConfirmDialog, Dialog } from "../ui/dialog.js";
-import { attemptOutcome, Deliveries } from "./webhook-deliveries.js";
+import { attemptOutcome } from "./webhook-attempts.js";
+import { WebhookStateBanner } from "./webhook-banner.js";
+import { Deliveries } from "./webhook-deliveries.js";
 import { WebhookForm } from "./webhook-form.js";
+import { RecoverDialog } from "./webhook-recover.js";
 
 /** @param {{ id?: string }} props */
 export function WebhookDetail({ id = "" }) {
   const path = `api/v1/settings/webhooks/${encodeURIComponent(id)}`;
   const item = useApi(path);
-  const [dialog, setDialog] = useState(/** @type {"edit" | "delete" | "rotate" | undefined} */ (undefined));
+  const [dialog, setDialog] = useState(/** @type {"edit" | "delete" | "rotate" | "recover" | undefined} */ (undefined));
   const [secret, setSecret] = useState(/** @type {string | undefined} */ (undefined));
   const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
   const [testing, setTesting] = useState(false);
@@ -57,6 +60,7 @@ export function WebhookDetail({ id = "" }) {
       actions=${html`
         <button type="button" onClick=${() => setDialog("edit")}>Edit</button>
         <button type="button" onClick=${sendTest} aria-disabled=${testing ? "true" : undefined}>${testing ? "Sending test event…" : "Send test event"}</button>
+        ${webhook.status === "enabled" ? html`<button type="button" onClick=${() => setDialog("recover")}>Recover</button>` : null}
         <button type="button" onClick=${() => setDialog("rotate")}>Rotate secret</button>
         ${
           webhook.status === "enabled"
@@ -64,6 +68,7 @@ export function WebhookDetail({ id = "" }) {
             : html`<button type="button" onClick=${() => setStatus("enabled")}>Enable</button>`
         }
         <button type="button" class="danger" onClick=${() => setDialog("delete")}>Delete</button>`} />
+    <${WebhookStateBanner} webhook=${webhook} onEnable=${() => setStatus("enabled")} />
     <${Notice} text=${notice} />
     ${testing ? html`<p class="progress" role="status">Sending a signed <code>webhook.test</code> event… the endpoint has 15 s to answer.</p>` : null}
     ${testResult ? html`<${TestOutcome} result=${testResult} />` : null}
@@ -73,7 +78,10 @@ export function WebhookDetail({ id = "" }) {
         ["Status", html`<${Status} value=${webhook.status} />`],
         ["Events", webhook.events.join(", ")],
         ["Description", webhook.description],
-        ["Disabled because", webhook.disabledReason],
+        ...(webhook.status === "disabled"
+          ? [["Disabled because", webhook.disabledReason ?? "an administrator disabled it"]]
+          : []),
+        ...(webhook.failingSince ? [["Failing since", dateTime(webhook.failingSince)]] : []),
         ["Created", dateTime(webhook.createdAt)],
         ["Updated", dateTime(webhook.updatedAt)],
       ]} />
@@ -84,6 +92,16 @@ export function WebhookDetail({ id = "" }) {
         ? html`<${WebhookForm} webhook=${webhook} onClose=${() => setDialog(undefined)} onSaved=${() => {
             setNotice("Webhook saved.");
             item.reload();
+          }} />`
+        : null
+    }
+    ${
+      dialog === "recover"
+        ? html`<${RecoverDialog} path=${path} onClose=${() => setDialog(undefined)} onStarted=${(
+            /** @type {string} */ message,
+          ) => {
+            setNotice(message);
+            setRefresh((r) => r + 1);
           }} />`
         : null
     }

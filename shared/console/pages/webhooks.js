@@ -5,6 +5,7 @@ import { html, useState } from "../lib/html.js";
 import { href, navigate } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
 import { LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { DisabledWebhooksBanner } from "./webhook-banner.js";
 import { WebhookForm } from "./webhook-form.js";
 
 export function WebhooksPage() {
@@ -16,6 +17,7 @@ export function WebhooksPage() {
   return html`<${PageHeader} title="Webhooks"
       intro="The service posts signed event notifications to these URLs. A new URL is saved only after it answers a test event."
       actions=${html`<button type="button" class="primary" onClick=${() => setAdding(true)}>Add Webhook</button>`} />
+    <${DisabledWebhooksBanner} />
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
@@ -25,7 +27,13 @@ export function WebhooksPage() {
               (w) => html`<tr>
                 <td class="wrap"><a href=${href("webhooks", w.id)}>${w.url}</a></td>
                 <td>${w.events.map((/** @type {string} */ e) => html`<code class="sub">${e}</code>`)}</td>
-                <td><${Status} value=${w.status} />${w.disabledReason ? html`<span class="sub">${w.disabledReason}</span>` : null}</td>
+                <td><${Status} value=${w.status} />${
+                  w.status === "disabled" && w.disabledReason
+                    ? html`<span class="sub">${w.disabledReason}</span>`
+                    : w.status === "enabled" && w.failingSince
+                      ? html`<span class="sub">failing since ${dateTime(w.failingSince)}</span>`
+                      : null
+                }</td>
                 <td class="wrap">${w.description ?? "—"}</td>
                 <td>${dateTime(w.createdAt)}</td>
               </tr>`,

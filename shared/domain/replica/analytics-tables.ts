@@ -2,7 +2,8 @@
  * The `analytics` schema BI users read (API.md, "Read-only SQL replica"): the API's resources, fields
  * in snake_case, one table each.
  */
-import { col, CURRENCY, ID, numberKinds, optional, text, type TableDefinition } from "./table-types";
+import { dataQualityTypeSchema } from "../data-quality-exception";
+import { col, CURRENCY, ID, numberKinds, optional, text, type ForeignKey, type TableDefinition } from "./table-types";
 
 export type AnalyticsTableName =
   | "portfolios"
@@ -16,6 +17,14 @@ export type AnalyticsTableName =
   | "transactions"
   | "exceptions"
   | "jobs";
+
+/** A column of a table naming a portfolio or a security, declared as a key for BI tools to join by. */
+const toPortfolio: ForeignKey = { columns: ["portfolio_id"], references: { table: "portfolios", columns: ["id"] } };
+const toSecurity: ForeignKey = { columns: ["security_id"], references: { table: "securities", columns: ["id"] } };
+
+/** "A, B or C". */
+const either = (values: readonly string[]): string =>
+  values.length < 2 ? values.join("") : `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`;
 
 export const analyticsTables: readonly TableDefinition[] = [
   {
@@ -72,6 +81,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "prices",
     description: "Every stored price: one per security, date, type and source",
     primaryKey: ["security_id", "date", "type", "source"],
+    foreignKeys: [toSecurity],
     columns: [
       col("security_id", ID, "The security"),
       optional("isin", text(12), "Its ISIN"),
@@ -100,6 +110,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "positions",
     description: "The current position snapshot of each portfolio and date (a replaced snapshot's rows are gone)",
     primaryKey: ["portfolio_id", "date", "security_id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("security_id", ID, "The security held"),
@@ -114,6 +125,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "valuations",
     description: "Every stored valuation of a portfolio and date",
     primaryKey: ["portfolio_id", "date"],
+    foreignKeys: [toPortfolio],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("date", { kind: "date" }, "Valuation date"),
@@ -142,6 +154,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     description:
       "The holdings of every stored valuation, equal to `GET /api/v1/portfolios/{id}/holdings?date=` for that date (no look-through)",
     primaryKey: ["portfolio_id", "date", "security_id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("portfolio_id", ID, "The portfolio"),
       col("date", { kind: "date" }, "Valuation date"),
@@ -173,6 +186,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     name: "transactions",
     description: "One row per transaction, in its current status",
     primaryKey: ["id"],
+    foreignKeys: [toPortfolio, toSecurity],
     columns: [
       col("id", ID, "The service's transaction id"),
       col("external_id", text(200), "The sender's id"),
@@ -204,11 +218,7 @@ export const analyticsTables: readonly TableDefinition[] = [
     primaryKey: ["id"],
     columns: [
       col("id", text(100), "The exception's id"),
-      col(
-        "type",
-        text(30),
-        "VALIDATION_FAILED, UNKNOWN_SECURITY, MISSING_PRICE, STALE_PRICE, PRICE_JUMP, MISSING_FX_RATE, NAV_MISMATCH or VALUE_OUT_OF_RANGE",
-      ),
+      col("type", text(30), either(dataQualityTypeSchema.options)),
       col("severity", text(10), "info, warning or error"),
       col("message", { kind: "long-text" }, "What was found"),
       col("entity_type", text(50), "Kind of record concerned"),

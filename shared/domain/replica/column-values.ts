@@ -1,7 +1,9 @@
 /**
  * A document's values as the replica's columns hold them: numbers as exact decimal text (the API's
  * number as it prints, never a float), dates as `YYYY-MM-DD`, timestamps as ISO 8601 UTC, text within
- * its column's length. A value a column cannot hold is reported, never silently mangled.
+ * its column's length. A value a column cannot hold makes the document unprojectable (the projection
+ * skips it with an exception), never silently mangled: the same on both engines, so that a value fits
+ * both or neither.
  */
 import Decimal from "decimal.js";
 import type { ColumnDefinition, DecimalType, TableDefinition } from "./table-types";
@@ -36,6 +38,13 @@ export function decimalText(n: number, type: DecimalType): { text: string; round
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * NUL, which PostgreSQL's text cannot hold (SQL Server's can), and an unpaired surrogate, which
+ * PostgreSQL's driver would turn into U+FFFD (SQL Server's keeps it): refused on both engines alike.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A cheap first look (a backfill checks millions of strings): most hold neither NUL nor any surrogate. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /** Why a row could not be built (a document the projection cannot read). */
 export class UnprojectableValue extends Error {
@@ -53,6 +62,8 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
     case "text":
     case "long-text": {
       if (typeof value !== "string") throw new UnprojectableValue(`${column.name} is not text`);
+      if (SUSPECT.test(value) && UNSTORABLE.test(value))
+        throw new UnprojectableValue(`${column.name} holds a NUL character or an unpaired surrogate`);
       if (type.kind === "text" && value.length > type.length) {
         warn(`${column.name} shortened to ${type.length} characters`);
         return value.slice(0, type.length);
@@ -62,12 +73,13 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
     case "decimal": {
       if (typeof value !== "number") throw new UnprojectableValue(`${column.name} is not a number`);
       const fitted = decimalText(value, type);
-      if (fitted === undefined) {
-        if (!column.nullable)
-          throw new UnprojectableValue(`${column.name} ${value} is beyond decimal(${type.precision}, ${type.scale})`);
-        warn(`${column.name} ${value} is beyond decimal(${type.precision}, ${type.scale}): written as null`);
-        return null;
-      }
+      // Null would read as "no value" (a holding that could not be valued): not what the document says.
+      if (fitted === undefined)
+        throw new UnprojectableValue(`${column.name} ${value} is beyond decimal(${type.precision}, ${type.scale})`);
+      if (fitted.rounded && type.nonZero === true && fitted.text === "0")
+        throw new UnprojectableValue(
+          `${column.name} ${value} has more than ${type.scale} decimal places and would read as 0`,
+        );
       if (fitted.rounded) warn(`${column.name} ${value} rounded to ${type.scale} places`);
       return fitted.text;
     }
@@ -95,7 +107,12 @@ function columnValue(column: ColumnDefinition, value: unknown, warn: (message: s
 /** A row of `table` from values named by column; every column is present, in the table's order. */
 export function rowOf(table: TableDefinition, values: Record<string, unknown>, warn: (message: string) => void): Row {
   const row: Row = {};
-  for (const column of table.columns)
-    row[column.name] = columnValue(column, values[column.name], (m) => warn(`${table.name}.${m}`));
+  try {
+    for (const column of table.columns)
+      row[column.name] = columnValue(column, values[column.name], (m) => warn(`${table.name}.${m}`));
+  } catch (error) {
+    if (error instanceof UnprojectableValue) throw new UnprojectableValue(`${table.name}.${error.message}`);
+    throw error;
+  }
   return row;
 }

@@ -246,9 +246,12 @@ describe("replica projection: one stored document → the rows it owns", () => {
         currency: "EUR",
         source: "s",
       }),
-    ).toEqual({
-      skipped: "unreadable",
-      reason: "price is missing",
+    ).toMatchObject({
+      // Rejected: no rows, but its version, so that the feed moves past it (the caller reports it).
+      groups: [],
+      rejected: "prices.price is missing",
+      origin: { id: "x", docType: "price", partitionKey: "s1" },
+      version: { lsn: 42 },
     });
     const { _lsn: _omit, ...withoutLsn } = system;
     expect(
@@ -302,38 +305,85 @@ describe("replica projection: one stored document → the rows it owns", () => {
         expect(decimalText(n, type), `${n} as decimal(${type.precision}, ${type.scale})`).toEqual(reference(n, type));
   });
 
-  it("numbers become the exact decimal text of the API's number; beyond a column's range a nullable value is null, with a warning", () => {
+  it("numbers become the exact decimal text of the API's number; a value beyond its column, or a price that would read as 0, rejects the document", () => {
     expect(decimalText(0.1 + 0.2, numberKinds.money)).toEqual({ text: "0.3", rounded: true });
-    expect(decimalText(0.30000000000000004, numberKinds.quantity)).toEqual({
-      text: "0.30000000000000004",
-      rounded: false,
-    });
+    expect(decimalText(0.000012345678, numberKinds.quantity)).toEqual({ text: "0.000012345678", rounded: false });
     expect(decimalText(1e15, numberKinds.money)).toEqual({ text: "1000000000000000", rounded: false });
     expect(decimalText(-1.5e-7, numberKinds.price)).toEqual({ text: "-0.00000015", rounded: false });
-    expect(decimalText(1e26, numberKinds.money)).toBeUndefined();
-    const p = projected(
+    expect(decimalText(123.456789012345, numberKinds.price)).toEqual({ text: "123.456789012345", rounded: false });
+    expect(decimalText(1e30, numberKinds.money)).toBeUndefined();
+    const holding = {
+      securityId: "s",
+      isin: null,
+      quantity: 1,
+      price: 1,
+      priceDate: null,
+      priceType: null,
+      priceCurrency: null,
+      fxRate: 1,
+      marketValue: 1,
+      weight: null,
+    };
+    const chunk = (h: Record<string, unknown>) =>
       project("positions", {
         ...system,
         id: "val|2024-01-01|r|0",
         docType: "valuation-chunk",
         portfolioId: "p1",
-        holdings: [
-          {
-            securityId: "s",
-            isin: null,
-            quantity: 1,
-            price: 1,
-            priceDate: null,
-            priceType: null,
-            priceCurrency: null,
-            fxRate: 1,
-            marketValue: 1e30,
-            weight: null,
-          },
-        ],
-      }),
-    );
-    expect(p.groups[0]?.rows[0]?.market_value).toBeNull();
-    expect(p.warnings).toEqual(["holding_chunks.market_value 1e+30 is beyond decimal(38, 12): written as null"]);
+        holdings: [{ ...holding, ...h }],
+      });
+    // Null would say "could not be valued": not what the document says.
+    expect(chunk({ marketValue: 1e30 })).toMatchObject({
+      rejected: "holding_chunks.market_value 1e+30 is beyond decimal(38, 8)",
+      groups: [],
+    });
+    expect(chunk({ price: 1.5e-29 })).toMatchObject({
+      rejected: "holding_chunks.price 1.5e-29 has more than 12 decimal places and would read as 0",
+    });
+    expect(projected(chunk({ price: 5e-324 })).rejected).toContain("would read as 0");
+    // Money and quantities round (a warning), as 0 is a true amount.
+    const rounded = projected(chunk({ quantity: 1e-13, price: 1.0000000000001 }));
+    expect(rounded.rejected).toBeUndefined();
+    expect(rounded.groups[0]?.rows[0]).toMatchObject({ quantity: "0", price: "1" });
+    expect(rounded.warnings).toEqual([
+      "holding_chunks.quantity 1e-13 rounded to 12 places",
+      "holding_chunks.price 1.0000000000001 rounded to 12 places",
+    ]);
+  });
+
+  it("a document whose projection fails in a way nobody foresaw is rejected too: the feed behind it is never stopped", () => {
+    const doc: Record<string, unknown> = { ...system, id: "s1", docType: "security" };
+    Object.defineProperty(doc, "name", {
+      enumerable: true,
+      get: () => {
+        throw new Error("a surprise");
+      },
+    });
+    expect(project("securities", doc)).toMatchObject({
+      rejected: "the projection failed: a surprise",
+      groups: [],
+      version: { lsn: 42 },
+    });
+  });
+
+  it("text no engine of ours stores alike (NUL, an unpaired surrogate) rejects the document; other Unicode is kept", () => {
+    const security = (name: string) =>
+      project("securities", {
+        ...system,
+        id: "s1",
+        docType: "security",
+        name,
+        assetClass: "equity",
+        currency: "EUR",
+        status: "active",
+        createdAt: "2024-01-01T00:00:00Z",
+        updatedAt: "2024-01-01T00:00:00Z",
+      });
+    for (const name of ["a\u0000b", "\ud800", "x\udc00"])
+      expect(security(name), JSON.stringify(name)).toMatchObject({
+        rejected: "securities.name holds a NUL character or an unpaired surrogate",
+        version: { lsn: 42 },
+      });
+    expect(projected(security("Café 😀 \ufffe")).groups[0]?.rows[0]?.name).toBe("Café 😀 \ufffe");
   });
 });

@@ -1,7 +1,8 @@
 /**
  * project(): one change-feed document → the rows it owns in the replica. Documents are read
  * leniently (stored before a field existed, a field is absent or null); a document of a projected type
- * that lacks what its rows need is `unreadable`, and the caller logs it.
+ * that lacks what its rows need, or holds a value no column can store, is `rejected`: the caller skips
+ * it with an exception and moves on.
  */
 import { z } from "zod";
 import { analyticsTables, type AnalyticsTableName } from "./analytics-tables";
@@ -87,7 +88,7 @@ function fieldsRow(
 type Groups = (
   doc: Record<string, unknown>,
   warn: (m: string) => void,
-) => Omit<DocumentProjection, "source" | "version" | "warnings">;
+) => Pick<DocumentProjection, "groups" | "holdingsRun">;
 
 const one =
   (name: AnalyticsTableName, keyOf: (row: Row) => Row): Groups =>
@@ -187,36 +188,61 @@ const projections: Record<ReplicaSource, Record<string, Groups>> = {
   },
 };
 
-/** The rows a change-feed document of `source` puts into the replica, or why it puts none. */
+/** Why a document could not be projected, in words; anything else thrown is a surprise, still the document's alone. */
+const reasonOf = (error: unknown): string => {
+  if (error instanceof UnprojectableValue) return error.message;
+  if (error instanceof z.ZodError) return error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  return `the projection failed: ${error instanceof Error ? error.message : String(error)}`;
+};
+
+/**
+ * The rows a change-feed document of `source` puts into the replica, or why it puts none. A document
+ * of a projected type that the replica cannot hold (a field missing, a value no column can store) is
+ * a `rejected` projection: no rows, its version still recorded, so that the feed moves on past it.
+ */
 export function project(source: ReplicaSource, document: unknown): DocumentProjection | Skipped {
   const meta = system.safeParse(document);
   if (!meta.success) return { skipped: "unreadable", reason: "not a document (no id)" };
   const doc = document as Record<string, unknown>;
-  const build = projections[source][meta.data.docType ?? ""];
+  const docType = meta.data.docType ?? "";
+  const build = projections[source][docType];
   if (build === undefined) return { skipped: "not-projected" };
+  const partitionKey = doc[replicaSources[source]];
+  const docKey = docKeyOf(source, partitionKey, meta.data.id);
+  const origin = {
+    id: meta.data.id,
+    docType,
+    partitionKey: typeof partitionKey === "string" ? partitionKey : JSON.stringify(partitionKey ?? null),
+    docKey,
+    ...(source === "exceptions" && doc.type === "REPLICA_REJECTED" ? { reportsRejection: true as const } : {}),
+  };
+  let version: DocumentProjection["version"];
+  // A valuation chunk is written once, staged under its run: it has no version to order.
+  if (docType !== "valuation-chunk") {
+    // A change without _lsn cannot be ordered against others: applying it could undo a newer one.
+    if (meta.data._lsn === undefined) return { skipped: "unreadable", reason: "the change has no _lsn" };
+    version = { docKey, lsn: meta.data._lsn, ts: meta.data._ts ?? 0 };
+  }
   const warnings: string[] = [];
   let built: ReturnType<Groups>;
   try {
     built = build(doc, (m) => warnings.push(m));
   } catch (error) {
-    if (error instanceof UnprojectableValue) return { skipped: "unreadable", reason: error.message };
-    if (error instanceof z.ZodError)
-      return { skipped: "unreadable", reason: error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
-    throw error;
+    // Whatever the cause, it is this document's: it is skipped (and reported), never the feed stopped.
+    return {
+      source,
+      origin,
+      ...(version !== undefined ? { version } : {}),
+      groups: [],
+      warnings: [],
+      rejected: reasonOf(error),
+    };
   }
-  const groups: RowGroup[] = built.groups;
-  if (meta.data.docType === "valuation-chunk") return { source, groups, warnings };
-  // A change without _lsn cannot be ordered against others: applying it could undo a newer one.
-  if (meta.data._lsn === undefined) return { skipped: "unreadable", reason: "the change has no _lsn" };
-  const version = {
-    docKey: docKeyOf(source, doc[replicaSources[source]], meta.data.id),
-    lsn: meta.data._lsn,
-    ts: meta.data._ts ?? 0,
-  };
   return {
     source,
-    version,
-    groups,
+    origin,
+    ...(version !== undefined ? { version } : {}),
+    groups: built.groups,
     warnings,
     ...(built.holdingsRun !== undefined ? { holdingsRun: built.holdingsRun } : {}),
   };

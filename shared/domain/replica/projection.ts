@@ -42,17 +42,44 @@ export interface RowGroup {
   rows: Row[];
 }
 
+/** The stored document a projection comes from: what an exception about it names. */
+export interface DocumentOrigin {
+  id: string;
+  docType: string;
+  partitionKey: string;
+  /** A hash of container, partition key and id. */
+  docKey: string;
+  /** The document is itself a REPLICA_REJECTED exception (reporting its rejection could go on forever). */
+  reportsRejection?: true;
+}
+
 /** What applying one document does to the replica. */
 export interface DocumentProjection {
   source: ReplicaSource;
-  /** Identifies the document (a hash of container, partition key and id) and orders its versions. */
+  origin: DocumentOrigin;
+  /** Identifies the document (its origin's docKey) and orders its versions. */
   version?: { docKey: string; lsn: number; ts: number };
   groups: RowGroup[];
   /** A valuation header: the portfolio-date's holdings become the staged rows of this run. */
   holdingsRun?: HoldingsRun;
-  /** Values adapted to fit their columns (rounded, shortened, beyond range). */
+  /** Values adapted to fit their columns (rounded, shortened). */
   warnings: string[];
+  /**
+   * Why the replica cannot hold this version (a value no column of ours can store, or one the engine
+   * refused): it writes no rows, only its version is recorded, and an exception says so.
+   */
+  rejected?: string;
 }
+
+/** A version the replica cannot hold: no rows, its version recorded, why kept. */
+export const rejectedProjection = (p: DocumentProjection, reason: string): DocumentProjection => ({
+  source: p.source,
+  origin: p.origin,
+  ...(p.version !== undefined ? { version: p.version } : {}),
+  groups: [],
+  warnings: [],
+  rejected: reason,
+});
 
 /** The run of a valuation header: its computation version orders it against other runs of the portfolio-date. */
 export interface HoldingsRun {
@@ -63,7 +90,7 @@ export interface HoldingsRun {
   version: string;
 }
 
-/** A change the projection skips: the document is not one the replica shows, or cannot be read. */
+/** A change the projection skips: the document is not one the replica shows, or not a change it can order. */
 export type Skipped = { skipped: "not-projected" } | { skipped: "unreadable"; reason: string };
 
 export function docKeyOf(source: ReplicaSource, partitionKey: unknown, id: string): string {

@@ -54,6 +54,39 @@ export const replicaSettingsSchema = z
   .meta({ id: "ReplicaSettings" });
 export type ReplicaSettings = z.infer<typeof replicaSettingsSchema>;
 
+/** What one login may take of the replica: enforced by the database and a watchdog, so that it cannot lift them. */
+export const DEFAULT_CONNECTION_LIMIT = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_SECONDS = 60;
+export const MAX_CONNECTION_LIMIT = 100;
+export const MAX_STATEMENT_TIMEOUT_SECONDS = 3600;
+
+const connectionLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CONNECTION_LIMIT)
+  .meta({
+    description: `Sessions the login may have open at once (1–${MAX_CONNECTION_LIMIT}); one more is refused, so that one login cannot take every connection`,
+  });
+const statementTimeoutSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_STATEMENT_TIMEOUT_SECONDS)
+  .meta({
+    description: `Seconds one statement may run (1–${MAX_STATEMENT_TIMEOUT_SECONDS}), and a transaction may stay open idle; a statement past it is stopped, even one that set its own statement_timeout`,
+  });
+
+export interface ReplicaLoginLimits {
+  connectionLimit: number;
+  statementTimeoutSeconds: number;
+}
+
+export const defaultLimits: ReplicaLoginLimits = {
+  connectionLimit: DEFAULT_CONNECTION_LIMIT,
+  statementTimeoutSeconds: DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+};
+
 export const replicaLoginCreateSchema = z
   .strictObject({
     name: z
@@ -62,9 +95,22 @@ export const replicaLoginCreateSchema = z
       .min(1)
       .max(100)
       .meta({ description: "Who or what the login is for (e.g. Power BI finance)" }),
+    connectionLimit: connectionLimit.default(DEFAULT_CONNECTION_LIMIT),
+    statementTimeoutSeconds: statementTimeoutSeconds.default(DEFAULT_STATEMENT_TIMEOUT_SECONDS),
   })
   .meta({ id: "ReplicaLoginCreate" });
 export type ReplicaLoginCreate = z.infer<typeof replicaLoginCreateSchema>;
+
+export const replicaLoginPatchSchema = z
+  .strictObject({
+    connectionLimit: connectionLimit.optional(),
+    statementTimeoutSeconds: statementTimeoutSeconds.optional(),
+  })
+  .refine((p) => p.connectionLimit !== undefined || p.statementTimeoutSeconds !== undefined, {
+    message: "Give connectionLimit, statementTimeoutSeconds or both",
+  })
+  .meta({ id: "ReplicaLoginPatch" });
+export type ReplicaLoginPatch = z.infer<typeof replicaLoginPatchSchema>;
 
 export const replicaLoginSchema = z
   .object({
@@ -73,11 +119,22 @@ export const replicaLoginSchema = z
     username: z
       .string()
       .meta({ description: "The database login (in Azure a contained user of the analytics database)" }),
+    connectionLimit,
+    statementTimeoutSeconds,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: "ReplicaLogin" });
 export type ReplicaLogin = z.infer<typeof replicaLoginSchema>;
+
+/** A login as stored: one created before limits existed has the defaults (as the database enforces them). */
+export const withLimits = (
+  login: Omit<ReplicaLogin, keyof ReplicaLoginLimits> & Partial<ReplicaLoginLimits>,
+): ReplicaLogin => ({
+  ...login,
+  connectionLimit: login.connectionLimit ?? DEFAULT_CONNECTION_LIMIT,
+  statementTimeoutSeconds: login.statementTimeoutSeconds ?? DEFAULT_STATEMENT_TIMEOUT_SECONDS,
+});
 
 export const replicaLoginWithPasswordSchema = replicaLoginSchema
   .extend({ password: z.string().meta({ description: "Shown only in this response" }) })

@@ -50,6 +50,32 @@ export const replicaTables: readonly TableDefinition[] = [
       ...holdingColumns,
     ],
   },
+  {
+    schema: "replica",
+    name: "logins",
+    description:
+      "The limits of each BI login, enforced from the server side (a member of the reader role without a row gets the defaults)",
+    primaryKey: ["username"],
+    columns: [
+      col("username", text(128), "The database login"),
+      col("connection_limit", { kind: "integer" }, "Sessions it may have open at once"),
+      col(
+        "statement_timeout_seconds",
+        { kind: "integer" },
+        "How long one statement (or an open transaction left idle) may run",
+      ),
+    ],
+  },
+  {
+    schema: "replica",
+    name: "schema_objects",
+    description: "The views and functions of analytics as last created: a changed definition is created again",
+    primaryKey: ["name"],
+    columns: [
+      col("name", text(128), "The view or function"),
+      col("definition", text(64), "SHA-256 of the statement that created it"),
+    ],
+  },
 ];
 
 export const allTables: readonly TableDefinition[] = [...analyticsTables, ...replicaTables];

@@ -14,12 +14,17 @@ export type ColumnType =
   | { kind: "integer" }
   | { kind: "boolean" };
 
-/** decimal(precision, scale); `of` names the kind of number (money, quantity, …). */
+/**
+ * decimal(precision, scale); `of` names the kind of number (money, quantity, …). `nonZero`: 0 is never
+ * a true value of this kind (a price, a rate), so a non-zero value too small for the scale is refused
+ * rather than shown as 0.
+ */
 export interface DecimalType {
   kind: "decimal";
   precision: 38;
   scale: number;
   of: string;
+  nonZero?: true;
 }
 
 export interface ColumnDefinition {
@@ -29,23 +34,42 @@ export interface ColumnDefinition {
   description: string;
 }
 
+/** A foreign key of the same schema: declared for BI tools to join by, not enforced (see replica-migration). */
+export interface ForeignKey {
+  columns: readonly string[];
+  references: { table: string; columns: readonly string[] };
+}
+
 export interface TableDefinition {
   schema: "analytics" | "replica";
   name: string;
   description: string;
   columns: readonly ColumnDefinition[];
   primaryKey: readonly string[];
+  foreignKeys?: readonly ForeignKey[];
 }
 
 export const text = (length: number): ColumnType => ({ kind: "text", length });
-const decimal = (scale: number, of: string): DecimalType => ({ kind: "decimal", precision: 38, scale, of });
+const decimal = (scale: number, of: string, nonZero = false): DecimalType => ({
+  kind: "decimal",
+  precision: 38,
+  scale,
+  of,
+  ...(nonZero ? { nonZero: true as const } : {}),
+});
 
-/** decimal(38, s) per kind of number: s places, 38 − s digits before the point. */
+/**
+ * decimal(38, s) per kind of number: s places, 38 − s digits before the point. The places are what the
+ * data has: prices and FX rates at most 12 (the API refuses more), money 8 (a currency has at most 4
+ * minor units; the service's own amounts are rounded to them), quantities 12. Fewer places would round
+ * what the API shows; more only print as trailing zeros. Precision stays 38 (the integer digits only
+ * grow as the places shrink, so a migration from wider places never overflows).
+ */
 export const numberKinds = {
-  money: decimal(12, "money"),
-  quantity: decimal(20, "quantity"),
-  price: decimal(28, "price"),
-  rate: decimal(26, "FX rate"),
+  money: decimal(8, "money"),
+  quantity: decimal(12, "quantity"),
+  price: decimal(12, "price", true),
+  rate: decimal(12, "FX rate", true),
   /** Valuation rounds the FX rate it used to 10 places; a cross rate can reach 1e18. */
   usedRate: decimal(10, "FX rate"),
   /** Valuation rounds weights to 8 places. */
