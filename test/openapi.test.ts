@@ -122,14 +122,14 @@ describe("GET /api/v1/openapi.json", () => {
     ]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
-    expect(doc.components.schemas.PriceImport.required).toEqual([
-      "isin",
-      "date",
-      "price",
-      "currency",
-      "type",
-      "source",
-    ]);
+    // A price's currency is required only when the record creates the price (a merge keeps the stored one).
+    expect(doc.components.schemas.PriceImport.required).toEqual(["isin", "date", "price", "type", "source"]);
+    expect(doc.components.schemas.PriceImport.properties.currency.description).toMatch(
+      /required when the record creates/,
+    );
+    // Every field of a security record is optional (a record keyed by id or isin carries what changes): no `required`.
+    expect(doc.components.schemas.SecurityImport.required).toBeUndefined();
+    expect(doc.components.schemas.TransactionImport.required).toEqual(["externalId"]);
     const transactions = doc.paths["/api/v1/transactions"].get;
     expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       "asAt",
