@@ -95,7 +95,7 @@ describe("README › walk-through with curl: every command works as written agai
     const out = await bash(`BASE=${baseUrl()}\nTOKEN=${token}\nID=${id}\n${travel}`);
     expect(errorAnswers(out), "the error answers").toEqual([]);
     // As at T1: the holdings from 171.48 and the old name; X-As-At on the answer.
-    expect(out).toMatch(/"totalValue":24902\.78,"holdings":\[/);
+    expect(out).toMatch(/"totalValue":24902\.78,"complete":true,"unvaluedCount":0,"holdings":\[/);
     expect(out).toMatch(/x-as-at: \d{4}-\d{2}-\d{2}T[\d:.]+Z/i);
     expect(out).toContain('"name":"Growth Fund","code":"GROWTH-01"');
     expect(out).toContain('"recordedBy":"local-admin","requestId":"rename-growth-01"');
