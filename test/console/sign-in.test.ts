@@ -13,6 +13,7 @@ const AREAS = [
   "Replica",
   "Jobs",
   "Exceptions",
+  "Audit log",
 ];
 const SESSION_KEY = "ids-console-session";
 
