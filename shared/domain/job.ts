@@ -24,6 +24,21 @@ export const jobSchema = z
       description:
         "A file whose content this feed already ingested: the job that ingested it (nothing was written again)",
     }),
+    reprocessOf: z.string().optional().meta({
+      description:
+        "A file processed again (POST /api/v1/jobs/{jobId}/reprocess): the failed job whose quarantined file this job read",
+    }),
+    file: z
+      .object({
+        container: z.enum(["quarantine", "archive"]),
+        name: z.string(),
+        sha256: z.string(),
+      })
+      .optional()
+      .meta({
+        description:
+          "Where the service keeps the job's file (GET /api/v1/jobs/{jobId}/file downloads it) and its content's SHA-256",
+      }),
     leaseUntil: z.iso.datetime().nullable().meta({
       description:
         "While running: the import renews this as it goes; a running job whose lease has passed was abandoned (its process ended) and is marked failed. Null once finished",

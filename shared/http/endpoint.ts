@@ -45,6 +45,8 @@ export interface SuccessResponse {
   description: string;
   schema?: z.ZodType;
   headers?: Record<string, string>;
+  /** The body's media type when it is not JSON (a file sent as it is): documented as binary. */
+  contentType?: string;
 }
 
 /** One HTTP operation: its route, scope, input schemas, documented responses and handler. */

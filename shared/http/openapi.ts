@@ -173,6 +173,10 @@ function successResponse(ok: SuccessResponse): object {
         Object.entries(ok.headers ?? {}).map(([k, d]) => [k, { description: d, schema: { type: "string" } }]),
       ),
     },
-    ...(ok.schema !== undefined ? { content: { "application/json": { schema: ok.schema } } } : {}),
+    ...(ok.contentType !== undefined
+      ? { content: { [ok.contentType]: { schema: z.string().meta({ format: "binary" }) } } }
+      : ok.schema !== undefined
+        ? { content: { "application/json": { schema: ok.schema } } }
+        : {}),
   };
 }

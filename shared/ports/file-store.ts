@@ -15,6 +15,17 @@ export interface FileStore {
   read(container: string, name: string): Promise<Readable | undefined>;
   /** Copies the file to `to` under the same name, then deletes it from `from`; nothing when it is gone already. */
   move(from: string, name: string, to: string): Promise<void>;
+  /**
+   * Copies the file to `to` as `toName`, its metadata plus `metadata`; the file stays. Nothing when
+   * `toName` exists already (a repeated copy); "gone" when the file is not there.
+   */
+  copy(
+    from: string,
+    name: string,
+    to: string,
+    toName: string,
+    metadata: Record<string, string>,
+  ): Promise<"copied" | "present" | "gone">;
 }
 
 /** Listing files: a paused feed's inbox when the feed resumes. */

@@ -55,6 +55,29 @@ export class BlobFileStore implements FileStore, FileListing {
     await source.deleteIfExists();
   }
 
+  async copy(
+    from: string,
+    name: string,
+    to: string,
+    toName: string,
+    metadata: Record<string, string>,
+  ): Promise<"copied" | "present" | "gone"> {
+    const info = await this.info(from, name);
+    if (info === undefined) return "gone";
+    try {
+      const poller = await this.blob(to, toName).beginCopyFromURL(this.blob(from, name).url, {
+        metadata: { ...info.metadata, ...metadata },
+        conditions: { ifNoneMatch: "*" },
+      });
+      await poller.pollUntilDone();
+      return "copied";
+    } catch (error) {
+      if (notFound(error)) return "gone";
+      if (error instanceof RestError && (error.statusCode === 409 || error.statusCode === 412)) return "present";
+      throw error;
+    }
+  }
+
   async *list(container: string, prefix: string): AsyncIterable<string> {
     for await (const blob of this.service.getContainerClient(container).listBlobsFlat({ prefix })) yield blob.name;
   }

@@ -18,7 +18,7 @@ export async function importValidRows(
   batchSize: number,
   feed: FeedDefinition,
   name: string,
-  origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string },
+  origin: { source: Job["source"]; feedId: string; fileName: string; jobId: string; reprocessOf?: string },
   file: { received: number; rejected: number; errors: Job["errors"] },
 ): Promise<void> {
   const stream = await deps.files.read(INBOUND, name);

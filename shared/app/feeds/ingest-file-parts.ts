@@ -12,7 +12,7 @@ export const ARCHIVE = "archive";
 export const QUARANTINE = "quarantine";
 
 /** What a file's job says of where the file came from. */
-export type Origin = Pick<Job, "source" | "dataType"> & { feedId: string; fileName: string };
+export type Origin = Pick<Job, "source" | "dataType" | "reprocessOf"> & { feedId: string; fileName: string };
 
 /**
  * Attempts of one version of a file that may start and never finish (the process running them

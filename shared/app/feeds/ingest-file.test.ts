@@ -71,6 +71,13 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
       }
       return Readable.from([Buffer.from(f.content)]);
     },
+    copy: async (from, n, to, toName, metadata) => {
+      const f = bin(from).get(n);
+      if (f === undefined) return "gone";
+      if (bin(to).has(toName)) return "present";
+      bin(to).set(toName, { ...f, metadata: { ...f.metadata, ...metadata } });
+      return "copied";
+    },
     move: async (from, n, to) => {
       if (failures.delete("move")) throw new Error("crash before the move");
       const f = bin(from).get(n);

@@ -39,6 +39,13 @@ import {
   type Origin,
 } from "./ingest-file-parts";
 
+/** The metadata of a quarantined file copied back into inbound to be processed again: its job, and the job it failed. */
+export function reprocessOf(metadata: Record<string, string>): { job: string; of: string } | undefined {
+  const job = metadata["reprocessjob"];
+  const of = metadata["reprocessof"];
+  return job !== undefined && of !== undefined ? { job, of } : undefined;
+}
+
 export { fileJobId, MAX_UNFINISHED_ATTEMPTS, type IngestOutcome } from "./ingest-file-parts";
 
 export interface IngestFileDeps {
@@ -101,7 +108,14 @@ export class IngestFile {
     if (info === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const mode = feed.status === "live" ? "live" : "testing";
     const { source, fileName } = originOf(inboxName, info.metadata, this.deps.unlabelledSource ?? "blob");
-    const base = { source, dataType: feed.dataType, feedId, fileName };
+    const reprocess = reprocessOf(info.metadata);
+    const base: Origin = {
+      source,
+      dataType: feed.dataType,
+      feedId,
+      fileName,
+      ...(reprocess !== undefined ? { reprocessOf: reprocess.of } : {}),
+    };
 
     // The crash guard: the attempt is recorded in the store before a byte is read, and forgotten
     // when it ends, however. A version whose attempts keep ending the process (out of memory, kill
@@ -154,11 +168,18 @@ export class IngestFile {
       if (again === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
       sha256 = await sha256Of(again);
     }
-    const jobId = fileJobId(feedId, mode, sha256);
+    // A file processed again has the job its request named, and is no duplicate of its own content.
+    const again = reprocessOf(info.metadata);
+    const jobId = again?.job ?? fileJobId(feedId, mode, sha256);
     const log = this.deps.log.with({ feedId, fileName, sha256, jobId });
 
     const existing = await this.deps.jobs.get(jobId);
-    if (existing !== undefined && existing.status === "completed" && mode === "live") {
+    if (again !== undefined && existing !== undefined && existing.status !== "running") {
+      // Its job finished and the file was not moved on (a crash between the two): a re-run.
+      await this.deps.files.move(INBOUND, name, ARCHIVE);
+      return { action: "rerun", jobId };
+    }
+    if (again === undefined && existing !== undefined && existing.status === "completed" && mode === "live") {
       // The job of this content finished: a re-run of the same blob (it was not moved on) or the content again.
       if (existing.fileName === fileName && info.lastModified.getTime() <= Date.parse(existing.startedAt)) {
         await this.deps.files.move(INBOUND, name, ARCHIVE);
@@ -193,7 +214,7 @@ export class IngestFile {
 
     if (first instanceof FileFormatError) {
       const where = first.row !== undefined ? ` (record ${first.row})` : "";
-      return this.reject(
+      return this.quarantine(sha256, 
         name,
         log,
         job({
@@ -226,7 +247,7 @@ export class IngestFile {
       return { action: "tested", jobId };
     }
     if (outcome.status === "rejected")
-      return this.reject(
+      return this.quarantine(sha256, 
         name,
         log,
         job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }),
@@ -253,7 +274,7 @@ export class IngestFile {
           ? "nothing was written"
           : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
       const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
-      return this.reject(
+      return this.quarantine(sha256, 
         name,
         log,
         job({
@@ -299,7 +320,7 @@ export class IngestFile {
     const stream = await this.deps.files.read(INBOUND, name);
     if (stream === undefined) return this.leave(name, "gone", "the file is no longer in inbound");
     const sha256 = await sha256Of(stream);
-    const contentJob = fileJobId(base.feedId, mode, sha256);
+    const contentJob = reprocessOf(info.metadata)?.job ?? fileJobId(base.feedId, mode, sha256);
     const running = await this.deps.jobs.get(contentJob);
     const interrupted = running?.status === "running" ? running : undefined;
     // Not over a finished job of the same content: this delivery gets a job of its own.
@@ -317,7 +338,7 @@ export class IngestFile {
       format: feed.format,
     });
     log.error("file given up on after repeated crashes", { attempts: crashed });
-    return this.reject(name, log, {
+    return this.quarantine(sha256, name, log, {
       ...base,
       id,
       status: "failed",
@@ -337,6 +358,11 @@ export class IngestFile {
     const job = refusedFileName(name, feed, info, this.deps.unlabelledSource ?? "blob", now);
     if (job === undefined) throw new Error("refuseName called for a name that can be held");
     return this.reject(name, this.deps.log.with({ feedId: feed.id, fileName: job.fileName, jobId: job.id }), job);
+  }
+
+  /** Rejects a file whose content is known: its job says where the file is kept, to download or process again. */
+  private quarantine(sha256: string, name: string, log: Logger, failed: Job): Promise<IngestOutcome> {
+    return this.reject(name, log, { ...failed, file: { container: QUARANTINE, name, sha256 } });
   }
 
   private async reject(name: string, log: Logger, failed: Job): Promise<IngestOutcome> {

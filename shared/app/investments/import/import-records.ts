@@ -51,6 +51,8 @@ export interface ImportSource {
   source: Job["source"];
   feedId?: string;
   fileName?: string;
+  /** A file processed again: the failed job whose file it is (the job says so). */
+  reprocessOf?: string;
   /** The job's id when the caller names it (a file's ingestion: the same id on a re-run, so it is not doubled). */
   jobId?: string;
   /**
@@ -107,6 +109,7 @@ export class ImportRecords {
       dataType,
       feedId: origin.feedId ?? null,
       fileName: origin.fileName ?? null,
+      ...(origin.reprocessOf !== undefined ? { reprocessOf: origin.reprocessOf } : {}),
       status: "running",
       counts: {
         received: origin.file?.received ?? prepared.received,
