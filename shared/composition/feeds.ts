@@ -7,6 +7,8 @@ import { DeleteFeed } from "../app/feeds/delete-feed";
 import { DryRunFeed } from "../app/feeds/dry-run-feed";
 import { GetFeed } from "../app/feeds/get-feed";
 import { IngestFile } from "../app/feeds/ingest-file";
+import { GetJobFile } from "../app/feeds/job-file";
+import { ReprocessJob } from "../app/feeds/reprocess-job";
 import { ListFeeds } from "../app/feeds/list-feeds";
 import { RotateFeedCredentials } from "../app/feeds/rotate-feed-credentials";
 import type { FeedsDeps } from "../app/feeds/stored-feeds";
@@ -89,6 +91,19 @@ export class FeedServices {
         clock: this.core.clock,
         log: this.core.logger("ingest-file"),
         unlabelledSource: this.core.config.SFTP_LOGINS === "azure" ? "sftp" : "blob",
+      }),
+  );
+  /** A feed job's file, and processing a failed job's file again. */
+  readonly getJobFile = lazy(
+    () => new GetJobFile({ jobs: this.investments.jobRepository(), files: this.core.fileStore() }),
+  );
+  readonly reprocessJob = lazy(
+    () =>
+      new ReprocessJob({
+        jobs: this.investments.jobRepository(),
+        files: this.core.fileStore(),
+        feeds: this.feedRepository(),
+        clock: this.core.clock,
       }),
   );
 }

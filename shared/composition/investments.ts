@@ -26,6 +26,7 @@ import { ListTransactions } from "../app/investments/list-transactions";
 import { NewCompositeValuation } from "../app/investments/new-composite-valuation";
 import { ReapAbandonedJobs } from "../app/investments/reap-abandoned-jobs";
 import { RecordHistories } from "../app/investments/record-histories";
+import { ResolveDataQualityExceptions } from "../app/investments/resolve-data-quality-exceptions";
 import { ResolveDataQualityException } from "../app/investments/resolve-data-quality-exception";
 import { SweepStaleValuations } from "../app/investments/sweep-stale-valuations";
 import { UpdatePortfolio } from "../app/investments/update-portfolio";
@@ -126,6 +127,9 @@ export class InvestmentServices {
   readonly getJob = lazy(() => new GetJob(this.stores()));
   readonly listDataQualityExceptions = lazy(() => new ListDataQualityExceptions(this.stores()));
   readonly getDataQualityException = lazy(() => new GetDataQualityException(this.stores()));
+  readonly resolveDataQualityExceptions = lazy(
+    () => new ResolveDataQualityExceptions({ dataQuality: this.dataQualityExceptions() }),
+  );
   readonly resolveDataQualityException = lazy(
     () => new ResolveDataQualityException({ dataQuality: this.dataQualityExceptions() }),
   );
