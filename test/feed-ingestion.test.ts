@@ -1,6 +1,6 @@
 import { BlobServiceClient } from "@azure/storage-blob";
 import { assert, beforeAll, describe, expect, it, vi } from "vitest";
-import { adminToken, call, storageConnectionString, useOwnRuntime } from "./http";
+import { adminToken, baseUrl, call, storageConnectionString, useOwnRuntime } from "./http";
 import { eventsWhere, newIsin, whenValued } from "./investment-fixtures";
 
 useOwnRuntime();
@@ -147,6 +147,91 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     expect((await security(good)).status).toBe(404);
     expect(await exists("quarantine", feedId, "securities-bad.csv")).toBe(true);
     expect(await exists("archive", feedId, "securities-bad.csv")).toBe(false);
+  });
+
+  it("a file failed by a wrong mapping: its quarantined file downloads byte for byte; once the mapping is fixed, Process again makes a new job that stores the rows once", async () => {
+    const feedId = await newFeed(securitiesCsv("live"));
+    const [a, b] = [newIsin("GB"), newIsin("GB")];
+    // A BOM and a non-ASCII name: the download must be the bytes, not a re-encoding.
+    const content = `\uFEFF${csv(["ISIN", "Name", "Class", "Currency"], [a, "Société A", "equity", "EUR"], [b, "B plc", "bond", "GBP"])}`;
+    await upload(feedId, "securities-mapped.csv", content);
+    const failed = await finished(feedId, "securities-mapped.csv");
+    expect(failed).toMatchObject({ status: "failed", counts: { accepted: 0 } });
+
+    const download = await fetch(`${baseUrl()}/api/v1/jobs/${failed.id}/file`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-type")).toBe("application/octet-stream");
+    expect(download.headers.get("content-disposition")).toBe(
+      `attachment; filename="securities-mapped.csv"; filename*=UTF-8''securities-mapped.csv`,
+    );
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(content, "utf8"))).toBe(true);
+
+    // The mapping fixed, the same content is processed again as a new job (not a duplicate).
+    const fixed = await call("PATCH", `${FEEDS}/${feedId}`, {
+      token,
+      body: { mapping: { isin: "ISIN", name: "Name", assetClass: "Class", currency: "Currency" } },
+    });
+    expect(fixed.status, fixed.text).toBe(200);
+    const again = await call("POST", `/api/v1/jobs/${failed.id}/reprocess`, {
+      token,
+      headers: { "Idempotency-Key": `again-${failed.id}` },
+    });
+    expect(again.status, again.text).toBe(202);
+    const job = again.body.data;
+    expect(job).toMatchObject({ feedId, fileName: "securities-mapped.csv", reprocessOf: failed.id, status: "running" });
+    expect(job.id).not.toBe(failed.id);
+    expect(again.headers.get("location")).toBe(`/api/v1/jobs/${job.id}`);
+    const done = await vi.waitFor(
+      async () => {
+        const reply = await call("GET", `/api/v1/jobs/${job.id}`, { token });
+        expect(reply.body.data.status).not.toBe("running");
+        return reply.body.data;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    expect(done).toMatchObject({
+      status: "completed",
+      reprocessOf: failed.id,
+      fileName: "securities-mapped.csv",
+      counts: { received: 2, accepted: 2, rejected: 0 },
+    });
+    expect(done.duplicateOf).toBeUndefined();
+    expect((await security(a)).body.data).toMatchObject({ name: "Société A", currency: "EUR" });
+    expect((await security(b)).body.data).toMatchObject({ name: "B plc", currency: "GBP" });
+    // The same request repeated: the same job, nothing run again.
+    const repeated = await call("POST", `/api/v1/jobs/${failed.id}/reprocess`, {
+      token,
+      headers: { "Idempotency-Key": `again-${failed.id}` },
+    });
+    expect(repeated.status).toBe(202);
+    expect(repeated.body.data.id).toBe(job.id);
+    const jobs = await jobsOf(feedId);
+    expect(jobs.map((j) => j.id).sort()).toEqual([failed.id, job.id].sort());
+    expect(jobs.find((j) => j.id === failed.id)?.status).toBe("failed");
+    expect(await eventsWhere("refresh_job.completed", (d) => d.jobId === job.id)).toHaveLength(1);
+
+    // What cannot be processed again: a completed job (409), an API import's job (422), an unknown job (404).
+    const completed = await call("POST", `/api/v1/jobs/${job.id}/reprocess`, { token });
+    expect(completed.status).toBe(409);
+    expect(completed.body.error.code).toBe("CONFLICT");
+    const imported = await call("POST", "/api/v1/import/securities", {
+      token,
+      body: { securities: [{ isin: newIsin("GB"), name: "C plc", assetClass: "equity", currency: "GBP" }] },
+    });
+    expect(imported.status, imported.text).toBe(200);
+    const api = await call("POST", `/api/v1/jobs/${imported.body.data.jobId}/reprocess`, { token });
+    expect(api.status, api.text).toBe(422);
+    expect(api.body.error.code).toBe("VALIDATION_ERROR");
+    expect((await call("POST", "/api/v1/jobs/job_nope/reprocess", { token })).status).toBe(404);
+    // An API job has no file; a file the service no longer keeps is 404 to download, 409 to process again.
+    expect((await call("GET", `/api/v1/jobs/${imported.body.data.jobId}/file`, { token })).status).toBe(404);
+    await blobs.getContainerClient("quarantine").getBlobClient(`${feedId}/securities-mapped.csv`).delete();
+    const gone = await call("GET", `/api/v1/jobs/${failed.id}/file`, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe("NOT_FOUND");
+    expect((await call("POST", `/api/v1/jobs/${failed.id}/reprocess`, { token })).status).toBe(409);
   });
 
   it("skip-row: the good rows are written, one VALIDATION_FAILED exception per bad row; the same content again is a duplicate", async () => {
