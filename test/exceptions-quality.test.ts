@@ -261,6 +261,62 @@ describe("data-quality exceptions", () => {
     expect(opened[0]?.entity.id).toContain("2017-03-07");
   });
 
+  it("bulk resolve: each open exception resolved once with the note and an exception.resolved event each; unknown and already-resolved ids reported", async () => {
+    const secs = [securityRecord(), securityRecord()];
+    const ids = await createSecurities(token, secs);
+    for (const sec of secs)
+      await imported(token, "prices", {
+        prices: [price(sec.isin, "2017-04-06", 100), price(sec.isin, "2017-04-07", 200)],
+      });
+    const opened = (
+      await Promise.all(ids.map((id) => exceptionsFor(token, "PRICE_JUMP", `${id}|`, "prefix")))
+    ).flat();
+    expect(opened).toHaveLength(2);
+    const [first, second] = opened as [DataQualityException, DataQualityException];
+    // One resolved alone first, with a note.
+    const single = await call("PATCH", `/api/v1/exceptions/${first.id}`, {
+      token,
+      body: { status: "resolved", resolution: "vendor confirmed the split" },
+    });
+    expect(single.status, single.text).toBe(200);
+    expect(single.body.data).toMatchObject({ resolvedBy: BOOTSTRAP.id, resolution: "vendor confirmed the split" });
+
+    const bulk = await call("POST", "/api/v1/exceptions/resolve", {
+      token,
+      body: { ids: [first.id, second.id, "exc_unknown", second.id], resolution: "checked with the vendor" },
+    });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.body.data.notFound).toEqual(["exc_unknown"]);
+    expect(bulk.body.data.alreadyResolved).toEqual([first.id]);
+    expect(bulk.body.data.resolved).toHaveLength(1);
+    expect(bulk.body.data.resolved[0]).toMatchObject({
+      id: second.id,
+      status: "resolved",
+      resolvedBy: BOOTSTRAP.id,
+      resolution: "checked with the vendor",
+    });
+    // The first keeps its own note; each is announced once.
+    expect((await call("GET", `/api/v1/exceptions/${first.id}`, { token })).body.data.resolution).toBe(
+      "vendor confirmed the split",
+    );
+    for (const [e, note] of [
+      [first, "vendor confirmed the split"],
+      [second, "checked with the vendor"],
+    ] as const) {
+      const announced = await eventsWhere("exception.resolved", (d) => d.exceptionId === e.id);
+      expect(announced.map((a) => a.data)).toEqual([
+        { exceptionId: e.id, type: "PRICE_JUMP", resolvedBy: BOOTSTRAP.id, resolution: note },
+      ]);
+    }
+    // The same request again resolves nothing more.
+    const again = await call("POST", "/api/v1/exceptions/resolve", { token, body: { ids: [second.id] } });
+    expect(again.body.data).toEqual({ resolved: [], notFound: [], alreadyResolved: [second.id] });
+    // Bad input is a 422 naming the field.
+    const empty = await call("POST", "/api/v1/exceptions/resolve", { token, body: { ids: [] } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.details[0].field).toBe("ids");
+  });
+
   it("MISSING_FX_RATE: no direct, inverse or USD-cross rate into the base currency", async () => {
     // MNT and ISK appear in no other test and no rate involving them is ever imported.
     const portfolio = await createPortfolio(token, { baseCurrency: "ISK" });
