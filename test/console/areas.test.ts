@@ -1,5 +1,5 @@
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, assert, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   choose,
   click,
@@ -229,6 +229,103 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     expect(
       open.body.data.filter((e: { message: string }) => e.message.includes("securities-20261125.csv row 2")),
     ).toEqual([]);
+  });
+
+  it("a file failed by a wrong mapping: Download file, then Process again once the mapping is fixed, links to the new job; its exceptions link their feed and are resolved together with a note", async () => {
+    const { page, problems } = session();
+    const blobs = BlobServiceClient.fromConnectionString(storageConnectionString());
+    const content = [
+      "ISIN;Name;Asset class;Ccy",
+      "FR0000120271;TotalEnergies SE;Aktie;EUR",
+      "FR0000120272;Wrong digit one;Aktie;EUR",
+      "FR0000120273;Wrong digit two;Aktie;EUR",
+      "",
+    ].join("\n");
+    await blobs
+      .getContainerClient("inbound")
+      .getBlockBlobClient(`${feedId}/securities-20261126.csv`)
+      .upload(content, Buffer.byteLength(content));
+    const failed = await vi.waitFor(
+      async () => {
+        const jobs = await call("GET", `/api/v1/jobs?feedId=${feedId}&status=failed`, { token });
+        const job = jobs.body.data.find((j: { fileName: string }) => j.fileName === "securities-20261126.csv");
+        expect(job).toBeDefined();
+        return job;
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    await page.evaluate((id) => {
+      location.hash = `#/jobs/${encodeURIComponent(id)}`;
+    }, failed.id);
+    await find(page, "heading", `Job ${failed.id}`);
+    const downloaded = page.waitForResponse((r) => r.url().endsWith(`/api/v1/jobs/${failed.id}/file`));
+    await click(page, "button", "Download file");
+    expect((await downloaded).status()).toBe(200);
+
+    // The mapping fixed (the file says Ccy), the file is processed again from its job's page.
+    const fixed = await call("PATCH", `/api/v1/settings/feeds/${feedId}`, {
+      token,
+      body: {
+        mapping: {
+          isin: "ISIN",
+          name: "Name",
+          currency: "Ccy",
+          assetClass: { source: "Asset class", map: { Aktie: "equity" } },
+        },
+      },
+    });
+    expect(fixed.status, fixed.text).toBe(200);
+    await click(page, "button", "Process again");
+    const dialog = await page.waitForSelector("dialog[open]");
+    assert(dialog !== null);
+    await click(dialog, "button", "Process again");
+    await page.waitForFunction(
+      (old) =>
+        /^Job job_/.test(document.querySelector("main h1")?.textContent ?? "") &&
+        !document.querySelector("main h1")?.textContent?.includes(old),
+      {},
+      failed.id,
+    );
+    await waitForText(page, "Processed again from");
+    await page.waitForFunction(
+      () => /Received \/ accepted \/ rejected\s*3 \/ 1 \/ 2/.test(document.querySelector("main")?.innerText ?? ""),
+      { timeout: 30_000 },
+    );
+    const reprocessed = (await call("GET", `/api/v1/jobs?feedId=${feedId}`, { token })).body.data.find(
+      (j: { reprocessOf?: string }) => j.reprocessOf === failed.id,
+    );
+    expect(reprocessed).toMatchObject({ status: "completed", counts: { received: 3, accepted: 1, rejected: 2 } });
+    expect(await textOf(page, "main h1")).toBe(`Job ${reprocessed.id}`);
+
+    // Its two rejected rows: their entity (the feed) links to the feed; both resolved at once with a note.
+    await openArea(page, "Exceptions");
+    await choose(page, "Type", "VALIDATION_FAILED");
+    await waitForText(page, "securities-20261126.csv row 3");
+    const links = await page.$$eval("main tbody tr", (trs) =>
+      trs
+        .filter((tr) => tr.textContent?.includes("securities-20261126.csv"))
+        .map((tr) => tr.querySelector("a[href^='#/feeds/']")?.getAttribute("href")),
+    );
+    expect(links).toEqual([`#/feeds/${feedId}`, `#/feeds/${feedId}`]);
+    for (const row of [2, 3]) {
+      const box = await page.waitForSelector(
+        `::-p-xpath(//main//tr[contains(., 'securities-20261126.csv row ${row}')]//input[@type='checkbox'])`,
+      );
+      await box?.click();
+    }
+    await fill(page, "Note (optional)", "provider resends with fixed ISINs");
+    await click(page, "button", "Resolve selected (2)");
+    await waitForText(page, "Resolved 2 exceptions.");
+    const resolved = await call("GET", "/api/v1/exceptions?status=resolved&type=VALIDATION_FAILED&pageSize=100", {
+      token,
+    });
+    const ours = resolved.body.data.filter((e: { message: string }) => e.message.includes("securities-20261126.csv"));
+    expect(ours.map((e: { resolution: string }) => e.resolution)).toEqual([
+      "provider resends with fixed ISINs",
+      "provider resends with fixed ISINs",
+    ]);
+    await expectAccessible(page);
+    expect(problems).toEqual([]);
   });
 
   it("reads well in a narrow window", async () => {

@@ -39,7 +39,8 @@ export function apiUrl(path, query = {}) {
  * One API call. A JSON answer's body is returned as it is (`{ data, pagination }`); 204 gives undefined.
  * @param {"GET" | "POST" | "PATCH" | "DELETE"} method
  * @param {string} path
- * @param {{ query?: Record<string, string | number | undefined>, json?: unknown, file?: Blob }} [options]
+ * @param {{ query?: Record<string, string | number | undefined>, json?: unknown, file?: Blob, blob?: boolean }} [options]
+ * `blob`: a success answers the body's bytes as a Blob (a file to download), not JSON.
  * @returns {Promise<any>}
  */
 export async function api(method, path, options = {}) {
@@ -67,6 +68,7 @@ export async function api(method, path, options = {}) {
     );
   }
   if (response.status === 204) return undefined;
+  if (response.ok && options.blob === true) return response.blob();
   const payload = await response.json().catch(() => undefined);
   if (response.ok) return payload;
   const error = payload?.error ?? {};

@@ -22,6 +22,24 @@ export const EXCEPTION_TYPES = [
   "REPLICA_REJECTED",
 ];
 
+/** The console's page of each kind of entity an exception names, where it has one. */
+const ENTITY_PAGES = /** @type {Record<string, string>} */ ({
+  feed: "feeds",
+  blobSource: "blob-sources",
+  job: "jobs",
+  webhook: "webhooks",
+  export: "exports",
+  apiClient: "api-clients",
+});
+
+/** An exception's entity: a link to its page in the console where it has one, else its type and id. @param {{ entity: { type: string, id: string } }} props */
+function Entity({ entity }) {
+  const area = ENTITY_PAGES[entity.type];
+  return area
+    ? html`<a href=${href(area, entity.id)}>${entity.type} ${entity.id}</a>`
+    : html`${entity.type} ${entity.id}`;
+}
+
 /** @param {{ query: URLSearchParams }} props filters from the address (the Overview links to open exceptions of a type) */
 export function ExceptionsPage({ query }) {
   const filters = useForm({
@@ -37,11 +55,49 @@ export function ExceptionsPage({ query }) {
   const list = useApi("api/v1/exceptions", { ...v, page, pageSize: 25 });
   /** @type {any[]} */
   const exceptions = list.body?.data ?? [];
+  const [selected, setSelected] = useState(/** @type {Set<string>} */ (new Set()));
+  const [note, setNote] = useState("");
+  const [bulk, setBulk] = useState(false);
+  // A selection is of the rows shown: another page or filter starts afresh.
+  useEffect(() => setSelected(new Set()), [v.status, v.type, v.severity, page]);
+  const open = exceptions.filter((e) => e.status === "open");
+  const toggle = (/** @type {string} */ id) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const resolveSelected = async () => {
+    if (selected.size === 0 || bulk) return;
+    setBulk(true);
+    try {
+      const resolution = note.trim();
+      const answer = await api("POST", "api/v1/exceptions/resolve", {
+        json: { ids: [...selected], ...(resolution ? { resolution } : {}) },
+      });
+      const { resolved, notFound, alreadyResolved } = answer.data;
+      const others = notFound.length + alreadyResolved.length;
+      setNotice(
+        `Resolved ${resolved.length} exception${resolved.length === 1 ? "" : "s"}${others > 0 ? `; ${others} had been resolved or removed meanwhile` : ""}.`,
+      );
+      setSelected(new Set());
+      setNote("");
+    } catch (error) {
+      setNotice(error instanceof Error ? error.message : String(error));
+    } finally {
+      setBulk(false);
+      list.reload();
+    }
+  };
 
   const resolve = async (/** @type {any} */ e) => {
     setResolving(e.id);
     try {
-      await api("PATCH", `api/v1/exceptions/${encodeURIComponent(e.id)}`, { json: { status: "resolved" } });
+      const resolution = note.trim();
+      await api("PATCH", `api/v1/exceptions/${encodeURIComponent(e.id)}`, {
+        json: { status: "resolved", ...(resolution ? { resolution } : {}) },
+      });
       setNotice(`Resolved: ${e.message}`);
     } catch (error) {
       setNotice(error instanceof Error ? error.message : String(error));
@@ -67,18 +123,32 @@ export function ExceptionsPage({ query }) {
       ]} />
     </div>
     <${Notice} text=${notice} />
+    ${
+      open.length > 0
+        ? html`<div class="filters" role="group" aria-label="Resolve selected exceptions">
+            <label>Note (optional)<input type="text" maxlength="1000" value=${note} onInput=${(/** @type {Event} */ e) => setNote(/** @type {HTMLInputElement} */ (e.currentTarget).value)} /></label>
+            <button type="button" class="primary" aria-disabled=${selected.size === 0 || bulk ? "true" : undefined}
+              onClick=${resolveSelected}>${bulk ? "Resolving…" : `Resolve selected (${selected.size})`}</button>
+          </div>`
+        : null
+    }
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Exceptions" head=${["Created", "Type", "Severity", "Message", "Entity", "Job", "Status", ""]}
+        ? html`<${Table} caption="Exceptions" head=${["Select", "Created", "Type", "Severity", "Message", "Entity", "Job", "Status", ""]}
           empty=${v.type || v.severity ? "No exceptions match these filters." : v.status === "open" ? "No open exceptions." : "No exceptions."}
           rows=${exceptions.map(
             (e) => html`<tr>
+              <td>${
+                e.status === "open"
+                  ? html`<input type="checkbox" aria-label=${`Select: ${e.message}`} checked=${selected.has(e.id)} onChange=${() => toggle(e.id)} />`
+                  : null
+              }</td>
               <td>${dateTime(e.createdAt)}</td>
               <td class="mono">${e.type}</td>
               <td><${Status} value=${e.severity} /></td>
               <td class="wrap wide">${e.message}</td>
-              <td class="mono break">${e.entity.type} ${e.entity.id}</td>
+              <td class="mono break"><${Entity} entity=${e.entity} /></td>
               <td class="break">${e.jobId ? html`<a href=${href("jobs", e.jobId)}>${e.jobId}</a>` : "—"}</td>
               <td><${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}${e.resolvedBy ? ` by ${e.resolvedBy}` : ""}</span>` : null}${e.resolution ? html`<span class="sub wrap">${e.resolution}</span>` : null}</td>
               <td>${

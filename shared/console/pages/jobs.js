@@ -1,12 +1,14 @@
 // @ts-check
 // Jobs: every refresh job (an import, a file from SFTP or a blob source), filterable, each with its
 // counts and errors.
+import { api } from "../lib/api.js";
 import { useForm } from "../lib/form.js";
 import { count, dateTime } from "../lib/format.js";
 import { html, useEffect, useState } from "../lib/html.js";
-import { href, replace } from "../lib/router.js";
+import { href, navigate, replace } from "../lib/router.js";
 import { useApi } from "../lib/use-api.js";
-import { Details, LoadState, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { Details, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
+import { ConfirmDialog } from "../ui/dialog.js";
 import { Field } from "../ui/fields.js";
 
 /** The feeds by id, for their names (a job names its feed by id). */
@@ -106,11 +108,51 @@ export function JobDetail({ id = "" }) {
     { pollWhile: (body) => body.data.status === "running" },
   );
   const feedNames = useFeedNames();
+  const [confirming, setConfirming] = useState(false);
+  const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
   /** @type {any} */
   const job = item.body?.data;
   if (job === undefined)
     return html`<${PageHeader} title="Job" back=${[href("jobs"), "All jobs"]} /><${LoadState} loading=${item.loading} error=${item.error} onRetry=${item.reload} />`;
-  return html`<${PageHeader} title=${`Job ${job.id}`} back=${[href("jobs"), "All jobs"]} />
+  const path = `api/v1/jobs/${encodeURIComponent(job.id)}`;
+  // The file is fetched with the session's token (a plain link would carry none), then saved under its name.
+  const download = async () => {
+    setNotice(undefined);
+    try {
+      const blob = await api("GET", `${path}/file`, { blob: true });
+      const url = URL.createObjectURL(blob);
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = job.fileName ?? "file";
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      setNotice(error instanceof Error ? error.message : String(error));
+    }
+  };
+  /** @type {string | undefined} */
+  let newJob;
+  const canReprocess = job.feedId !== null && job.status === "failed" && job.file?.container === "quarantine";
+  return html`<${PageHeader} title=${`Job ${job.id}`} back=${[href("jobs"), "All jobs"]}
+      actions=${
+        job.file
+          ? html`<button type="button" onClick=${download}>Download file</button>
+            ${canReprocess ? html`<button type="button" class="primary" onClick=${() => setConfirming(true)}>Process again</button>` : null}`
+          : null
+      } />
+    <${Notice} text=${notice} />
+    ${
+      confirming
+        ? html`<${ConfirmDialog} title="Process the file again" confirmLabel="Process again" onClose=${() => setConfirming(false)}
+          message=${html`<p>Process <span class="mono">${job.fileName}</span> again with the feed's mapping as it is now?</p><p>It becomes a new job; its rows are written if the file now passes. This job stays as it is.</p>`}
+          onConfirm=${async () => {
+            newJob = (await api("POST", `${path}/reprocess`)).data.id;
+          }}
+          onDone=${() => newJob !== undefined && navigate(href("jobs", newJob))} />`
+        : null
+    }
     <section class="panel" aria-labelledby="job-summary">
       <h2 id="job-summary">Summary</h2>
       <${Details} items=${[
@@ -125,6 +167,10 @@ export function JobDetail({ id = "" }) {
         [
           "Received / accepted / rejected",
           `${count(job.counts.received)} / ${count(job.counts.accepted)} / ${count(job.counts.rejected)}`,
+        ],
+        [
+          "Processed again from",
+          job.reprocessOf ? html`<a href=${href("jobs", job.reprocessOf)}>${job.reprocessOf}</a>` : null,
         ],
         [
           "Duplicate of",
