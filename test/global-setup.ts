@@ -6,6 +6,8 @@ declare module "vitest" {
     baseUrl: string;
     cosmosEndpoint: string;
     storageConnectionString: string;
+    /** Where the SFTP drop listens (feeds show SFTP_PORT). */
+    sftpPort: number;
   }
 }
 
@@ -19,6 +21,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide("baseUrl", runtime.baseUrl);
   project.provide("cosmosEndpoint", runtime.env.COSMOS_ENDPOINT ?? "");
   project.provide("storageConnectionString", runtime.env.STORAGE_CONNECTION_STRING ?? "");
+  project.provide("sftpPort", runtime.sftpPort);
 }
 
 export async function teardown(): Promise<void> {

@@ -52,7 +52,7 @@ interface FeedAnswer extends Named {
   sftp: { host: string; port: number; username: string; password?: string };
 }
 
-async function ensureFeed(api: Api, say: (line: string) => void): Promise<void> {
+async function ensureFeed(api: Api, sftpPort: number | undefined, say: (line: string) => void): Promise<void> {
   const examples = JSON.parse(readFileSync(join(projectRoot, "examples", "feeds", "feeds.json"), "utf8")) as Example[];
   const example = examples.find((e) => e.id === SAMPLE_FEED_EXAMPLE);
   if (example === undefined) throw new Error(`examples/feeds/feeds.json has no ${SAMPLE_FEED_EXAMPLE}`);
@@ -68,9 +68,10 @@ async function ensureFeed(api: Api, say: (line: string) => void): Promise<void> 
           .data as FeedAnswer)
       : ((await api.call("POST", `/api/v1/settings/feeds/${feed.id}/rotate-credentials`)).body.data as FeedAnswer);
   const sftp = new SftpClient();
+  const port = sftpPort ?? feed.sftp.port;
   await sftp.connect({
     host: feed.sftp.host,
-    port: feed.sftp.port,
+    port,
     username: feed.sftp.username,
     ...(feed.sftp.password === undefined ? {} : { password: feed.sftp.password }),
     retries: 0,
@@ -82,16 +83,16 @@ async function ensureFeed(api: Api, say: (line: string) => void): Promise<void> 
   } finally {
     await sftp.end();
   }
-  say(`  feed:         "${feed.name}" (${feed.id}, ${name} dropped on sftp://${feed.sftp.host}:${feed.sftp.port})`);
+  say(`  feed:         "${feed.name}" (${feed.id}, ${name} dropped on sftp://${feed.sftp.host}:${port})`);
 }
 
 export async function seedSettings(
   api: Api,
-  blobEndpoint: string | undefined,
+  { blobEndpoint, sftpPort }: { blobEndpoint?: string; sftpPort?: number },
   say: (line: string) => void,
 ): Promise<void> {
   if (blobEndpoint === undefined)
     say("  export:       skipped (the local runtime's blob endpoint is unknown: set IDS_BLOB_ENDPOINT)");
   else await ensureExport(api, blobEndpoint, say);
-  await ensureFeed(api, say);
+  await ensureFeed(api, sftpPort, say);
 }

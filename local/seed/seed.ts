@@ -7,7 +7,8 @@
  *
  * Which service: IDS_BASE_URL, else the one `npm start` runs on this data folder (it writes
  * `<LOCAL_DATA_DIR>/runtime.json` with where it listens), else http://127.0.0.1:7071. Which client:
- * IDS_CLIENT_ID / IDS_CLIENT_SECRET, else the bootstrap admin of the local settings.
+ * IDS_CLIENT_ID / IDS_CLIENT_SECRET, else the bootstrap admin of the local settings. IDS_BLOB_ENDPOINT and
+ * IDS_SFTP_PORT say where that runtime's Azurite and SFTP drop are when runtime.json is not there (the tests).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -23,6 +24,8 @@ const say = (line: string): void => void process.stdout.write(`${line}\n`);
 interface Target {
   baseUrl: string;
   blobEndpoint?: string;
+  /** Where the SFTP drop listens, when not where feeds say (a runtime with LOCAL_SFTP_PORT). */
+  sftpPort?: number;
   clientId: string;
   clientSecret: string;
 }
@@ -32,13 +35,15 @@ export function seedTarget(env: NodeJS.ProcessEnv = process.env): Target {
   const { values } = loadLocalSettings(projectRoot, env);
   const runtimeFile = join(resolve(projectRoot, values.LOCAL_DATA_DIR ?? ".data"), "runtime.json");
   const running = existsSync(runtimeFile)
-    ? (JSON.parse(readFileSync(runtimeFile, "utf8")) as { baseUrl?: string; blobEndpoint?: string })
+    ? (JSON.parse(readFileSync(runtimeFile, "utf8")) as { baseUrl?: string; blobEndpoint?: string; sftpPort?: number })
     : {};
+  const sftpPort = env.IDS_SFTP_PORT !== undefined ? Number(env.IDS_SFTP_PORT) : running.sftpPort;
   const baseUrl = env.IDS_BASE_URL ?? running.baseUrl ?? `http://127.0.0.1:${values.PORT ?? 7071}`;
   const blobEndpoint = env.IDS_BLOB_ENDPOINT ?? running.blobEndpoint;
   return {
     baseUrl: baseUrl.replace(/\/+$/, ""),
     ...(blobEndpoint === undefined ? {} : { blobEndpoint }),
+    ...(sftpPort === undefined ? {} : { sftpPort }),
     clientId: env.IDS_CLIENT_ID ?? values.BOOTSTRAP_CLIENT_ID ?? "local-admin",
     clientSecret: env.IDS_CLIENT_SECRET ?? values.BOOTSTRAP_CLIENT_SECRET ?? "",
   };
@@ -128,7 +133,7 @@ export async function seed(target: Target): Promise<void> {
   await importAll(api, "prices", "prices", records.prices);
   await importAll(api, "positions", "positions", records.positions);
   await importAll(api, "transactions", "transactions", records.transactions);
-  await seedSettings(api, target.blobEndpoint, say);
+  await seedSettings(api, target, say);
   say("Latest valuations:");
   await waitForValuations(api, portfolios, 120_000);
   say(`Done. Open ${target.baseUrl}/console and sign in as ${target.clientId}.`);
