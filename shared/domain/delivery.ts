@@ -77,6 +77,7 @@ const SUBJECT_FIELD: Record<DeliveryEventName, string> = {
   "portfolio.valued": "portfolioId",
   "transaction.settled": "transactionId",
   "exception.created": "exceptionId",
+  "exception.resolved": "exceptionId",
   "refresh_job.completed": "jobId",
   "refresh_job.failed": "jobId",
   "webhook.test": "webhookId",

@@ -28,7 +28,7 @@ export function refusedFileName(
     feedId: feed.id,
     fileName: printableName(fileName),
     status: "failed",
-    counts: { received: 0, accepted: 0, rejected: 0 },
+    counts: { received: 0, accepted: 0, rejected: 0, removed: 0 },
     errors: [
       {
         field: "file",
