@@ -2,6 +2,8 @@
  * The local runtime (`npm start`): the real local components as child processes on loopback (the Cosmos
  * stand-in with its journal, Azurite), the database, containers and queues, and
  * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
+ * Each component takes the port its setting names or, when another program holds it, a free one
+ * (placement.ts); the banner and <data>/runtime.json say where everything listens.
  */
 import "./start-telemetry";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";

@@ -2,15 +2,8 @@
  * The sample dataset as the import API's records: securities, prices and FX rates on every sample
  * date, position snapshots that follow from the trades, and the trades as settled transactions.
  */
-import {
-  FX_FROM_EUR,
-  PORTFOLIOS,
-  SECURITIES,
-  SNAPSHOT_DATES,
-  sampleDates,
-  walk,
-  type SampleSecurity,
-} from "./sample-data";
+import { FX_FROM_EUR, PORTFOLIOS, SECURITIES, type SampleSecurity } from "./sample-data";
+import { SNAPSHOT_DATES, sampleDates, walk } from "./sample-walk";
 
 const SOURCE = "Sample data";
 const keyOf = (s: SampleSecurity): string => s.id ?? s.isin;
