@@ -66,6 +66,15 @@ export async function benchImport(runtime: BenchRuntime): Promise<boolean> {
     securityId: `sec_${p.isin}`,
     docType: "price",
     updatedAt: new Date().toISOString(),
+    // The current document carries its version, as the service stores it (no other write for a new price).
+    recorded: {
+      version: 1,
+      at: new Date().toISOString(),
+      by: "bench",
+      requestId: "bench-request",
+      jobId: "job_bench",
+      change: "created",
+    },
   }));
   const rawStarted = performance.now();
   // SDK bulk calls carry at most 100 operations per partition key range; 8 run at once, as in the service.

@@ -86,6 +86,16 @@ async function rawBaseline(runtime: BenchRuntime, rows: number): Promise<{ secon
         securityId: `sec_${r.isin}`,
         docType: "price",
         updatedAt: new Date().toISOString(),
+        // The current document carries its version, as the service stores it (no other write: versions
+        // are recorded only when a record changes).
+        recorded: {
+          version: 1,
+          at: new Date().toISOString(),
+          by: "feed:bench",
+          requestId: null,
+          jobId: "job_bench",
+          change: "created",
+        },
       });
     }
     await bulkUpsert(container, docs);

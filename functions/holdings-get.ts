@@ -2,8 +2,10 @@ import { z } from "zod";
 import { services } from "../shared/composition";
 import { isoDate } from "../shared/domain/dates";
 import { portfolioIdParams } from "../shared/domain/portfolio";
+import { asAtQuery } from "../shared/domain/versions";
 import { endpoint } from "../shared/http/endpoint";
 import { booleanQuery } from "../shared/http/query";
+import { asAtHeaders, asAtOf, asAtResponseHeader } from "../shared/http/as-at";
 import { registerEndpoint } from "../shared/http/registry";
 
 const holdingSchema = z
@@ -73,18 +75,26 @@ export const holdingsGet = endpoint({
   query: z.object({
     date: isoDate.optional().meta({ description: "Default: the latest valuation date" }),
     lookThrough: booleanQuery(false).meta({ description: "Expand fund holdings pro rata" }),
+    asAt: asAtQuery.meta({
+      description:
+        "The state of knowledge (date picks the snapshot): the valuation that was current at this instant, never a new computation; ISO 8601 with Z or an offset, not in the future",
+    }),
   }),
-  responses: [{ status: 200, description: "The holdings", schema: z.object({ data: holdingsSchema }) }],
+  responses: [
+    {
+      status: 200,
+      description: "The holdings",
+      schema: z.object({ data: holdingsSchema }),
+      headers: asAtResponseHeader,
+    },
+  ],
   errors: [404],
   async handle({ params, query }) {
-    return {
-      status: 200,
-      body: {
-        data: await services()
-          .investments.getHoldings()
-          .execute({ portfolioId: params.portfolioId, date: query.date, lookThrough: query.lookThrough }),
-      },
-    };
+    const asAt = asAtOf(query.asAt);
+    const data = await services()
+      .investments.getHoldings()
+      .execute({ portfolioId: params.portfolioId, date: query.date, lookThrough: query.lookThrough, asAt });
+    return { status: 200, body: { data }, headers: asAtHeaders(asAt) };
   },
 });
 

@@ -3,7 +3,9 @@ import { services } from "../shared/composition";
 import { currencyCode } from "../shared/domain/currency";
 import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { portfolioSchema, portfolioStatusSchema } from "../shared/domain/portfolio";
+import { asAtQuery } from "../shared/domain/versions";
 import { endpoint } from "../shared/http/endpoint";
+import { asAtHeaders, asAtOf, asAtResponseHeader } from "../shared/http/as-at";
 import { registerEndpoint } from "../shared/http/registry";
 
 export const portfoliosList = endpoint({
@@ -17,18 +19,25 @@ export const portfoliosList = endpoint({
     status: portfolioStatusSchema.optional(),
     clientId: z.string().min(1).max(100).optional(),
     currency: currencyCode.optional(),
+    asAt: asAtQuery,
   }),
   responses: [
     {
       status: 200,
       description: "A page of portfolios, ordered by code",
       schema: z.object({ data: z.array(portfolioSchema), pagination: paginationSchema }),
+      headers: asAtResponseHeader,
     },
   ],
   async handle({ query }) {
-    const { page, pageSize, ...filter } = query;
-    const result = await services().investments.listPortfolios().execute({ filter, page: { page, pageSize } });
-    return { status: 200, body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) } };
+    const { page, pageSize, asAt: raw, ...filter } = query;
+    const asAt = asAtOf(raw);
+    const result = await services().investments.listPortfolios().execute({ filter, page: { page, pageSize }, asAt });
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) },
+      headers: asAtHeaders(asAt),
+    };
   },
 });
 

@@ -1,5 +1,5 @@
 import { services } from "../shared/composition";
-import { getConfig } from "../shared/config";
+import { getSetting } from "../shared/config";
 import { registerTimerFunction } from "../shared/triggers/timer-function";
 import { replicaTriggersEnabled } from "../shared/triggers/replica-trigger";
 
@@ -10,7 +10,7 @@ import { replicaTriggersEnabled } from "../shared/triggers/replica-trigger";
  */
 export const replicaLoginsEnforce = replicaTriggersEnabled()
   ? registerTimerFunction("replica-logins-enforce", {
-      schedule: getConfig().REPLICA_WATCHDOG_SCHEDULE,
+      schedule: getSetting("REPLICA_WATCHDOG_SCHEDULE"),
       handle: async () => {
         await services().replica.enforceReplicaLoginLimits().execute();
       },

@@ -4,7 +4,9 @@ import { currencyCode } from "../shared/domain/currency";
 import { isinSchema } from "../shared/domain/isin";
 import { pageQuery, paginationOf, paginationSchema } from "../shared/domain/pagination";
 import { assetClassSchema, securitySchema } from "../shared/domain/security";
+import { asAtQuery } from "../shared/domain/versions";
 import { endpoint } from "../shared/http/endpoint";
+import { asAtHeaders, asAtOf, asAtResponseHeader } from "../shared/http/as-at";
 import { registerEndpoint } from "../shared/http/registry";
 
 export const securitiesList = endpoint({
@@ -20,18 +22,25 @@ export const securitiesList = endpoint({
     assetClass: assetClassSchema.optional(),
     currency: currencyCode.optional(),
     q: z.string().min(1).max(100).optional().meta({ description: "Name starts with (case-insensitive)" }),
+    asAt: asAtQuery,
   }),
   responses: [
     {
       status: 200,
       description: "A page of securities, ordered by id",
       schema: z.object({ data: z.array(securitySchema), pagination: paginationSchema }),
+      headers: asAtResponseHeader,
     },
   ],
   async handle({ query }) {
-    const { page, pageSize, ...filter } = query;
-    const result = await services().investments.listSecurities().execute({ filter, page: { page, pageSize } });
-    return { status: 200, body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) } };
+    const { page, pageSize, asAt: raw, ...filter } = query;
+    const asAt = asAtOf(raw);
+    const result = await services().investments.listSecurities().execute({ filter, page: { page, pageSize }, asAt });
+    return {
+      status: 200,
+      body: { data: result.items, pagination: paginationOf(page, pageSize, result.totalItems) },
+      headers: asAtHeaders(asAt),
+    };
   },
 });
 

@@ -149,6 +149,7 @@ describe("function registration (what Azure and the local runtime both read)", (
         ["replica-transactions", "transactions"],
         ["replica-jobs", "jobs"],
         ["replica-exceptions", "exceptions"],
+        ["replica-versions", "versions"],
       ].sort(),
     );
     for (const fn of feeds) {

@@ -299,6 +299,7 @@ describe.skipIf(skip)("infra/*.bicep through the Bicep compiler", () => {
         "fxRates /pair",
         "positions /portfolioId",
         "transactions /portfolioId",
+        "versions /key",
         "jobs /id",
         "exceptions /id",
         "settings /kind",

@@ -53,6 +53,12 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/securities/{securityId}",
         "/api/v1/securities/{securityId}/prices",
         "/api/v1/transactions",
+        "/api/v1/transactions/{transactionId}",
+        "/api/v1/transactions/{transactionId}/history",
+        "/api/v1/fx-rates",
+        "/api/v1/portfolios/{portfolioId}/history",
+        "/api/v1/securities/{securityId}/history",
+        "/api/v1/securities/{securityId}/prices/history",
         "/api/v1/portfolios/{portfolioId}/holdings",
         "/api/v1/jobs",
         "/api/v1/jobs/{jobId}",
@@ -63,6 +69,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const list = doc.paths["/api/v1/portfolios"].get;
     expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "asAt",
       "clientId",
       "currency",
       "page",
@@ -118,6 +125,7 @@ describe("GET /api/v1/openapi.json", () => {
     ]);
     const transactions = doc.paths["/api/v1/transactions"].get;
     expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "asAt",
       "cursor",
       "from",
       "page",
@@ -128,6 +136,37 @@ describe("GET /api/v1/openapi.json", () => {
       "to",
       "type",
     ]);
+    // Time travel: asAt on every read of investment data, X-As-At on their answers, the histories' entries.
+    for (const path of [
+      "/api/v1/portfolios",
+      "/api/v1/portfolios/{portfolioId}",
+      "/api/v1/portfolios/{portfolioId}/holdings",
+      "/api/v1/securities",
+      "/api/v1/securities/{securityId}",
+      "/api/v1/securities/{securityId}/prices",
+      "/api/v1/transactions",
+      "/api/v1/transactions/{transactionId}",
+      "/api/v1/fx-rates",
+    ]) {
+      const get = doc.paths[path].get;
+      const asAt = get.parameters.find((p: { name: string }) => p.name === "asAt");
+      expect(asAt, path).toMatchObject({
+        in: "query",
+        required: false,
+        schema: { type: "string", format: "date-time" },
+      });
+      expect(asAt.description ?? asAt.schema.description, path).toMatch(/instant/);
+      expect(get.responses["200"].headers["X-As-At"], path).toBeDefined();
+    }
+    for (const name of ["PortfolioVersion", "SecurityVersion", "PriceVersion", "TransactionVersion", "FxRate"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    expect(Object.keys(doc.components.schemas.TransactionVersion.properties)).toEqual(
+      expect.arrayContaining(["version", "recordedAt", "recordedBy", "requestId", "jobId", "change", "record"]),
+    );
+    expect(
+      doc.paths["/api/v1/securities/{securityId}/prices/history"].get.parameters.map((p: { name: string }) => p.name),
+    ).toEqual(expect.arrayContaining(["date", "type", "source", "cursor"]));
     const feedCreate = doc.paths["/api/v1/settings/feeds"].post;
     expect(feedCreate.security).toEqual([{ bearerAuth: ["api.admin"] }]);
     expect(feedCreate.requestBody.content["application/json"].schema).toBeDefined();
@@ -142,6 +181,6 @@ describe("GET /api/v1/openapi.json", () => {
       expect(doc.components.schemas[name], name).toBeDefined();
     expect(
       doc.paths["/api/v1/portfolios/{portfolioId}/holdings"].get.parameters.map((p: { name: string }) => p.name).sort(),
-    ).toEqual(["date", "lookThrough", "portfolioId"]);
+    ).toEqual(["asAt", "date", "lookThrough", "portfolioId"]);
   });
 });

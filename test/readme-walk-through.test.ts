@@ -84,4 +84,27 @@ describe("README › walk-through with curl: every command works as written agai
     expect(out).toContain('"scopes":["api.read"]');
     expect(out).toContain('"openapi":"3.1');
   }, 90_000);
+
+  it("docs/api.md › time travel works as written: the answers as at T1 are the walk-through's, whatever was corrected since", async () => {
+    const [travel = ""] = shellBlocks("docs/api.md", "Time travel");
+    const token = await tokenFor(LOCAL_ADMIN.id, LOCAL_ADMIN.secret);
+    const id = (await call("GET", "/api/v1/portfolios?clientId=client-42", { token })).body.data[0]
+      .id as string;
+    const before = (await call("GET", `/api/v1/portfolios/${id}`, { token })).body.data;
+    expect(before).toMatchObject({ name: "Growth Fund", totalValue: 24902.78, valuationStatus: "current" });
+    const out = await bash(`BASE=${baseUrl()}\nTOKEN=${token}\nID=${id}\n${travel}`);
+    expect(errorAnswers(out), "the error answers").toEqual([]);
+    // As at T1: the holdings from 171.48 and the old name; X-As-At on the answer.
+    expect(out).toMatch(/"totalValue":24902\.78,"holdings":\[/);
+    expect(out).toMatch(/x-as-at: \d{4}-\d{2}-\d{2}T[\d:.]+Z/i);
+    expect(out).toContain('"name":"Growth Fund","code":"GROWTH-01"');
+    expect(out).toContain('"recordedBy":"local-admin","requestId":"rename-growth-01"');
+    // The correction is in the current answers: 100 × 172.80 USD ÷ 1.08 + 9,025.00 = 25,025.00.
+    await expect
+      .poll(async () => (await call("GET", `/api/v1/portfolios/${id}`, { token })).body.data.totalValue, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe(25025);
+  }, 90_000);
 });

@@ -151,6 +151,129 @@ describe("replica store on PostgreSQL: the version guard", () => {
     expect(await positions()).toEqual(["s3"]);
   });
 
+  describe("version tables: the open row from the record, the closed row from its copy, whichever arrives first", () => {
+    const at = (n: number): string => `2024-03-0${n}T10:00:00.000Z`;
+    const recorded = (version: number) => ({
+      version,
+      at: at(version),
+      by: `client-${version}`,
+      requestId: null,
+      jobId: null,
+    });
+    const security = (version: number, lsn: number, name: string) => ({
+      id: "sec_V",
+      _lsn: lsn,
+      _ts: 1_700_000_000 + lsn,
+      docType: "security",
+      isin: null,
+      cusip: null,
+      sedol: null,
+      figi: null,
+      ticker: null,
+      name,
+      nameLower: name.toLowerCase(),
+      assetClass: "equity",
+      currency: "EUR",
+      country: null,
+      exchange: null,
+      lookThroughPortfolioId: null,
+      status: "active",
+      createdAt: at(1),
+      updatedAt: at(version),
+      recorded: { ...recorded(version), change: version === 1 ? "created" : "updated" },
+    });
+    const copy = (version: number, lsn: number, name: string, closedAt: string) => {
+      const { _lsn: _l, _ts: _t, ...doc } = security(version, 0, name);
+      return projected("versions", {
+        id: `sec_V|v${version}`,
+        key: "security|sec_V",
+        _lsn: lsn,
+        _ts: 1_700_000_000 + lsn,
+        docType: "version",
+        kind: "security",
+        recordId: "sec_V",
+        version,
+        recordedFrom: at(version),
+        recordedTo: closedAt,
+        seq: "",
+        doc,
+      });
+    };
+    const versions = async () =>
+      (
+        await db
+          .selectFrom("analytics.securities_versions")
+          .select(["name", "version", "recorded_from", "recorded_to", "recorded_by"])
+          .where("id", "=", "sec_V")
+          .orderBy("version")
+          .execute()
+      ).map((r) => [
+        Number(r.version),
+        r.name,
+        (r.recorded_from as unknown as Date).toISOString(),
+        r.recorded_to === null ? null : (r.recorded_to as unknown as Date).toISOString(),
+        r.recorded_by,
+      ]);
+
+    it("a new version closes the previous one at its instant; the closed copy agrees; a late change never reopens it", async () => {
+      await store.apply([projected("securities", security(1, 1, "One"))]);
+      expect(await versions()).toEqual([[1, "One", at(1), null, "client-1"]]);
+      await store.apply([projected("securities", security(2, 2, "Two"))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), null, "client-2"],
+      ]);
+      // The copies from the versions container (another feed) arrive later, or again: the same rows.
+      await store.apply([copy(1, 1, "One", at(2))]);
+      await store.apply([copy(1, 1, "One", at(2))]);
+      // Version 3's closed copy of version 2 arrives before version 3 itself...
+      await store.apply([copy(2, 2, "Two", at(3))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), at(3), "client-2"],
+      ]);
+      // ...and version 2's change delivered again (a replay) does not reopen it.
+      await store.apply([projected("securities", security(2, 2, "Two"))]);
+      await store.apply([projected("securities", security(3, 3, "Three"))]);
+      expect(await versions()).toEqual([
+        [1, "One", at(1), at(2), "client-1"],
+        [2, "Two", at(2), at(3), "client-2"],
+        [3, "Three", at(3), null, "client-3"],
+      ]);
+      // The point-in-time WHERE gives one row per instant, the version current then.
+      const asAt = async (t: string) =>
+        (
+          await db
+            .selectFrom("analytics.securities_versions")
+            .select("name")
+            .where("id", "=", "sec_V")
+            .where("recorded_from", "<=", t)
+            .where((eb) => eb.or([eb("recorded_to", "is", null), eb("recorded_to", ">", t)]))
+            .execute()
+        ).map((r) => r.name);
+      expect(await asAt("2024-03-01T09:59:59.999Z")).toEqual([]);
+      expect(await asAt(at(1))).toEqual(["One"]);
+      expect(await asAt("2024-03-02T09:59:59.999Z")).toEqual(["One"]);
+      expect(await asAt(at(2))).toEqual(["Two"]);
+      expect(await asAt("2024-03-09T00:00:00.000Z")).toEqual(["Three"]);
+    });
+
+    it("an open copy (a change in progress) and a valuation's header copy are not projected", () => {
+      const open = {
+        id: "sec_V|v9",
+        key: "security|sec_V",
+        _lsn: 1,
+        docType: "version",
+        kind: "security",
+        recordedTo: null,
+      };
+      expect(project("versions", open)).toEqual({ skipped: "not-projected" });
+      expect(project("versions", { ...open, kind: "valuation", recordedTo: at(2) })).toEqual({
+        skipped: "not-projected",
+      });
+    });
+  });
+
   /** A price as the projection makes it, with one column's value replaced after it (as if the domain had let it through). */
   const priceOf = (security: string, lsn: number, change: Record<string, string> = {}): DocumentProjection => {
     const p = projected("prices", {
@@ -274,10 +397,18 @@ describe("replica store on PostgreSQL: the version guard", () => {
           ? `decimal(38, ${{ money: 12, quantity: 20, price: 28, "FX rate": 26 }[t.of] ?? t.scale})`
           : columnTypeText("postgres", t);
       await sql.raw("CREATE SCHEMA analytics; CREATE SCHEMA replica").execute(previous);
-      for (const t of allTables.filter((t) => t.name !== "logins" && t.name !== "schema_objects"))
+      // Nor the columns of incomplete valuations (valuations' and holdings'): they are added.
+      const addedSince = new Set(["complete", "unvalued_count", "fx_method", "fx_pivot", "unvalued"]);
+      // It had no version tables either: they are created.
+      for (const t of allTables.filter(
+        (t) => t.name !== "logins" && t.name !== "schema_objects" && !t.name.endsWith("_versions"),
+      ))
         await sql
           .raw(
-            `CREATE TABLE ${t.schema}.${t.name} (${t.columns.map((c) => `${c.name} ${previousType(c.type)}${c.nullable ? "" : " NOT NULL"}`).join(", ")}, PRIMARY KEY (${t.primaryKey.join(", ")}))`,
+            `CREATE TABLE ${t.schema}.${t.name} (${t.columns
+              .filter((c) => !addedSince.has(c.name))
+              .map((c) => `${c.name} ${previousType(c.type)}${c.nullable ? "" : " NOT NULL"}`)
+              .join(", ")}, PRIMARY KEY (${t.primaryKey.join(", ")}))`,
           )
           .execute(previous);
       await sql
@@ -291,10 +422,22 @@ describe("replica store on PostgreSQL: the version guard", () => {
 
       await migrateReplicaSchema(previous, "postgres", "previous");
 
-      const { rows } = await sql<{ column_name: string; numeric_scale: number }>`
-        SELECT column_name, numeric_scale FROM information_schema.columns
-        WHERE table_schema = 'analytics' AND table_name = 'prices' AND column_name = 'price'`.execute(previous);
-      expect(rows).toEqual([{ column_name: "price", numeric_scale: 12 }]);
+      const { rows } = await sql<{ table_name: string; numeric_scale: number }>`
+        SELECT table_name, numeric_scale FROM information_schema.columns
+        WHERE table_schema = 'analytics' AND table_name IN ('prices', 'prices_versions') AND column_name = 'price'
+        ORDER BY table_name`.execute(previous);
+      // The version tables it lacked are created with the same places, descriptions and keys.
+      expect(rows).toEqual([
+        { table_name: "prices", numeric_scale: 12 },
+        { table_name: "prices_versions", numeric_scale: 12 },
+      ]);
+      expect(
+        (
+          await sql<{ description: string | null }>`
+            SELECT col_description(a.attrelid, a.attnum) AS description FROM pg_attribute a
+            WHERE a.attrelid = 'analytics.positions_versions'::regclass AND a.attname = 'version'`.execute(previous)
+        ).rows,
+      ).toEqual([{ description: expect.stringMatching(/^The version: 1, 2/) as string }]);
       expect(
         (await sql<{ price: string }>`SELECT price::text AS price FROM analytics.prices`.execute(previous)).rows,
       ).toEqual([{ price: "101.250000000000" }]);

@@ -1,7 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
 import type { Client } from "pg";
-import { analyticsTables } from "../shared/domain/replica/analytics-tables";
+import { biTables } from "../shared/domain/replica/versions-tables";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminToken, call, cosmosEndpoint, storageConnectionString, useOwnRuntime } from "./http";
 import {
@@ -242,6 +242,127 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
     ).toEqual([{ status: "resolved" }]);
   });
 
+  it("time travel: the _versions tables' point-in-time WHERE gives, row for row, what the API answers with asAt", async () => {
+    const clientId = `tt-${Date.now()}`;
+    const portfolio = await createPortfolio(token, { baseCurrency: "EUR", clientId });
+    const record = securityRecord({ currency: "EUR" });
+    const [security] = await createSecurities(token, [record]);
+    const price = (value: number) => ({
+      isin: record.isin,
+      date: "2024-04-02",
+      price: value,
+      currency: "EUR",
+      type: "close",
+      source: "bi",
+    });
+    await imported(token, "prices", { prices: [price(20)] });
+    await positions(portfolio.id, "2024-04-02", [{ securityId: security, quantity: 3 }]);
+    const trade = {
+      externalId: `TT-${Date.now()}`,
+      portfolioId: portfolio.id,
+      securityId: security,
+      type: "buy",
+      status: "pending",
+      tradeDate: "2024-04-02",
+      quantity: 3,
+      price: 20,
+      currency: "EUR",
+    };
+    await imported(token, "transactions", { transactions: [trade] });
+    await whenValued(token, portfolio.id);
+    const T1 = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 5));
+    await imported(token, "prices", { prices: [price(21)] });
+    await imported(token, "transactions", { transactions: [{ ...trade, status: "settled", fees: 1 }] });
+    expect(
+      (await call("PATCH", `/api/v1/portfolios/${portfolio.id}`, { token, body: { name: "Travelled" } })).status,
+    ).toBe(200);
+    await positions(portfolio.id, "2024-04-02", [{ securityId: security, quantity: 4 }]);
+    await whenValued(token, portfolio.id);
+    const now = new Date().toISOString();
+
+    /** The rows current at `at` in a version table, as a BI user writes the WHERE. */
+    const asAt = async (sql: string, params: unknown[], at: string) =>
+      (
+        await bi.query(
+          `${sql} AND recorded_from <= $${params.length + 1} AND (recorded_to IS NULL OR recorded_to > $${params.length + 1})`,
+          [...params, at],
+        )
+      ).rows;
+    const api = async (path: string, at: string) =>
+      (await call("GET", `${path}${path.includes("?") ? "&" : "?"}asAt=${encodeURIComponent(at)}`, { token })).body
+        .data;
+    for (const at of [T1, now]) {
+      await vi.waitFor(
+        async () => {
+          const prices = await asAt(
+            "SELECT date, type, source, price FROM analytics.prices_versions WHERE security_id = $1",
+            [security],
+            at,
+          );
+          expect(prices).toEqual(
+            (await api(`/api/v1/securities/${security}/prices`, at)).map(
+              (p: { date: string; type: string; source: string; price: number }) => ({
+                date: p.date,
+                type: p.type,
+                source: p.source,
+                price: p.price,
+              }),
+            ),
+          );
+          const portfolios = await asAt(
+            "SELECT id, name, total_value, latest_valuation_date FROM analytics.portfolios_versions WHERE client_id = $1",
+            [clientId],
+            at,
+          );
+          expect(portfolios).toEqual(
+            (await api(`/api/v1/portfolios?clientId=${clientId}`, at)).map(
+              (p: { id: string; name: string; totalValue: number; latestValuationDate: string }) => ({
+                id: p.id,
+                name: p.name,
+                total_value: p.totalValue,
+                latest_valuation_date: p.latestValuationDate,
+              }),
+            ),
+          );
+          const transactions = await asAt(
+            "SELECT id, status, fees, net_amount FROM analytics.transactions_versions WHERE portfolio_id = $1",
+            [portfolio.id],
+            at,
+          );
+          expect(transactions).toEqual(
+            (await api(`/api/v1/transactions?portfolioId=${portfolio.id}`, at)).map(
+              (t: { id: string; status: string; fees: number | null; netAmount: number }) => ({
+                id: t.id,
+                status: t.status,
+                fees: t.fees,
+                net_amount: t.netAmount,
+              }),
+            ),
+          );
+          const held = await asAt(
+            "SELECT security_id, quantity FROM analytics.positions_versions WHERE portfolio_id = $1",
+            [portfolio.id],
+            at,
+          );
+          expect(held).toEqual([{ security_id: security, quantity: at === T1 ? 3 : 4 }]);
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+    }
+    // Each version says who recorded it; the replaced ones say until when.
+    const history = (
+      await bi.query(
+        "SELECT version, name, recorded_by, recorded_to IS NULL AS current FROM analytics.portfolios_versions WHERE id = $1 ORDER BY version",
+        [portfolio.id],
+      )
+    ).rows as { version: number; name: string; recorded_by: string; current: boolean }[];
+    expect(history.map((h) => Number(h.version))).toEqual(history.map((_, i) => i + 1));
+    expect(history.filter((h) => h.current)).toHaveLength(1);
+    expect(history.at(-1)?.name).toBe("Travelled");
+    expect(new Set(history.map((h) => h.recorded_by))).toEqual(new Set(["test-admin", "system"]));
+  });
+
   it("valuations say whether they are complete (one WHERE leaves the rest out); holdings say why one is unvalued and how each was converted; a shrunk snapshot's holding goes", async () => {
     const c = await createPortfolio(token, { baseCurrency: "GBP" });
     const fx = { baseCurrency: "USD", quoteCurrency: "GBP", date: "2024-03-01", rate: 0.79, source: "ecb" };
@@ -298,6 +419,27 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
     expect(await holdingsOfC()).toEqual([
       { security_id: ids.s1, fx_method: "cross", fx_pivot: "USD", unvalued_value: false, unvalued: null },
     ]);
+    // The removed position's row in positions_versions is closed with the snapshot's version it was in:
+    // as at now, the portfolio-date holds s1 only, as the API's asAt says.
+    await vi.waitFor(
+      async () => {
+        const current = (
+          await bi.query(
+            "SELECT security_id FROM analytics.positions_versions WHERE portfolio_id = $1 AND date = '2024-03-01' AND recorded_to IS NULL",
+            [c.id],
+          )
+        ).rows.map((r: { security_id: string }) => r.security_id);
+        expect(current).toEqual([ids.s1]);
+        const s3 = (
+          await bi.query(
+            "SELECT recorded_to IS NOT NULL AS closed FROM analytics.positions_versions WHERE portfolio_id = $1 AND date = '2024-03-01' AND security_id = $2",
+            [c.id, ids.s3],
+          )
+        ).rows;
+        expect(s3).toEqual([{ closed: true }]);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
     expect(await complete()).toEqual([ids.a, c.id].sort());
     const costOfC = async (): Promise<unknown[]> =>
       (
@@ -556,7 +698,7 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
       ).rows.map((r) => [`${r.object}.${r.column ?? ""}`, r.description]),
     );
     const plain = (text: string): string => text.replace(/`/g, "");
-    for (const table of analyticsTables) {
+    for (const table of biTables) {
       expect(described.get(`${table.name}.`), table.name).toBe(plain(table.description));
       for (const column of table.columns)
         expect(described.get(`${table.name}.${column.name}`), `${table.name}.${column.name}`).toBe(
@@ -581,9 +723,15 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
         ["holdings.security_id", "securities.id"],
         ["positions.portfolio_id", "portfolios.id"],
         ["positions.security_id", "securities.id"],
+        // A version names the same portfolio and security as its record.
+        ["positions_versions.portfolio_id", "portfolios.id"],
+        ["positions_versions.security_id", "securities.id"],
         ["prices.security_id", "securities.id"],
+        ["prices_versions.security_id", "securities.id"],
         ["transactions.portfolio_id", "portfolios.id"],
         ["transactions.security_id", "securities.id"],
+        ["transactions_versions.portfolio_id", "portfolios.id"],
+        ["transactions_versions.security_id", "securities.id"],
         ["valuations.portfolio_id", "portfolios.id"],
       ].map(([from, to]) => ({ from, to })),
     );

@@ -30,6 +30,7 @@ describe("GET /api/v1/settings/webhook-events: the event catalogue (what Add Web
       "refresh_job.failed",
     ]);
     expect(Object.keys(data("portfolio.valued")).sort()).toEqual([
+      "asAt",
       "complete",
       "currency",
       "portfolioId",
@@ -38,6 +39,7 @@ describe("GET /api/v1/settings/webhook-events: the event catalogue (what Add Web
       "valuationDate",
     ]);
     expect(Object.keys(data("transaction.settled")).sort()).toEqual([
+      "asAt",
       "currency",
       "netAmount",
       "portfolioId",

@@ -49,6 +49,12 @@ var containers = [
     partitionKey: '/portfolioId'
     perItemTtl: false
   }
+  // Closed versions of investment records (time travel): /key is `<kind>|<the record's partition key>`.
+  {
+    name: 'versions'
+    partitionKey: '/key'
+    perItemTtl: false
+  }
   {
     name: 'jobs'
     partitionKey: '/id'

@@ -13,9 +13,11 @@ import { GetHoldings } from "../app/investments/get-holdings";
 import { GetJob } from "../app/investments/get-job";
 import { GetPortfolio } from "../app/investments/get-portfolio";
 import { GetSecurity } from "../app/investments/get-security";
+import { GetTransaction } from "../app/investments/get-transaction";
 import { ImportRecords } from "../app/investments/import/import-records";
 import type { InvestmentDeps } from "../app/investments/investment-deps";
 import { ListDataQualityExceptions } from "../app/investments/list-data-quality-exceptions";
+import { ListFxRates } from "../app/investments/list-fx-rates";
 import { ListJobs } from "../app/investments/list-jobs";
 import { ListPortfolios } from "../app/investments/list-portfolios";
 import { ListSecurities } from "../app/investments/list-securities";
@@ -23,6 +25,7 @@ import { ListSecurityPrices } from "../app/investments/list-security-prices";
 import { ListTransactions } from "../app/investments/list-transactions";
 import { NewCompositeValuation } from "../app/investments/new-composite-valuation";
 import { ReapAbandonedJobs } from "../app/investments/reap-abandoned-jobs";
+import { RecordHistories } from "../app/investments/record-histories";
 import { ResolveDataQualityException } from "../app/investments/resolve-data-quality-exception";
 import { SweepStaleValuations } from "../app/investments/sweep-stale-valuations";
 import { UpdatePortfolio } from "../app/investments/update-portfolio";
@@ -35,13 +38,26 @@ import { lazy } from "./lazy";
 export class InvestmentServices {
   constructor(private readonly core: CoreServices) {}
 
-  readonly portfolioRepository = lazy(() => new CosmosPortfolioRepository(this.core.cosmos().container("portfolios")));
-  readonly securityRepository = lazy(() => new CosmosSecurityRepository(this.core.cosmos().container("securities")));
-  readonly priceRepository = lazy(() => new CosmosPriceRepository(this.core.cosmos().container("prices")));
-  readonly fxRateRepository = lazy(() => new CosmosFxRateRepository(this.core.cosmos().container("fxRates")));
-  readonly positionRepository = lazy(() => new CosmosPositionRepository(this.core.cosmos().container("positions")));
+  /** The closed versions of every investment record (time travel). */
+  private readonly versions = lazy(() => this.core.cosmos().container("versions"));
+  readonly portfolioRepository = lazy(
+    () => new CosmosPortfolioRepository(this.core.cosmos().container("portfolios"), this.versions(), this.core.clock),
+  );
+  readonly securityRepository = lazy(
+    () => new CosmosSecurityRepository(this.core.cosmos().container("securities"), this.versions(), this.core.clock),
+  );
+  readonly priceRepository = lazy(
+    () => new CosmosPriceRepository(this.core.cosmos().container("prices"), this.versions(), this.core.clock),
+  );
+  readonly fxRateRepository = lazy(
+    () => new CosmosFxRateRepository(this.core.cosmos().container("fxRates"), this.versions(), this.core.clock),
+  );
+  readonly positionRepository = lazy(
+    () => new CosmosPositionRepository(this.core.cosmos().container("positions"), this.versions(), this.core.clock),
+  );
   readonly transactionRepository = lazy(
-    () => new CosmosTransactionRepository(this.core.cosmos().container("transactions")),
+    () =>
+      new CosmosTransactionRepository(this.core.cosmos().container("transactions"), this.versions(), this.core.clock),
   );
   readonly jobRepository = lazy(() => new CosmosJobRepository(this.core.cosmos().container("jobs")));
   readonly dataQualityExceptionRepository = lazy(
@@ -101,6 +117,9 @@ export class InvestmentServices {
   readonly getSecurity = lazy(() => new GetSecurity(this.stores()));
   readonly listSecurityPrices = lazy(() => new ListSecurityPrices(this.stores()));
   readonly listTransactions = lazy(() => new ListTransactions(this.stores()));
+  readonly getTransaction = lazy(() => new GetTransaction(this.stores()));
+  readonly listFxRates = lazy(() => new ListFxRates(this.stores()));
+  readonly recordHistories = lazy(() => new RecordHistories(this.stores()));
   readonly listJobs = lazy(() => new ListJobs(this.stores()));
   readonly getJob = lazy(() => new GetJob(this.stores()));
   readonly listDataQualityExceptions = lazy(() => new ListDataQualityExceptions(this.stores()));

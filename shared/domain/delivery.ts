@@ -28,7 +28,7 @@ export const deliverySchema = z
     event: z.enum(deliveryEventNames),
     subject: z.string().optional().meta({
       description:
-        "What the event is about: the portfolio (portfolio.valued), transaction (transaction.settled), exception (exception.created), job (refresh_job.*) or webhook (webhook.test) id",
+        "What the event is about: the portfolio (portfolio.valued), transaction (transaction.settled), exception (exception.created, exception.resolved), job (refresh_job.*) or webhook (webhook.test) id",
     }),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int(),

@@ -14,7 +14,7 @@ export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 const catalog: Record<EventName, { description: string; timestamp: string; data: EventEnvelope["data"] }> = {
   "portfolio.valued": {
     description:
-      "A portfolio has been valued (after new positions, prices or FX rates); complete false: totalValue leaves out unvaluedCount holdings that could not be valued",
+      "A portfolio has been valued (after new positions, prices or FX rates); complete false: totalValue leaves out unvaluedCount holdings that could not be valued; asAt: read the portfolio and its holdings with ?asAt= this to see exactly what the event announced",
     timestamp: "2026-11-25T06:02:11.408Z",
     data: {
       portfolioId: "pf_7Qx2mVb1kR9s",
@@ -23,10 +23,12 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       currency: "EUR",
       complete: false,
       unvaluedCount: 2,
+      asAt: "2026-11-25T06:02:11.391Z",
     },
   },
   "transaction.settled": {
-    description: "A transaction has reached settled",
+    description:
+      "A transaction has reached settled; asAt: read the transaction with ?asAt= this to see the settled version the event announced",
     timestamp: "2026-11-25T09:15:00.000Z",
     data: {
       transactionId: "txn_5f2c0c6e9d1a4b7f8e3d2c1b0a998877",
@@ -36,6 +38,7 @@ const catalog: Record<EventName, { description: string; timestamp: string; data:
       quantity: 150,
       netAmount: 17912.5,
       currency: "EUR",
+      asAt: "2026-11-25T09:15:00.004Z",
     },
   },
   "exception.created": {

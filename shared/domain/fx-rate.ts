@@ -26,3 +26,15 @@ export interface FxRate extends FxRateImport {
 
 export const fxPair = (base: string, quote: string): string => `${base}${quote}`;
 export const fxRateId = (r: { date: string; source: string }): string => `${r.date}|${r.source}`;
+
+/** An FX rate as `GET /api/v1/fx-rates` shows it. */
+export const fxRateSchema = z
+  .object({
+    baseCurrency: z.string(),
+    quoteCurrency: z.string(),
+    date: z.iso.date(),
+    rate: z.number().meta({ description: "1 baseCurrency = rate quoteCurrency" }),
+    source: z.string(),
+  })
+  .meta({ id: "FxRate" });
+export type FxRateView = z.infer<typeof fxRateSchema>;

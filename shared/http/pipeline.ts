@@ -9,6 +9,7 @@ import { AppError } from "../domain/errors";
 import { issuesToDetails } from "../domain/validation";
 import { contextSink, Logger } from "../logging";
 import { traceIdOf } from "../observability/trace-context";
+import { withWriteContext } from "../observability/write-context";
 import { inInvocationTrace, invocationTraceparent } from "../triggers/invocation-log";
 import type { AnyEndpoint, EndpointResult } from "./endpoint";
 import { errorResult } from "./error-response";
@@ -71,7 +72,10 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
       const bytes =
         endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
-      result = await endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log });
+      // The versions a write records name the client and this request (API.md, "Time travel").
+      result = await withWriteContext({ recordedBy: principal?.clientId ?? "anonymous", requestId }, () =>
+        endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log }),
+      );
     } catch (error) {
       result = shapeError(error, requestId, log);
     }

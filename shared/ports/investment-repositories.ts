@@ -7,6 +7,7 @@ import type { Price, PriceType } from "../domain/price";
 import type { Security } from "../domain/security";
 import type { Transaction, TransactionStatus, TransactionType } from "../domain/transaction";
 import type { FxTable, Holding, PricePoint, PriceReach } from "../domain/valuation";
+import type { HistoryEntry } from "../domain/versions";
 
 export interface WriteCounts {
   created: number;
@@ -23,20 +24,39 @@ export interface SecurityFilter {
   q?: string;
 }
 
+/**
+ * Reads take `asAt` (an ISO instant, UTC with milliseconds): the answer as the service knew it then
+ * (API.md, "Time travel"); without it, as it is now. Every write that changes a record records a version.
+ */
+export type AsAt = string | undefined;
+
+/** A page of a record's versions, newest first. */
+export type HistoryPage<T> = CursorPage<HistoryEntry<T>>;
+
 /** Securities, with an ISIN → id lookup beside them. */
 export interface SecurityRepository {
-  get(id: string): Promise<Security | undefined>;
-  getMany(ids: readonly string[]): Promise<Map<string, Security>>;
+  get(id: string, asAt?: AsAt): Promise<Security | undefined>;
+  getMany(ids: readonly string[], asAt?: AsAt): Promise<Map<string, Security>>;
+  /** The current ISIN → id lookup (imports). */
   idsForIsins(isins: readonly string[]): Promise<Map<string, string>>;
   /** By id; a page number or a cursor from the previous page (an export walks them all). */
-  list(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>>;
+  list(filter: SecurityFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Security>>;
   save(securities: readonly Security[]): Promise<WriteCounts>;
+  /** The versions of one security, newest first; undefined when it does not exist. */
+  history(id: string, request: PageRequest): Promise<HistoryPage<Security> | undefined>;
 }
 
 export interface PriceFilter {
   from?: string;
   to?: string;
   type?: PriceType;
+}
+
+/** One price of a security (its natural key; `source` omitted: every source of that date and type). */
+export interface PriceKey {
+  date: string;
+  type: PriceType;
+  source?: string;
 }
 
 /** Prices by security, date, type and source, plus each security's newest point per type and source. */
@@ -51,14 +71,25 @@ export interface PriceRepository {
     date: string,
     types: readonly PricePoint["type"][],
   ): Promise<Map<string, PricePoint[]>>;
-  list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>>;
+  list(securityId: string, filter: PriceFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Price>>;
+  /** The versions of one price (every source of its date and type unless `source` is given), newest first. */
+  history(securityId: string, key: PriceKey, request: PageRequest): Promise<HistoryPage<Price>>;
+}
+
+export interface FxRateFilter {
+  baseCurrency?: string;
+  quoteCurrency?: string;
+  from?: string;
+  to?: string;
 }
 
 /** FX rates by currency pair, date and source. */
 export interface FxRateRepository {
   save(rates: readonly FxRate[]): Promise<WriteCounts>;
-  /** The latest rate on or before `date` of each pair that has one. */
-  latest(pairs: readonly string[], date: string): Promise<FxTable>;
+  /** The latest rate on or before `date` of each pair that has one (as known at `asAt`). */
+  latest(pairs: readonly string[], date: string, asAt?: AsAt): Promise<FxTable>;
+  /** By date, then pair, then source; a page number or a cursor. */
+  list(filter: FxRateFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<FxRate>>;
 }
 
 export interface SnapshotRef {
@@ -83,6 +114,8 @@ export interface StoredValuation {
    * computation that started later (and read newer inputs) has the greater version. Compared as strings.
    */
   version: string;
+  /** The import whose data made this valuation due, recorded as its version's job (not stored with it). */
+  jobId?: string | null;
 }
 
 /**
@@ -141,10 +174,14 @@ export interface PositionRepository {
    * and date (then nothing changes and the result is false): an older computation never replaces a newer.
    */
   saveValuation(valuation: StoredValuation): Promise<boolean>;
-  /** saveValuation for many at once (a few store calls in all); true per valuation stored. */
-  saveValuations(valuations: readonly StoredValuation[]): Promise<boolean[]>;
-  /** The valuation on `date` exactly, or the latest before it when `orEarlier`. */
-  valuation(portfolioId: string, date: string, orEarlier: boolean): Promise<StoredValuation | undefined>;
+  /**
+   * saveValuation for many at once (a few store calls in all): per valuation, when its version was
+   * recorded, or undefined when it was not stored. A replaced valuation's holdings are kept: a read as
+   * at an earlier instant shows the valuation that was current then.
+   */
+  saveValuations(valuations: readonly StoredValuation[]): Promise<(string | undefined)[]>;
+  /** The valuation on `date` exactly, or the latest before it when `orEarlier` (as known at `asAt`). */
+  valuation(portfolioId: string, date: string, orEarlier: boolean, asAt?: AsAt): Promise<StoredValuation | undefined>;
   /** The version of the valuation stored for each of these portfolio-dates that has one, keyed `portfolioId|date`. */
   valuationVersions(refs: readonly SnapshotRef[]): Promise<Map<string, string>>;
 }
@@ -160,12 +197,19 @@ export interface TransactionFilter {
 
 export interface TransactionRepository {
   getMany(refs: readonly { portfolioId: string; id: string }[]): Promise<Map<string, Transaction>>;
+  /** When the stored version of a transaction handed out by getMany was recorded. */
+  recordedAtOf(transaction: Transaction): string | undefined;
   /**
    * Writes each transaction if it is still as `previous` (as returned by getMany; undefined = must not
    * exist yet). Throws CONFLICT when another writer got there first; nothing is then half-checked.
+   * Returns when each write's version was recorded.
    */
-  save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<void>;
-  list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>>;
+  save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<string[]>;
+  /** One transaction by id, whatever its portfolio. */
+  get(id: string, asAt?: AsAt): Promise<Transaction | undefined>;
+  list(filter: TransactionFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Transaction>>;
+  /** The versions of one transaction, newest first; undefined when it does not exist. */
+  history(id: string, request: PageRequest): Promise<HistoryPage<Transaction> | undefined>;
 }
 
 /** Filters of the jobs list; each one given must match. */

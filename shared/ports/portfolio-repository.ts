@@ -1,5 +1,6 @@
 import type { CursorPage, PageRequest } from "../domain/page-request";
 import type { Portfolio, PortfolioStatus } from "../domain/portfolio";
+import type { AsAt, HistoryPage } from "./investment-repositories";
 
 export interface PortfolioFilter {
   status?: PortfolioStatus;
@@ -19,7 +20,7 @@ export interface RecordedValuation {
 
 /** Stored portfolios; `code` is unique (case-insensitive) across the deployment. */
 export interface PortfolioRepository {
-  get(id: string): Promise<Portfolio | undefined>;
+  get(id: string, asAt?: AsAt): Promise<Portfolio | undefined>;
   /** Throws CONFLICT when the code is taken. */
   create(portfolio: Portfolio): Promise<void>;
   /**
@@ -35,10 +36,13 @@ export interface PortfolioRepository {
    */
   recordValuation(id: string, valuation: RecordedValuation): Promise<boolean>;
   /**
-   * recordValuation for many at once (a few store calls in all); true per valuation applied. Of several
-   * valuations of one portfolio, only the newest is applied.
+   * recordValuation for many at once (a few store calls in all); per valuation, when the portfolio's
+   * version it made was recorded, or undefined when it was not applied. Of several valuations of one
+   * portfolio, only the newest is applied. `jobId`: the import the valuation is for (its version's job).
    */
-  recordValuations(valuations: readonly (RecordedValuation & { id: string })[]): Promise<boolean[]>;
+  recordValuations(
+    valuations: readonly (RecordedValuation & { id: string; jobId?: string | null })[],
+  ): Promise<(string | undefined)[]>;
   /**
    * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
    * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.
@@ -56,7 +60,9 @@ export interface PortfolioRepository {
   /** Up to `limit` portfolios flagged pending (the sweep checks they still have markers). */
   pendingValuations(limit: number): Promise<string[]>;
   /** By code; a page number or a cursor from the previous page (an export walks them all). */
-  list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>>;
+  list(filter: PortfolioFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Portfolio>>;
+  /** The versions of one portfolio, newest first; undefined when it does not exist. */
+  history(id: string, request: PageRequest): Promise<HistoryPage<Portfolio> | undefined>;
   getMany(ids: readonly string[]): Promise<Map<string, Portfolio>>;
   /** Portfolio ids by code (keys upper-cased). */
   idsForCodes(codes: readonly string[]): Promise<Map<string, string>>;

@@ -163,8 +163,12 @@ export async function bulkDelete(container: Container, refs: readonly DocRef[]):
 
 export const refKey = (ref: DocRef): string => `${ref.partitionKey}|${ref.id}`;
 
-/** Whether two stored forms carry the same data, ignoring bookkeeping fields and key order. */
-export function sameContent(a: object, b: object, ignore: readonly string[] = ["updatedAt", "createdAt"]): boolean {
+/** Whether two stored forms carry the same data, ignoring bookkeeping fields (and version metadata) and key order. */
+export function sameContent(
+  a: object,
+  b: object,
+  ignore: readonly string[] = ["updatedAt", "createdAt", "recorded"],
+): boolean {
   return isDeepStrictEqual(dataOf(a, ignore), dataOf(b, ignore));
 }
 

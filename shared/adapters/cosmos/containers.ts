@@ -9,6 +9,8 @@ export const containerDefinitions = [
   { id: "fxRates", partitionKey: "/pair" },
   { id: "positions", partitionKey: "/portfolioId" },
   { id: "transactions", partitionKey: "/portfolioId" },
+  // Closed versions of investment records, one partition per kind and record partition (`price|<securityId>`).
+  { id: "versions", partitionKey: "/key" },
   { id: "jobs", partitionKey: "/id" },
   { id: "exceptions", partitionKey: "/id" },
   { id: "settings", partitionKey: "/kind" },

@@ -1,14 +1,23 @@
-import { BulkOperationType, type Container } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Portfolio } from "../../domain/portfolio";
+import { systemClock, type Clock } from "../../ports/clock";
+import type { AsAt, HistoryPage } from "../../ports/investment-repositories";
 import type { PortfolioFilter, PortfolioRepository, RecordedValuation } from "../../ports/portfolio-repository";
-import { bulkRead, bulkWithRetry } from "./bulk";
+import { currentWriteContext } from "../../observability/write-context";
+import { bulkRead, sameContent } from "./bulk";
 import { equalityFilters, pagedQuery } from "./paged-query";
-import { readDocument, updateDocument, updateDocuments, type Versioned } from "./conditional-update";
+import { readDocument, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
+import { asAtPagedQuery } from "./versions/as-at-lists";
+import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
+import { historyPage } from "./versions/history";
+import { nextRecorded, recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { versionsBeside, type VersionedKind } from "./versions/version-docs";
+import { TOUCH, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
-interface PortfolioDoc extends Portfolio {
+interface PortfolioDoc extends Portfolio, WithRecorded {
   docType: "portfolio";
   /** The version of the valuation totalValue comes from (internal; see recordValuation). */
   valuationVersion?: string;
@@ -39,6 +48,8 @@ const toPortfolio = (doc: PortfolioDoc): Portfolio => {
     valuationVersion: _version,
     valuationPending,
     valuationStatus: _status,
+    recorded: _recorded,
+    _etag: _e,
     ...rest
   } = stripSystem(doc);
   return {
@@ -53,44 +64,74 @@ const toPortfolio = (doc: PortfolioDoc): Portfolio => {
 /** The stored form of a portfolio: its valuationStatus is derived from the flag, never stored. */
 const stored = ({ valuationStatus: _status, ...portfolio }: Portfolio): Omit<Portfolio, "valuationStatus"> => portfolio;
 
-/** Portfolios in the `portfolios` container (partition /id), with code reservations beside them. */
-export class CosmosPortfolioRepository implements PortfolioRepository {
-  constructor(private readonly container: Container) {}
+const portfolioKind: VersionedKind<PortfolioDoc> = {
+  kind: "portfolio",
+  partitionKeyOf: (doc) => doc.id,
+  recordIdOf: (doc) => doc.id,
+};
 
-  async get(id: string): Promise<Portfolio | undefined> {
+const isPortfolio = (doc: object): boolean => (doc as { docType?: unknown }).docType === "portfolio";
+
+/**
+ * Portfolios in the `portfolios` container (partition /id), with code reservations beside them. Every
+ * change (an edit, a valuation's total, the pending flag) records a version in `versions`.
+ */
+export class CosmosPortfolioRepository implements PortfolioRepository {
+  private readonly target: VersionedTarget<PortfolioDoc>;
+  private readonly source: AsAtSource;
+
+  constructor(
+    private readonly container: Container,
+    versions: Container = versionsBeside(container),
+    clock: Clock = systemClock,
+  ) {
+    this.target = { container, versions, kind: portfolioKind, clock };
+    this.source = { container, versions, kind: portfolioKind.kind };
+  }
+
+  async get(id: string, asAt?: AsAt): Promise<Portfolio | undefined> {
+    if (id.startsWith("code|")) return undefined;
+    if (asAt !== undefined) {
+      const doc = await readAsAt(this.source, { id, partitionKey: id }, asAt, isPortfolio);
+      return doc === undefined ? undefined : toPortfolio(doc as unknown as PortfolioDoc);
+    }
     const doc = await this.read(id);
     return doc === undefined ? undefined : toPortfolio(doc);
   }
 
   async create(portfolio: Portfolio): Promise<void> {
     await this.reserveCode(portfolio.code, portfolio.id);
-    const doc: PortfolioDoc = { ...stored(portfolio), docType: "portfolio" };
+    const recorded = nextRecorded(undefined, currentWriteContext(), this.target.clock.now().getTime());
+    const doc: PortfolioDoc = { ...stored(portfolio), docType: "portfolio", recorded };
     await this.container.items.create(doc);
   }
 
   async update(id: string, change: (current: Portfolio) => Portfolio): Promise<Portfolio | undefined> {
-    const result = await updateDocument<PortfolioDoc>(
-      this.container,
-      { id, partitionKey: id, what: `Portfolio '${id}'` },
-      () => this.read(id),
-      (doc) => ({
+    if (id.startsWith("code|")) return undefined;
+    const [result] = await writeVersioned(this.target, [{ id, partitionKey: id }], (doc) => {
+      if (doc === undefined || !isPortfolio(doc)) return undefined;
+      const next: PortfolioDoc = {
         ...stored(change(toPortfolio(doc))),
         docType: "portfolio",
         // The valuation version and pending flag are bookkeeping of valuation; an edit keeps them.
         ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
         ...(doc.valuationPending !== undefined ? { valuationPending: doc.valuationPending } : {}),
-      }),
-    );
-    return result === undefined ? undefined : toPortfolio(result);
+      };
+      // An edit that changes nothing records nothing (and leaves updatedAt as it was).
+      return sameContent(doc, next) ? undefined : next;
+    });
+    return result?.stored === undefined ? undefined : toPortfolio(result.stored);
   }
 
   async recordValuation(id: string, valuation: RecordedValuation): Promise<boolean> {
     const [recorded] = await this.recordValuations([{ id, ...valuation }]);
-    return recorded ?? false;
+    return recorded !== undefined;
   }
 
-  async recordValuations(valuations: readonly (RecordedValuation & { id: string })[]): Promise<boolean[]> {
-    const recorded = new Array<boolean>(valuations.length).fill(false);
+  async recordValuations(
+    valuations: readonly (RecordedValuation & { id: string; jobId?: string | null })[],
+  ): Promise<(string | undefined)[]> {
+    const recorded = new Array<string | undefined>(valuations.length).fill(undefined);
     // Of several valuations of one portfolio only the newest can show: the others would be replaced by it.
     const newest = new Map<string, number>();
     valuations.forEach((v, i) => {
@@ -98,70 +139,45 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       if (best === undefined || v.date > best.date || (v.date === best.date && v.version > best.version))
         newest.set(v.id, i);
     });
-    await updateDocuments<PortfolioDoc>(
-      this.container,
-      [...newest.keys()].map((id) => ({ id, partitionKey: id })),
-      (doc) => doc.docType === "portfolio",
-      (docs) =>
-        Promise.resolve(
-          docs.map((doc) => {
-            const index = newest.get(doc.id) ?? -1;
-            const valuation = valuations[index];
-            recorded[index] = false;
-            if (valuation === undefined || !isNewer(doc, valuation.date, valuation.version)) return undefined;
-            recorded[index] = true;
-            const { _etag: _e, ...rest } = doc;
-            return {
-              ...rest,
-              totalValue: valuation.totalValue,
-              latestValuationDate: valuation.date,
-              valuationComplete: valuation.complete,
-              unvaluedCount: valuation.unvaluedCount,
-              updatedAt: valuation.valuedAt,
-              valuationVersion: valuation.version,
-            };
-          }),
-        ),
-      `portfolios ${[...newest.keys()].slice(0, 3).join(", ")}`,
+    const ids = [...newest.keys()];
+    const valuationOf = (i: number) => valuations[newest.get(ids[i] ?? "") ?? -1];
+    const outcomes = await writeVersioned(
+      this.target,
+      ids.map((id) => ({ id, partitionKey: id })),
+      (doc, i) => {
+        const valuation = valuationOf(i);
+        if (doc === undefined || !isPortfolio(doc) || valuation === undefined) return undefined;
+        if (!isNewer(doc, valuation.date, valuation.version)) return undefined;
+        return {
+          ...doc,
+          totalValue: valuation.totalValue,
+          latestValuationDate: valuation.date,
+          valuationComplete: valuation.complete,
+          unvaluedCount: valuation.unvaluedCount,
+          updatedAt: valuation.valuedAt,
+          valuationVersion: valuation.version,
+        };
+      },
+      { contextOf: (i) => ({ jobId: valuationOf(i)?.jobId ?? null }) },
     );
+    outcomes.forEach((o, i) => {
+      const index = newest.get(ids[i] ?? "");
+      if (index !== undefined && o.outcome === "updated") recorded[index] = o.recordedAt;
+    });
     return recorded;
   }
 
   async markValuationPending(ids: readonly string[]): Promise<void> {
-    const docs = await bulkRead<PortfolioDoc>(
-      this.container,
-      [...new Set(ids)].map((id) => ({ id, partitionKey: id })),
-      true,
-    );
-    // Written even where the flag is already set: the new version makes a consumer that read the
-    // portfolio before this (and may have looked for markers before ours) fail its conditional clear.
-    const toMark = [...docs.values()].filter((doc) => doc.docType === "portfolio");
-    // One conditional replace each, in bulk; a portfolio changed meanwhile is marked by a read-modify-write.
-    const results = await bulkWithRetry(
-      this.container,
-      toMark.map(({ _etag, ...doc }) => ({
-        operationType: BulkOperationType.Replace,
-        id: doc.id,
-        partitionKey: doc.id,
-        resourceBody: { ...doc, valuationPending: true },
-        ifMatch: _etag ?? "",
-      })),
-    );
-    const raced = toMark.filter((_, i) => results[i]?.statusCode === 412);
-    const failed = results.find(
-      (r) => r.statusCode !== 412 && r.statusCode !== 404 && (r.statusCode < 200 || r.statusCode > 299),
-    );
-    if (failed !== undefined) throw new Error(`marking portfolios pending failed with ${failed.statusCode}`);
-    // Written even where the flag is already set (a new version), as above.
-    await updateDocuments<PortfolioDoc>(
-      this.container,
-      raced.map((doc) => ({ id: doc.id, partitionKey: doc.id })),
-      (doc) => doc.docType === "portfolio",
-      (docs) => Promise.resolve(docs.map(({ _etag: _e, ...doc }) => ({ ...doc, valuationPending: true }))),
-      `portfolios ${raced
-        .slice(0, 3)
-        .map((doc) => doc.id)
-        .join(", ")}`,
+    const unique = [...new Set(ids)];
+    // Written even where the flag is already set (a new ETag, no version): a consumer that read the
+    // portfolio before this (and may have looked for markers before ours) then fails its conditional clear.
+    await writeVersioned(
+      this.target,
+      unique.map((id) => ({ id, partitionKey: id })),
+      (doc) => {
+        if (doc === undefined || !isPortfolio(doc)) return undefined;
+        return doc.valuationPending === true ? TOUCH : { ...doc, valuationPending: true };
+      },
     );
   }
 
@@ -169,22 +185,23 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     ids: readonly string[],
     stillStale: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   ): Promise<void> {
-    await updateDocuments<PortfolioDoc>(
-      this.container,
+    let stale: ReadonlySet<string> = new Set();
+    await writeVersioned(
+      this.target,
       [...new Set(ids)].map((id) => ({ id, partitionKey: id })),
-      (doc) => doc.docType === "portfolio",
-      // Asked after the portfolios were read: a marker written after this answer comes with a new flag
-      // write (markValuationPending), which makes the conditional clear fail and read again.
-      async (docs) => {
-        const stale = docs.length === 0 ? new Set<string>() : await stillStale(docs.map((doc) => doc.id));
-        return docs.map((doc) => {
-          const pending = stale.has(doc.id);
-          if ((doc.valuationPending === true) === pending) return undefined;
-          const { _etag: _e, ...rest } = doc;
-          return { ...rest, valuationPending: pending };
-        });
+      (doc) => {
+        if (doc === undefined || !isPortfolio(doc)) return undefined;
+        const pending = stale.has(doc.id);
+        return (doc.valuationPending === true) === pending ? undefined : { ...doc, valuationPending: pending };
       },
-      `portfolios ${ids.slice(0, 3).join(", ")}`,
+      {
+        // Asked after the portfolios were read: a marker written after this answer comes with a new flag
+        // write (markValuationPending), which makes the conditional clear fail and read again.
+        beforeChange: async (docs) => {
+          const found = docs.flatMap((doc) => (doc !== undefined && isPortfolio(doc) ? [doc.id] : []));
+          stale = found.length === 0 ? new Set<string>() : await stillStale(found);
+        },
+      },
     );
   }
 
@@ -198,18 +215,35 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return resources;
   }
 
-  async list(filter: PortfolioFilter, request: PageRequest): Promise<CursorPage<Portfolio>> {
+  async list(filter: PortfolioFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Portfolio>> {
     const { where, parameters } = equalityFilters({
       status: filter.status,
       clientId: filter.clientId,
       baseCurrency: filter.currency,
     });
-    const result = await pagedQuery<PortfolioDoc>(
-      this.container,
-      { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" },
+    const query = { where: ["c.docType = 'portfolio'", ...where], parameters, sortField: "code" };
+    const result =
+      asAt === undefined
+        ? await pagedQuery<PortfolioDoc>(this.container, query, request)
+        : await asAtPagedQuery(this.source, query, request, asAt);
+    return { ...result, items: result.items.map((doc) => toPortfolio(doc as unknown as PortfolioDoc)) };
+  }
+
+  async history(id: string, request: PageRequest): Promise<HistoryPage<Portfolio> | undefined> {
+    const current = await this.read(id);
+    if (current === undefined) return undefined;
+    const page = await historyPage(
+      this.source,
+      [{ current: current as unknown as Record<string, unknown>, recordId: id, partitionKey: id }],
       request,
     );
-    return { ...result, items: result.items.map(toPortfolio) };
+    return {
+      ...page,
+      items: page.items.map((doc) => ({
+        ...toRecordVersion(recordedOf(doc)),
+        record: toPortfolio(doc as unknown as PortfolioDoc),
+      })),
+    };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {
@@ -249,7 +283,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   private async read(id: string): Promise<Versioned<PortfolioDoc> | undefined> {
     if (id.startsWith("code|")) return undefined;
-    return readDocument<PortfolioDoc>(this.container, id, id, (doc) => doc.docType === "portfolio");
+    return readDocument<PortfolioDoc>(this.container, id, id, isPortfolio);
   }
 
   /**

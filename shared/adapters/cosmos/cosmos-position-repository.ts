@@ -1,17 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
-import type { Holding } from "../../domain/valuation";
+import { BulkOperationType, type Container, type JSONObject } from "@azure/cosmos";
 import type { PositionSnapshot } from "../../domain/position";
-import { completeHolding, completenessOf, type PriceReach, type StoredHolding } from "../../domain/valuation";
+import {
+  completeHolding,
+  completenessOf,
+  type Holding,
+  type PriceReach,
+  type StoredHolding,
+} from "../../domain/valuation";
+import { systemClock, type Clock } from "../../ports/clock";
 import type {
+  AsAt,
   PositionRepository,
   SnapshotRef,
   StaleMarker,
   StoredValuation,
 } from "../../ports/investment-repositories";
-import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, type DocRef } from "./bulk";
+import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, sameContent, type DocRef } from "./bulk";
 import { isNotFound, stripSystem } from "./cosmos-errors";
-import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
+import { asAtFirst } from "./versions/as-at-lists";
+import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
+import type { WithRecorded } from "./versions/recorded";
+import { versionsBeside, type VersionedKind } from "./versions/version-docs";
+import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 import {
   clearStale,
   dropWriting,
@@ -22,14 +33,18 @@ import {
   writingRefs,
 } from "./cosmos-stale-markers";
 
-interface SnapshotDoc extends PositionSnapshot {
+interface SnapshotDoc extends PositionSnapshot, WithRecorded {
   id: string;
   docType: "snapshot";
   securityIds: string[];
 }
 
-/** A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit. */
-interface ValuationDoc extends Omit<StoredValuation, "holdings" | "version" | "complete" | "unvaluedCount"> {
+/**
+ * A valuation's header; its holdings live in chunk documents so no document nears Cosmos DB's 2 MB limit.
+ * A newer computation replaces the header (its version goes to `versions`) and keeps the chunks it named.
+ */
+interface ValuationDoc
+  extends Omit<StoredValuation, "holdings" | "version" | "jobId" | "complete" | "unvaluedCount">, WithRecorded {
   id: string;
   /** Absent on valuations stored before versions existed: older than any versioned one. */
   version?: string;
@@ -60,12 +75,45 @@ const HOLDING_QUERY = 2000;
 const snapshotId = (date: string): string => `snap|${date}`;
 const valuationId = (date: string): string => `val|${date}`;
 const chunkId = (date: string, runId: string, index: number): string => `val|${date}|${runId}|${index}`;
-const toSnapshot = ({ id: _i, docType: _d, securityIds: _s, ...snapshot }: SnapshotDoc): PositionSnapshot => snapshot;
+const toSnapshot = ({
+  id: _i,
+  docType: _d,
+  securityIds: _s,
+  recorded: _r,
+  ...snapshot
+}: SnapshotDoc): PositionSnapshot => snapshot;
 const refOf = (r: SnapshotRef): string => `${r.portfolioId}|${r.date}`;
 
-/** Snapshots and valuations in the `positions` container (partition /portfolioId). */
+const snapshotKind: VersionedKind<SnapshotDoc> = {
+  kind: "snapshot",
+  partitionKeyOf: (doc) => doc.portfolioId,
+  recordIdOf: (doc) => doc.id,
+};
+const valuationKind: VersionedKind<ValuationDoc> = {
+  kind: "valuation",
+  partitionKeyOf: (doc) => doc.portfolioId,
+  recordIdOf: (doc) => doc.id,
+};
+const isValuation = (doc: object): boolean => (doc as { docType?: unknown }).docType === "valuation";
+
+/**
+ * Snapshots and valuations in the `positions` container (partition /portfolioId). A replaced snapshot and
+ * a replaced valuation header record their versions in `versions`; a replaced valuation's chunks stay.
+ */
 export class CosmosPositionRepository implements PositionRepository {
-  constructor(private readonly container: Container) {}
+  private readonly snapshots: VersionedTarget<SnapshotDoc>;
+  private readonly valuations: VersionedTarget<ValuationDoc>;
+  private readonly valuationSource: AsAtSource;
+
+  constructor(
+    private readonly container: Container,
+    versions: Container = versionsBeside(container),
+    clock: Clock = systemClock,
+  ) {
+    this.snapshots = { container, versions, kind: snapshotKind, clock };
+    this.valuations = { container, versions, kind: valuationKind, clock };
+    this.valuationSource = { container, versions, kind: valuationKind.kind };
+  }
 
   markStale(
     refs: readonly SnapshotRef[],
@@ -115,7 +163,14 @@ export class CosmosPositionRepository implements PositionRepository {
       docType: "snapshot",
       securityIds: [...new Set(s.positions.map((p) => p.securityId))],
     }));
-    await bulkUpsert(this.container, docs as unknown as JSONObject[]);
+    await writeVersioned(
+      this.snapshots,
+      docs.map((doc) => ({ id: doc.id, partitionKey: doc.portfolioId })),
+      (before, i) => {
+        const doc = docs[i];
+        return doc === undefined || (before !== undefined && sameContent(before, doc)) ? undefined : doc;
+      },
+    );
   }
 
   async dropReplaced(jobId: string): Promise<void> {
@@ -127,6 +182,8 @@ export class CosmosPositionRepository implements PositionRepository {
       })
       .fetchAll();
     // Each replaced only as read: a snapshot another import rewrote meanwhile has no `replaced` of ours.
+    // Bookkeeping, not a change of the record: its positions and version (`recorded`) stay as they are,
+    // and a versioned write racing this one loses on the ETag and reads again.
     const results = await bulkWithRetry(
       this.container,
       resources.map((doc) => {
@@ -215,15 +272,15 @@ export class CosmosPositionRepository implements PositionRepository {
 
   async saveValuation(valuation: StoredValuation): Promise<boolean> {
     const [saved] = await this.saveValuations([valuation]);
-    return saved ?? false;
+    return saved !== undefined;
   }
 
-  async saveValuations(valuations: readonly StoredValuation[]): Promise<boolean[]> {
-    const saved = new Array<boolean>(valuations.length).fill(false);
+  async saveValuations(valuations: readonly StoredValuation[]): Promise<(string | undefined)[]> {
+    const saved = new Array<string | undefined>(valuations.length).fill(undefined);
     if (valuations.length === 0) return saved;
-    const runs = valuations.map((valuation, index) => {
+    const runs = valuations.map((valuation) => {
       const runId = randomUUID();
-      const { portfolioId, date, holdings, ...header } = valuation;
+      const { portfolioId, date, holdings, jobId: _job, ...header } = valuation;
       const chunks: ChunkDoc[] = [];
       for (let i = 0; i * CHUNK_SIZE < holdings.length || i === 0; i++) {
         chunks.push({
@@ -243,7 +300,7 @@ export class CosmosPositionRepository implements PositionRepository {
         runId,
         chunks: chunks.length,
       };
-      return { index, doc, chunks };
+      return { doc, chunks };
     });
     const chunkRefs = (portfolioId: string, date: string, run: string, count: number): DocRef[] =>
       Array.from({ length: count }, (_, i) => ({ id: chunkId(date, run, i), partitionKey: portfolioId }));
@@ -252,90 +309,75 @@ export class CosmosPositionRepository implements PositionRepository {
       this.container,
       runs.flatMap((r) => r.chunks as unknown as JSONObject[]),
     );
-    let pending = runs;
-    return retry(
-      CONFLICTS,
-      async () => {
-        const previous = await bulkRead<ValuationDoc>(
-          this.container,
-          pending.map(({ doc }) => ({ id: doc.id, partitionKey: doc.portfolioId })),
-          true,
-        );
-        const dropped: DocRef[] = [];
-        const writes: { run: (typeof runs)[number]; before: ValuationDoc | undefined; op: OperationInput }[] = [];
-        for (const run of pending) {
-          const { doc, chunks } = run;
-          const before = previous.get(`${doc.portfolioId}|${doc.id}`);
-          // A computation that started later is already stored: ours is older and must not replace it.
-          if (before !== undefined && (before.version ?? "") >= (doc.version ?? "")) {
-            dropped.push(...chunkRefs(doc.portfolioId, doc.date, doc.runId, chunks.length));
-            continue;
-          }
-          // The header is written only over the version we compared with (or where there was none).
-          writes.push({
-            run,
-            before,
-            op:
-              before === undefined
-                ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
-                : {
-                    operationType: BulkOperationType.Replace,
-                    id: doc.id,
-                    resourceBody: doc as unknown as JSONObject,
-                    ifMatch: before._etag ?? "",
-                  },
-          });
-        }
-        const results = await bulkWithRetry(
-          this.container,
-          writes.map((w) => w.op),
-        );
-        const raced: typeof runs = [];
-        writes.forEach(({ run, before }, i) => {
-          const result = results[i];
-          if (result === undefined) return;
-          if (result.statusCode === 409 || result.statusCode === 412) raced.push(run);
-          else if (result.statusCode < 200 || result.statusCode > 299)
-            throw new Error(`storing a valuation header failed with ${result.statusCode}`);
-          else {
-            saved[run.index] = true;
-            if (before !== undefined)
-              dropped.push(...chunkRefs(before.portfolioId, before.date, before.runId, before.chunks));
-          }
-        });
-        await bulkDelete(this.container, dropped);
-        pending = raced;
-        return raced.length > 0 ? AGAIN : saved;
+    // The header is written only over an older computation's (or where there was none), conditional on
+    // the version compared with; the header it replaces goes to `versions` and its chunks stay.
+    const outcomes = await writeVersioned(
+      this.valuations,
+      runs.map(({ doc }) => ({ id: doc.id, partitionKey: doc.portfolioId })),
+      (before, i) => {
+        const doc = runs[i]?.doc;
+        // A computation that started later is already stored: ours is older and must not replace it.
+        if (doc === undefined || (before !== undefined && (before.version ?? "") >= (doc.version ?? "")))
+          return undefined;
+        return doc;
       },
-      () =>
-        stillContended(
-          `the valuation of portfolio ${pending[0]?.doc.portfolioId ?? ""} on ${pending[0]?.doc.date ?? ""}`,
-        ),
+      { contextOf: (i) => ({ jobId: valuations[i]?.jobId ?? null }) },
     );
+    const dropped: DocRef[] = [];
+    outcomes.forEach((o, i) => {
+      const run = runs[i];
+      if (run === undefined) return;
+      if (o.outcome === "created" || o.outcome === "updated") saved[i] = o.recordedAt;
+      // Never named by a stored header: gone.
+      else dropped.push(...chunkRefs(run.doc.portfolioId, run.doc.date, run.doc.runId, run.chunks.length));
+    });
+    await bulkDelete(this.container, dropped);
+    return saved;
   }
 
   async valuation(
     portfolioId: string,
     date: string,
     orEarlier: boolean,
+    asAt?: AsAt,
     attempt = 0,
   ): Promise<StoredValuation | undefined> {
-    let header = await this.header(portfolioId, date);
+    let header =
+      asAt === undefined ? await this.header(portfolioId, date) : await this.headerAsAt(portfolioId, date, asAt);
     if (header === undefined && orEarlier) {
-      const { resources } = await this.container.items
-        .query<ValuationDoc>(
+      if (asAt === undefined) {
+        const { resources } = await this.container.items
+          .query<ValuationDoc>(
+            {
+              query:
+                "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'valuation' AND c.date <= @d ORDER BY c.date DESC",
+              parameters: [
+                { name: "@p", value: portfolioId },
+                { name: "@d", value: date },
+              ],
+            },
+            { partitionKey: portfolioId },
+          )
+          .fetchAll();
+        header = resources[0];
+      } else {
+        const [found] = await asAtFirst(
+          this.valuationSource,
           {
-            query:
-              "SELECT TOP 1 * FROM c WHERE c.portfolioId = @p AND c.docType = 'valuation' AND c.date <= @d ORDER BY c.date DESC",
+            where: ["c.portfolioId = @p", "c.docType = 'valuation'", "c.date <= @d"],
             parameters: [
               { name: "@p", value: portfolioId },
               { name: "@d", value: date },
             ],
+            sortField: "date",
+            descending: true,
+            partitionKey: portfolioId,
           },
-          { partitionKey: portfolioId },
-        )
-        .fetchAll();
-      header = resources[0];
+          1,
+          asAt,
+        );
+        header = found as ValuationDoc | undefined;
+      }
     }
     if (header === undefined) return undefined;
     const found = header;
@@ -346,9 +388,11 @@ export class CosmosPositionRepository implements PositionRepository {
         partitionKey: portfolioId,
       })),
     );
-    // A newer computation replaced this header (and dropped its chunks) while we read: read the newer one,
-    // so holdings and totalValue always come from one computation.
-    if (chunks.size < found.chunks && attempt < 3) return this.valuation(portfolioId, found.date, false, attempt + 1);
+    // Chunks named by a header are never deleted; a header stored before that was true may name chunks
+    // a newer computation dropped while we read: read the newer one, so holdings and totalValue always
+    // come from one computation.
+    if (chunks.size < found.chunks && attempt < 3)
+      return this.valuation(portfolioId, found.date, false, asAt, attempt + 1);
     const holdings: Holding[] = [];
     for (let i = 0; i < found.chunks; i++)
       for (const h of chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? [])
@@ -365,6 +409,16 @@ export class CosmosPositionRepository implements PositionRepository {
       version: found.version ?? "",
       holdings,
     };
+  }
+
+  private async headerAsAt(portfolioId: string, date: string, asAt: string): Promise<ValuationDoc | undefined> {
+    const doc = await readAsAt(
+      this.valuationSource,
+      { id: valuationId(date), partitionKey: portfolioId },
+      asAt,
+      isValuation,
+    );
+    return doc as ValuationDoc | undefined;
   }
 
   async valuationVersions(refs: readonly SnapshotRef[]): Promise<Map<string, string>> {

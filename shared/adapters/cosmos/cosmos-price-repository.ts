@@ -9,15 +9,42 @@ import { mapConcurrent } from "../../domain/concurrency";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import { priceId, type Price } from "../../domain/price";
 import type { PricePoint } from "../../domain/valuation";
-import type { PriceFilter, PriceRepository, WriteCounts } from "../../ports/investment-repositories";
+import { systemClock, type Clock } from "../../ports/clock";
+import type {
+  AsAt,
+  HistoryPage,
+  PriceFilter,
+  PriceKey,
+  PriceRepository,
+  WriteCounts,
+} from "../../ports/investment-repositories";
 import { bulkRead, bulkWithRetry } from "./bulk";
+import { stripSystem } from "./cosmos-errors";
 import { pagedQuery } from "./paged-query";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
+import { asAtPagedQuery } from "./versions/as-at-lists";
+import { type AsAtSource } from "./versions/as-at-reads";
+import { historyPage } from "./versions/history";
+import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { versionsBeside, type VersionedKind } from "./versions/version-docs";
+import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
-interface PriceDoc extends Price {
+interface PriceDoc extends Price, WithRecorded {
   id: string;
   docType: "price";
 }
+
+const priceKind: VersionedKind<PriceDoc> = {
+  kind: "price",
+  partitionKeyOf: (doc) => doc.securityId,
+  recordIdOf: (doc) => doc.id,
+};
+
+const toPrice = (doc: PriceDoc): Price => {
+  const { id: _id, docType: _d, recorded: _r, ...price } = stripSystem(doc);
+  const { _etag: _e, ...rest } = price as Price & { _etag?: string };
+  return rest;
+};
 
 /** A security's newest point of each type and source: small, so imports and valuations read it cheaply. */
 interface LatestDoc {
@@ -40,48 +67,48 @@ const toPoint = ([date, type, source, price, currency]: LatestDoc["points"][numb
 /**
  * Prices in the `prices` container (partition /securityId, id `date|type|source`), and one `latest`
  * document per security. Counts come from the writes themselves: a create that conflicts is an
- * existing price, read and compared.
+ * existing price, read and compared. A restated price records a version in `versions`.
  */
 export class CosmosPriceRepository implements PriceRepository {
   /** The stored document each array handed out by latest() was read from (for a conditional write). */
   private readonly versions = new WeakMap<readonly PricePoint[], LatestDoc>();
+  private readonly target: VersionedTarget<PriceDoc>;
+  private readonly source: AsAtSource;
 
-  constructor(private readonly container: Container) {}
+  constructor(
+    private readonly container: Container,
+    versions: Container = versionsBeside(container),
+    clock: Clock = systemClock,
+  ) {
+    this.target = { container, versions, kind: priceKind, clock };
+    this.source = { container, versions, kind: priceKind.kind };
+  }
 
   async save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts> {
     const docs: PriceDoc[] = prices.map((p) => ({ ...p, id: priceId(p), docType: "price" }));
-    const created = await bulkWithRetry(
-      this.container,
-      docs.map((doc) => ({ operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject })),
+    // Created without a read (most prices are new); one that exists is read, compared and restated.
+    const outcomes = await writeVersioned(
+      this.target,
+      docs.map((doc) => ({ id: doc.id, partitionKey: doc.securityId })),
+      (before, i) => {
+        const doc = docs[i];
+        if (doc === undefined) return undefined;
+        const same = before !== undefined && before.price === doc.price && before.currency === doc.currency;
+        return same ? undefined : doc;
+      },
+      { createFirst: true },
     );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-    const existing: PriceDoc[] = [];
-    created.forEach((result, i) => {
+    const written: PriceDoc[] = [];
+    outcomes.forEach((o, i) => {
       const doc = docs[i];
-      if (doc === undefined) return;
-      if (result.statusCode === 201) counts.created++;
-      else if (result.statusCode === 409) existing.push(doc);
-      else throw new Error(`price write failed with ${result.statusCode}`);
+      if (o.outcome === "created") counts.created++;
+      else if (o.outcome === "updated") counts.updated++;
+      else counts.unchanged++;
+      if ((o.outcome === "created" || o.outcome === "updated") && doc !== undefined) written.push(doc);
     });
-    const stored = await bulkRead<PriceDoc>(
-      this.container,
-      existing.map((d) => ({ id: d.id, partitionKey: d.securityId })),
-    );
-    const changed = existing.filter((doc) => {
-      const before = stored.get(`${doc.securityId}|${doc.id}`);
-      const same = before !== undefined && before.price === doc.price && before.currency === doc.currency;
-      if (same) counts.unchanged++;
-      else counts.updated++;
-      return !same;
-    });
-    const upserts = await bulkWithRetry(
-      this.container,
-      changed.map((doc) => ({ operationType: BulkOperationType.Upsert, resourceBody: doc as unknown as JSONObject })),
-    );
-    const failed = upserts.find((r) => r.statusCode < 200 || r.statusCode > 299);
-    if (failed !== undefined) throw new Error(`price write failed with ${failed.statusCode}`);
     // Prices first, then the latest points: `latest` never names a price that is not stored.
-    await this.mergeLatest([...docs.filter((_, i) => created[i]?.statusCode === 201), ...changed], latest);
+    await this.mergeLatest(written, latest);
     return counts;
   }
 
@@ -171,7 +198,7 @@ export class CosmosPriceRepository implements PriceRepository {
     }));
   }
 
-  async list(securityId: string, filter: PriceFilter, request: PageRequest): Promise<CursorPage<Price>> {
+  async list(securityId: string, filter: PriceFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Price>> {
     const where = ["c.securityId = @securityId", "c.docType = 'price'"];
     const parameters: SqlParameter[] = [{ name: "@securityId", value: securityId }];
     if (filter.from !== undefined) {
@@ -186,12 +213,46 @@ export class CosmosPriceRepository implements PriceRepository {
       where.push("c.type = @type");
       parameters.push({ name: "@type", value: filter.type });
     }
-    const page = await pagedQuery<PriceDoc>(
-      this.container,
-      { where, parameters, sortField: "id", partitionKey: securityId },
+    const query = { where, parameters, sortField: "id", partitionKey: securityId };
+    const page =
+      asAt === undefined
+        ? await pagedQuery<PriceDoc>(this.container, query, request)
+        : await asAtPagedQuery(this.source, query, request, asAt);
+    return { ...page, items: page.items.map((doc) => toPrice(doc as unknown as PriceDoc)) };
+  }
+
+  async history(securityId: string, key: PriceKey, request: PageRequest): Promise<HistoryPage<Price>> {
+    const parameters: SqlParameter[] = [
+      { name: "@s", value: securityId },
+      { name: "@d", value: key.date },
+      { name: "@t", value: key.type },
+    ];
+    if (key.source !== undefined) parameters.push({ name: "@src", value: key.source });
+    const { resources } = await this.container.items
+      .query<PriceDoc>(
+        {
+          query: `SELECT * FROM c WHERE c.securityId = @s AND c.docType = 'price' AND c.date = @d AND c.type = @t${key.source === undefined ? "" : " AND c.source = @src"}`,
+          parameters,
+        },
+        { partitionKey: securityId },
+      )
+      .fetchAll();
+    const page = await historyPage(
+      this.source,
+      resources.map((doc) => ({
+        current: stripSystem(doc) as unknown as Record<string, unknown>,
+        recordId: doc.id,
+        partitionKey: securityId,
+      })),
       request,
     );
-    return { ...page, items: page.items.map(({ id: _id, docType: _d, ...price }) => price) };
+    return {
+      ...page,
+      items: page.items.map((doc) => ({
+        ...toRecordVersion(recordedOf(doc)),
+        record: toPrice(doc as unknown as PriceDoc),
+      })),
+    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { SqlQuerySpec } from "@azure/cosmos";
-import { versionedDocTypes, type ReplicaSource } from "../../domain/replica/projection";
+import { projectedWhere, versionedDocTypes, type ReplicaSource } from "../../domain/replica/projection";
 import type { ReplicaSourceStats, SourceStats } from "../../ports/replica-source-stats";
 import type { CosmosDatabase } from "./cosmos-client";
 
@@ -12,7 +12,8 @@ export class CosmosReplicaSourceStats implements ReplicaSourceStats {
     const types = { name: "@types", value: [...versionedDocTypes[source]] };
     const value = async <T>(query: SqlQuerySpec): Promise<T | undefined> =>
       (await container.items.query<T>(query).fetchAll()).resources[0];
-    const where = "WHERE ARRAY_CONTAINS(@types, c.docType)";
+    const extra = projectedWhere[source];
+    const where = `WHERE ARRAY_CONTAINS(@types, c.docType)${extra === undefined ? "" : ` AND ${extra}`}`;
     const [documents, newestTs, oldestTs] = await Promise.all([
       value<number>({ query: `SELECT VALUE COUNT(1) FROM c ${where}`, parameters: [types] }),
       value<number>({ query: `SELECT TOP 1 VALUE c._ts FROM c ${where} ORDER BY c._ts DESC`, parameters: [types] }),

@@ -1,12 +1,26 @@
-import type { Container, JSONObject } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Security } from "../../domain/security";
-import type { SecurityFilter, SecurityRepository, WriteCounts } from "../../ports/investment-repositories";
+import { systemClock, type Clock } from "../../ports/clock";
+import type {
+  AsAt,
+  HistoryPage,
+  SecurityFilter,
+  SecurityRepository,
+  WriteCounts,
+} from "../../ports/investment-repositories";
 import { bulkDelete, bulkRead, bulkUpsert, refKey, sameContent } from "./bulk";
-import { isNotFound, stripSystem } from "./cosmos-errors";
+import { readDocument } from "./conditional-update";
+import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
+import { asAtPagedQuery } from "./versions/as-at-lists";
+import { readAsAt, readManyAsAt, type AsAtSource } from "./versions/as-at-reads";
+import { historyPage } from "./versions/history";
+import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { versionsBeside, type VersionedKind } from "./versions/version-docs";
+import { writeVersioned, type Current, type VersionedTarget } from "./versions/versioned-writes";
 
-interface SecurityDoc extends Security {
+interface SecurityDoc extends Security, WithRecorded {
   docType: "security";
   nameLower: string;
 }
@@ -19,32 +33,55 @@ interface IsinDoc {
 
 const isinDocId = (isin: string): string => `isin|${isin}`;
 const toSecurity = (doc: SecurityDoc): Security => {
-  const { docType: _t, nameLower: _n, ...security } = stripSystem(doc);
-  return security;
+  const { docType: _t, nameLower: _n, recorded: _r, ...security } = stripSystem(doc);
+  const { _etag: _e, ...rest } = security as Security & { _etag?: string };
+  return rest;
+};
+const isSecurity = (doc: object): boolean => (doc as { docType?: unknown }).docType === "security";
+
+const securityKind: VersionedKind<SecurityDoc> = {
+  kind: "security",
+  partitionKeyOf: (doc) => doc.id,
+  recordIdOf: (doc) => doc.id,
 };
 
-/** Securities in the `securities` container (partition /id), with `isin|<ISIN>` lookup documents. */
+/**
+ * Securities in the `securities` container (partition /id), with `isin|<ISIN>` lookup documents. Every
+ * change records a version in `versions`.
+ */
 export class CosmosSecurityRepository implements SecurityRepository {
-  constructor(private readonly container: Container) {}
+  private readonly target: VersionedTarget<SecurityDoc>;
+  private readonly source: AsAtSource;
 
-  async get(id: string): Promise<Security | undefined> {
-    try {
-      const { resource } = await this.container.item(id, id).read<SecurityDoc>();
-      return resource?.docType === "security" ? toSecurity(resource) : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  constructor(
+    private readonly container: Container,
+    versions: Container = versionsBeside(container),
+    clock: Clock = systemClock,
+  ) {
+    this.target = { container, versions, kind: securityKind, clock };
+    this.source = { container, versions, kind: securityKind.kind };
   }
 
-  async getMany(ids: readonly string[]): Promise<Map<string, Security>> {
-    const unique = [...new Set(ids)];
-    const docs = await bulkRead<SecurityDoc>(
-      this.container,
-      unique.map((id) => ({ id, partitionKey: id })),
-    );
+  async get(id: string, asAt?: AsAt): Promise<Security | undefined> {
+    const doc =
+      asAt === undefined
+        ? await readDocument<SecurityDoc>(this.container, id, id, isSecurity)
+        : await readAsAt(this.source, { id, partitionKey: id }, asAt, isSecurity);
+    return doc === undefined ? undefined : toSecurity(doc as unknown as SecurityDoc);
+  }
+
+  async getMany(ids: readonly string[], asAt?: AsAt): Promise<Map<string, Security>> {
+    const refs = [...new Set(ids)].map((id) => ({ id, partitionKey: id }));
+    const docs =
+      asAt === undefined
+        ? await bulkRead<SecurityDoc>(this.container, refs)
+        : await readManyAsAt(this.source, refs, asAt, isSecurity);
     const out = new Map<string, Security>();
-    for (const doc of docs.values()) if (doc.docType === "security") out.set(doc.id, toSecurity(doc));
+    for (const doc of docs.values())
+      if (isSecurity(doc)) {
+        const security = toSecurity(doc as unknown as SecurityDoc);
+        out.set(security.id, security);
+      }
     return out;
   }
 
@@ -59,7 +96,7 @@ export class CosmosSecurityRepository implements SecurityRepository {
     return out;
   }
 
-  async list(filter: SecurityFilter, request: PageRequest): Promise<CursorPage<Security>> {
+  async list(filter: SecurityFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Security>> {
     const { where, parameters } = equalityFilters({
       isin: filter.isin,
       ticker: filter.ticker,
@@ -70,45 +107,77 @@ export class CosmosSecurityRepository implements SecurityRepository {
       where.push("STARTSWITH(c.nameLower, @q)");
       parameters.push({ name: "@q", value: filter.q.toLowerCase() });
     }
-    const result = await pagedQuery<SecurityDoc>(
-      this.container,
-      { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" },
-      request,
-    );
-    return { ...result, items: result.items.map(toSecurity) };
+    const query = { where: ["c.docType = 'security'", ...where], parameters, sortField: "id" };
+    const result =
+      asAt === undefined
+        ? await pagedQuery<SecurityDoc>(this.container, query, request)
+        : await asAtPagedQuery(this.source, query, request, asAt);
+    return { ...result, items: result.items.map((doc) => toSecurity(doc as unknown as SecurityDoc)) };
   }
 
   async save(securities: readonly Security[]): Promise<WriteCounts> {
-    const existing = await bulkRead<SecurityDoc>(
+    const refs = securities.map((s) => ({ id: s.id, partitionKey: s.id }));
+    const existing = await bulkRead<Current<SecurityDoc>>(this.container, refs, true);
+    const docOf = (security: Security, before: SecurityDoc | undefined): SecurityDoc => ({
+      ...security,
+      createdAt: before?.createdAt ?? security.createdAt,
+      docType: "security",
+      nameLower: security.name.toLowerCase(),
+    });
+    const changes = (security: Security, before: SecurityDoc | undefined): boolean =>
+      before === undefined || !sameContent(before, docOf(security, before));
+    // The ISIN lookups first: a crash after them leaves a lookup naming the id the retry writes again.
+    await bulkUpsert(
       this.container,
-      securities.map((s) => ({ id: s.id, partitionKey: s.id })),
+      securities.flatMap((s, i) =>
+        s.isin !== null && changes(s, existing.get(refKey(refs[i] ?? { id: "", partitionKey: "" })))
+          ? [{ id: isinDocId(s.isin), docType: "isin", securityId: s.id }]
+          : [],
+      ),
+    );
+    // The ISIN each written security had in the version it replaced.
+    const replacedIsin = new Map<number, string | null>();
+    const outcomes = await writeVersioned(
+      this.target,
+      refs,
+      (before, i) => {
+        const security = securities[i];
+        if (security === undefined || !changes(security, before)) return undefined;
+        replacedIsin.set(i, before?.isin ?? null);
+        return docOf(security, before);
+      },
+      { known: (i) => existing.get(refKey(refs[i] ?? { id: "", partitionKey: "" })) },
     );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
-    const writes: JSONObject[] = [];
     const staleIsins: string[] = [];
-    for (const security of securities) {
-      const before = existing.get(refKey({ id: security.id, partitionKey: security.id }));
-      const doc: SecurityDoc = {
-        ...security,
-        createdAt: before?.createdAt ?? security.createdAt,
-        docType: "security",
-        nameLower: security.name.toLowerCase(),
-      };
-      if (before === undefined) counts.created++;
-      else if (sameContent(before, doc)) {
-        counts.unchanged++;
-        continue;
-      } else counts.updated++;
-      if (before?.isin != null && before.isin !== security.isin) staleIsins.push(before.isin);
-      writes.push(doc as unknown as JSONObject);
-      if (security.isin !== null)
-        writes.push({ id: isinDocId(security.isin), docType: "isin", securityId: security.id });
-    }
-    await bulkUpsert(this.container, writes);
+    outcomes.forEach((o, i) => {
+      if (o.outcome === "created") counts.created++;
+      else if (o.outcome === "updated") counts.updated++;
+      else counts.unchanged++;
+      const before = replacedIsin.get(i);
+      if (o.outcome === "updated" && before != null && before !== securities[i]?.isin) staleIsins.push(before);
+    });
     await bulkDelete(
       this.container,
       staleIsins.map((isin) => ({ id: isinDocId(isin), partitionKey: isinDocId(isin) })),
     );
     return counts;
+  }
+
+  async history(id: string, request: PageRequest): Promise<HistoryPage<Security> | undefined> {
+    const current = await readDocument<SecurityDoc>(this.container, id, id, isSecurity);
+    if (current === undefined) return undefined;
+    const page = await historyPage(
+      this.source,
+      [{ current: current as unknown as Record<string, unknown>, recordId: id, partitionKey: id }],
+      request,
+    );
+    return {
+      ...page,
+      items: page.items.map((doc) => ({
+        ...toRecordVersion(recordedOf(doc)),
+        record: toSecurity(doc as unknown as SecurityDoc),
+      })),
+    };
   }
 }

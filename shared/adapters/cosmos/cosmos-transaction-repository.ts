@@ -1,14 +1,20 @@
-import { BulkOperationType, type Container, type JSONObject, type OperationInput } from "@azure/cosmos";
+import type { Container } from "@azure/cosmos";
 import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Transaction } from "../../domain/transaction";
-import type { TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
+import { systemClock, type Clock } from "../../ports/clock";
+import type { AsAt, HistoryPage, TransactionFilter, TransactionRepository } from "../../ports/investment-repositories";
 import { mapConcurrent } from "../../domain/concurrency";
-import { bulkWithRetry } from "./bulk";
 import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
+import { asAtPagedQuery } from "./versions/as-at-lists";
+import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
+import { historyPage } from "./versions/history";
+import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { versionsBeside, type VersionedKind } from "./versions/version-docs";
+import { writeVersioned, type Current, type VersionedTarget } from "./versions/versioned-writes";
 
-interface TransactionDoc extends Transaction {
+interface TransactionDoc extends Transaction, WithRecorded {
   docType: "transaction";
   /** `tradeDate|id`: one field that orders the list uniquely. */
   sortKey: string;
@@ -17,14 +23,34 @@ interface TransactionDoc extends Transaction {
 /** Ids per look-up query: keeps each query's text well under Cosmos DB's limit (ids are 36 characters). */
 const LOOKUP_IDS = 1000;
 
-const toTransaction = ({ docType: _d, sortKey: _s, ...t }: TransactionDoc): Transaction => t;
+const toTransaction = (doc: TransactionDoc): Transaction => {
+  const { docType: _d, sortKey: _s, recorded: _r, ...t } = stripSystem(doc);
+  const { _etag: _e, ...rest } = t as Transaction & { _etag?: string };
+  return rest;
+};
 
-/** Transactions in the `transactions` container (partition /portfolioId). */
+const transactionKind: VersionedKind<TransactionDoc> = {
+  kind: "transaction",
+  partitionKeyOf: (doc) => doc.portfolioId,
+  recordIdOf: (doc) => doc.id,
+};
+
+/** Transactions in the `transactions` container (partition /portfolioId); every change records a version in `versions`. */
 export class CosmosTransactionRepository implements TransactionRepository {
-  constructor(private readonly container: Container) {}
+  private readonly target: VersionedTarget<TransactionDoc>;
+  private readonly source: AsAtSource;
 
-  /** The version each transaction handed out by getMany was read at. */
-  private readonly versions = new WeakMap<Transaction, string>();
+  constructor(
+    private readonly container: Container,
+    versions: Container = versionsBeside(container),
+    clock: Clock = systemClock,
+  ) {
+    this.target = { container, versions, kind: transactionKind, clock };
+    this.source = { container, versions, kind: transactionKind.kind };
+  }
+
+  /** The stored document (with its ETag) each transaction handed out by getMany was read from. */
+  private readonly stored = new WeakMap<Transaction, Current<TransactionDoc>>();
 
   /**
    * The stored transactions among `refs`: one query per portfolio (partition) and up to LOOKUP_IDS ids,
@@ -59,29 +85,39 @@ export class CosmosTransactionRepository implements TransactionRepository {
           { partitionKey: portfolioId, maxItemCount: LOOKUP_IDS },
         )
         .fetchAll();
-      for (const { _etag, ...doc } of resources) {
-        const transaction = toTransaction(stripSystem(doc));
-        if (_etag !== undefined) this.versions.set(transaction, _etag);
+      for (const doc of resources) {
+        const transaction = toTransaction(doc);
+        this.stored.set(transaction, { ...stripSystem(doc), _etag: doc._etag });
         out.set(doc.id, transaction);
       }
     });
     return out;
   }
 
-  async save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<void> {
-    const operations: OperationInput[] = writes.map(({ next, previous }) => {
-      const doc = { ...next, docType: "transaction", sortKey: `${next.tradeDate}|${next.id}` } satisfies TransactionDoc;
-      return previous === undefined
-        ? { operationType: BulkOperationType.Create, resourceBody: doc as unknown as JSONObject }
-        : {
-            operationType: BulkOperationType.Replace,
-            id: next.id,
-            resourceBody: doc as unknown as JSONObject,
-            ifMatch: this.versions.get(previous) ?? "",
-          };
-    });
-    const results = await bulkWithRetry(this.container, operations);
-    const raced = results.findIndex((r) => r.statusCode === 409 || r.statusCode === 412);
+  recordedAtOf(transaction: Transaction): string | undefined {
+    const doc = this.stored.get(transaction);
+    return doc === undefined ? undefined : recordedOf(doc).at;
+  }
+
+  async save(writes: readonly { next: Transaction; previous: Transaction | undefined }[]): Promise<string[]> {
+    const outcomes = await writeVersioned(
+      this.target,
+      writes.map(({ next }) => ({ id: next.id, partitionKey: next.portfolioId })),
+      (_current, i): TransactionDoc | undefined => {
+        const next = writes[i]?.next;
+        return next === undefined
+          ? undefined
+          : { ...next, docType: "transaction", sortKey: `${next.tradeDate}|${next.id}` };
+      },
+      {
+        known: (i) => {
+          const previous = writes[i]?.previous;
+          return previous === undefined ? undefined : this.stored.get(previous);
+        },
+        retryRaces: false,
+      },
+    );
+    const raced = outcomes.findIndex((o) => o.outcome === "raced");
     if (raced >= 0) {
       throw new AppError(
         "CONFLICT",
@@ -89,11 +125,60 @@ export class CosmosTransactionRepository implements TransactionRepository {
         { retryable: true },
       );
     }
-    const failed = results.find((r) => r.statusCode < 200 || r.statusCode > 299);
-    if (failed !== undefined) throw new Error(`transaction write failed with ${failed.statusCode}`);
+    return outcomes.map((o) => o.recordedAt ?? "");
   }
 
-  async list(filter: TransactionFilter, request: PageRequest): Promise<CursorPage<Transaction>> {
+  async get(id: string, asAt?: AsAt): Promise<Transaction | undefined> {
+    // The id does not name the portfolio (the partition): one query across partitions, on the id index.
+    const { resources } = await this.container.items
+      .query<TransactionDoc>({
+        query: "SELECT * FROM c WHERE c.id = @id AND c.docType = 'transaction'",
+        parameters: [{ name: "@id", value: id }],
+      })
+      .fetchAll();
+    const current = resources[0];
+    if (current === undefined) return undefined;
+    if (asAt === undefined) return toTransaction(current);
+    const doc = await readAsAt(
+      this.source,
+      { id, partitionKey: current.portfolioId },
+      asAt,
+      undefined,
+      current as unknown as Record<string, unknown>,
+    );
+    return doc === undefined ? undefined : toTransaction(doc as unknown as TransactionDoc);
+  }
+
+  async history(id: string, request: PageRequest): Promise<HistoryPage<Transaction> | undefined> {
+    const { resources } = await this.container.items
+      .query<TransactionDoc>({
+        query: "SELECT * FROM c WHERE c.id = @id AND c.docType = 'transaction'",
+        parameters: [{ name: "@id", value: id }],
+      })
+      .fetchAll();
+    const current = resources[0];
+    if (current === undefined) return undefined;
+    const page = await historyPage(
+      this.source,
+      [
+        {
+          current: stripSystem(current) as unknown as Record<string, unknown>,
+          recordId: id,
+          partitionKey: current.portfolioId,
+        },
+      ],
+      request,
+    );
+    return {
+      ...page,
+      items: page.items.map((doc) => ({
+        ...toRecordVersion(recordedOf(doc)),
+        record: toTransaction(doc as unknown as TransactionDoc),
+      })),
+    };
+  }
+
+  async list(filter: TransactionFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Transaction>> {
     const { where, parameters } = equalityFilters({
       portfolioId: filter.portfolioId,
       securityId: filter.securityId,
@@ -109,11 +194,16 @@ export class CosmosTransactionRepository implements TransactionRepository {
       where.push("c.tradeDate <= @to");
       parameters.push({ name: "@to", value: filter.to });
     }
-    const page = await pagedQuery<TransactionDoc>(
-      this.container,
-      { where, parameters, sortField: "sortKey", partitionKey: filter.portfolioId },
-      request,
-    );
-    return { ...page, items: page.items.map(toTransaction) };
+    const query = {
+      where,
+      parameters,
+      sortField: "sortKey",
+      ...(filter.portfolioId !== undefined ? { partitionKey: filter.portfolioId } : {}),
+    };
+    const page =
+      asAt === undefined
+        ? await pagedQuery<TransactionDoc>(this.container, query, request)
+        : await asAtPagedQuery(this.source, query, request, asAt);
+    return { ...page, items: page.items.map((doc) => toTransaction(doc as unknown as TransactionDoc)) };
   }
 }

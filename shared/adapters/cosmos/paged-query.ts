@@ -30,9 +30,10 @@ export function equalityFilters(filters: Record<string, string | undefined>): {
   return { where, parameters };
 }
 
-const encodeCursor = (value: string): string => Buffer.from(JSON.stringify({ after: value })).toString("base64url");
+export const encodeCursor = (value: string): string =>
+  Buffer.from(JSON.stringify({ after: value })).toString("base64url");
 
-function decodeCursor(cursor: string): string {
+export function decodeCursor(cursor: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown };
     if (typeof parsed.after === "string") return parsed.after;

@@ -1,7 +1,7 @@
 import type { ColumnValue } from "../../domain/replica/column-values";
 import type { DocumentProjection, HoldingsRun, ReplicaSource, RowGroup } from "../../domain/replica/projection";
 import { replicaSourceNames } from "../../domain/replica/projection";
-import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { biTables } from "../../domain/replica/versions-tables";
 import type { TableDefinition } from "../../domain/replica/table-types";
 import type { Clock } from "../../ports/clock";
 import {
@@ -15,6 +15,8 @@ import { refusedValue, retryingTransient } from "./replica-errors";
 import {
   appliedPerSource,
   chunksOf,
+  closedKeys,
+  closeVersion,
   copyStagedRuns,
   countRows,
   deleteGroups,
@@ -96,16 +98,19 @@ export class KyselyReplicaStore implements ReplicaStore {
         const accepted = versioned.filter((p) => actions.has(p.version?.docKey ?? ""));
         // A first version has no rows to replace: only a document seen before needs its old rows deleted.
         const first = (p: DocumentProjection): boolean => actions.get(p.version?.docKey ?? "") === "INSERT";
+        const insertOnly = (p: DocumentProjection): boolean => first(p) && p.overwrites !== true;
         await this.writeGroups(
           trx,
-          [...unversioned, ...accepted.filter((p) => !first(p))].flatMap((p) => p.groups),
+          [...unversioned, ...accepted.filter((p) => !insertOnly(p))].flatMap((p) => p.groups),
           "replace",
         );
         await this.writeGroups(
           trx,
-          accepted.filter(first).flatMap((p) => p.groups),
+          accepted.filter(insertOnly).flatMap((p) => p.groups),
           "insert",
         );
+        for (const close of accepted.flatMap((p) => p.closes ?? []))
+          await closeVersion(trx, this.deps.engine, close).execute();
         await this.materialize(
           trx,
           accepted.flatMap((p) => (p.holdingsRun === undefined ? [] : [p.holdingsRun])),
@@ -138,7 +143,7 @@ export class KyselyReplicaStore implements ReplicaStore {
   /** Per table, the groups' old rows deleted (when replacing) and their rows inserted, in batches within the parameter limit. */
   private async writeGroups(db: ReplicaDb, groups: readonly RowGroup[], mode: "replace" | "insert"): Promise<void> {
     const byTable = new Map<TableDefinition, RowGroup[]>();
-    for (const g of groups) {
+    for (const g of await this.withoutClosed(db, groups)) {
       const list = byTable.get(g.table);
       if (list === undefined) byTable.set(g.table, [g]);
       else list.push(g); // not a copy per group: a backfill batch has thousands in one table
@@ -153,6 +158,23 @@ export class KyselyReplicaStore implements ReplicaStore {
       for (const part of rowsPerStatement(this.deps.engine, table, rows))
         await insertRows(db, this.deps.engine, table, part).execute();
     }
+  }
+
+  /** Open versions' groups whose version is closed already are left out: a late change never reopens one. */
+  private async withoutClosed(db: ReplicaDb, groups: readonly RowGroup[]): Promise<readonly RowGroup[]> {
+    const open = groups.filter((g) => g.keepClosed === true);
+    if (open.length === 0) return groups;
+    const closed = new Set<string>();
+    const keyText = (table: TableDefinition, key: Record<string, unknown>, columns: readonly string[]): string =>
+      `${table.name}|${columns.map((c) => (key[c] instanceof Date ? dateText(key[c]) : String(key[c]))).join("|")}`;
+    for (const table of new Set(open.map((g) => g.table))) {
+      const keys = open.filter((g) => g.table === table).map((g) => g.key);
+      const columns = Object.keys(keys[0] ?? {});
+      for (const part of chunksOf(keys, columns.length, this.deps.engine))
+        for (const row of (await closedKeys(db, this.deps.engine, table, part).execute()) as Record<string, unknown>[])
+          closed.add(keyText(table, row, columns));
+    }
+    return groups.filter((g) => g.keepClosed !== true || !closed.has(keyText(g.table, g.key, Object.keys(g.key))));
   }
 
   /**
@@ -187,7 +209,7 @@ export class KyselyReplicaStore implements ReplicaStore {
       .setIsolationLevel(snapshot)
       .execute(async (trx) => {
         const tables: ReplicaContents["tables"] = [];
-        for (const table of analyticsTables) {
+        for (const table of biTables) {
           const [count] = (await countRows(trx, table).execute()) as { rows: unknown }[];
           tables.push({ name: table.name, rows: Number(count?.rows ?? 0) });
         }

@@ -4,8 +4,8 @@
  * `analytics`, from the same definitions the generated table reference (docs/replica.md) is rendered
  * from. Only what differs from the catalogue is written.
  */
-import { analyticsTables } from "../../domain/replica/analytics-tables";
 import { analyticsViews } from "../../domain/replica/analytics-views";
+import { biTables } from "../../domain/replica/versions-tables";
 import type { ReplicaEngine } from "./replica-sql";
 
 /** The text a BI tool shows: the reference's words, without its markdown. */
@@ -21,7 +21,7 @@ export interface Description {
 /** Every description `analytics` should carry. */
 export function expectedDescriptions(): Description[] {
   const out: Description[] = [];
-  for (const t of analyticsTables) {
+  for (const t of biTables) {
     out.push({ kind: "table", object: t.name, text: catalogText(t.description) });
     for (const c of t.columns)
       out.push({ kind: "table", object: t.name, column: c.name, text: catalogText(c.description) });

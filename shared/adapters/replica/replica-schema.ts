@@ -4,7 +4,7 @@
  * by a session flag.
  */
 import { sql } from "kysely";
-import { analyticsTables } from "../../domain/replica/analytics-tables";
+import { biTables } from "../../domain/replica/versions-tables";
 import { AGAIN, retry } from "../cosmos/retry";
 import { readCatalog } from "./replica-catalog";
 import { migrationPlan } from "./replica-migration";
@@ -79,7 +79,7 @@ export function readerGrants(engine: ReplicaEngine, database: string): string[] 
     `ALTER DEFAULT PRIVILEGES IN SCHEMA analytics GRANT SELECT ON TABLES TO ${READER_ROLE}`,
     // information_schema shows keys only to a role with a privilege beyond SELECT; REFERENCES lets a
     // role reference the table from a table of its own, and a reader can create none.
-    `GRANT REFERENCES ON ${analyticsTables.map((t) => `analytics.${t.name}`).join(", ")} TO ${READER_ROLE}`,
+    `GRANT REFERENCES ON ${biTables.map((t) => `analytics.${t.name}`).join(", ")} TO ${READER_ROLE}`,
     // Built-in functions every role may call that write or hold shared resources; superusers (the app) keep them.
     `DO $$ DECLARE f regprocedure; BEGIN FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname = ANY (ARRAY[${REVOKED_FUNCTIONS.map((f) => `'${f}'`).join(", ")}]) LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP; END $$`,
   ];

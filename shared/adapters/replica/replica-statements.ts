@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import type { Row } from "../../domain/replica/column-values";
-import type { HoldingsRun } from "../../domain/replica/projection";
+import type { HoldingsRun, VersionClose } from "../../domain/replica/projection";
 import { tableDefinition } from "../../domain/replica/replica-tables";
 import { qualified, type TableDefinition } from "../../domain/replica/table-types";
 import {
@@ -132,6 +132,26 @@ export function mergeSources(db: ReplicaDb, engine: ReplicaEngine, rows: readonl
 /** The rows whose key columns have any of these values (a group each), deleted. */
 export function deleteGroups(db: ReplicaDb, engine: ReplicaEngine, table: TableDefinition, keys: readonly Row[]) {
   return db.deleteFrom(qualified(table)).where((eb) => eb.or(keys.map((key) => eb.and(sent(engine, table, key)))));
+}
+
+/** Of these groups' keys (a version table's), those whose rows are closed already (`recorded_to` set). */
+export function closedKeys(db: ReplicaDb, engine: ReplicaEngine, table: TableDefinition, keys: readonly Row[]) {
+  const columns = Object.keys(keys[0] ?? {});
+  return db
+    .selectFrom(qualified(table))
+    .select(columns)
+    .distinct()
+    .where((eb) => eb.or(keys.map((key) => eb.and(sent(engine, table, key)))))
+    .where("recorded_to", "is not", null);
+}
+
+/** One version's rows, closed at `at` where they are still open. */
+export function closeVersion(db: ReplicaDb, engine: ReplicaEngine, close: VersionClose) {
+  return db
+    .updateTable(qualified(close.table))
+    .set(sent(engine, close.table, { recorded_to: close.at }))
+    .where((eb) => eb.and(sent(engine, close.table, { ...close.key, version: close.version })))
+    .where("recorded_to", "is", null);
 }
 
 export function insertRows(db: ReplicaDb, engine: ReplicaEngine, table: TableDefinition, rows: readonly Row[]) {

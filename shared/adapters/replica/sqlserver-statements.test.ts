@@ -9,6 +9,8 @@ import { allTables } from "../../domain/replica/replica-tables";
 import {
   appliedPerSource,
   chunksOf,
+  closedKeys,
+  closeVersion,
   copyStagedRuns,
   countRows,
   deleteGroups,
@@ -47,6 +49,15 @@ describe("replica statements as T-SQL (Azure SQL Database)", () => {
       { container: "prices", documents: 3, newest_ts: 1_700_000_000, last_projected_at: "2024-03-01T10:00:00.123Z" },
     ]);
     expect(tsql(progress)).toMatchSnapshot();
+  });
+
+  it("version tables: which open versions are closed already, and a version closed where still open", () => {
+    const prices = tableDefinition("analytics", "prices_versions");
+    const key = { security_id: "s1", date: "2024-03-01", type: "close", source: "v" };
+    expect(tsql(closedKeys(db, "sqlserver", prices, [{ ...key, version: 2 }]))).toMatchSnapshot();
+    expect(
+      tsql(closeVersion(db, "sqlserver", { table: prices, key, version: 1, at: "2024-03-02T10:00:00.123Z" })),
+    ).toMatchSnapshot();
   });
 
   it("replacing a document's rows: delete its groups, insert its rows (timestamps sent as UTC datetime2 text)", () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyticsTables } from "../../domain/replica/analytics-tables";
 import { analyticsViews } from "../../domain/replica/analytics-views";
+import { biTables } from "../../domain/replica/versions-tables";
 import { catalogText, expectedDescriptions } from "./replica-descriptions";
 import { tableReference, withTableReference } from "./table-reference";
 
@@ -14,7 +14,7 @@ describe("docs/replica.md's table reference", () => {
 
   it("names every table and column of the analytics schema, with both engines' types", () => {
     const reference = tableReference();
-    for (const table of analyticsTables) {
+    for (const table of biTables) {
       expect(reference).toContain(`### \`analytics.${table.name}\``);
       for (const column of table.columns) expect(reference).toContain(`| \`${column.name}\` |`);
     }
@@ -22,10 +22,10 @@ describe("docs/replica.md's table reference", () => {
     expect(reference).toContain("`datetime2(3)` / `timestamptz`");
   });
 
-  it("the catalogue's descriptions are the reference's words (one source): every table, view, function and their columns", () => {
+  it("the catalogue's descriptions are the reference's words (one source): every table (versions too), view, function and their columns", () => {
     const reference = tableReference();
     const described = new Map(expectedDescriptions().map((d) => [`${d.object}.${d.column ?? ""}`, d.text]));
-    for (const table of analyticsTables) {
+    for (const table of biTables) {
       expect(described.get(`${table.name}.`)).toBe(catalogText(table.description));
       for (const column of table.columns) {
         expect(described.get(`${table.name}.${column.name}`)).toBe(catalogText(column.description));
@@ -37,5 +37,6 @@ describe("docs/replica.md's table reference", () => {
       expect(reference).toContain(view.description);
     }
     expect(reference).toContain("Foreign keys (declared, not enforced): `portfolio_id` → `portfolios.id`");
+    expect(described.get("positions_versions.recorded_to")).toBeDefined();
   });
 });

@@ -3,8 +3,8 @@
  * engines' column types), so that the documentation cannot drift from the schema. `npm run
  * docs:replica` writes it into docs/replica.md; a test fails when the two differ.
  */
-import { analyticsTables } from "../../domain/replica/analytics-tables";
 import { analyticsViews } from "../../domain/replica/analytics-views";
+import { biTables } from "../../domain/replica/versions-tables";
 import type { ColumnDefinition } from "../../domain/replica/table-types";
 import { columnTypeText } from "./replica-sql";
 
@@ -34,7 +34,7 @@ const columnsTable = (columns: readonly ColumnDefinition[]): string[] => [
  */
 export function tableReference(): string {
   const out: string[] = [];
-  for (const table of analyticsTables) {
+  for (const table of biTables) {
     const references = (table.foreignKeys ?? []).map(
       (fk) => `\`${fk.columns.join(", ")}\` → \`${fk.references.table}.${fk.references.columns.join(", ")}\``,
     );

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import { feedCreateSchema, type FeedDefinition, type StoredFeed } from "../../domain/feed";
 import { MAX_ROW_ERRORS, type ValidationOutcome } from "../../domain/feed-validation";
 import type { Job } from "../../domain/job";
+import type { WriteContext } from "../../domain/versions";
+import { currentTraceId } from "../../observability/trace-context";
 import type { StoredFileInfo } from "../../ports/file-store";
 
 export const INBOUND = "inbound";
@@ -83,4 +85,14 @@ export function definitionOf(f: StoredFeed): FeedDefinition {
     validation,
     status,
   });
+}
+
+/** Who writes a file's records: the blob source that copied it into inbound, else its feed; and the ingestion's trace. */
+export function writerOf(feedId: string, metadata: Record<string, string>): WriteContext {
+  const blobSource = metadata["blobsourceid"];
+  return {
+    recordedBy: blobSource !== undefined ? `blob-source:${blobSource}` : `feed:${feedId}`,
+    requestId: currentTraceId() ?? null,
+    jobId: null,
+  };
 }

@@ -6,6 +6,7 @@ import { MAX_IMPORT_RECORDS } from "../../domain/import-payload";
 import type { Job } from "../../domain/job";
 import { FileFormatError } from "../../domain/source-record";
 import type { Logger } from "../../logging";
+import { withWriteContext } from "../../observability/write-context";
 import type { Clock } from "../../ports/clock";
 import type { FeedRepository } from "../../ports/feed-repository";
 import type { FileStore, StoredFileInfo } from "../../ports/file-store";
@@ -32,6 +33,7 @@ import {
   originOf,
   QUARANTINE,
   rowErrors,
+  writerOf,
   type IngestOutcome,
   type Origin,
 } from "./ingest-file-parts";
@@ -108,7 +110,9 @@ export class IngestFile {
     const started = await this.deps.attempts.begin(version, this.deps.clock.now());
     try {
       if (started > MAX_UNFINISHED_ATTEMPTS) return await this.giveUp(name, feed, mode, base, info, started - 1);
-      return await this.ingest(name, feed, mode, base, info);
+      // The versions the file's records make name the feed (or the blob source that brought the file) and the
+      // ingestion's trace, which a person can follow in the logs.
+      return await withWriteContext(writerOf(feedId, info.metadata), () => this.ingest(name, feed, mode, base, info));
     } finally {
       await this.deps.attempts.end(version).catch((error: unknown) => {
         this.deps.log.warn("the ingestion attempt could not be marked finished; a later crash of this file counts it", {

@@ -32,9 +32,14 @@ export interface HoldingsRequest {
   date?: string | undefined;
   /** Expand fund holdings pro rata. */
   lookThrough: boolean;
+  /** As known at this instant: the valuations, funds, securities and FX rates that were current then. */
+  asAt?: string | undefined;
 }
 
-/** Holdings of a portfolio on a date (the latest valuation on or before it), optionally looked through. */
+/**
+ * Holdings of a portfolio on a date (the latest valuation on or before it), optionally looked through.
+ * As at an instant: the valuation that was current then (stored, never recomputed).
+ */
 export class GetHoldings {
   constructor(
     private readonly deps: Pick<InvestmentDeps, "portfolios" | "positions" | "securities" | "fxRates">,
@@ -42,11 +47,11 @@ export class GetHoldings {
     private readonly fxPivots: readonly string[],
   ) {}
 
-  async execute({ portfolioId, date, lookThrough: expand }: HoldingsRequest): Promise<HoldingsView> {
-    const portfolio = await this.deps.portfolios.get(portfolioId);
+  async execute({ portfolioId, date, lookThrough: expand, asAt }: HoldingsRequest): Promise<HoldingsView> {
+    const portfolio = await this.deps.portfolios.get(portfolioId, asAt);
     if (portfolio === undefined) throw notFound(`Portfolio '${portfolioId}'`);
     const on = date ?? portfolio.latestValuationDate;
-    const valuation = on === null ? undefined : await this.deps.positions.valuation(portfolio.id, on, true);
+    const valuation = on === null ? undefined : await this.deps.positions.valuation(portfolio.id, on, true, asAt);
     if (valuation === undefined) {
       return {
         portfolioId: portfolio.id,
@@ -59,7 +64,7 @@ export class GetHoldings {
         holdings: [],
       };
     }
-    const holdings = expand ? await this.expand(portfolio, valuation) : valuation.holdings;
+    const holdings = expand ? await this.expand(portfolio, valuation, asAt) : valuation.holdings;
     return {
       portfolioId: portfolio.id,
       date: valuation.date,
@@ -72,21 +77,21 @@ export class GetHoldings {
   }
 
   /** Loads every fund reachable from the holdings (breadth first, bounded), then expands in memory. */
-  private async expand(portfolio: Portfolio, valuation: StoredValuation): Promise<Holding[]> {
+  private async expand(portfolio: Portfolio, valuation: StoredValuation, asAt: string | undefined): Promise<Holding[]> {
     const fundOf = new Map<string, string>();
     const funds = new Map<string, FundValuation>();
     const currencies = new Set<string>();
     let frontier = valuation.holdings;
     for (let depth = 0; depth < MAX_FUND_DEPTH && frontier.length > 0; depth++) {
       const unseen = [...new Set(frontier.map((h) => h.securityId))].filter((id) => !fundOf.has(id));
-      const securities = await this.deps.securities.getMany(unseen);
+      const securities = await this.deps.securities.getMany(unseen, asAt);
       const next: Holding[] = [];
       for (const security of securities.values()) {
         const fundId = security.lookThroughPortfolioId;
         if (fundId === null) continue;
         fundOf.set(security.id, fundId);
         if (funds.has(fundId)) continue;
-        const fund = await this.deps.positions.valuation(fundId, valuation.date, true);
+        const fund = await this.deps.positions.valuation(fundId, valuation.date, true, asAt);
         if (fund === undefined) continue;
         funds.set(fundId, {
           portfolioId: fundId,
@@ -103,6 +108,7 @@ export class GetHoldings {
     const fx = await this.deps.fxRates.latest(
       fxPairsFor(currencies, portfolio.baseCurrency, this.fxPivots),
       valuation.date,
+      asAt,
     );
     return lookThrough(valuation.holdings, {
       baseCurrency: valuation.baseCurrency,

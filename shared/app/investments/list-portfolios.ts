@@ -8,8 +8,16 @@ import { portfolioView } from "./portfolio-view";
 export class ListPortfolios {
   constructor(private readonly deps: Pick<InvestmentDeps, "portfolios">) {}
 
-  async execute({ filter, page }: { filter: PortfolioFilter; page: PageRequest }): Promise<CursorPage<PortfolioView>> {
-    const result = await this.deps.portfolios.list(filter, page);
+  async execute({
+    filter,
+    page,
+    asAt,
+  }: {
+    filter: PortfolioFilter;
+    page: PageRequest;
+    asAt?: string | undefined;
+  }): Promise<CursorPage<PortfolioView>> {
+    const result = await this.deps.portfolios.list(filter, page, asAt);
     return { ...result, items: result.items.map(portfolioView) };
   }
 }

@@ -7,7 +7,15 @@ import type { InvestmentDeps } from "./investment-deps";
 export class ListSecurities {
   constructor(private readonly deps: Pick<InvestmentDeps, "securities">) {}
 
-  execute({ filter, page }: { filter: SecurityFilter; page: PageRequest }): Promise<CursorPage<Security>> {
-    return this.deps.securities.list(filter, page);
+  execute({
+    filter,
+    page,
+    asAt,
+  }: {
+    filter: SecurityFilter;
+    page: PageRequest;
+    asAt?: string | undefined;
+  }): Promise<CursorPage<Security>> {
+    return this.deps.securities.list(filter, page, asAt);
   }
 }

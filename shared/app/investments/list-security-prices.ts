@@ -12,12 +12,14 @@ export class ListSecurityPrices {
     security,
     filter,
     page,
+    asAt,
   }: {
     security: string;
     filter: PriceFilter;
     page: PageRequest;
+    asAt?: string | undefined;
   }): Promise<CursorPage<Price>> {
-    const found = await findSecurity(this.deps.securities, security);
-    return this.deps.prices.list(found.id, filter, page);
+    const found = await findSecurity(this.deps.securities, security, asAt);
+    return this.deps.prices.list(found.id, filter, page, asAt);
   }
 }

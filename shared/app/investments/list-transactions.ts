@@ -7,7 +7,15 @@ import type { InvestmentDeps } from "./investment-deps";
 export class ListTransactions {
   constructor(private readonly deps: Pick<InvestmentDeps, "transactions">) {}
 
-  execute({ filter, page }: { filter: TransactionFilter; page: PageRequest }): Promise<CursorPage<Transaction>> {
-    return this.deps.transactions.list(filter, page);
+  execute({
+    filter,
+    page,
+    asAt,
+  }: {
+    filter: TransactionFilter;
+    page: PageRequest;
+    asAt?: string | undefined;
+  }): Promise<CursorPage<Transaction>> {
+    return this.deps.transactions.list(filter, page, asAt);
   }
 }

@@ -20,6 +20,7 @@ import type {
 } from "../../ports/investment-repositories";
 import type { Outbox } from "../../ports/outbox";
 import type { PortfolioRepository } from "../../ports/portfolio-repository";
+import { withWriteContext } from "../../observability/write-context";
 import type { DataQualityExceptions } from "./data-quality-exceptions";
 import { issueToCandidate, resolutionOf } from "./valuation-issues";
 
@@ -193,37 +194,45 @@ export class ValuationService {
       });
     });
     const valuedAt = this.clock.now().toISOString();
-    const stored = await this.positions.saveValuations(
-      work.map((w, i) => ({
-        portfolioId: w.portfolio.id,
-        date: w.date,
-        baseCurrency: w.portfolio.baseCurrency,
-        totalValue: valuations[i]?.totalValue ?? 0,
-        complete: valuations[i]?.complete ?? true,
-        unvaluedCount: valuations[i]?.unvaluedCount ?? 0,
-        holdings: valuations[i]?.holdings ?? [],
-        valuedAt,
-        version: w.version,
-      })),
+    // Valuation's versions are the system's, for the import that made them due (its job).
+    const stored = await withWriteContext({ recordedBy: "system" }, () =>
+      this.positions.saveValuations(
+        work.map((w, i) => ({
+          portfolioId: w.portfolio.id,
+          date: w.date,
+          baseCurrency: w.portfolio.baseCurrency,
+          totalValue: valuations[i]?.totalValue ?? 0,
+          complete: valuations[i]?.complete ?? true,
+          unvaluedCount: valuations[i]?.unvaluedCount ?? 0,
+          holdings: valuations[i]?.holdings ?? [],
+          valuedAt,
+          version: w.version,
+          jobId: w.jobId,
+        })),
+      ),
     );
     // Superseded by a computation that started later: it announces its own result.
     const kept = work.flatMap((w, i) => {
       const valuation = valuations[i];
-      return stored[i] === true && valuation !== undefined ? [{ ...w, valuation }] : [];
+      const recordedAt = stored[i];
+      return recordedAt !== undefined && valuation !== undefined ? [{ ...w, valuation, recordedAt }] : [];
     });
-    await this.portfolios.recordValuations(
-      kept.map((k) => ({
-        id: k.portfolio.id,
-        date: k.date,
-        totalValue: k.valuation.totalValue,
-        complete: k.valuation.complete,
-        unvaluedCount: k.valuation.unvaluedCount,
-        version: k.version,
-        valuedAt,
-      })),
+    const totals = await withWriteContext({ recordedBy: "system" }, () =>
+      this.portfolios.recordValuations(
+        kept.map((k) => ({
+          id: k.portfolio.id,
+          date: k.date,
+          totalValue: k.valuation.totalValue,
+          complete: k.valuation.complete,
+          unvaluedCount: k.valuation.unvaluedCount,
+          version: k.version,
+          valuedAt,
+          jobId: k.jobId,
+        })),
+      ),
     );
     await this.outbox.append(
-      kept.map((k): EventEnvelope => ({
+      kept.map((k, i): EventEnvelope => ({
         id: eventIdOf("portfolio.valued", `${k.portfolio.id}|${k.date}|${valuedAt}`),
         event: "portfolio.valued",
         timestamp: valuedAt,
@@ -234,6 +243,9 @@ export class ValuationService {
           currency: k.portfolio.baseCurrency,
           complete: k.valuation.complete,
           unvaluedCount: k.valuation.unvaluedCount,
+          // The instant of the version this announces (the portfolio's total, else the valuation's): read with it, a
+          // consumer sees what the event describes.
+          asAt: totals[i] ?? k.recordedAt,
         },
       })),
     );

@@ -70,13 +70,94 @@ describe("replica projection: one stored document → the rows it owns", () => {
         positions: [{ securityId: "s1", quantity: 0.1, costBasis: null, currency: null }],
         currencies: ["EUR"],
         updatedAt: "2024-03-01T00:00:00.000Z",
+        recorded: {
+          version: 3,
+          at: "2024-03-02T10:00:00.000Z",
+          by: "feed:f1",
+          requestId: null,
+          jobId: "job_1",
+          change: "updated",
+        },
       }),
     );
-    expect(p.groups).toHaveLength(1);
+    expect(p.groups.map((g) => g.table.name)).toEqual(["positions", "positions_versions"]);
     expect(p.groups[0]?.key).toEqual({ portfolio_id: "p1", date: "2024-03-01" });
-    expect(p.groups[0]?.rows).toEqual([
-      { portfolio_id: "p1", security_id: "s1", date: "2024-03-01", quantity: "0.1", cost_basis: null, currency: null },
+    const row = {
+      portfolio_id: "p1",
+      security_id: "s1",
+      date: "2024-03-01",
+      quantity: "0.1",
+      cost_basis: null,
+      currency: null,
+    };
+    expect(p.groups[0]?.rows).toEqual([row]);
+    // Its version: the open rows of version 3 (never written over a closed version), closing version 2's.
+    expect(p.groups[1]).toMatchObject({
+      key: { portfolio_id: "p1", date: "2024-03-01", version: 3 },
+      rows: [
+        { ...row, version: 3, recorded_from: "2024-03-02T10:00:00.000Z", recorded_to: null, recorded_by: "feed:f1" },
+      ],
+      keepClosed: true,
+    });
+    expect(p.closes).toMatchObject([
+      { key: { portfolio_id: "p1", date: "2024-03-01" }, version: 2, at: "2024-03-02T10:00:00.000Z" },
     ]);
+  });
+
+  it("a closed copy from the versions container gives its version's closed rows; open copies are left out", () => {
+    const snapshot = {
+      id: "snap|2024-03-01",
+      docType: "snapshot",
+      portfolioId: "p1",
+      date: "2024-03-01",
+      positions: [{ securityId: "s1", quantity: 2, costBasis: null, currency: null }],
+      currencies: ["EUR"],
+      updatedAt: "2024-03-01T00:00:00.000Z",
+      recorded: {
+        version: 2,
+        at: "2024-03-02T10:00:00.000Z",
+        by: "api-client",
+        requestId: "r",
+        jobId: "j",
+        change: "updated",
+      },
+    };
+    const copy = {
+      ...system,
+      id: "snap|2024-03-01|v2",
+      key: "snapshot|p1",
+      docType: "version",
+      kind: "snapshot",
+      recordId: "snap|2024-03-01",
+      version: 2,
+      recordedFrom: "2024-03-02T10:00:00.000Z",
+      recordedTo: "2024-03-05T08:00:00.000Z",
+      seq: "",
+      doc: snapshot,
+    };
+    const p = projected(project("versions", copy));
+    expect(p.overwrites).toBe(true);
+    expect(p.groups).toEqual([
+      {
+        table: expect.objectContaining({ name: "positions_versions" }),
+        key: { portfolio_id: "p1", date: "2024-03-01", version: 2 },
+        rows: [
+          {
+            portfolio_id: "p1",
+            security_id: "s1",
+            date: "2024-03-01",
+            quantity: "2",
+            cost_basis: null,
+            currency: null,
+            version: 2,
+            recorded_from: "2024-03-02T10:00:00.000Z",
+            recorded_to: "2024-03-05T08:00:00.000Z",
+            recorded_by: "api-client",
+          },
+        ],
+      },
+    ]);
+    expect(project("versions", { ...copy, recordedTo: null })).toEqual({ skipped: "not-projected" });
   });
 
   it("a valuation header gives the valuation row and names its run; a chunk stages its holdings under that run, unversioned", () => {
@@ -364,6 +445,39 @@ describe("replica projection: one stored document → the rows it owns", () => {
       groups: [],
       version: { lsn: 42 },
     });
+  });
+
+  it("a version the replica cannot read (its recorded instant, a closed copy without its record) rejects the document, never the feed", () => {
+    const security = {
+      ...system,
+      id: "s1",
+      docType: "security",
+      name: "One",
+      assetClass: "equity",
+      currency: "EUR",
+      status: "active",
+      createdAt: "2024-03-01T00:00:00.000Z",
+      updatedAt: "2024-03-01T00:00:00.000Z",
+      recorded: { version: 2, at: "yesterday-ish", by: "c1", requestId: null, jobId: null, change: "updated" },
+    };
+    expect(project("securities", security)).toMatchObject({
+      rejected: expect.stringMatching(/^the projection failed: /) as string,
+      groups: [],
+      version: { lsn: 42 },
+    });
+    expect(projected(project("securities", security)).closes).toBeUndefined();
+    expect(
+      project("versions", {
+        ...system,
+        id: "s1|v1",
+        key: "security|s1",
+        docType: "version",
+        kind: "security",
+        version: 1,
+        recordedFrom: "2024-03-01T00:00:00.000Z",
+        recordedTo: "2024-03-02T00:00:00.000Z",
+      }),
+    ).toMatchObject({ rejected: expect.stringMatching(/doc/) as string, groups: [], version: { lsn: 42 } });
   });
 
   it("text no engine of ours stores alike (NUL, an unpaired surrogate) rejects the document; other Unicode is kept", () => {

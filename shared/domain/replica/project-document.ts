@@ -14,7 +14,9 @@ import {
   type ReplicaSource,
   type RowGroup,
   type Skipped,
+  type VersionClose,
 } from "./projection";
+import { closedCopy, closesOf, kindSources, versionGroups, versionMetaOf } from "./project-versions";
 import { replicaTables } from "./replica-tables";
 import type { TableDefinition } from "./table-types";
 
@@ -186,7 +188,22 @@ const projections: Record<ReplicaSource, Record<string, Groups>> = {
       return { groups: [{ table: table("exceptions"), key: { id: row.id ?? null }, rows: [row] }] };
     },
   },
+  versions: {
+    // A closed copy: its record's rows as they were, in the version tables, closed at recordedTo.
+    version: (doc, warn) => {
+      const copy = closedCopy.parse(doc);
+      const target = kindSources[copy.kind as keyof typeof kindSources];
+      const build = projections[target.source][target.docType];
+      if (build === undefined) throw new UnprojectableValue(`no projection of ${copy.kind}`);
+      const meta = { ...versionMetaOf(copy.doc), version: copy.version, from: copy.recordedFrom };
+      return { groups: versionGroups(build(copy.doc, warn).groups, meta, copy.recordedTo) };
+    },
+  },
 };
+
+/** Copies in the `versions` container the replica shows: closed ones, of the kinds it has tables of versions for. */
+const isShownCopy = (doc: Record<string, unknown>): boolean =>
+  typeof doc.recordedTo === "string" && typeof doc.kind === "string" && doc.kind in kindSources;
 
 /** Why a document could not be projected, in words; anything else thrown is a surprise, still the document's alone. */
 const reasonOf = (error: unknown): string => {
@@ -199,6 +216,8 @@ const reasonOf = (error: unknown): string => {
  * The rows a change-feed document of `source` puts into the replica, or why it puts none. A document
  * of a projected type that the replica cannot hold (a field missing, a value no column can store) is
  * a `rejected` projection: no rows, its version still recorded, so that the feed moves on past it.
+ * A record's current document also owns its version's open row in the version tables and closes its
+ * previous version's rows; a closed copy from the `versions` container owns its version's closed rows.
  */
 export function project(source: ReplicaSource, document: unknown): DocumentProjection | Skipped {
   const meta = system.safeParse(document);
@@ -206,7 +225,7 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
   const doc = document as Record<string, unknown>;
   const docType = meta.data.docType ?? "";
   const build = projections[source][docType];
-  if (build === undefined) return { skipped: "not-projected" };
+  if (build === undefined || (source === "versions" && !isShownCopy(doc))) return { skipped: "not-projected" };
   const partitionKey = doc[replicaSources[source]];
   const docKey = docKeyOf(source, partitionKey, meta.data.id);
   const origin = {
@@ -225,8 +244,18 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
   }
   const warnings: string[] = [];
   let built: ReturnType<Groups>;
+  const groups: RowGroup[] = [];
+  let closes: VersionClose[] = [];
   try {
     built = build(doc, (m) => warnings.push(m));
+    groups.push(...built.groups);
+    // A record's current version (a valuation chunk has none; a closed copy's rows are its version's
+    // already): its open rows in the version tables, and its previous version's closed.
+    if (docType !== "valuation-chunk" && source !== "versions") {
+      const current = versionMetaOf(doc);
+      closes = closesOf(built.groups, current);
+      groups.push(...versionGroups(built.groups, current, null));
+    }
   } catch (error) {
     // Whatever the cause, it is this document's: it is skipped (and reported), never the feed stopped.
     return {
@@ -242,8 +271,10 @@ export function project(source: ReplicaSource, document: unknown): DocumentProje
     source,
     origin,
     ...(version !== undefined ? { version } : {}),
-    groups: built.groups,
+    groups,
     warnings,
     ...(built.holdingsRun !== undefined ? { holdingsRun: built.holdingsRun } : {}),
+    ...(closes.length > 0 ? { closes } : {}),
+    ...(source === "versions" ? { overwrites: true as const } : {}),
   };
 }

@@ -16,6 +16,8 @@ export const replicaSources = {
   transactions: "portfolioId",
   jobs: "id",
   exceptions: "id",
+  // The closed versions of the records above (`<kind>|<the record's partition key>`).
+  versions: "key",
 } as const;
 export type ReplicaSource = keyof typeof replicaSources;
 export const replicaSourceNames = Object.keys(replicaSources) as ReplicaSource[];
@@ -33,6 +35,16 @@ export const versionedDocTypes: Record<ReplicaSource, readonly string[]> = {
   transactions: ["transaction"],
   jobs: ["job"],
   exceptions: ["exception"],
+  versions: ["version"],
+};
+
+/**
+ * What else a projected document must be, beyond its type: of the `versions` container only the
+ * closed copies of the replica's records (an open copy is a change in progress; valuations' headers
+ * have no table of versions).
+ */
+export const projectedWhere: Partial<Record<ReplicaSource, string>> = {
+  versions: "c.recordedTo != null AND c.kind != 'valuation'",
 };
 
 /** The rows of `table` whose `key` columns have these values are exactly `rows`. */
@@ -40,6 +52,11 @@ export interface RowGroup {
   table: TableDefinition;
   key: Row;
   rows: Row[];
+  /**
+   * An open version's rows (a version table): left as they are where that version is already closed,
+   * so a late change of the record never reopens a version its closed copy has closed.
+   */
+  keepClosed?: true;
 }
 
 /** The stored document a projection comes from: what an exception about it names. */
@@ -62,6 +79,13 @@ export interface DocumentProjection {
   groups: RowGroup[];
   /** A valuation header: the portfolio-date's holdings become the staged rows of this run. */
   holdingsRun?: HoldingsRun;
+  /** Versions this document's version replaced, whose rows are closed where still open. */
+  closes?: VersionClose[];
+  /**
+   * Its rows may already be there though the document is new to the replica: a closed copy's rows were
+   * its record's open rows. Replaced, never only inserted.
+   */
+  overwrites?: true;
   /** Values adapted to fit their columns (rounded, shortened). */
   warnings: string[];
   /**
@@ -88,6 +112,18 @@ export interface HoldingsRun {
   runId: string;
   /** Compared as strings, as the store compares them ("" for headers stored before versions existed). */
   version: string;
+}
+
+/**
+ * The rows of one version (`key` and `version`) that are still open get `recorded_to = at`: a record's
+ * new current version closes its previous one, whichever of the two changes (the record's, or its closed
+ * copy's from the `versions` container) arrives first.
+ */
+export interface VersionClose {
+  table: TableDefinition;
+  key: Row;
+  version: number;
+  at: string;
 }
 
 /** A change the projection skips: the document is not one the replica shows, or not a change it can order. */

@@ -1,5 +1,6 @@
 /** The replica's own bookkeeping (schema `replica`, which BI logins cannot read), and every table. */
 import { analyticsTables } from "./analytics-tables";
+import { versionTables } from "./versions-tables";
 import { col, ID, optional, text, type TableDefinition } from "./table-types";
 
 /** The holdings columns a staged chunk row carries (every holdings column). */
@@ -78,7 +79,7 @@ export const replicaTables: readonly TableDefinition[] = [
   },
 ];
 
-export const allTables: readonly TableDefinition[] = [...analyticsTables, ...replicaTables];
+export const allTables: readonly TableDefinition[] = [...analyticsTables, ...versionTables, ...replicaTables];
 
 export function tableDefinition(schema: TableDefinition["schema"], name: string): TableDefinition {
   const table = allTables.find((t) => t.schema === schema && t.name === name);

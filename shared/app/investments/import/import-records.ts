@@ -14,6 +14,7 @@ import type {
 import type { MessageBus } from "../../../ports/message-bus";
 import type { Outbox } from "../../../ports/outbox";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
+import { withWriteContext } from "../../../observability/write-context";
 import type { DataQualityExceptions } from "../data-quality-exceptions";
 import { jobEvent } from "../job-event";
 import { prepareFxRates } from "./import-fx-rates";
@@ -81,7 +82,16 @@ export interface ImportRequest {
 export class ImportRecords {
   constructor(private readonly deps: ImportRecordsDeps) {}
 
-  async execute({ dataType, body, origin = { source: "api" } }: ImportRequest): Promise<ImportResult> {
+  execute(request: ImportRequest): Promise<ImportResult> {
+    const jobId = request.origin?.jobId ?? `job_${randomUUID()}`;
+    // Every version the import records names its job (who and which request: where the import entered).
+    return withWriteContext({ jobId }, () => this.importAs(jobId, request));
+  }
+
+  private async importAs(
+    jobId: string,
+    { dataType, body, origin = { source: "api" } }: ImportRequest,
+  ): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
     const continued =
@@ -92,7 +102,7 @@ export class ImportRecords {
     const prior = continued?.counts.accepted ?? 0;
     const priorRemoved = continued?.counts.removed ?? 0;
     let job: Job = {
-      id: origin.jobId ?? `job_${randomUUID()}`,
+      id: jobId,
       source: origin.source,
       dataType,
       feedId: origin.feedId ?? null,

@@ -18,7 +18,8 @@ export interface TransactionImportDeps {
 export const transactionIdOf = (portfolioId: string, externalId: string): string =>
   `txn_${createHash("sha256").update(`${portfolioId}\u0000${externalId}`).digest("hex").slice(0, 32)}`;
 
-export function settledEvent(t: Transaction): EventEnvelope {
+/** `asAt`: when the settled version was recorded (a consumer reading with it sees what the event announces). */
+export function settledEvent(t: Transaction, asAt: string | undefined): EventEnvelope {
   return {
     id: eventIdOf("transaction.settled", t.id),
     event: "transaction.settled",
@@ -31,6 +32,7 @@ export function settledEvent(t: Transaction): EventEnvelope {
       quantity: t.quantity,
       netAmount: t.netAmount,
       currency: t.currency,
+      asAt: asAt ?? null,
     },
   };
 }
@@ -120,7 +122,7 @@ export async function prepareTransactions(
     async commit(_jobId, progress) {
       // Every settled transaction of the payload, as stored after this import: the event id makes it
       // one announcement, and a retry after a crash between the two writes still announces it.
-      const settled: Transaction[] = [];
+      const settled: EventEnvelope[] = [];
       const counts = await commitInBatches(next, progress, async (batch) => {
         const batchCounts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
         const changes: { next: Transaction; previous: Transaction | undefined }[] = [];
@@ -130,13 +132,16 @@ export async function prepareTransactions(
           else if (unchanged) batchCounts.unchanged++;
           else batchCounts.updated++;
           if (!unchanged) changes.push({ next: transaction, previous: before });
-          const stored = unchanged ? before : transaction;
-          if (stored.status === "settled") settled.push(stored);
+          else if (before.status === "settled")
+            settled.push(settledEvent(before, deps.transactions.recordedAtOf(before)));
         }
-        await deps.transactions.save(changes);
+        const recordedAt = await deps.transactions.save(changes);
+        changes.forEach(({ next: stored }, i) => {
+          if (stored.status === "settled") settled.push(settledEvent(stored, recordedAt[i]));
+        });
         return batchCounts;
       });
-      return { counts, events: settled.map(settledEvent), dataQuality: [] };
+      return { counts, events: settled, dataQuality: [] };
     },
   };
 }
