@@ -91,7 +91,9 @@ async function benchAsAtRead(baseUrl: string, token: string, id: string, plainRa
   const ratio = read.requests.average / plainRate;
   const clean = read.errors === 0 && read.non2xx === 0 && read.timeouts === 0;
   const met = ratio >= 0.5 && clean;
-  console.log(`\n== API read as at an instant: GET /api/v1/portfolios/{id}?asAt=, ${VERSIONS} versions since, 32 connections ==`);
+  console.log(
+    `\n== API read as at an instant: GET /api/v1/portfolios/{id}?asAt=, ${VERSIONS} versions since, 32 connections ==`,
+  );
   console.log(
     `API as at (${check.data.name}): ${read.requests.average.toFixed(0)}/s  p50 ${read.latency.p50} ms  p99 ${read.latency.p99} ms  errors ${read.errors}  non-2xx ${read.non2xx}  timeouts ${read.timeouts}`,
   );

@@ -13,7 +13,10 @@ const dryRunQuery = z.object({
 });
 
 const rowErrorSchema = z.object({
-  row: z.number().int().meta({ description: "1-based record number (data rows only)" }),
+  row: z
+    .number()
+    .int()
+    .meta({ description: "1-based record number (data rows only); 0 for the header (a mapped column it lacks)" }),
   field: z.string().meta({ description: "The target field" }),
   column: z.string().optional().meta({ description: "The source (column, path or tag) it came from" }),
   message: z.string(),
@@ -26,9 +29,9 @@ const dryRunSchema = z
     rejected: z.number().int(),
     verdict: z.enum(["accepted", "rejected"]).meta({
       description:
-        "What ingestion would do with this file under the feed's validation: write its valid rows (accepted), or quarantine it whole, writing nothing (rejected)",
+        "What ingestion would do with this file under the feed's validation: write its valid rows (accepted), or quarantine it whole, writing nothing (rejected). A file whose header lacks a mapped column, or with no valid row, is rejected whatever onRowError says",
     }),
-    reason: z.string().optional().meta({ description: "Why the file would be rejected" }),
+    reason: z.string().meta({ description: "Why: how many rows would be written, or why the file would be rejected" }),
     errors: z.array(rowErrorSchema).meta({ description: "The first 1,000 row errors" }),
     errorsTruncated: z
       .boolean()

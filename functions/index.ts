@@ -80,6 +80,7 @@ import "./securities-history";
 import "./securities-list";
 import "./security-prices-history";
 import "./security-prices-list";
+import "./settings-audit-list";
 import "./transactions-get";
 import "./transactions-history";
 import "./transactions-list";

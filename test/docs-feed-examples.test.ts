@@ -195,7 +195,6 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
         name: "SAP SE",
         assetClass: "equity",
         currency: "EUR",
-        status: "active",
       });
 
       // 4. Live.
@@ -272,7 +271,8 @@ describe("docs/feeds.md: the onboarding steps and every format's example feed wo
       const archived = BlobServiceClient.fromConnectionString(runtime.env.STORAGE_CONNECTION_STRING ?? "")
         .getContainerClient("archive")
         .getBlobClient(`${feedId}/securities-20241231.csv`);
-      expect(await archived.exists()).toBe(true);
+      // The job completes with the last import call; the file is moved to archive just after it.
+      await vi.waitFor(async () => expect(await archived.exists()).toBe(true), { timeout: 15_000, interval: 250 });
     },
     90_000,
   );

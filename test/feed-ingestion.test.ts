@@ -226,6 +226,43 @@ describe("Feeds › file ingestion (inbound/<feedId>/<fileName>)", () => {
     expect((prices.body.data as { date: string }[]).map((p) => p.date).sort()).toEqual([day(1999), day(2001)]);
   });
 
+  it("a file that loads nothing fails whatever onRowError says: no valid row under skip-row, or a header without a mapped column; refresh_job.failed", async () => {
+    const feedId = await newFeed(securitiesCsv("live", { onRowError: "skip-row" }));
+    const bad = newIsin("GB");
+    await upload(
+      feedId,
+      "securities-none.csv",
+      csv(HEADER, [bad, "Bad plc", "shares", "GBP"], ["XX", "D plc", "equity", "GBP"]),
+    );
+    const none = await finished(feedId, "securities-none.csv");
+    expect(none).toMatchObject({ status: "failed", counts: { received: 2, accepted: 0, rejected: 2 } });
+    expect(none.errors[0]).toEqual({ field: "file", message: "no row is valid (2 rows rejected)" });
+    expect(await exists("quarantine", feedId, "securities-none.csv")).toBe(true);
+
+    const good = newIsin("GB");
+    await upload(
+      feedId,
+      "securities-header.csv",
+      csv(["ISIN", "Name", "Class", "Currency"], [good, "Good plc", "equity", "GBP"]),
+    );
+    const header = await finished(feedId, "securities-header.csv");
+    // Its one row is a valid partial record; the file still does not match the feed.
+    expect(header).toMatchObject({ status: "failed", counts: { received: 1, accepted: 0, rejected: 0 } });
+    expect(header.errors).toEqual([
+      {
+        field: "file",
+        message: `the file's header lacks the mapped column "Ccy"; the file does not match the feed's mapping`,
+      },
+      {
+        field: "currency",
+        message: `header (Ccy): the mapped column "Ccy" is not in the file's header (its columns: "ISIN", "Name", "Class", "Currency")`,
+      },
+    ]);
+    expect((await security(good)).status).toBe(404);
+    for (const job of [none, header])
+      expect(await eventsWhere("refresh_job.failed", (d) => d.jobId === job.id), job.fileName).toHaveLength(1);
+  });
+
   it("positions over several import calls: a portfolio-date split across two calls keeps both parts' rows, its replaced positions are counted exactly, and it is valued once, whole; a smaller file removes and revalues", async () => {
     // 101 portfolios × 100 securities on one date: 10,100 rows, imported in calls of 10,000 rows.
     const D = "2015-06-30";

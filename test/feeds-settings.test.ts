@@ -357,7 +357,6 @@ describe("System settings › feeds", () => {
         tradeDate: "2024-12-02",
         settlementDate: "2024-12-04",
         type: "buy",
-        status: "pending",
         isin: "US0378331005",
         quantity: 100,
         price: 239.59,
@@ -396,6 +395,7 @@ describe("System settings › feeds", () => {
         valid: 3,
         rejected: 0,
         verdict: "accepted",
+        reason: "3 rows valid",
         errors: [],
         errorsTruncated: false,
         preview: [
@@ -475,6 +475,7 @@ describe("System settings › feeds", () => {
         valid: 2,
         rejected: 0,
         verdict: "accepted",
+        reason: "2 rows valid",
         errors: [],
         errorsTruncated: false,
         preview: [
@@ -512,6 +513,7 @@ describe("System settings › feeds", () => {
         valid: 3,
         rejected: 0,
         verdict: "accepted",
+        reason: "3 rows valid",
         errors: [],
         errorsTruncated: false,
         preview: [
@@ -551,6 +553,7 @@ describe("System settings › feeds", () => {
         valid: 3,
         rejected: 0,
         verdict: "accepted",
+        reason: "3 rows valid",
         errors: [],
         errorsTruncated: false,
         preview: [
@@ -566,6 +569,132 @@ describe("System settings › feeds", () => {
           { portfolioCode: "PF-001", isin: "DE0007164600", date: "2026-03-31", quantity: 75, currency: "EUR" },
         ],
       });
+    });
+
+    it("a mapped column the header lacks is one row-0 error naming it and listing the header; a file with no valid row is rejected whatever onRowError says", async () => {
+      const prices = {
+        name: "Closing prices (German header)",
+        provider: "Vendor",
+        dataType: "prices",
+        format: "csv",
+        filePattern: "prices_*.csv",
+        options: { delimiter: ";" },
+        mapping: {
+          isin: "ISIN",
+          date: "Datum",
+          price: "Close",
+          currency: { value: "EUR" },
+          type: { value: "close" },
+          source: { value: "Vendor" },
+        },
+        validation: { onRowError: "skip-row" },
+      };
+      const id = await newFeed(prices);
+      const file = Buffer.from(
+        [
+          "ISIN;Date;Close",
+          ...["DE0007164600", "CH0038863350", "US0378331005", "XS2346207892"].map((i) => `${i};2024-03-28;10`),
+        ].join("\n"),
+      );
+      const reply = await dryRun(id, "prices_20240328.csv", file);
+      expect(reply.status, reply.text).toBe(200);
+      // Was: verdict "accepted" with 0 valid, 4 rejected and four copies of `column "Datum" has no value`.
+      expect(reply.body.data).toEqual({
+        received: 4,
+        valid: 0,
+        rejected: 4,
+        verdict: "rejected",
+        reason: `the file's header lacks the mapped column "Datum"; the file does not match the feed's mapping`,
+        errors: [
+          {
+            row: 0,
+            field: "date",
+            column: "Datum",
+            message: `the mapped column "Datum" is not in the file's header (its columns: "ISIN", "Date", "Close")`,
+          },
+        ],
+        errorsTruncated: false,
+        preview: [],
+      });
+
+      // skip-row and every row bad: nothing would load, so the file is rejected too.
+      const allBad = await dryRun(
+        id,
+        "prices_20240329.csv",
+        Buffer.from("ISIN;Datum;Close\nDE0007164601;2024-03-29;10\nDE0007164600;2024-03-29;n/a\n"),
+      );
+      expect(allBad.body.data).toMatchObject({
+        received: 2,
+        valid: 0,
+        rejected: 2,
+        verdict: "rejected",
+        reason: "no row is valid (2 rows rejected)",
+      });
+      const empty = await dryRun(id, "prices_20240330.csv", Buffer.from("ISIN;Datum;Close\n"));
+      expect(empty.body.data).toMatchObject({ received: 0, verdict: "rejected", reason: "the file has no data rows" });
+    });
+
+    it("a value no store can hold is a row error with row, field and column: NUL, a noncharacter, a date before 0001, a price past 12 decimals", async () => {
+      const id = await newFeed({
+        name: "Security master with junk",
+        provider: "Vendor",
+        dataType: "securities",
+        format: "csv",
+        filePattern: "master_*.csv",
+        mapping: { isin: "ISIN", name: "Name", assetClass: { value: "equity" }, currency: "Ccy", ticker: "Ticker" },
+        validation: { onRowError: "skip-row" },
+      });
+      const master = await dryRun(
+        id,
+        "master_1.csv",
+        Buffer.from(
+          "ISIN,Name,Ccy,Ticker\nDE0007164600,SAP SE,EUR,SAP\nCH0038863350,Nest\u0000le,CHF,NESN\nUS0378331005,Apple,USD,AA\uFFFEPL\n",
+        ),
+      );
+      expect(master.body.data).toMatchObject({ received: 3, valid: 1, rejected: 2, verdict: "accepted" });
+      expect(master.body.data.errors).toEqual([
+        {
+          row: 2,
+          field: "name",
+          column: "Name",
+          message: "contains U+0000 (NUL) at character 5, which no store can hold",
+        },
+        {
+          row: 3,
+          field: "ticker",
+          column: "Ticker",
+          message: "contains the Unicode noncharacter U+FFFE at character 3, which is not for interchange",
+        },
+      ]);
+      const prices = await newFeed({
+        name: "Prices with junk",
+        provider: "Vendor",
+        dataType: "prices",
+        format: "csv",
+        filePattern: "px_*.csv",
+        mapping: {
+          isin: "ISIN",
+          date: "Date",
+          price: "Close",
+          currency: "Ccy",
+          type: { value: "close" },
+          source: { value: "v" },
+        },
+        validation: { onRowError: "skip-row" },
+      });
+      const px = await dryRun(
+        prices,
+        "px_1.csv",
+        Buffer.from(
+          "ISIN,Date,Close,Ccy\nDE0007164600,0000-01-01,10,EUR\nDE0007164600,2024-03-28,0.1234567890123,EUR\nDE0007164600,2024-03-28,1.5e-29,EUR\nDE0007164600,2024-03-28,0.123456789012,EUR\n",
+        ),
+      );
+      expect(px.body.data).toMatchObject({ received: 4, valid: 1, rejected: 3, verdict: "accepted" });
+      expect(px.body.data.errors).toEqual([
+        { row: 1, field: "date", column: "Date", message: "must be a date from 0001-01-01 to 9999-12-31" },
+        { row: 2, field: "price", column: "Close", message: "must have at most 12 decimal places" },
+        { row: 3, field: "price", column: "Close", message: "must have at most 12 decimal places" },
+      ]);
     });
 
     it("422 on a file name the pattern does not match, on an unreadable file (with the row), and 413 over 10 MB", async () => {

@@ -6,7 +6,7 @@ declare module "vitest" {
     baseUrl: string;
     cosmosEndpoint: string;
     storageConnectionString: string;
-    /** Where the SFTP drop listens (feeds show SFTP_PORT). */
+    /** The port the shared runtime's SFTP drop listens on (feeds show SFTP_PORT, which it does not use). */
     sftpPort: number;
   }
 }

@@ -21,6 +21,12 @@ export function storageConnectionString(): string {
   return own.storageConnectionString;
 }
 
+/** The shared runtime's SFTP drop port (a file with its own runtime gets it from that runtime). */
+export function sharedSftpPort(): number {
+  if (own !== undefined) throw new Error("sharedSftpPort() is the shared runtime's; this file has its own");
+  return inject("sftpPort");
+}
+
 /** The port the SFTP drop of this file's own runtime (useOwnRuntime) listens on (feeds show SFTP_PORT). */
 export function ownSftpPort(): number {
   if (own === undefined) throw new Error("ownSftpPort() needs useOwnRuntime()");

@@ -303,6 +303,7 @@ describe.skipIf(skip)("infra/*.bicep through the Bicep compiler", () => {
         "jobs /id",
         "exceptions /id",
         "settings /kind",
+        "audit /resourceKey",
         "events /id",
         "deliveries /webhookId",
         "counters /key",

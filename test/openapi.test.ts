@@ -48,6 +48,7 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/settings/replica/logins",
         "/api/v1/settings/replica/logins/{id}",
         "/api/v1/settings/replica/logins/{id}/rotate-password",
+        "/api/v1/settings/audit",
         "/api/v1/import/{dataType}",
         "/api/v1/securities",
         "/api/v1/securities/{securityId}",
@@ -67,6 +68,12 @@ describe("GET /api/v1/openapi.json", () => {
       ].sort(),
     );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const audit = doc.paths["/api/v1/settings/audit"].get;
+    expect(audit.security).toEqual([{ bearerAuth: ["api.admin"] }]);
+    expect(audit.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+      ["actor", "cursor", "from", "page", "pageSize", "resourceId", "resourceType", "to"].sort(),
+    );
+    expect(doc.components.schemas.SettingsAuditEntry.properties.changes).toBeDefined();
     const list = doc.paths["/api/v1/portfolios"].get;
     expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       "asAt",
@@ -115,14 +122,14 @@ describe("GET /api/v1/openapi.json", () => {
     ]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
-    expect(doc.components.schemas.PriceImport.required).toEqual([
-      "isin",
-      "date",
-      "price",
-      "currency",
-      "type",
-      "source",
-    ]);
+    // A price's currency is required only when the record creates the price (a merge keeps the stored one).
+    expect(doc.components.schemas.PriceImport.required).toEqual(["isin", "date", "price", "type", "source"]);
+    expect(doc.components.schemas.PriceImport.properties.currency.description).toMatch(
+      /required when the record creates/,
+    );
+    // Every field of a security record is optional (a record keyed by id or isin carries what changes): no `required`.
+    expect(doc.components.schemas.SecurityImport.required).toBeUndefined();
+    expect(doc.components.schemas.TransactionImport.required).toEqual(["externalId"]);
     const transactions = doc.paths["/api/v1/transactions"].get;
     expect(transactions.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
       "asAt",

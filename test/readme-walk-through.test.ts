@@ -82,14 +82,14 @@ describe("README › walk-through with curl: every command works as written agai
     expect(out).toContain('"status":"inactive"');
     expect(out).toContain('"type":"composite"');
     expect(out).toContain('"scopes":["api.read"]');
+    expect(out).toContain('"resource":{"type":"api-client"');
     expect(out).toContain('"openapi":"3.1');
   }, 90_000);
 
   it("docs/api.md › time travel works as written: the answers as at T1 are the walk-through's, whatever was corrected since", async () => {
     const [travel = ""] = shellBlocks("docs/api.md", "Time travel");
     const token = await tokenFor(LOCAL_ADMIN.id, LOCAL_ADMIN.secret);
-    const id = (await call("GET", "/api/v1/portfolios?clientId=client-42", { token })).body.data[0]
-      .id as string;
+    const id = (await call("GET", "/api/v1/portfolios?clientId=client-42", { token })).body.data[0].id as string;
     const before = (await call("GET", `/api/v1/portfolios/${id}`, { token })).body.data;
     expect(before).toMatchObject({ name: "Growth Fund", totalValue: 24902.78, valuationStatus: "current" });
     const out = await bash(`BASE=${baseUrl()}\nTOKEN=${token}\nID=${id}\n${travel}`);

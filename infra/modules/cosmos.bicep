@@ -70,6 +70,12 @@ var containers = [
     partitionKey: '/kind'
     perItemTtl: false
   }
+  // The settings audit trail: /resourceKey is `<item type>|<item id>`, so an item's page reads one partition.
+  {
+    name: 'audit'
+    partitionKey: '/resourceKey'
+    perItemTtl: false
+  }
   {
     name: 'events'
     partitionKey: '/id'

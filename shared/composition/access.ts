@@ -13,6 +13,7 @@ import { ListApiClients } from "../app/access/list-api-clients";
 import { RateLimiter } from "../app/access/rate-limiter";
 import { RotateApiClientSecret } from "../app/access/rotate-api-client-secret";
 import { UpdateApiClient } from "../app/access/update-api-client";
+import { apiClientAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import { lazy, onceUntilSuccess } from "./lazy";
 
@@ -20,7 +21,13 @@ import { lazy, onceUntilSuccess } from "./lazy";
 export class AccessServices {
   constructor(private readonly core: CoreServices) {}
 
-  readonly apiClientRepository = lazy(() => new CosmosApiClientRepository(this.core.cosmos().container("settings")));
+  readonly apiClientRepository = lazy(
+    () =>
+      new CosmosApiClientRepository(this.core.cosmos().container("settings"), {
+        writer: this.core.settingsAudit(),
+        subject: apiClientAudit,
+      }),
+  );
   readonly tokenService = lazy(() => {
     const c = this.core.config;
     return new JoseTokenService(

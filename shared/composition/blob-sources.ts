@@ -16,6 +16,7 @@ import { UpdateBlobSource } from "../app/blob-sources/update-blob-source";
 import { RunLease } from "../app/scheduled-runs/run-lease";
 import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
 import type { BlobSourceRepository } from "../ports/blob-sources";
+import { blobSourceAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import type { FeedServices } from "./feeds";
 import type { InvestmentServices } from "./investments";
@@ -30,7 +31,11 @@ export class BlobSourceServices {
   ) {}
 
   readonly blobSourceRepository = lazy<BlobSourceRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "blob-source", "Blob source"),
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "blob-source", "Blob source", {
+        writer: this.core.settingsAudit(),
+        subject: blobSourceAudit,
+      }),
   );
   readonly blobSourceRuns = lazy(
     () => new CosmosScheduledRuns(this.core.cosmos().container("runs"), blobSourceRunDocuments),

@@ -3,6 +3,7 @@ import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
 import { BlobFileStore } from "../adapters/blob/blob-file-store";
 import { CosmosDatabase, createCosmosClient } from "../adapters/cosmos/cosmos-client";
 import { CosmosOutbox } from "../adapters/cosmos/cosmos-outbox";
+import { PendingAuditWriter } from "../adapters/cosmos/settings-audit/pending-audit";
 import { OutboundHostGuard } from "../adapters/http/outbound-host-guard";
 import { ServiceBusMessageBus } from "../adapters/queue/service-bus-bus";
 import { StorageQueueMessageBus } from "../adapters/queue/storage-queue-bus";
@@ -88,6 +89,11 @@ export class CoreServices {
         batchSize: 100,
         maxBatches: 20,
       }),
+  );
+
+  /** Writes the settings audit trail's entries with the changes made through System Settings. */
+  readonly settingsAudit = lazy(
+    () => new PendingAuditWriter(this.cosmos().container("settings"), this.cosmos().container("audit"), this.clock),
   );
 
   /** Seals webhook signing secrets and export destination secrets at rest (WEBHOOK_SECRET_KEY). */

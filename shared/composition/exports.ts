@@ -22,6 +22,7 @@ import { ScheduledRuns } from "../app/scheduled-runs/scheduled-runs";
 import { writeExport } from "../formats/export/write-export";
 import { emulatorAccountOf, parseStorageConnectionString } from "../domain/storage-connection-string";
 import type { ExportDataSets, ExportRepository, WriteExport } from "../ports/exports";
+import { exportAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
 import { lazy } from "./lazy";
@@ -51,7 +52,11 @@ export class ExportServices {
   /** The CSV, XLSX and JSON writers. */
   readonly writeExport: WriteExport = writeExport;
   readonly exportRepository = lazy<ExportRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export"),
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "export", "Export", {
+        writer: this.core.settingsAudit(),
+        subject: exportAudit,
+      }),
   );
   readonly exportRuns = lazy(() => new CosmosScheduledRuns(this.core.cosmos().container("runs"), exportRunDocuments));
   readonly exportRunKind = lazy(() => exportRunKind(this.core.config.EXPORTS_RUN_LEASE_SECONDS));

@@ -15,6 +15,7 @@ import { Slots } from "../domain/concurrency";
 import { feedFileReaders } from "../formats/feed-file-readers";
 import type { FeedRepository } from "../ports/feed-repository";
 import type { SftpLogins } from "../ports/sftp-logins";
+import { feedAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
 import { lazy } from "./lazy";
@@ -27,7 +28,11 @@ export class FeedServices {
   ) {}
 
   readonly feedRepository = lazy<FeedRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed"),
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "feed", "Feed", {
+        writer: this.core.settingsAudit(),
+        subject: feedAudit({ host: this.core.config.SFTP_HOST, port: this.core.config.SFTP_PORT }),
+      }),
   );
   /** The feeds' SFTP logins: the local drop's (hashes with the feed) or the storage account's local users (ARM, managed identity). */
   readonly sftpLogins = lazy<SftpLogins>(() => {

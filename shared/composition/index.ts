@@ -8,6 +8,7 @@ import { ExportServices } from "./exports";
 import { FeedServices } from "./feeds";
 import { InvestmentServices } from "./investments";
 import { ReplicaServices } from "./replica";
+import { SettingsAuditServices } from "./settings-audit";
 import { WebhookServices } from "./webhooks";
 
 export { lazy, onceUntilSuccess } from "./lazy";
@@ -26,6 +27,7 @@ export class Composition {
   readonly exports: ExportServices;
   readonly console: ConsoleServices;
   readonly replica: ReplicaServices;
+  readonly settingsAudit: SettingsAuditServices;
 
   constructor(
     readonly config: Config,
@@ -40,6 +42,7 @@ export class Composition {
     this.exports = new ExportServices(this.core, this.investments);
     this.console = new ConsoleServices(this.core);
     this.replica = new ReplicaServices(this.core, this.investments);
+    this.settingsAudit = new SettingsAuditServices(this.core);
   }
 }
 

@@ -19,6 +19,7 @@ import type { ReplicaLoginDeps } from "../app/replica/replica-login-deps";
 import { RotateReplicaLoginPassword } from "../app/replica/rotate-replica-login-password";
 import { UpdateReplicaLogin } from "../app/replica/update-replica-login";
 import type { ReplicaLogin } from "../domain/replica/replica-settings";
+import { replicaLoginAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import type { InvestmentServices } from "./investments";
 import { lazy, onceUntilSuccess } from "./lazy";
@@ -103,6 +104,7 @@ export class ReplicaServices {
       this.core.cosmos().container("settings"),
       "replica-login",
       "Replica login",
+      { writer: this.core.settingsAudit(), subject: replicaLoginAudit },
     ),
     clock: this.core.clock,
   }));

@@ -23,6 +23,7 @@ import { UpdateWebhook } from "../app/webhooks/update-webhook";
 import type { WebhookSettingsDeps } from "../app/webhooks/webhook-settings";
 import { signWebhook } from "../domain/webhook-signature";
 import type { WebhookRepository } from "../ports/webhook-repository";
+import { webhookAudit } from "../domain/settings-audit-subjects";
 import type { CoreServices } from "./core";
 import { lazy } from "./lazy";
 
@@ -31,7 +32,11 @@ export class WebhookServices {
   constructor(private readonly core: CoreServices) {}
 
   readonly webhookRepository = lazy<WebhookRepository>(
-    () => new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook"),
+    () =>
+      new CosmosSettingsRepository(this.core.cosmos().container("settings"), "webhook", "Webhook", {
+        writer: this.core.settingsAudit(),
+        subject: webhookAudit,
+      }),
   );
   readonly webhookSender = lazy(
     () => new GuardedWebhookSender({ allowPrivateNetworks: this.core.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),

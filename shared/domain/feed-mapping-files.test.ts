@@ -96,7 +96,6 @@ describe("feeds over real files", () => {
       portfolioCode: "P-100",
       isin: "DE0007164600",
       type: "buy",
-      status: "pending",
       tradeDate: "2024-03-27",
       settlementDate: "2024-03-29",
       quantity: 100,

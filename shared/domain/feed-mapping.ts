@@ -6,6 +6,7 @@ import { recordFields, type FieldKind } from "./feed-fields";
 import { parseSourcePath, resolvePath, STRUCTURE, type PathSegment } from "./feed-source-path";
 import { dateReader, numberReader } from "./feed-values";
 import { recordSchemas } from "./import-payload";
+import { printable, unstorableIn } from "./storable";
 
 /** A problem with one record of a file: `field` is the target field, `column` the source it came from. */
 export interface RowError {
@@ -19,14 +20,22 @@ export interface RowError {
 export type MappedRow =
   { ok: true; row: number; record: Record<string, unknown> } | { ok: false; row: number; errors: RowError[] };
 
-/** Maps source records to import records of one feed; built once per file. */
-export type RecordMapper = (source: SourceRecord) => MappedRow;
+/**
+ * Maps source records to import records of one feed; built once per file. `header` takes the file's
+ * column names (csv, xlsx) before the first record: each mapped column the header lacks is one error
+ * (row 0) naming it and listing the header, and no row repeats it.
+ */
+export type RecordMapper = ((source: SourceRecord) => MappedRow) & {
+  header(columns: readonly string[]): RowError[];
+};
 
 type Converted = { value: unknown } | { error: string };
 
 interface FieldRule {
   target: string;
   column?: string;
+  /** A header column (csv, xlsx): the file's header must have it. */
+  headerColumn?: string;
   /** Says where a missing value was looked for. */
   where?: string;
   /** Says how to find a missing value that is elsewhere (a FIX tag that lives in a repeating group). */
@@ -39,8 +48,9 @@ const ABSENT = undefined;
 const listed = (keys: string[]): string =>
   (keys.length <= 10 ? keys : [...keys.slice(0, 10), "…"]).map((k) => JSON.stringify(k)).join(", ");
 
+// Quoted as written (a file's text may hold what no store can: written as \u{…} escapes instead).
 const shown = (raw: unknown): string =>
-  (raw instanceof Date ? raw.toISOString() : (JSON.stringify(raw) ?? String(raw))).slice(0, 100);
+  printable((raw instanceof Date ? raw.toISOString() : (JSON.stringify(raw) ?? String(raw))).slice(0, 100));
 
 type Feed = Pick<FeedDefinition, "dataType" | "format" | "options" | "mapping">;
 
@@ -54,7 +64,8 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
   let read: (values: Record<string, unknown>) => unknown;
   let where: string;
   let hint: string | undefined;
-  if (feed.format === "csv" || feed.format === "xlsx") {
+  const tabular = feed.format === "csv" || feed.format === "xlsx";
+  if (tabular) {
     // Own properties only: a column named "constructor" must not read Object's.
     read = (values) => (Object.hasOwn(values, column) ? values[column] : undefined);
     where = `column "${column}"`;
@@ -92,11 +103,15 @@ function compileRule(feed: Feed, target: string, kind: FieldKind, entry: string 
           }
         : { value: day };
     }
-    return { value: raw instanceof Date ? toDate(raw) : typeof raw === "string" ? raw : String(raw) };
+    const text = raw instanceof Date ? toDate(raw) : typeof raw === "string" ? raw : String(raw);
+    // What no store can hold is a row error here, like any other bad value (one regex test per text cell).
+    const unstorable = text === undefined ? undefined : unstorableIn(text);
+    return unstorable === undefined ? { value: text } : { error: unstorable };
   };
   return {
     target,
     column,
+    ...(tabular ? { headerColumn: column } : {}),
     where,
     ...(hint !== undefined ? { hint } : {}),
     produce(values) {
@@ -148,8 +163,23 @@ export function compileMapping(feed: Feed): RecordMapper {
   const order = new Map(rules.map((r, i) => [r.target, i]));
   const rank = (e: RowError): number => order.get(e.field.split(".")[0] ?? "") ?? rules.length;
   const schema = recordSchemas[feed.dataType];
+  // Target fields whose column the file's header lacks: reported once, at row 0, never per row.
+  const headless = new Set<string>();
 
-  return ({ row, values }) => {
+  const header = (columns: readonly string[]): RowError[] => {
+    const present = new Set(columns);
+    const missing = rules.filter((r) => r.headerColumn !== undefined && !present.has(r.headerColumn));
+    for (const r of missing) headless.add(r.target);
+    const listedColumns = listed(columns.map(printable));
+    return missing.map((r) => ({
+      row: 0,
+      field: r.target,
+      column: r.headerColumn ?? "",
+      message: `the mapped column ${JSON.stringify(r.headerColumn)} is not in the file's header (its columns: ${listedColumns})`,
+    }));
+  };
+
+  const map = ({ row, values }: SourceRecord): MappedRow => {
     const record: Record<string, unknown> = {};
     let errors: RowError[] | undefined;
     let unfound: FieldRule[] | undefined;
@@ -176,8 +206,10 @@ export function compileMapping(feed: Feed): RecordMapper {
       const field = issue.path.length === 0 ? "record" : issue.path.map(String).join(".");
       const top = String(issue.path[0] ?? "");
       // A field that could not be read already has its error; the schema would only add "required",
-      // and a check between fields ("securityId or isin") on an absent field would blame the hole.
+      // and a check between fields ("securityId or isin") on an absent field would blame the hole. A
+      // field whose column the header lacks has its one error at row 0.
       if (failed.has(top) || (failed.size > 0 && issue.code === "custom" && !(top in record))) continue;
+      if (headless.size > 0 && !(top in record) && (headless.has(top) || issue.code === "custom")) continue;
       const rule = byTarget.get(top);
       let message = issue.message;
       if (issue.code !== "custom" && issue.path.length === 1 && !(top in record)) {
@@ -202,4 +234,5 @@ export function compileMapping(feed: Feed): RecordMapper {
     // In the mapping's order, whichever step found them.
     return { ok: false, row, errors: all.sort((a, b) => rank(a) - rank(b)) };
   };
+  return Object.assign(map, { header });
 }

@@ -16,6 +16,7 @@ describe("RowValidation, reject-file", () => {
     expect([good(1), good(2)].map((r) => v.accept(r))).toEqual([true, true]);
     expect(v.outcome()).toEqual({
       status: "accepted",
+      reason: "2 rows valid",
       received: 2,
       valid: 2,
       rejected: 0,
@@ -97,6 +98,66 @@ describe("RowValidation, skip-row", () => {
     });
     expect(outcome.errors).toHaveLength(1000);
     expect(outcome.status === "accepted" && outcome.rejectedRows).toHaveLength(1000);
+  });
+});
+
+describe("RowValidation, files that load nothing or do not match the mapping", () => {
+  it("rejects a file with no valid row under skip-row, and an empty file, whatever onRowError says", () => {
+    const allBad = new RowValidation({ onRowError: "skip-row" });
+    for (const r of [bad(1), bad(2)]) allBad.accept(r);
+    expect(allBad.outcome()).toMatchObject({
+      status: "rejected",
+      valid: 0,
+      rejected: 2,
+      reason: "no row is valid (2 rows rejected)",
+    });
+    for (const onRowError of ["skip-row", "reject-file"] as const) {
+      expect(new RowValidation({ onRowError }).outcome()).toMatchObject({
+        status: "rejected",
+        received: 0,
+        reason: "the file has no data rows",
+      });
+    }
+  });
+
+  it("reports a mapped column the header lacks once, at row 0, listing the header; no row repeats it; the file is rejected", () => {
+    const feed = feedCreateSchema.parse({
+      name: "Prices",
+      provider: "Vendor",
+      dataType: "prices",
+      format: "csv",
+      filePattern: "prices_*.csv",
+      validation: { onRowError: "skip-row" },
+      mapping: {
+        isin: "ISIN",
+        date: "Datum",
+        price: "Close",
+        currency: { value: "EUR" },
+        type: { value: "close" },
+        source: { value: "Vendor" },
+      },
+    });
+    const map = compileMapping(feed);
+    const validation = new RowValidation(feed.validation);
+    validation.header(map.header(["ISIN", "Date", "Close"]));
+    for (let row = 1; row <= 4; row += 1)
+      validation.accept(map({ row, values: { ISIN: "DE0007164600", Date: "2024-03-28", Close: "10" } }));
+    const summary = dryRunSummary(validation.outcome());
+    expect(summary).toMatchObject({
+      received: 4,
+      valid: 0,
+      rejected: 4,
+      verdict: "rejected",
+      reason: `the file's header lacks the mapped column "Datum"; the file does not match the feed's mapping`,
+    });
+    expect(summary.errors).toEqual([
+      {
+        row: 0,
+        field: "date",
+        column: "Datum",
+        message: `the mapped column "Datum" is not in the file's header (its columns: "ISIN", "Date", "Close")`,
+      },
+    ]);
   });
 });
 

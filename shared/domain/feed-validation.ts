@@ -27,14 +27,17 @@ interface Counts {
 
 /** What a file's validation decided: write its valid rows (and report the rejected ones), or reject it whole. */
 export type ValidationOutcome =
-  (Counts & { status: "accepted"; rejectedRows: RejectedRow[] }) | (Counts & { status: "rejected"; reason: string });
+  | (Counts & { status: "accepted"; reason: string; rejectedRows: RejectedRow[] })
+  | (Counts & { status: "rejected"; reason: string });
 
 /**
  * Applies a feed's `validation` to a file's mapped rows as they stream by. `reject-file`: any row
  * error rejects the file. `skip-row`: valid rows pass and each rejected row is reported, until more
- * than `maxRejectedRows` are rejected, which rejects the file. A rejected file writes nothing, so
- * the caller holds (or re-reads) the valid rows until `outcome()` says `accepted`. The one verdict
- * of both a delivered file's first pass and a dry run.
+ * than `maxRejectedRows` are rejected, which rejects the file. Whatever `onRowError` says, a file
+ * whose header lacks a mapped column, or that has no valid row at all, is rejected: it would load
+ * nothing the feed means. A rejected file writes nothing, so the caller holds (or re-reads) the valid
+ * rows until `outcome()` says `accepted`. The one verdict of both a delivered file's first pass and a
+ * dry run.
  */
 export class RowValidation {
   private received = 0;
@@ -44,11 +47,19 @@ export class RowValidation {
   private errorsTruncated = false;
   private readonly rejectedRows: RejectedRow[] = [];
   private readonly preview: Record<string, unknown>[] = [];
+  /** Mapped columns the file's header lacks (row 0): the file cannot be read as the feed maps it. */
+  private headerErrors: RowError[] = [];
 
   constructor(
     private readonly validation: FeedValidation,
     private readonly maxErrors = MAX_ROW_ERRORS,
   ) {}
+
+  /** The header's problems (RecordMapper.header), before the first row: any of them rejects the file. */
+  header(errors: readonly RowError[]): void {
+    this.headerErrors = [...errors];
+    this.errors.unshift(...errors.slice(0, this.maxErrors));
+  }
 
   /** Counts a mapped row; true when it is valid and the file is not rejected (so the row may be written). */
   accept(result: MappedRow): boolean {
@@ -71,6 +82,7 @@ export class RowValidation {
 
   /** Whether the rows seen so far already reject the file. */
   get fileRejected(): boolean {
+    if (this.headerErrors.length > 0) return true;
     if (this.validation.onRowError === "reject-file") return this.rejected > 0;
     return this.validation.maxRejectedRows !== undefined && this.rejected > this.validation.maxRejectedRows;
   }
@@ -84,12 +96,23 @@ export class RowValidation {
       errorsTruncated: this.errorsTruncated,
       preview: [...this.preview],
     };
-    if (!this.fileRejected) return { ...counts, status: "accepted", rejectedRows: [...this.rejectedRows] };
-    const rows = `${this.rejected} row${this.rejected === 1 ? "" : "s"}`;
-    const reason =
-      this.validation.onRowError === "reject-file"
-        ? `${rows} rejected; the feed rejects the whole file on any row error`
-        : `${rows} rejected, more than the feed's maxRejectedRows (${this.validation.maxRejectedRows})`;
+    const rows = (n: number): string => `${n} row${n === 1 ? "" : "s"}`;
+    const missing = this.headerErrors.map((e) => JSON.stringify(e.column ?? e.field));
+    let reason: string | undefined;
+    if (missing.length > 0)
+      reason = `the file's header lacks the mapped column${missing.length === 1 ? "" : "s"} ${missing.join(", ")}; the file does not match the feed's mapping`;
+    else if (this.fileRejected)
+      reason =
+        this.validation.onRowError === "reject-file"
+          ? `${rows(this.rejected)} rejected; the feed rejects the whole file on any row error`
+          : `${rows(this.rejected)} rejected, more than the feed's maxRejectedRows (${this.validation.maxRejectedRows})`;
+    // A file that loads nothing is never accepted, whatever onRowError says.
+    else if (this.received === 0) reason = "the file has no data rows";
+    else if (this.valid === 0) reason = `no row is valid (${rows(this.rejected)} rejected)`;
+    if (reason === undefined) {
+      const accepted = `${rows(this.valid)} valid${this.rejected > 0 ? `, ${rows(this.rejected)} rejected and skipped` : ""}`;
+      return { ...counts, status: "accepted", reason: accepted, rejectedRows: [...this.rejectedRows] };
+    }
     return { ...counts, status: "rejected", reason };
   }
 }
@@ -101,16 +124,14 @@ export interface DryRunSummary {
   rejected: number;
   /** What ingestion would do with the file: write its valid rows, or reject (quarantine) it whole. */
   verdict: "accepted" | "rejected";
-  /** Why the file would be rejected. */
-  reason?: string;
+  /** Why: what would be written, or why the file would be rejected. */
+  reason: string;
   errors: RowError[];
   errorsTruncated: boolean;
   preview: Record<string, unknown>[];
 }
 
 export function dryRunSummary(outcome: ValidationOutcome): DryRunSummary {
-  const { received, valid, rejected, errors, errorsTruncated, preview } = outcome;
-  const verdict =
-    outcome.status === "rejected" ? { verdict: outcome.status, reason: outcome.reason } : { verdict: outcome.status };
-  return { received, valid, rejected, ...verdict, errors, errorsTruncated, preview };
+  const { received, valid, rejected, status, reason, errors, errorsTruncated, preview } = outcome;
+  return { received, valid, rejected, verdict: status, reason, errors, errorsTruncated, preview };
 }

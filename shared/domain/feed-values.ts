@@ -54,7 +54,9 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z
 const pad = (n: number, w: number): string => String(n).padStart(w, "0");
 
 function isoDay(year: number, month: number, day: number): string | undefined {
-  const d = new Date(Date.UTC(year, month - 1, day));
+  // Date.UTC reads years 0–99 as 1900–1999: the year is set on its own.
+  const d = new Date(Date.UTC(2000, month - 1, day));
+  d.setUTCFullYear(year, month - 1, day);
   if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
 }

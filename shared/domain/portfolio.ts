@@ -58,7 +58,7 @@ export const portfolioCreateSchema = z
     baseCurrency: currencyCode,
     type: portfolioTypeSchema.default("standard"),
     status: z.enum(["active", "inactive"]).default("active"),
-    memberIds: z.array(z.string().min(1)).max(500).optional(),
+    memberIds: z.array(idParam(200)).max(500).optional(),
   })
   .superRefine((p, ctx) => {
     if (p.type === "composite" && (p.memberIds === undefined || p.memberIds.length === 0)) {

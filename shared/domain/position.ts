@@ -2,6 +2,7 @@ import { z } from "zod";
 import { amountNumber, quantityNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
+import { idParam } from "./ids";
 import { isinSchema } from "./isin";
 
 /**
@@ -11,9 +12,9 @@ import { isinSchema } from "./isin";
  */
 export const positionImportSchema = z
   .strictObject({
-    portfolioId: z.string().min(1).max(200).optional(),
+    portfolioId: idParam(200).optional(),
     portfolioCode: z.string().min(1).max(50).optional(),
-    securityId: z.string().min(1).max(200).optional(),
+    securityId: idParam(200).optional(),
     isin: isinSchema.optional(),
     date: isoDate,
     quantity: quantityNumber,

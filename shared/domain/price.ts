@@ -7,13 +7,18 @@ import { isinSchema } from "./isin";
 export const priceTypeSchema = z.enum(["close", "mid", "bid", "ask", "nav"]);
 export type PriceType = z.infer<typeof priceTypeSchema>;
 
-/** The spec's price record, as accepted by `POST /api/v1/import/prices`. */
+/**
+ * The spec's price record, as accepted by `POST /api/v1/import/prices`: keyed by isin, date, type and
+ * source. A record for a stored price may leave out its currency (the stored one is kept).
+ */
 export const priceImportSchema = z
   .strictObject({
     isin: isinSchema,
     date: isoDate,
     price: priceNumber,
-    currency: currencyCode,
+    currency: currencyCode
+      .optional()
+      .meta({ description: "ISO 4217 currency code; required when the record creates the price, kept when absent" }),
     type: priceTypeSchema,
     source: z.string().trim().min(1).max(100),
   })

@@ -29,9 +29,14 @@ export const securitySchema = z
   .meta({ id: "Security" });
 export type Security = z.infer<typeof securitySchema>;
 
-const optionalText = (max: number) => z.string().trim().min(1).max(max).optional();
+const optionalText = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
+const onCreate = (what: string): string => `${what}; required when the record creates the security, kept when absent`;
 
-/** One record of `POST /api/v1/import/securities`: keyed by `id` when given, else by `isin`. */
+/**
+ * One record of `POST /api/v1/import/securities`: keyed by `id` when given, else by `isin`. A record for
+ * a stored security carries only what changes: an absent field keeps its stored value, `null` clears a
+ * nullable one; a new security needs name, assetClass and currency.
+ */
 export const securityImportSchema = z
   .strictObject({
     id: z
@@ -41,32 +46,48 @@ export const securityImportSchema = z
       .max(100)
       .regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only")
       .optional(),
-    isin: isinSchema.optional(),
+    isin: isinSchema
+      .nullable()
+      .optional()
+      .meta({ description: "The ISIN; null removes it (a record keyed by id only)" }),
     cusip: z
       .string()
       .regex(/^[0-9A-Z]{9}$/, "must be 9 letters or digits")
+      .nullable()
       .optional(),
     sedol: z
       .string()
       .regex(/^[0-9B-DF-HJ-NP-TV-Z]{7}$/, "must be 7 characters")
+      .nullable()
       .optional(),
     figi: z
       .string()
       .regex(/^BBG[0-9B-DF-HJ-NP-TV-Z]{9}$/, "must be a FIGI (BBG + 9 characters)")
+      .nullable()
       .optional(),
     ticker: optionalText(30),
-    name: z.string().trim().min(1).max(300),
-    assetClass: assetClassSchema,
-    currency: currencyCode,
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .optional()
+      .meta({ description: onCreate("The name") }),
+    assetClass: assetClassSchema.optional().meta({ description: onCreate("The asset class") }),
+    currency: currencyCode.optional().meta({ description: onCreate("ISO 4217 currency code") }),
     country: z
       .string()
       .regex(/^[A-Z]{2}$/, "must be an ISO 3166 alpha-2 code")
+      .nullable()
       .optional(),
     exchange: optionalText(20),
-    lookThroughPortfolioId: z.string().min(1).max(200).optional(),
-    status: z.enum(["active", "inactive"]).default("active"),
+    lookThroughPortfolioId: idParam(200).nullable().optional(),
+    status: z
+      .enum(["active", "inactive"])
+      .optional()
+      .meta({ description: "active when the record creates the security; kept when absent" }),
   })
-  .refine((s) => s.id !== undefined || s.isin !== undefined, { message: "id or isin is required", path: ["isin"] })
+  .refine((s) => s.id !== undefined || s.isin != null, { message: "id or isin is required", path: ["isin"] })
   .meta({ id: "SecurityImport" });
 export type SecurityImport = z.infer<typeof securityImportSchema>;
 

@@ -1,103 +1,103 @@
 import { z } from "zod";
-import { amountNumber, MAX_AMOUNT, MAX_PRICE, MAX_QUANTITY, quantityNumber } from "./bounds";
+import { MAX_AMOUNT, magnitudeNumber, quantityNumber, transactionPriceNumber } from "./bounds";
 import { currencyCode } from "./currency";
 import { isoDate } from "./dates";
+import { idParam } from "./ids";
 import { isinSchema } from "./isin";
-import { roundMoney, toDecimal, toNumber } from "./valuation/money";
+import { grossOf, isTrade, transactionProblems } from "./transaction-amounts";
+import { transactionStatusSchema, transactionTypeSchema, type TransactionStatus } from "./transaction-type";
 
-export const transactionTypeSchema = z.enum([
-  "buy",
-  "sell",
-  "dividend",
-  "interest",
-  "fee",
-  "deposit",
-  "withdrawal",
-  "transfer_in",
-  "transfer_out",
-  "corporate_action",
-]);
-export type TransactionType = z.infer<typeof transactionTypeSchema>;
-export const transactionStatusSchema = z.enum(["pending", "settled", "failed", "cancelled"]);
-export type TransactionStatus = z.infer<typeof transactionStatusSchema>;
+export {
+  CASH_ONLY,
+  transactionStatusSchema,
+  transactionTypeSchema,
+  type TransactionStatus,
+  type TransactionType,
+} from "./transaction-type";
+export { deriveAmounts, grossOf, netOf, transactionProblems, type AmountView } from "./transaction-amounts";
 
-/** Types that move cash only and need no security. */
-const CASH_ONLY: readonly TransactionType[] = ["interest", "fee", "deposit", "withdrawal"];
+const onCreate = (what: string): string =>
+  `${what}; required when the record creates the transaction, kept when absent`;
 
+/**
+ * One record of `POST /api/v1/import/transactions`, keyed by portfolio and `externalId`. A record
+ * that updates a stored transaction carries only what changes: an absent field keeps its stored
+ * value, `null` clears a nullable one (see mergeTransaction). The checks here are those its own
+ * fields decide; the rest (required on create, the amounts against what is stored) follow the merge.
+ */
 export const transactionImportSchema = z
   .strictObject({
     externalId: z.string().trim().min(1).max(200),
-    portfolioId: z.string().min(1).max(200).optional(),
+    portfolioId: idParam(200).optional(),
     portfolioCode: z.string().min(1).max(50).optional(),
-    securityId: z.string().min(1).max(200).optional(),
-    isin: isinSchema.optional(),
-    type: transactionTypeSchema,
-    status: transactionStatusSchema.default("pending"),
-    tradeDate: isoDate,
-    settlementDate: isoDate.optional(),
-    quantity: quantityNumber.optional(),
-    price: z
-      .number()
-      .nonnegative()
-      .finite()
-      .max(MAX_PRICE, { message: `must be at most ${MAX_PRICE.toExponential()}` })
+    securityId: idParam(200)
+      .nullable()
       .optional()
-      .meta({ description: `Price per unit, 0 to ${MAX_PRICE.toExponential()}` }),
-    grossAmount: amountNumber.optional().meta({
-      description: `quantity × price before fees; |grossAmount| ≤ ${MAX_AMOUNT.toExponential()}. For a buy or sell it defaults to quantity × price, computed exactly and rounded half away from zero to the currency's minor units (JPY 0, EUR 2, KWD 3 decimals)`,
-    }),
-    fees: amountNumber
-      .nonnegative()
+      .meta({ description: "The security (or isin); null: none (interest, fee, deposit, withdrawal only)" }),
+    isin: isinSchema.nullable().optional(),
+    type: transactionTypeSchema.optional().meta({ description: onCreate("The transaction type") }),
+    status: transactionStatusSchema
       .optional()
-      .meta({ description: `Fees, 0 to ${MAX_AMOUNT.toExponential()}; absent counts as 0 when netAmount is derived` }),
-    netAmount: amountNumber.optional().meta({
-      description: `Cash moved; |netAmount| ≤ ${MAX_AMOUNT.toExponential()}. Required, except for a buy or sell, where it defaults to grossAmount + fees (buy) or grossAmount − fees (sell), grossAmount itself defaulting to quantity × price; without netAmount, grossAmount or both quantity and price the record is rejected`,
+      .meta({ description: "pending when the record creates the transaction; kept when absent" }),
+    tradeDate: isoDate.optional().meta({ description: onCreate("The trade date") }),
+    settlementDate: isoDate.nullable().optional(),
+    quantity: quantityNumber.nullable().optional(),
+    price: transactionPriceNumber.nullable().optional(),
+    grossAmount: magnitudeNumber
+      .nullable()
+      .optional()
+      .meta({
+        description: `quantity × price before fees, a magnitude (0 to ${MAX_AMOUNT.toExponential()}). For a buy or sell it defaults to quantity × price, computed exactly and rounded half away from zero to the currency's minor units (JPY 0, EUR 2, KWD 3 decimals)`,
+      }),
+    fees: magnitudeNumber
+      .nullable()
+      .optional()
+      .meta({ description: `Fees, 0 to ${MAX_AMOUNT.toExponential()}; none counts as 0 for netAmount` }),
+    netAmount: magnitudeNumber.optional().meta({
+      description: `The settlement amount, a magnitude (0 to ${MAX_AMOUNT.toExponential()}): for a buy grossAmount + fees, for a sell grossAmount − fees, for the other types the amount moved. A buy or sell derives it when absent; a given one that differs from grossAmount ± fees by more than one minor unit of the currency is rejected. Required when the record creates any other type`,
     }),
-    currency: currencyCode,
-    source: z.string().trim().min(1).max(100).optional(),
+    currency: currencyCode.optional().meta({ description: onCreate("ISO 4217 currency code of the amounts") }),
+    source: z.string().trim().min(1).max(100).nullable().optional(),
   })
   .superRefine((t, ctx) => {
     if (t.portfolioId === undefined && t.portfolioCode === undefined) {
       ctx.addIssue({ code: "custom", path: ["portfolioId"], message: "portfolioId or portfolioCode is required" });
     }
-    if (!CASH_ONLY.includes(t.type) && t.securityId === undefined && t.isin === undefined) {
-      ctx.addIssue({ code: "custom", path: ["securityId"], message: `securityId or isin is required for a ${t.type}` });
+    // What the record's own fields already decide, whatever is stored (undefined: not known yet). A
+    // field with an issue of its own is not known: a rule would only repeat that issue.
+    let known = t;
+    if (ctx.issues.length > 0) {
+      const failed = new Set(ctx.issues.map((i) => i.path?.[0]));
+      known = Object.fromEntries(Object.entries(t).filter(([field]) => !failed.has(field))) as TransactionImport;
     }
-    if ((t.type === "buy" || t.type === "sell") && (t.quantity === undefined || t.quantity <= 0)) {
-      ctx.addIssue({ code: "custom", path: ["quantity"], message: `a ${t.type} needs a positive quantity` });
-    }
-    if (t.settlementDate !== undefined && t.settlementDate < t.tradeDate) {
-      ctx.addIssue({ code: "custom", path: ["settlementDate"], message: "must not be before tradeDate" });
-    }
-    // Fields already out of range have their own issue; a derivation from them would only repeat it.
-    const outOfRange =
-      Math.abs(t.quantity ?? 0) > MAX_QUANTITY ||
-      (t.price ?? 0) > MAX_PRICE ||
-      Math.abs(t.grossAmount ?? 0) > MAX_AMOUNT ||
-      (t.fees ?? 0) > MAX_AMOUNT;
-    if (outOfRange) return;
-    const derived = deriveAmounts(t);
-    if (derived === undefined) {
-      const message =
-        t.type === "buy" || t.type === "sell"
-          ? "netAmount is required, or quantity and price to derive it"
-          : `netAmount is required for a ${t.type}`;
-      ctx.addIssue({ code: "custom", path: ["netAmount"], message });
-      return;
-    }
-    for (const field of ["grossAmount", "netAmount"] as const) {
-      const value = derived[field];
-      if (t[field] === undefined && value !== null && Math.abs(value) > MAX_AMOUNT) {
-        ctx.addIssue({
-          code: "custom",
-          path: [field],
-          message: `the derived ${field} ${value} is beyond ${MAX_AMOUNT.toExponential()}; check quantity, price and fees`,
-        });
-      }
+    const hasSecurity =
+      known.securityId === undefined && known.isin === undefined
+        ? undefined
+        : (known.securityId ?? known.isin ?? null) !== null;
+    for (const p of transactionProblems({ ...known, hasSecurity, grossAmount: carriedGross(known) })) {
+      ctx.addIssue({ code: "custom", path: [p.field], message: p.message });
     }
   })
   .meta({ id: "TransactionImport" });
 export type TransactionImport = z.infer<typeof transactionImportSchema>;
+
+/**
+ * A record's grossAmount as the merge will know it: sent, or (a buy or sell sending quantity and price)
+ * derived. The exact product only where a rule could fail on it (a netAmount to compare, fees that may
+ * exceed it, a product near the bound); elsewhere it is left unknown, which passes every rule it would
+ * have passed: a file's rows are checked at a few microseconds each.
+ */
+function carriedGross(t: TransactionImport): number | null | undefined {
+  if (typeof t.grossAmount === "number" || t.type === undefined) return t.grossAmount ?? undefined;
+  if (!isTrade(t.type)) return t.grossAmount;
+  if (t.quantity == null || t.price == null || t.currency === undefined) return undefined;
+  const estimate = Math.abs(t.quantity * t.price);
+  const needed =
+    t.netAmount !== undefined ||
+    estimate > MAX_AMOUNT * 0.999 ||
+    (t.type === "sell" && t.fees != null && t.fees >= estimate * 0.999);
+  return needed ? grossOf(t.quantity, t.price, t.currency) : undefined;
+}
 
 export const statusChangeSchema = z.object({
   status: transactionStatusSchema,
@@ -128,36 +128,6 @@ export const transactionSchema = z
   })
   .meta({ id: "Transaction" });
 export type Transaction = z.infer<typeof transactionSchema>;
-
-/** What deriveAmounts reads of an imported transaction. */
-interface AmountFields {
-  type: TransactionType;
-  quantity?: number | undefined;
-  price?: number | undefined;
-  grossAmount?: number | undefined;
-  fees?: number | undefined;
-  netAmount?: number | undefined;
-  currency: string;
-}
-
-/**
- * The gross and net amounts to store: as sent, or for a buy or sell derived with exact decimal
- * arithmetic (gross = quantity × price; net = gross + fees for a buy, gross − fees for a sell),
- * rounded to the currency's minor units. Undefined when netAmount is absent and cannot be derived.
- */
-export function deriveAmounts(t: AmountFields): { grossAmount: number | null; netAmount: number } | undefined {
-  const trade = t.type === "buy" || t.type === "sell";
-  let gross = t.grossAmount === undefined ? undefined : toDecimal(t.grossAmount);
-  if (gross === undefined && trade && t.quantity !== undefined && t.price !== undefined) {
-    gross = roundMoney(toDecimal(t.quantity).times(toDecimal(t.price)), t.currency);
-  }
-  const grossAmount = gross === undefined ? null : toNumber(gross);
-  if (t.netAmount !== undefined) return { grossAmount, netAmount: t.netAmount };
-  if (!trade || gross === undefined) return undefined;
-  const fees = toDecimal(t.fees ?? 0);
-  const net = t.type === "buy" ? gross.plus(fees) : gross.minus(fees);
-  return { grossAmount, netAmount: toNumber(roundMoney(net, t.currency)) };
-}
 
 const transitions: Record<TransactionStatus, readonly TransactionStatus[]> = {
   pending: ["settled", "failed", "cancelled"],

@@ -9,6 +9,8 @@ export interface WriteContext {
   recordedBy: string;
   requestId: string | null;
   jobId: string | null;
+  /** A change made through System Settings (`/api/v1/settings/**`): its settings writes are audited. */
+  audited?: boolean;
 }
 
 export const systemWriter: WriteContext = { recordedBy: "system", requestId: null, jobId: null };

@@ -15,6 +15,8 @@ export interface CsvOptions {
   headerRow?: number;
   /** Default `utf-8`. A leading UTF-8 BOM is skipped whatever the encoding. */
   encoding?: TextEncoding;
+  /** Told the header's column names once, before the first record (also for a file of no data rows). */
+  onHeader?: (columns: readonly string[]) => void;
 }
 
 /**
@@ -54,6 +56,7 @@ async function* csvRecords(input: Readable, options: CsvOptions): AsyncGenerator
     for await (const fields of parser as AsyncIterable<string[]>) {
       if (header === undefined) {
         header = headerNames(fields);
+        options.onHeader?.(header.filter((name): name is string => name !== undefined));
         continue;
       }
       row += 1;

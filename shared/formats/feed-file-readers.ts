@@ -11,7 +11,11 @@ import { readXml } from "./xml-reader";
 
 /** The file readers of every format a feed may have, handed the file in bounded pieces. */
 export const feedFileReaders: FileReaders = {
-  records(feed: Pick<FeedDefinition, "format" | "options">, file: Readable) {
+  records(
+    feed: Pick<FeedDefinition, "format" | "options">,
+    file: Readable,
+    onHeader?: (columns: readonly string[]) => void,
+  ) {
     const o = feed.options;
     const input = boundedChunks(file);
     switch (feed.format) {
@@ -20,11 +24,13 @@ export const feedFileReaders: FileReaders = {
           ...(o.delimiter !== undefined ? { delimiter: o.delimiter } : {}),
           ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}),
           ...(o.encoding !== undefined ? { encoding: o.encoding } : {}),
+          ...(onHeader !== undefined ? { onHeader } : {}),
         });
       case "xlsx":
         return readXlsx(input, {
           ...(o.sheet !== undefined ? { sheet: o.sheet } : {}),
           ...(o.headerRow !== undefined ? { headerRow: o.headerRow } : {}),
+          ...(onHeader !== undefined ? { onHeader } : {}),
         });
       case "xml":
         if (o.recordPath === undefined)

@@ -14,6 +14,8 @@ export interface XlsxOptions {
   headerRow?: number;
   /** Zip-bomb limits; the defaults suit files up to a few million cells. */
   bounds?: ZipBounds;
+  /** Told the header's column names once, before the first record (also for a sheet of no data rows). */
+  onHeader?: (columns: readonly string[]) => void;
 }
 
 /**
@@ -51,6 +53,7 @@ async function* xlsxRecords(input: Readable, options: XlsxOptions): AsyncGenerat
         if (header === undefined) {
           if (excelRow.number > headerRow) throw new FileFormatError(`The header row ${headerRow} is empty`);
           header = headerNames(excelRow);
+          options.onHeader?.([...header.values()]);
           continue;
         }
         const values = rowValues(header, excelRow, row + 1);

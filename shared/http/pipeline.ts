@@ -6,6 +6,7 @@ import type { RateLimitDecision } from "../app/access/rate-limiter";
 import { services, type Composition } from "../composition";
 import { ConfigError } from "../config";
 import { AppError } from "../domain/errors";
+import { findUnstorable, mayHoldUnstorableUtf8, printable, unstorableIn } from "../domain/storable";
 import { issuesToDetails } from "../domain/validation";
 import { contextSink, Logger } from "../logging";
 import { traceIdOf } from "../observability/trace-context";
@@ -16,6 +17,8 @@ import { errorResult } from "./error-response";
 import { requestIdOf, sourceAddress } from "./request-info";
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+/** As many as an import's validation names at most. */
+const MAX_UNSTORABLE_DETAILS = 1000;
 
 /** Shapes an error for this endpoint's clients; the token endpoint overrides it with RFC 6749's shape. */
 export type ErrorShaper = (error: unknown, requestId: string, log: Logger) => EndpointResult;
@@ -67,13 +70,16 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       if (endpoint.scope !== null && principal !== undefined) requireScope(principal, endpoint.scope);
       const params = parsePart(endpoint.params, request.params, "path");
       const query = parsePart(endpoint.query, Object.fromEntries(request.query.entries()), "query");
-      const raw =
+      const read =
         endpoint.body === undefined ? undefined : await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY);
-      const body = endpoint.body === undefined || raw === undefined ? undefined : parseBody(endpoint.body, raw);
+      const raw = read?.text;
+      const body = endpoint.body === undefined || read === undefined ? undefined : parseBody(endpoint.body, read);
       const bytes =
         endpoint.rawBody === "bytes" ? await readBytes(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY) : undefined;
-      // The versions a write records name the client and this request (API.md, "Time travel").
-      result = await withWriteContext({ recordedBy: principal?.clientId ?? "anonymous", requestId }, () =>
+      // The versions a write records name the client and this request (API.md, "Time travel"); a change
+      // through System Settings is audited (API.md, "Settings audit trail").
+      const audited = endpoint.method !== "GET" && endpoint.route.startsWith("api/v1/settings/");
+      result = await withWriteContext({ recordedBy: principal?.clientId ?? "anonymous", requestId, audited }, () =>
         endpoint.handle({ params, query, body, rawBody: raw, bytes, principal, request, requestId, log }),
       );
     } catch (error) {
@@ -148,8 +154,17 @@ function unavailable(problem: ConfigError, requestId: string, log: Logger, shape
   };
 }
 
-function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" | "query"): never {
+function parsePart(schema: z.ZodType | undefined, input: Record<string, string>, where: "path" | "query"): never {
   if (schema === undefined) return undefined as never;
+  // A value no store can hold never reaches a schema, a use case or a store path (a lone surrogate
+  // makes the storage SDKs throw URIError while building the request URL).
+  const unstorable = Object.entries(input).flatMap(([name, value]) => {
+    const why = unstorableIn(value);
+    return why === undefined ? [] : [{ field: printable(name), message: why }];
+  });
+  if (unstorable.length > 0) {
+    throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, { details: unstorable });
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     throw new AppError("INVALID_REQUEST", `Invalid ${where} parameter`, {
@@ -159,12 +174,10 @@ function parsePart(schema: z.ZodType | undefined, input: unknown, where: "path" 
   return parsed.data as never;
 }
 
-async function readBody(request: HttpRequest, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) throw tooLarge(maxBytes);
-  return text;
+/** The body's text, decoded as request.text() decodes it (UTF-8, a BOM dropped, bad bytes replaced), and its bytes. */
+async function readBody(request: HttpRequest, maxBytes: number): Promise<{ text: string; bytes: Buffer }> {
+  const bytes = await readBytes(request, maxBytes);
+  return { text: new TextDecoder().decode(bytes), bytes };
 }
 
 /** The body as bytes, whatever its content type: a file in a legacy encoding or a zip reaches the handler unchanged. */
@@ -176,7 +189,7 @@ async function readBytes(request: HttpRequest, maxBytes: number): Promise<Buffer
   return bytes;
 }
 
-function parseBody(schema: z.ZodType, text: string): never {
+function parseBody(schema: z.ZodType, { text, bytes }: { text: string; bytes: Buffer }): never {
   if (text.trim() === "") throw new AppError("INVALID_REQUEST", "A JSON request body is required");
   let json: unknown;
   try {
@@ -186,6 +199,13 @@ function parseBody(schema: z.ZodType, text: string): never {
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new AppError("INVALID_REQUEST", "The request body must be a JSON object");
+  }
+  // A few byte searches; only a body that may hold an unstorable string is walked value by value.
+  const unstorable = mayHoldUnstorableUtf8(bytes) ? findUnstorable(json, MAX_UNSTORABLE_DETAILS) : [];
+  if (unstorable.length > 0) {
+    throw new AppError("VALIDATION_ERROR", "The request body holds text no store can hold; nothing was written", {
+      details: unstorable,
+    });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

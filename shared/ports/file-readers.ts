@@ -8,5 +8,10 @@ import type { SourceRecord } from "../domain/source-record";
  * file its reader cannot read.
  */
 export interface FileReaders {
-  records(feed: Pick<FeedDefinition, "format" | "options">, file: Readable): AsyncIterable<SourceRecord>;
+  /** `onHeader`: told a csv or xlsx file's column names once, before its first record. */
+  records(
+    feed: Pick<FeedDefinition, "format" | "options">,
+    file: Readable,
+    onHeader?: (columns: readonly string[]) => void,
+  ): AsyncIterable<SourceRecord>;
 }

@@ -41,7 +41,12 @@ export interface SecurityRepository {
   idsForIsins(isins: readonly string[]): Promise<Map<string, string>>;
   /** By id; a page number or a cursor from the previous page (an export walks them all). */
   list(filter: SecurityFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Security>>;
-  save(securities: readonly Security[]): Promise<WriteCounts>;
+  /**
+   * Writes the securities, recording a version of each change. With `previous` (what getMany returned
+   * for them, merged into), each is written only over the version read (or, absent there, only if still
+   * absent): a lost race is a retryable CONFLICT. Without it, a lost race is read and written again.
+   */
+  save(securities: readonly Security[], previous?: ReadonlyMap<string, Security>): Promise<WriteCounts>;
   /** The versions of one security, newest first; undefined when it does not exist. */
   history(id: string, request: PageRequest): Promise<HistoryPage<Security> | undefined>;
 }
@@ -63,6 +68,8 @@ export interface PriceKey {
 export interface PriceRepository {
   /** `latest`, when given, is what latest() returned for these securities just before (saves a read). */
   save(prices: readonly Price[], latest?: ReadonlyMap<string, readonly PricePoint[]>): Promise<WriteCounts>;
+  /** The stored prices among these (by security and `date|type|source` id), keyed `securityId|id`. */
+  getMany(refs: readonly { securityId: string; id: string }[]): Promise<Map<string, Price>>;
   /** The newest stored point of each type and source, per security. */
   latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>>;
   /** The stored points a valuation on `date` needs: for each of `types`, every source's point on that type's newest date on or before it. */

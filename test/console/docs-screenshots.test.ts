@@ -237,6 +237,8 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await shot("jobs");
     await go("#/exceptions", "Exceptions");
     await shot("exceptions");
+    await go("#/audit", "Audit log");
+    await shot("audit-log");
 
     // The replica as it looks in Azure (SQL Server, Power BI's Azure SQL steps), with a busy deployment's figures.
     const stop = await intercept(page, (request) => {

@@ -35,9 +35,14 @@ describe("console › Feeds: New Feed with its mapping, the SFTP password once, 
   const session = useBrowser();
   const files = tempDir("ids-console-feed-");
   const sample = join(files.path, "securities-20261125.csv");
+  // The same rows under a header that says "Ccy" where the feed maps "Currency".
+  const renamed = join(files.path, "securities-20261126.csv");
   let password = "";
 
-  beforeAll(() => writeFileSync(sample, SAMPLE));
+  beforeAll(() => {
+    writeFileSync(sample, SAMPLE);
+    writeFileSync(renamed, SAMPLE.replace(";Currency", ";Ccy"));
+  });
   afterAll(() => files.remove());
 
   it("creates a feed with format options and a mapping; a refusal is shown beside its field; the SFTP password is shown once", async () => {
@@ -111,7 +116,7 @@ describe("console › Feeds: New Feed with its mapping, the SFTP password once, 
       ts.map((t) => Array.from(t.querySelectorAll("tbody tr")).map((tr) => (tr as HTMLElement).innerText.split("\t"))),
     );
     expect(tables[0]?.map((r) => r[0])).toEqual(["DE0007164600", "US0378331005"]);
-    expect(tables[0]?.[0]).toEqual(["DE0007164600", "SAP SE", "equity", "EUR", "active"]);
+    expect(tables[0]?.[0]).toEqual(["DE0007164600", "SAP SE", "equity", "EUR"]);
     const errors = tables[1] ?? [];
     expect(errors.map((r) => [r[0], r[1]])).toEqual([
       ["2", "isin"],
@@ -120,6 +125,36 @@ describe("console › Feeds: New Feed with its mapping, the SFTP password once, 
     expect(errors[1]?.[3]).toContain("Derivat");
     await expectAccessible(page);
     await screenshot(page, "feed-dry-run", ".dry-run");
+    expect(problems).toEqual([]);
+  });
+
+  it("a sample whose header lacks a mapped column gets the rejected badge, even under skip-row, with one error at row 0 naming the column", async () => {
+    const { page, problems } = session();
+    const id = await page.evaluate(() => decodeURIComponent(location.hash.split("/")[2] ?? ""));
+    // skip-row: a file none of whose rows loaded used to be shown "accepted".
+    const patched = await call("PATCH", `/api/v1/settings/feeds/${id}`, {
+      token: await adminToken(),
+      body: { validation: { onRowError: "skip-row" } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const input = await page.waitForSelector("input[type=file]");
+    await input?.uploadFile(renamed);
+    await click(page, "button", "Run dry run");
+    await waitForText(page, 'lacks the mapped column "Currency"');
+    const badge = await page.$eval(".dry-run .status", (el) => [el.textContent, el.className]);
+    expect(badge).toEqual(["rejected", "status bad"]);
+    expect(await textOf(page, ".dry-run")).toContain("the file would be quarantined");
+    const errors = await page.$$eval(".dry-run table", (ts) =>
+      Array.from(ts[1]?.querySelectorAll("tbody tr") ?? []).map((tr) => (tr as HTMLElement).innerText.split("\t")),
+    );
+    expect(errors.map((r) => r.slice(0, 3))).toEqual([
+      ["0", "currency", "Currency"],
+      ["2", "isin", "ISIN"],
+      ["4", "assetClass", "Asset class"],
+    ]);
+    expect(errors[0]?.[3]).toBe(
+      'the mapped column "Currency" is not in the file\'s header (its columns: "ISIN", "Name", "Asset class", "Ccy")',
+    );
     expect(problems).toEqual([]);
   });
 

@@ -3,7 +3,17 @@ import { byRole, click, expectAccessible, fill, find, screenshot, signIn, textOf
 import { baseUrl, call } from "../http";
 import { BOOTSTRAP } from "../runtime";
 
-const AREAS = ["Webhooks", "Data Exports", "Feeds", "Blob Sources", "API Clients", "Replica", "Jobs", "Exceptions"];
+const AREAS = [
+  "Webhooks",
+  "Data Exports",
+  "Feeds",
+  "Blob Sources",
+  "API Clients",
+  "Replica",
+  "Jobs",
+  "Exceptions",
+  "Audit log",
+];
 const SESSION_KEY = "ids-console-session";
 
 describe("console: signing in and out", () => {

@@ -14,6 +14,8 @@ export const containerDefinitions = [
   { id: "jobs", partitionKey: "/id" },
   { id: "exceptions", partitionKey: "/id" },
   { id: "settings", partitionKey: "/kind" },
+  // The settings audit trail: an item's own entries are one partition (`<type>|<id>`).
+  { id: "audit", partitionKey: "/resourceKey" },
   { id: "events", partitionKey: "/id" },
   // A webhook's delivery log is one partition.
   { id: "deliveries", partitionKey: "/webhookId" },

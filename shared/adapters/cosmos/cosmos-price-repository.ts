@@ -112,6 +112,17 @@ export class CosmosPriceRepository implements PriceRepository {
     return counts;
   }
 
+  async getMany(refs: readonly { securityId: string; id: string }[]): Promise<Map<string, Price>> {
+    const docs = await bulkRead<PriceDoc>(
+      this.container,
+      refs.map((r) => ({ id: r.id, partitionKey: r.securityId })),
+    );
+    const out = new Map<string, Price>();
+    for (const { id: _id, docType, ...price } of docs.values())
+      if (docType === "price") out.set(`${price.securityId}|${_id}`, price);
+    return out;
+  }
+
   async latest(securityIds: readonly string[]): Promise<Map<string, PricePoint[]>> {
     const docs = await bulkRead<LatestDoc>(
       this.container,

@@ -1,4 +1,5 @@
 import type { Container } from "@azure/cosmos";
+import { AppError } from "../../domain/errors";
 import type { CursorPage, PageRequest } from "../../domain/page-request";
 import type { Security } from "../../domain/security";
 import { systemClock, type Clock } from "../../ports/clock";
@@ -52,6 +53,8 @@ const securityKind: VersionedKind<SecurityDoc> = {
 export class CosmosSecurityRepository implements SecurityRepository {
   private readonly target: VersionedTarget<SecurityDoc>;
   private readonly source: AsAtSource;
+  /** The stored document (with its ETag) each security handed out by getMany was read from: a merge's conditional write. */
+  private readonly readFrom = new WeakMap<Security, Current<SecurityDoc>>();
 
   constructor(
     private readonly container: Container,
@@ -74,12 +77,13 @@ export class CosmosSecurityRepository implements SecurityRepository {
     const refs = [...new Set(ids)].map((id) => ({ id, partitionKey: id }));
     const docs =
       asAt === undefined
-        ? await bulkRead<SecurityDoc>(this.container, refs)
+        ? await bulkRead<Current<SecurityDoc>>(this.container, refs, true)
         : await readManyAsAt(this.source, refs, asAt, isSecurity);
     const out = new Map<string, Security>();
     for (const doc of docs.values())
       if (isSecurity(doc)) {
         const security = toSecurity(doc as unknown as SecurityDoc);
+        if (asAt === undefined) this.readFrom.set(security, doc as Current<SecurityDoc>);
         out.set(security.id, security);
       }
     return out;
@@ -115,9 +119,19 @@ export class CosmosSecurityRepository implements SecurityRepository {
     return { ...result, items: result.items.map((doc) => toSecurity(doc as unknown as SecurityDoc)) };
   }
 
-  async save(securities: readonly Security[]): Promise<WriteCounts> {
+  async save(securities: readonly Security[], previous?: ReadonlyMap<string, Security>): Promise<WriteCounts> {
     const refs = securities.map((s) => ({ id: s.id, partitionKey: s.id }));
-    const existing = await bulkRead<Current<SecurityDoc>>(this.container, refs, true);
+    // Merged into what getMany read: written only over that version (or, absent then, only if still absent).
+    const existing =
+      previous === undefined
+        ? await bulkRead<Current<SecurityDoc>>(this.container, refs, true)
+        : new Map(
+            securities.flatMap((s, i) => {
+              const before = previous.get(s.id);
+              const doc = before === undefined ? undefined : this.readFrom.get(before);
+              return doc === undefined ? [] : [[refKey(refs[i] ?? { id: "", partitionKey: "" }), doc] as const];
+            }),
+          );
     const docOf = (security: Security, before: SecurityDoc | undefined): SecurityDoc => ({
       ...security,
       createdAt: before?.createdAt ?? security.createdAt,
@@ -146,8 +160,18 @@ export class CosmosSecurityRepository implements SecurityRepository {
         replacedIsin.set(i, before?.isin ?? null);
         return docOf(security, before);
       },
-      { known: (i) => existing.get(refKey(refs[i] ?? { id: "", partitionKey: "" })) },
+      {
+        known: (i) => existing.get(refKey(refs[i] ?? { id: "", partitionKey: "" })),
+        retryRaces: previous === undefined,
+      },
     );
+    const raced = outcomes.findIndex((o) => o.outcome === "raced");
+    if (raced >= 0)
+      throw new AppError(
+        "CONFLICT",
+        `Security '${securities[raced]?.id ?? ""}' was changed by another import at the same time; retry this import`,
+        { retryable: true },
+      );
     const counts: WriteCounts = { created: 0, updated: 0, unchanged: 0 };
     const staleIsins: string[] = [];
     outcomes.forEach((o, i) => {

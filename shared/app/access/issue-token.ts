@@ -1,4 +1,6 @@
 import { scopeSchema, type Scope } from "../../domain/api-client";
+import { isWellFormedId } from "../../domain/ids";
+import { unstorableIn } from "../../domain/storable";
 import { verifySecret } from "../../domain/secret-hash";
 import type { ApiClientRepository } from "../../ports/api-client-repository";
 import type { TokenService } from "../../ports/token-service";
@@ -60,6 +62,8 @@ export class IssueToken {
     const authFailed = (): OAuthError =>
       new OAuthError("invalid_client", "Client authentication failed", { clientAuth: request.clientAuth });
     if (request.clientId === undefined || request.clientSecret === undefined) throw authFailed();
+    // No client has an id a store cannot look up (a `/`, a control character): such an id is no client's.
+    if (!isWellFormedId(request.clientId) || unstorableIn(request.clientId) !== undefined) throw authFailed();
     await this.deps.ready?.();
     const stored = await this.deps.clients.get(request.clientId);
     const secretOk = await verifySecret(request.clientSecret, stored?.secretHash);

@@ -18,6 +18,7 @@ export async function firstPass(
   const validation = new RowValidation(feed.validation);
   const map = compileMapping(feed);
   // Read to the end even once the file is rejected: its counts are the whole file's.
-  for await (const record of readers.records(feed, file)) validation.accept(map(record));
+  const records = readers.records(feed, file, (columns) => validation.header(map.header(columns)));
+  for await (const record of records) validation.accept(map(record));
   return validation.outcome();
 }

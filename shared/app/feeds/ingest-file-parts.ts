@@ -39,7 +39,7 @@ export const fileJobId = (feedId: string, mode: "live" | "testing", sha256: stri
 export const rowErrors = (outcome: ValidationOutcome): Job["errors"] => [
   ...outcome.errors.map((e) => ({
     field: e.field,
-    message: `row ${e.row}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}`,
+    message: `${e.row === 0 ? "header" : `row ${e.row}`}${e.column !== undefined ? ` (${e.column})` : ""}: ${e.message}`,
   })),
   ...(outcome.errorsTruncated
     ? [

@@ -5,6 +5,7 @@ import type { ValidationOutcome } from "../../domain/feed-validation";
 import { MAX_IMPORT_RECORDS } from "../../domain/import-payload";
 import type { Job } from "../../domain/job";
 import { FileFormatError } from "../../domain/source-record";
+import { printable } from "../../domain/storable";
 import type { Logger } from "../../logging";
 import { withWriteContext } from "../../observability/write-context";
 import type { Clock } from "../../ports/clock";
@@ -198,7 +199,12 @@ export class IngestFile {
         job({
           status: "failed",
           counts: { received: 0, accepted: 0, rejected: 0, removed: 0 },
-          errors: [{ field: "file", message: `the file cannot be read as ${feed.format}${where}: ${first.message}` }],
+          errors: [
+            {
+              field: "file",
+              message: `the file cannot be read as ${feed.format}${where}: ${printable(first.message)}`,
+            },
+          ],
         }),
       );
     }
@@ -226,40 +232,36 @@ export class IngestFile {
         job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }),
       );
 
-    // Pass 2: the valid rows, imported in batches through the import service.
-    if (outcome.valid === 0) {
-      await this.finish(job({ status: "completed", counts, errors: rowErrors(outcome) }));
-    } else {
-      try {
-        await importValidRows(
-          this.deps,
-          this.batchSize,
-          feed,
-          name,
-          { ...base, jobId },
-          { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) },
-        );
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        // The import refused a call's rows (say, a reference it does not know). The calls before it
-        // stored theirs, as their job says: the failed job keeps that count and says so.
-        const storedCounts = (await this.deps.jobs.get(jobId))?.counts;
-        const stored = storedCounts?.accepted ?? 0;
-        const written =
-          stored === 0
-            ? "nothing was written"
-            : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
-        const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
-        return this.reject(
-          name,
-          log,
-          job({
-            status: "failed",
-            counts: { ...counts, accepted: stored, removed: storedCounts?.removed ?? 0 },
-            errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001),
-          }),
-        );
-      }
+    // Pass 2: the valid rows (an accepted file has at least one), imported in batches through the import service.
+    try {
+      await importValidRows(
+        this.deps,
+        this.batchSize,
+        feed,
+        name,
+        { ...base, jobId },
+        { received: outcome.received, rejected: outcome.rejected, errors: rowErrors(outcome) },
+      );
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      // The import refused a call's rows (say, a reference it does not know). The calls before it
+      // stored theirs, as their job says: the failed job keeps that count and says so.
+      const storedCounts = (await this.deps.jobs.get(jobId))?.counts;
+      const stored = storedCounts?.accepted ?? 0;
+      const written =
+        stored === 0
+          ? "nothing was written"
+          : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
+      const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
+      return this.reject(
+        name,
+        log,
+        job({
+          status: "failed",
+          counts: { ...counts, accepted: stored, removed: storedCounts?.removed ?? 0 },
+          errors: [{ field: "", message: `${error.message}; ${written}` }, ...details].slice(0, 1001),
+        }),
+      );
     }
     if (outcome.rejectedRows.length > 0) {
       const candidates: DataQualityCandidate[] = outcome.rejectedRows.map((r) => ({

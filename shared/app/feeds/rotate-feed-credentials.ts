@@ -9,11 +9,16 @@ export class RotateFeedCredentials {
   async execute(id: string): Promise<FeedWithPassword> {
     const current = await storedFeed(this.deps.repository, id);
     const issued = await this.deps.logins.rotatePassword(id, current.sftp);
-    const next = await this.deps.repository.update(id, (stored) => ({
-      ...stored,
-      sftp: { ...issued.login, publicKeys: stored.sftp.publicKeys },
-      updatedAt: this.deps.clock.now().toISOString(),
-    }));
+    // Azure keeps its local users' passwords itself: the stored feed may not change, the audit trail still says so.
+    const next = await this.deps.repository.update(
+      id,
+      (stored) => ({
+        ...stored,
+        sftp: { ...issued.login, publicKeys: stored.sftp.publicKeys },
+        updatedAt: this.deps.clock.now().toISOString(),
+      }),
+      { action: "rotated", secrets: ["sftp.password"] },
+    );
     if (next === undefined) throw notFound(`Feed '${id}'`);
     return withPassword(next, issued.password, this.deps.logins.endpoint);
   }

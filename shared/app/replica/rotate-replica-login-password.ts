@@ -10,10 +10,12 @@ export class RotateReplicaLoginPassword {
     const login = await storedLogin(this.deps.repository, input.id);
     const password = replicaPassword();
     await this.deps.logins.setPassword(login.username, password);
-    const updated = await this.deps.repository.update(login.id, (current) => ({
-      ...current,
-      updatedAt: this.deps.clock.now().toISOString(),
-    }));
+    // The password lives only in the database: the audit trail learns of its rotation from here.
+    const updated = await this.deps.repository.update(
+      login.id,
+      (current) => ({ ...current, updatedAt: this.deps.clock.now().toISOString() }),
+      { action: "rotated", secrets: ["password"] },
+    );
     return { ...withLimits(updated ?? login), password };
   }
 }

@@ -11,6 +11,7 @@ import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, Notice, PageHeader, Pager, SecretOnce, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog, Dialog } from "../ui/dialog.js";
 import { CheckboxGroup, Field, Form, FormButtons } from "../ui/fields.js";
+import { AuditSection } from "./audit.js";
 
 /** @type {[string, string][]} */
 const SCOPES = [
@@ -167,7 +168,8 @@ export function ApiClientDetail({ id = "" }) {
           <div class="buttons"><button type="button" class="primary" onClick=${() => setSecret(undefined)}>Done</button></div>
         </${Dialog}>`
         : null
-    }`;
+    }
+    <${AuditSection} type="api-client" id=${id} />`;
 }
 
 /** @param {string} tier */

@@ -1,6 +1,7 @@
 // @ts-check
 // The settings areas, in the navigation's order: each a list page and, where it has one, a detail page.
 import { ApiClientDetail, ApiClientsPage } from "./api-clients.js";
+import { AuditPage } from "./audit.js";
 import { BlobSourceDetail } from "./blob-source-detail.js";
 import { BlobSourcesPage } from "./blob-sources.js";
 import { ExceptionsPage } from "./exceptions.js";
@@ -26,4 +27,5 @@ export const AREAS = [
   { path: "replica", label: "Replica", list: ReplicaPage },
   { path: "jobs", label: "Jobs", list: JobsPage, detail: JobDetail },
   { path: "exceptions", label: "Exceptions", list: ExceptionsPage },
+  { path: "audit", label: "Audit log", list: AuditPage },
 ];

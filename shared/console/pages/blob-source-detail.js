@@ -9,6 +9,7 @@ import { useRuns } from "../lib/use-runs.js";
 import { Details, LoadState, Notice, PageHeader, Pager, Status, Table } from "../ui/bits.js";
 import { ConfirmDialog } from "../ui/dialog.js";
 import { BlobSourceForm, blobScheduleText, useFeedOptions } from "./blob-sources.js";
+import { AuditSection } from "./audit.js";
 
 /** @param {{ id?: string }} props */
 export function BlobSourceDetail({ id = "" }) {
@@ -103,5 +104,6 @@ export function BlobSourceDetail({ id = "" }) {
           message=${html`<p>Delete the blob source <strong>${source.name}</strong>?</p><p>The service stops reading the container; nothing in it is touched. This cannot be undone.</p>`}
           onConfirm=${() => api("DELETE", path)} onDone=${() => navigate(href("blob-sources"))} />`
         : null
-    }`;
+    }
+    <${AuditSection} type="blob-source" id=${id} />`;
 }

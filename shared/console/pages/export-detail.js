@@ -11,6 +11,7 @@ import { ConfirmDialog } from "../ui/dialog.js";
 import { ExportForm } from "./export-form.js";
 import { DATA_TYPES, FORMATS } from "./export-values.js";
 import { destinationText, labelOf, scheduleText } from "./exports.js";
+import { AuditSection } from "./audit.js";
 
 /** @param {{ id?: string }} props */
 export function ExportDetail({ id = "" }) {
@@ -122,5 +123,6 @@ export function ExportDetail({ id = "" }) {
           message=${html`<p>Delete the export <strong>${exp.name}</strong>?</p><p>It stops running; files already written stay where they are. This cannot be undone.</p>`}
           onConfirm=${() => api("DELETE", path)} onDone=${() => navigate(href("exports"))} />`
         : null
-    }`;
+    }
+    <${AuditSection} type="export" id=${id} />`;
 }

@@ -12,6 +12,7 @@ import { labelOf } from "./exports.js";
 import { DryRun } from "./feed-dry-run.js";
 import { FeedForm } from "./feed-form.js";
 import { FEED_DATA_TYPES, FEED_FORMATS } from "./feed-values.js";
+import { AuditSection } from "./audit.js";
 
 /** A mapping rule as one line of text: `Asset class; map Aktie=equity, Anleihe=bond`. @param {any} rule */
 function ruleSummary(rule) {
@@ -124,5 +125,6 @@ export function FeedDetail({ id = "" }) {
           <div class="buttons"><button type="button" class="primary" onClick=${() => setPassword(undefined)}>Done</button></div>
         </${Dialog}>`
         : null
-    }`;
+    }
+    <${AuditSection} type="feed" id=${id} />`;
 }

@@ -8,6 +8,7 @@ import { useApi } from "../lib/use-api.js";
 import { Details, LoadState, PageHeader, Status, Table } from "../ui/bits.js";
 import { ConnectSteps } from "./replica-connect.js";
 import { Logins } from "./replica-logins.js";
+import { AuditSection } from "./audit.js";
 
 const ENGINES = /** @type {Record<string, string>} */ ({
   sqlserver: "SQL Server (Azure SQL Database)",
@@ -58,5 +59,6 @@ export function ReplicaPage() {
         rows=${r.tables.map((/** @type {any} */ t) => html`<tr><td class="mono">${r.schema}.${t.name}</td><td class="num">${count(t.rows)}</td></tr>`)} />
     </section>
     <${Logins} replica=${r} logins=${logins} />
-    ${logins.body ? html`<${ConnectSteps} replica=${r} logins=${logins.body.data} />` : null}`;
+    ${logins.body ? html`<${ConnectSteps} replica=${r} logins=${logins.body.data} />` : null}
+    <${AuditSection} type="replica-login" />`;
 }

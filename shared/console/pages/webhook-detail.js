@@ -13,6 +13,7 @@ import { WebhookStateBanner } from "./webhook-banner.js";
 import { Deliveries } from "./webhook-deliveries.js";
 import { WebhookForm } from "./webhook-form.js";
 import { RecoverDialog } from "./webhook-recover.js";
+import { AuditSection } from "./audit.js";
 
 /** @param {{ id?: string }} props */
 export function WebhookDetail({ id = "" }) {
@@ -127,7 +128,8 @@ export function WebhookDetail({ id = "" }) {
           <div class="buttons"><button type="button" class="primary" onClick=${() => setSecret(undefined)}>Done</button></div>
         </${Dialog}>`
         : null
-    }`;
+    }
+    <${AuditSection} type="webhook" id=${id} />`;
 }
 
 /** What the endpoint did with the test event: the delivery's first attempt. @param {{ result: any }} props */

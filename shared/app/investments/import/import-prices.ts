@@ -19,11 +19,25 @@ export async function preparePrices(body: unknown, problems: Problems, deps: Pri
   const records = parseRecords("prices", body, problems);
   await deps.references.loadIsins(records.map((r) => r?.isin));
   const now = deps.clock.now().toISOString();
+  const securityIds = records.map((record, i) =>
+    record === undefined ? undefined : deps.references.securityIdForIsin(record.isin, `prices[${i}]`, problems),
+  );
+  // A record without a currency keeps the stored price's (read only for such records).
+  const stored = await deps.prices.getMany(
+    records.flatMap((r, i) => {
+      const securityId = securityIds[i];
+      return r === undefined || r.currency !== undefined || securityId === undefined
+        ? []
+        : [{ securityId, id: priceId(r) }];
+    }),
+  );
   const prices: Price[] = [];
   records.forEach((record, i) => {
-    if (record === undefined) return;
-    const securityId = deps.references.securityIdForIsin(record.isin, `prices[${i}]`, problems);
-    if (securityId !== undefined) prices.push({ ...record, securityId, updatedAt: now });
+    const securityId = securityIds[i];
+    if (record === undefined || securityId === undefined) return;
+    const currency = record.currency ?? stored.get(`${securityId}|${priceId(record)}`)?.currency;
+    if (currency === undefined) return void problems.add(`prices[${i}].currency`, "is required for a new price");
+    prices.push({ ...record, currency, securityId, updatedAt: now });
   });
   flagDuplicates(
     records,

@@ -1,5 +1,6 @@
 import type { Portfolio } from "../../../domain/portfolio";
 import type { Security } from "../../../domain/security";
+import { mergeSecurity } from "../../../domain/security-merge";
 import type { Clock } from "../../../ports/clock";
 import type { SecurityRepository } from "../../../ports/investment-repositories";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
@@ -12,16 +13,26 @@ export interface SecurityImportDeps {
   clock: Clock;
 }
 
+/**
+ * Securities: keyed by id, else by ISIN. Each record merges into the stored security (the fields it
+ * carries, null clearing); the write is conditional on the version merged into, so a concurrent import
+ * of the same security is a retryable 409, never a silently lost field.
+ */
 export async function prepareSecurities(
   body: unknown,
   problems: Problems,
   deps: SecurityImportDeps,
 ): Promise<PreparedImport> {
   const records = parseRecords("securities", body, problems);
-  const idByIsin = await deps.securities.idsForIsins(records.flatMap((r) => (r?.isin !== undefined ? [r.isin] : [])));
+  const idByIsin = await deps.securities.idsForIsins(records.flatMap((r) => (r?.isin != null ? [r.isin] : [])));
   const funds = await deps.portfolios.getMany(
-    records.flatMap((r) => (r?.lookThroughPortfolioId !== undefined ? [r.lookThroughPortfolioId] : [])),
+    records.flatMap((r) => (r?.lookThroughPortfolioId != null ? [r.lookThroughPortfolioId] : [])),
   );
+  const idOf = (r: NonNullable<(typeof records)[number]>): string => {
+    const known = r.isin == null ? undefined : idByIsin.get(r.isin);
+    return r.id ?? known ?? `sec_${r.isin ?? ""}`;
+  };
+  const existing = await deps.securities.getMany(records.flatMap((r) => (r === undefined ? [] : [idOf(r)])));
   const now = deps.clock.now().toISOString();
   const securities: Security[] = [];
   // One detail per repeat: the same security twice, or one ISIN claimed by two securities.
@@ -29,21 +40,21 @@ export async function prepareSecurities(
   const firstByIsin = new Map<string, number>();
   records.forEach((r, i) => {
     if (r === undefined) return;
-    const known = r.isin === undefined ? undefined : idByIsin.get(r.isin);
+    const known = r.isin == null ? undefined : idByIsin.get(r.isin);
     if (r.id !== undefined && known !== undefined && known !== r.id) {
-      problems.add(`securities[${i}].isin`, `ISIN ${r.isin} already identifies security '${known}'`);
+      problems.add(`securities[${i}].isin`, `ISIN ${r.isin ?? ""} already identifies security '${known}'`);
       return;
     }
-    const id = r.id ?? known ?? `sec_${r.isin ?? ""}`;
+    const id = idOf(r);
     const sameId = firstById.get(id);
-    const sameIsin = r.isin === undefined ? undefined : firstByIsin.get(r.isin);
+    const sameIsin = r.isin == null ? undefined : firstByIsin.get(r.isin);
     if (sameId !== undefined)
       return void problems.add(`securities[${i}]`, `duplicates record ${sameId} of this payload`);
     if (sameIsin !== undefined)
       return void problems.add(`securities[${i}].isin`, `duplicates the ISIN of record ${sameIsin} of this payload`);
     firstById.set(id, i);
-    if (r.isin !== undefined) firstByIsin.set(r.isin, i);
-    if (r.lookThroughPortfolioId !== undefined) {
+    if (r.isin != null) firstByIsin.set(r.isin, i);
+    if (r.lookThroughPortfolioId != null) {
       const fund: Portfolio | undefined = funds.get(r.lookThroughPortfolioId);
       if (fund === undefined)
         return void problems.add(
@@ -56,29 +67,18 @@ export async function prepareSecurities(
           `portfolio '${fund.code}' is not a fund portfolio`,
         );
     }
-    securities.push({
-      id,
-      isin: r.isin ?? null,
-      cusip: r.cusip ?? null,
-      sedol: r.sedol ?? null,
-      figi: r.figi ?? null,
-      ticker: r.ticker ?? null,
-      name: r.name,
-      assetClass: r.assetClass,
-      currency: r.currency,
-      country: r.country ?? null,
-      exchange: r.exchange ?? null,
-      lookThroughPortfolioId: r.lookThroughPortfolioId ?? null,
-      status: r.status,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const merged = mergeSecurity(id, r, existing.get(id), now);
+    if ("problems" in merged) {
+      for (const p of merged.problems) problems.add(`securities[${i}].${p.field}`, p.message);
+      return;
+    }
+    securities.push(merged.security);
   });
   problems.throwIfAny();
   return {
     received: records.length,
     async commit(_jobId, progress) {
-      const counts = await commitInBatches(securities, progress, (batch) => deps.securities.save(batch));
+      const counts = await commitInBatches(securities, progress, (batch) => deps.securities.save(batch, existing));
       return { counts, events: [], dataQuality: [] };
     },
   };

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { eventIdOf, type EventEnvelope } from "../../../domain/events";
-import { deriveAmounts, transactionMove, type Transaction } from "../../../domain/transaction";
+import type { Transaction } from "../../../domain/transaction";
+import { mergeTransaction } from "../../../domain/transaction-merge";
 import type { Clock } from "../../../ports/clock";
 import type { TransactionRepository, WriteCounts } from "../../../ports/investment-repositories";
 import { sameTransaction } from "./same-transaction";
 import { commitInBatches, type PreparedImport } from "./import-types";
-import type { ReferenceResolver } from "./reference-resolver";
+import type { ReferenceResolver, SecurityRef } from "./reference-resolver";
 import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
 
 export interface TransactionImportDeps {
@@ -37,7 +38,10 @@ export function settledEvent(t: Transaction, asAt: string | undefined): EventEnv
   };
 }
 
-/** Transactions: upserted by external id, moved along pending → settled | failed | cancelled only. */
+/**
+ * Transactions: keyed by portfolio and external id. A record merges into the stored transaction (the
+ * fields it carries, null clearing), moving it along pending → settled | failed | cancelled only.
+ */
 export async function prepareTransactions(
   body: unknown,
   problems: Problems,
@@ -45,21 +49,28 @@ export async function prepareTransactions(
 ): Promise<PreparedImport> {
   const records = parseRecords("transactions", body, problems);
   await deps.references.loadPortfolios(records);
-  await deps.references.loadSecurities(
-    records.map((r) => (r !== undefined && (r.securityId !== undefined || r.isin !== undefined) ? r : undefined)),
-  );
+  // A record naming a security (null names none: a cash-only transaction).
+  const securityRef = (r: (typeof records)[number]): SecurityRef | undefined =>
+    r !== undefined && (r.securityId != null || (r.securityId === undefined && r.isin != null))
+      ? { securityId: r.securityId ?? undefined, isin: r.isin ?? undefined }
+      : undefined;
+  await deps.references.loadSecurities(records.map(securityRef));
   const resolved = records.map((r, i) => {
     if (r === undefined) return undefined;
     const portfolio = deps.references.portfolio(r, `transactions[${i}]`, problems, { allowComposite: false });
+    const ref = securityRef(r);
+    // undefined: the record names no security (the stored one stays); null: it clears it.
     const security =
-      r.securityId === undefined && r.isin === undefined
-        ? null
-        : deps.references.security(r, `transactions[${i}]`, problems);
-    if (portfolio === undefined || security === undefined) return undefined;
+      ref !== undefined
+        ? deps.references.security(ref, `transactions[${i}]`, problems)
+        : r.securityId === null || r.isin === null
+          ? null
+          : undefined;
+    if (portfolio === undefined || (ref !== undefined && security === undefined)) return undefined;
     return {
       record: r,
       portfolioId: portfolio.id,
-      securityId: security?.id ?? null,
+      securityId: security === null ? null : security?.id,
       id: transactionIdOf(portfolio.id, r.externalId),
     };
   });
@@ -77,44 +88,12 @@ export async function prepareTransactions(
   resolved.forEach((r, i) => {
     if (r === undefined) return;
     const before = existing.get(r.id);
-    const { record } = r;
-    const move = before === undefined ? "legal" : transactionMove(before.status, record.status);
-    if (move === "illegal" && before !== undefined) {
-      problems.add(
-        `transactions[${i}].status`,
-        `transaction '${record.externalId}' is ${before.status}; it cannot move to ${record.status} (pending → settled | failed | cancelled only)`,
-      );
+    const merged = mergeTransaction({ ...r, before, now });
+    if ("problems" in merged) {
+      for (const p of merged.problems) problems.add(`transactions[${i}].${p.field}`, p.message);
       return;
     }
-    // The schema already rejected a record whose netAmount cannot be derived.
-    const amounts = deriveAmounts(record);
-    if (amounts === undefined) {
-      problems.add(`transactions[${i}].netAmount`, "netAmount is required, or quantity and price to derive it");
-      return;
-    }
-    const history = before?.statusHistory ?? [];
-    const transaction: Transaction = {
-      id: r.id,
-      externalId: record.externalId,
-      portfolioId: r.portfolioId,
-      securityId: r.securityId,
-      type: record.type,
-      status: record.status,
-      tradeDate: record.tradeDate,
-      settlementDate: record.settlementDate ?? null,
-      quantity: record.quantity ?? null,
-      price: record.price ?? null,
-      grossAmount: amounts.grossAmount,
-      fees: record.fees ?? null,
-      netAmount: amounts.netAmount,
-      currency: record.currency,
-      source: record.source ?? null,
-      statusHistory:
-        move === "same" ? history : [...history, { status: record.status, at: now, source: record.source ?? null }],
-      createdAt: before?.createdAt ?? now,
-      updatedAt: now,
-    };
-    next.push({ transaction, before });
+    next.push({ transaction: merged.transaction, before });
   });
   problems.throwIfAny();
   return {
