@@ -2,17 +2,21 @@
  * The local runtime (`npm start`): the real local components as child processes on loopback (the Cosmos
  * stand-in with its journal, Azurite), the database, containers and queues, and
  * every function of functions/ served as in Azure: HTTP on 127.0.0.1:7071, timers on their schedules.
+ * Each component takes the port its setting names or, when another program holds it, a free one
+ * (placement.ts); the banner and <data>/runtime.json say where everything listens.
  */
 import "./start-telemetry";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, parseConfig } from "../shared/config";
 import { Logger } from "../shared/logging";
-import { killStale, isPortFree, nextMessage, startChild, waitForPort, type Child } from "./children";
+import { killStale, nextMessage, startChild, waitForPort, type Child } from "./children";
 import { freePort, projectRoot } from "./launch";
 import { loadFunctions } from "./functions-host";
 import { HttpHost } from "./http-host";
-import { provision, storagePorts } from "./provision";
+import { provision } from "./provision";
+import { placeComponents } from "./placement";
+import { movedNote } from "./ports";
 import { loadLocalSettings } from "./settings";
 import { TimerHost } from "./timer-host";
 import { QueueHost } from "./queue-host";
@@ -20,7 +24,7 @@ import { StorageQueueMessageBus } from "../shared/adapters/queue/storage-queue-b
 import { BlobHost } from "./blob-host";
 import { SftpServer } from "./sftp-server";
 import { ChangeFeedHost } from "./change-feed-host";
-import { checkReplicaSettings, replicaReady, runsReplica, startReplicaServer } from "./replica-runtime";
+import { checkReplicaSettings, replicaReady, replicaScript, startReplicaServer } from "./replica-runtime";
 import type { FrontDoorConfig } from "./event-grid/front-door";
 import {
   DEVELOPMENT_ACCOUNT,
@@ -32,42 +36,29 @@ const root = projectRoot;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const warn = (line: string): void => void process.stderr.write(`${line}\n`);
 
-async function requireFree(port: number, what: string): Promise<void> {
-  if (!(await isPortFree(port, "127.0.0.1"))) {
-    throw new Error(`port ${port} (${what}) is in use by another program; stop it or change the setting`);
-  }
-}
-
 async function main(): Promise<void> {
   const started = Date.now();
   const { values, source } = loadLocalSettings(root);
   Object.assign(process.env, values);
-  const config = parseConfig(process.env);
-  const storage = config.STORAGE_CONNECTION_STRING;
-  if (storage === undefined)
-    throw new ConfigError("Invalid configuration:\n  STORAGE_CONNECTION_STRING: is required by the local runtime");
-  const cosmosUrl = new URL(config.COSMOS_ENDPOINT);
-  if (cosmosUrl.protocol !== "http:")
-    throw new ConfigError(
-      "Invalid configuration:\n  COSMOS_ENDPOINT: the local runtime serves the Cosmos stand-in over http://127.0.0.1:<port>",
-    );
-  const cosmosPort = Number(cosmosUrl.port || 80);
-  const ports = storagePorts(storage);
-  const httpPort = Number(process.env.PORT ?? 7071);
-  // Where the SFTP drop listens: SFTP_PORT, the port shown with each feed's login, unless the tests place it elsewhere (0: a free port).
-  const sftpPort = Number(process.env.LOCAL_SFTP_PORT ?? config.SFTP_PORT);
   const dataDir = resolve(root, process.env.LOCAL_DATA_DIR ?? ".data");
   mkdirSync(join(dataDir, "azurite"), { recursive: true });
-
+  const runtimeFile = join(dataDir, "runtime.json");
   const cosmosScript = join(__dirname, "cosmos-server.js");
   const azuriteScript = join(__dirname, "azurite-server.js");
+  // What a crashed run left holds its ports: stopped first, so only other programs' ports are "taken".
   await killStale(dataDir, "cosmos", cosmosScript);
   await killStale(dataDir, "azurite", azuriteScript);
-  await requireFree(cosmosPort, "COSMOS_ENDPOINT");
-  await requireFree(ports.blob, "STORAGE_CONNECTION_STRING BlobEndpoint");
-  await requireFree(ports.queue, "STORAGE_CONNECTION_STRING QueueEndpoint");
-  if (httpPort !== 0) await requireFree(httpPort, "PORT");
-  if (sftpPort !== 0) await requireFree(sftpPort, "SFTP_PORT");
+  await killStale(dataDir, "replica", replicaScript);
+
+  const placed = await placeComponents(process.env, parseConfig(process.env));
+  for (const port of placed.moved)
+    warn(`port ${port.taken} (${port.setting}) is taken by another program: the ${port.component} uses ${port.used}`);
+  const config = parseConfig(process.env);
+  const storage = config.STORAGE_CONNECTION_STRING ?? "";
+  const cosmosPort = placed.cosmos.used;
+  const ports = { blob: placed.blob.used, queue: placed.queue.used };
+  const httpPort = placed.http.used;
+  const sftpPort = placed.sftp.used;
   checkReplicaSettings(config);
 
   // Azurite's blob service listens on a port of its own; the connection string's blob port is its front
@@ -134,6 +125,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       say(`\n${signal}: stopping…`);
+      rmSync(runtimeFile, { force: true });
       await sftpServer?.stop();
       await httpHost?.stop();
       await timerHost?.stop();
@@ -204,16 +196,27 @@ async function main(): Promise<void> {
     changeFeedHost.start();
 
     const baseUrl = `http://127.0.0.1:${port}`;
-    say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms`);
-    say(`  settings: ${source}${process.env.PORT !== undefined ? " (+ environment)" : ""}`);
+    const blobEndpoint = parseStorageConnectionString(storage).blobEndpoint ?? "";
+    const queueEndpoint = parseStorageConnectionString(storage).queueEndpoint ?? "";
+    say(`Investment Data Service ready on ${baseUrl} in ${Date.now() - started} ms${movedNote(placed.http)}`);
+    say(`  console:  ${baseUrl}/console`);
+    say(`  settings: ${source} (+ environment)`);
     say(`  data:     ${dataDir} (${restored} documents restored)`);
-    say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)`);
-    if (runsReplica(config))
+    say(`  cosmos:   ${config.COSMOS_ENDPOINT} (Cosmos DB stand-in)${movedNote(placed.cosmos)}`);
+    say(`  blob:     ${blobEndpoint} (Azurite)${movedNote(placed.blob)}`);
+    say(`  queue:    ${queueEndpoint} (Azurite)${movedNote(placed.queue)}`);
+    say(`  sftp:     sftp://${config.SFTP_HOST}:${sftpListening} (one login per feed)${movedNote(placed.sftp)}`);
+    if (placed.replica !== undefined)
       say(
-        `  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)`,
+        `  replica:  postgresql://127.0.0.1:${config.REPLICA_PORT}/${config.REPLICA_DATABASE} (PostgreSQL; logins: POST /api/v1/settings/replica/logins)${movedNote(placed.replica)}`,
       );
     say(`  functions: ${functions.map((f) => f.name).join(", ")}`);
     say("  Ctrl-C stops everything");
+    // Where this runtime listens, for `npm run seed` and other local tools (removed on a clean stop).
+    writeFileSync(
+      runtimeFile,
+      `${JSON.stringify({ pid: process.pid, baseUrl, blobEndpoint, queueEndpoint, cosmosEndpoint: config.COSMOS_ENDPOINT, sftpPort: sftpListening }, null, 2)}\n`,
+    );
     process.send?.({ type: "ready", baseUrl, sftpPort: sftpListening });
   } catch (error) {
     await shutdown("start-up failed");

@@ -10,10 +10,15 @@ import { INBOUND_SUBSCRIPTION } from "./event-grid/subscription-names";
 
 export const QUEUES = queueNames;
 export const BLOB_CONTAINERS = ["inbound", "archive", "quarantine"] as const;
+/**
+ * Containers that stand for a customer's own storage account on the local Azurite, so the docs' local
+ * blob examples and `npm run seed` have somewhere to write (an export) and read (a blob source).
+ */
+export const CUSTOMER_CONTAINERS = ["customer-exports", "customer-positions"] as const;
 
 /**
  * Creates what Bicep creates in Azure (the Cosmos database and containers, the queues and blob
- * containers) and what `postdeploy` does (the Event Grid subscription of the file-drop trigger, with
+ * containers, and locally a customer's containers) and what `postdeploy` does (the Event Grid subscription of the file-drop trigger, with
  * the filter both read from infra/hooks/inbound-event-filter.json).
  */
 export async function provision(
@@ -25,7 +30,8 @@ export async function provision(
   const queues = QueueServiceClient.fromConnectionString(storageConnectionString);
   for (const name of QUEUES) await queues.getQueueClient(name).createIfNotExists();
   const blobs = BlobServiceClient.fromConnectionString(storageConnectionString);
-  for (const name of BLOB_CONTAINERS) await blobs.getContainerClient(name).createIfNotExists();
+  for (const name of [...BLOB_CONTAINERS, ...CUSTOMER_CONTAINERS])
+    await blobs.getContainerClient(name).createIfNotExists();
   await saveSubscription(blobs, { ...INBOUND_SUBSCRIPTION, filter: inboundEventFilter() });
 }
 

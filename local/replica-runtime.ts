@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { ConfigError, type Config } from "../shared/config";
 import { killStale, nextMessage, startChild, type Child } from "./children";
 
+/** The replica server's script (compiled beside this file), as its pid file names it. */
+export const replicaScript = join(__dirname, "replica-server.js");
+
 /** Whether this runtime runs the replica's server (the Enterprise plan, on PostgreSQL). */
 export const runsReplica = (config: Config): boolean =>
   config.ORGANISATION_PLAN === "enterprise" && config.REPLICA_ENGINE === "postgres";
@@ -34,9 +37,14 @@ export async function startReplicaServer(
   log: (line: string) => void,
 ): Promise<ReplicaServer | undefined> {
   if (!runsReplica(config)) return undefined;
-  const script = join(__dirname, "replica-server.js");
-  await killStale(dataDir, "replica", script);
-  const child = startChild(dataDir, "replica", script, [String(config.REPLICA_PORT), join(dataDir, "replica")], log);
+  await killStale(dataDir, "replica", replicaScript);
+  const child = startChild(
+    dataDir,
+    "replica",
+    replicaScript,
+    [String(config.REPLICA_PORT), join(dataDir, "replica")],
+    log,
+  );
   // Listened for now: a child that fails at once must not leave the runtime waiting for its message.
   const ready = nextMessage(child.process, "ready", 120_000) as Promise<{ created?: boolean }>;
   ready.catch(() => {});

@@ -92,7 +92,12 @@ export class CosmosApiClientRepository implements ApiClientRepository {
   async list(request: PageRequest): Promise<CursorPage<StoredApiClient>> {
     const result = await pagedQuery<ApiClientDoc>(
       this.container,
-      { where: ["c.kind = @kind", NOT_PENDING], parameters: [{ name: "@kind", value: KIND }], sortField: "id", partitionKey: KIND },
+      {
+        where: ["c.kind = @kind", NOT_PENDING],
+        parameters: [{ name: "@kind", value: KIND }],
+        sortField: "id",
+        partitionKey: KIND,
+      },
       request,
     );
     return { ...result, items: result.items.map(toStored) };

@@ -75,10 +75,7 @@ export class AuditedSettingsWrites<T, D extends object> {
         if (current === undefined) return false;
         // The batch API takes ifMatch on a delete as on a replace; the SDK's type only omits it.
         const remove = { operationType: "Delete", id, ifMatch: current._etag ?? "" } as OperationInput;
-        const status = await this.write(
-          remove,
-          auditDraft(this.o.subject, id, this.o.toStored(current), undefined),
-        );
+        const status = await this.write(remove, auditDraft(this.o.subject, id, this.o.toStored(current), undefined));
         if (status === 404) return false;
         if (status === 412) return AGAIN;
         return true;
