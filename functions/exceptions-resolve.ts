@@ -21,7 +21,13 @@ export const exceptionsResolve = endpoint({
         .min(1)
         .max(MAX_BULK_RESOLVE)
         .meta({ description: `The exceptions to resolve (1-${MAX_BULK_RESOLVE})` }),
-      resolution: z.string().trim().min(1).max(1000).optional().meta({ description: "Why they are resolved (optional)" }),
+      resolution: z
+        .string()
+        .trim()
+        .min(1)
+        .max(1000)
+        .optional()
+        .meta({ description: "Why they are resolved (optional)" }),
     })
     .meta({ id: "ExceptionBulkResolve" }),
   responses: [

@@ -268,9 +268,7 @@ describe("data-quality exceptions", () => {
       await imported(token, "prices", {
         prices: [price(sec.isin, "2017-04-06", 100), price(sec.isin, "2017-04-07", 200)],
       });
-    const opened = (
-      await Promise.all(ids.map((id) => exceptionsFor(token, "PRICE_JUMP", `${id}|`, "prefix")))
-    ).flat();
+    const opened = (await Promise.all(ids.map((id) => exceptionsFor(token, "PRICE_JUMP", `${id}|`, "prefix")))).flat();
     expect(opened).toHaveLength(2);
     const [first, second] = opened as [DataQualityException, DataQualityException];
     // One resolved alone first, with a note.

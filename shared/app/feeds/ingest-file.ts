@@ -214,7 +214,8 @@ export class IngestFile {
 
     if (first instanceof FileFormatError) {
       const where = first.row !== undefined ? ` (record ${first.row})` : "";
-      return this.quarantine(sha256, 
+      return this.quarantine(
+        sha256,
         name,
         log,
         job({
@@ -247,7 +248,8 @@ export class IngestFile {
       return { action: "tested", jobId };
     }
     if (outcome.status === "rejected")
-      return this.quarantine(sha256, 
+      return this.quarantine(
+        sha256,
         name,
         log,
         job({ status: "failed", counts, errors: [{ field: "file", message: outcome.reason }, ...rowErrors(outcome)] }),
@@ -274,7 +276,8 @@ export class IngestFile {
           ? "nothing was written"
           : `${stored} row${stored === 1 ? "" : "s"} of the file's earlier import calls were stored (a fixed file sent again rewrites them idempotently)`;
       const details = (error.details ?? []).map((d) => ({ field: d.field, message: d.message }));
-      return this.quarantine(sha256, 
+      return this.quarantine(
+        sha256,
         name,
         log,
         job({

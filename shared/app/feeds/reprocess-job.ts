@@ -19,9 +19,7 @@ export const REPROCESS_FOLDER = ".reprocess";
  * repeated after a crash lands on the same job and the same copy: nothing is doubled.
  */
 export class ReprocessJob {
-  constructor(
-    private readonly deps: { jobs: JobRepository; files: FileStore; feeds: FeedRepository; clock: Clock },
-  ) {}
+  constructor(private readonly deps: { jobs: JobRepository; files: FileStore; feeds: FeedRepository; clock: Clock }) {}
 
   async execute(jobId: string, requestId: string): Promise<Job> {
     const original = await this.deps.jobs.get(jobId);
