@@ -70,8 +70,11 @@ describe("GET /api/v1/openapi.json", () => {
         "/api/v1/portfolios/{portfolioId}/holdings",
         "/api/v1/jobs",
         "/api/v1/jobs/{jobId}",
+        "/api/v1/jobs/{jobId}/file",
+        "/api/v1/jobs/{jobId}/reprocess",
         "/api/v1/exceptions",
         "/api/v1/exceptions/{exceptionId}",
+        "/api/v1/exceptions/resolve",
       ].sort(),
     );
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
@@ -102,6 +105,21 @@ describe("GET /api/v1/openapi.json", () => {
     expect(token.security).toEqual([]);
     expect(doc.components.schemas.Error).toBeDefined();
     expect(doc.components.schemas.Portfolio.properties.status.enum).toEqual(["active", "inactive", "archived"]);
+
+    // A job's file is documented as binary; Process again and the bulk resolve as JSON, with their errors.
+    const file = doc.paths["/api/v1/jobs/{jobId}/file"].get;
+    expect(file.security).toEqual([{ bearerAuth: ["api.read"] }]);
+    expect(file.responses["200"].content["application/octet-stream"].schema).toMatchObject({ format: "binary" });
+    expect(Object.keys(file.responses)).toContain("404");
+    const reprocess = doc.paths["/api/v1/jobs/{jobId}/reprocess"].post;
+    expect(reprocess.security).toEqual([{ bearerAuth: ["api.write"] }]);
+    expect(Object.keys(reprocess.responses)).toEqual(expect.arrayContaining(["202", "404", "409", "422"]));
+    expect(doc.components.schemas.RefreshJob.properties.reprocessOf).toBeDefined();
+    const bulk = doc.paths["/api/v1/exceptions/resolve"].post;
+    expect(bulk.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/ExceptionBulkResolve",
+    });
+    expect(doc.components.schemas.ExceptionBulkResolve.required).toEqual(["ids"]);
 
     const imports = doc.paths["/api/v1/import/{dataType}"].post;
     expect(imports.security).toEqual([{ bearerAuth: ["api.write"] }]);
