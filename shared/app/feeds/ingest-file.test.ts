@@ -210,6 +210,25 @@ describe("IngestFile: a re-run of the same blob doubles nothing", () => {
   });
 });
 
+describe("IngestFile: a file processed again (copied back with the jobs in its metadata)", () => {
+  it("gets the job its request named and is no duplicate of its content; a crash before the move only archives it on the re-run", async () => {
+    const w = world(new Set());
+    w.upload("fd_1/securities-1.csv", CONTENT);
+    const first = await w.ingest.execute("fd_1/securities-1.csv");
+    expect(first.action).toBe("ingested");
+    const again = "fd_1/.reprocess/job_again/securities-1.csv";
+    w.upload(again, CONTENT, { reprocessjob: "job_again", reprocessof: "job_failed", sourcename: "securities-1.csv" });
+    w.failures.add("move");
+    await expect(w.ingest.execute(again)).rejects.toThrow("crash before the move");
+    expect(w.imports.map((i) => i.jobId)).toEqual([(first as { jobId: string }).jobId, "job_again"]);
+    expect(w.jobs.get("job_again")).toMatchObject({ status: "completed", fileName: "securities-1.csv" });
+    expect(w.jobs.get("job_again")?.duplicateOf).toBeUndefined();
+    expect(await w.ingest.execute(again)).toEqual({ action: "rerun", jobId: "job_again" });
+    expect(w.imports).toHaveLength(2);
+    expect(w.bin("archive").has(again)).toBe(true);
+  });
+});
+
 describe("IngestFile: the job id is the feed's and the whole content's SHA-256, whichever way the file ends", () => {
   const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
   // More bad rows than errors are listed: the file is read, counted and hashed to its end.
