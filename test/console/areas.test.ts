@@ -145,7 +145,11 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     await click(page, "link", "its jobs");
     await find(page, "heading", "Jobs");
     expect(await page.$eval("main input", (el) => el.value)).toBe(feedId);
-    await page.waitForFunction(() => document.querySelectorAll("main table tbody tr").length === 2);
+    // Two rows, each naming its feed (the feeds' names arrive in a request of their own).
+    await page.waitForFunction(() => {
+      const rows = Array.from(document.querySelectorAll("main table tbody tr"));
+      return rows.length === 2 && rows.every((tr) => tr.textContent?.includes("Custodian securities"));
+    });
     const rows = await page.$$eval("main table tbody tr", (trs) =>
       trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.innerText)),
     );
