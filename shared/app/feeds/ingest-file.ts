@@ -174,8 +174,9 @@ export class IngestFile {
     const log = this.deps.log.with({ feedId, fileName, sha256, jobId });
 
     const existing = await this.deps.jobs.get(jobId);
-    if (again !== undefined && existing !== undefined && existing.status !== "running") {
-      // Its job finished and the file was not moved on (a crash between the two): a re-run.
+    if (again !== undefined && existing?.status === "completed") {
+      // Its job completed and the file was not moved on (a crash between the two): a re-run. A job
+      // the reaper failed meanwhile (the file waited, say, while its feed was paused) is run now.
       await this.deps.files.move(INBOUND, name, ARCHIVE);
       return { action: "rerun", jobId };
     }
