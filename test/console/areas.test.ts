@@ -301,16 +301,24 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     expect(reprocessed).toMatchObject({ status: "completed", counts: { received: 3, accepted: 1, rejected: 2 } });
     expect(await textOf(page, "main h1")).toBe(`Job ${reprocessed.id}`);
 
-    // Its two rejected rows: their entity (the feed) links to the feed; both resolved at once with a note.
+    // Its two rejected rows: their entity (the feed) links to the feed, named (the names come in a
+    // request of their own); both resolved at once with a note.
     await openArea(page, "Exceptions");
     await choose(page, "Type", "VALIDATION_FAILED");
     await waitForText(page, "securities-20261126.csv row 3");
+    await waitForText(page, "Feed Custodian securities");
     const links = await page.$$eval("main tbody tr", (trs) =>
       trs
         .filter((tr) => tr.textContent?.includes("securities-20261126.csv"))
-        .map((tr) => tr.querySelector("a[href^='#/feeds/']")?.getAttribute("href")),
+        .map((tr) => {
+          const a = tr.querySelector("a[href^='#/feeds/']");
+          return [a?.getAttribute("href"), a?.textContent];
+        }),
     );
-    expect(links).toEqual([`#/feeds/${feedId}`, `#/feeds/${feedId}`]);
+    expect(links).toEqual([
+      [`#/feeds/${feedId}`, "Feed Custodian securities"],
+      [`#/feeds/${feedId}`, "Feed Custodian securities"],
+    ]);
     for (const row of [2, 3]) {
       const box = await page.waitForSelector(
         `::-p-xpath(//main//tr[contains(., 'securities-20261126.csv row ${row}')]//input[@type='checkbox'])`,

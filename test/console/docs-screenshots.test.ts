@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { baseUrl, call, storageConnectionString, tokenFor, useOwnRuntime } from "../http";
 import { root, tempDir } from "../runtime";
 import { WebhookReceiver } from "../webhook-receiver";
@@ -21,15 +21,16 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
   useOwnRuntime({ BOOTSTRAP_CLIENT_ID: ADMIN.id, BOOTSTRAP_CLIENT_SECRET: ADMIN.secret });
   const session = useBrowser();
   const receiver = new WebhookReceiver();
-  const ids = { export: "", feed: "", blobSource: "" };
+  const ids = { export: "", feed: "", blobSource: "", job: "" };
   // The receiver answers on any path: one per webhook, as each would be its own service.
   const hook = (path: string): string => receiver.url.replace(/\/hook$/, `/hooks/${path}`);
 
   const scratch = tempDir("ids-console-docs-");
   beforeAll(async () => {
     await receiver.up();
-    receiver.answer = () => ({
-      status: 200,
+    // The on-call service is down (its events fail), so the Overview has a failing webhook to show.
+    receiver.answer = (envelope) => ({
+      status: ["exception.created", "refresh_job.failed"].includes(envelope.event) ? 503 : 200,
       headers: { "content-type": "application/json" },
       body: '{"received":true}',
     });
@@ -102,6 +103,30 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     });
     ids.blobSource = source.data.id;
     await api("POST", `/api/v1/settings/blob-sources/${ids.blobSource}/run`);
+    // A file dropped for the custodian feed whose currency column is named otherwise: the job fails and
+    // the file is quarantined (the jobs page offers Download file and Process again).
+    const misnamed = [
+      "ISIN;Name;Asset class;Ccy",
+      "FR0000120271;TotalEnergies SE;Aktie;EUR",
+      "DE0007164600;SAP SE;Aktie;EUR",
+      "",
+    ].join("\n");
+    await blobs.getContainerClient("inbound").createIfNotExists();
+    await blobs
+      .getContainerClient("inbound")
+      .getBlockBlobClient(`${custodian.data.id}/securities-20261126.csv`)
+      .upload(misnamed, Buffer.byteLength(misnamed));
+    ids.job = await vi.waitFor(
+      async () => {
+        const jobs = await call("GET", `/api/v1/jobs?feedId=${custodian.data.id}&status=failed`, { token });
+        const job = (jobs.body.data as { id: string; fileName: string }[]).find(
+          (j) => j.fileName === "securities-20261126.csv",
+        );
+        expect(job).toBeDefined();
+        return job!.id;
+      },
+      { timeout: 60_000, interval: 250 },
+    );
 
     await api("POST", "/api/v1/portfolios", {
       name: "Global Equity Fund",
@@ -134,6 +159,17 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     });
     ids.export = weekly.data.id;
     await api("POST", `/api/v1/settings/exports/${ids.export}/run`);
+    // The on-call webhook has failed a delivery by now (an exception was opened, a job failed).
+    await vi.waitFor(
+      async () => {
+        const hooks = (await call("GET", "/api/v1/settings/webhooks", { token })).body.data as {
+          url: string;
+          failingSince?: string;
+        }[];
+        expect(hooks.find((w) => w.url === hook("data-ops"))?.failingSince).toBeDefined();
+      },
+      { timeout: 60_000, interval: 250 },
+    );
   }, 120_000);
 
   it("takes a screenshot of each area", async () => {
@@ -155,6 +191,10 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
     await shot("sign-in");
     await click(page, "button", "Sign in");
     await page.waitForSelector("nav");
+
+    await go("#/overview", "Overview");
+    await page.waitForFunction(() => document.querySelectorAll("main .overview-list li").length >= 3);
+    await shot("overview");
 
     await go("#/webhooks", "Webhooks");
     await shot("webhooks");
@@ -235,7 +275,12 @@ describe.runIf(process.env.CONSOLE_SCREENSHOTS === "1")("docs/console/ screensho
 
     await go("#/jobs", "Jobs");
     await shot("jobs");
+    await go(`#/jobs/${ids.job}`, `Job ${ids.job}`);
+    await find(page, "button", "Process again");
+    await shot("job-failed");
     await go("#/exceptions", "Exceptions");
+    const tick = await page.waitForSelector("main tbody input[type=checkbox]");
+    await tick!.click();
     await shot("exceptions");
     await go("#/audit", "Audit log");
     await shot("audit-log");

@@ -159,6 +159,14 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
     fileName = row[5] ?? "";
     expect(fileName).toMatch(/^portfolios_\d{8}_\d{4}\.csv$/);
     expect(row[7]).toBe("—");
+    // The definition's last run is in the export's time zone, named as its next run is.
+    await page.waitForFunction(
+      () =>
+        /Last run\s*succeeded\s*\w{3}, \d+ \w+ \d{4}, \d\d:\d\d (GMT|BST)/.test(
+          document.querySelector("main")?.innerText ?? "",
+        ),
+      { timeout: 30_000 },
+    );
     await find(page, "button", "Run now");
     const written = await readFile(join(target.root, "exports", "weekly", fileName), "utf8");
     expect(written.split("\n")[0]).toContain("code");

@@ -32,12 +32,16 @@ const ENTITY_PAGES = /** @type {Record<string, string>} */ ({
   apiClient: "api-clients",
 });
 
-/** An exception's entity: a link to its page in the console where it has one, else its type and id. @param {{ entity: { type: string, id: string } }} props */
-function Entity({ entity }) {
+/**
+ * An exception's entity: a link to its page in the console where it has one, else its type and id; a
+ * feed by its name (an exception names it by id).
+ * @param {{ entity: { type: string, id: string }, feedNames: Map<string, string> }} props
+ */
+function Entity({ entity, feedNames }) {
   const area = ENTITY_PAGES[entity.type];
-  return area
-    ? html`<a href=${href(area, entity.id)}>${entity.type} ${entity.id}</a>`
-    : html`${entity.type} ${entity.id}`;
+  const name = entity.type === "feed" ? feedNames.get(entity.id) : undefined;
+  const label = name !== undefined ? `Feed ${name}` : `${entity.type} ${entity.id}`;
+  return area ? html`<a href=${href(area, entity.id)}>${label}</a>` : html`${label}`;
 }
 
 /** @param {{ query: URLSearchParams }} props filters from the address (the Overview links to open exceptions of a type) */
@@ -53,6 +57,8 @@ export function ExceptionsPage({ query }) {
   const v = filters.values;
   useEffect(() => setPage(1), [v.status, v.type, v.severity]);
   const list = useApi("api/v1/exceptions", { ...v, page, pageSize: 25 });
+  const feeds = useApi("api/v1/settings/feeds", { pageSize: 200 });
+  const feedNames = new Map((feeds.body?.data ?? []).map((/** @type {any} */ f) => [f.id, f.name]));
   /** @type {any[]} */
   const exceptions = list.body?.data ?? [];
   const [selected, setSelected] = useState(/** @type {Set<string>} */ (new Set()));
@@ -148,7 +154,7 @@ export function ExceptionsPage({ query }) {
               <td class="mono">${e.type}</td>
               <td><${Status} value=${e.severity} /></td>
               <td class="wrap wide">${e.message}</td>
-              <td class="mono break"><${Entity} entity=${e.entity} /></td>
+              <td class="mono break"><${Entity} entity=${e.entity} feedNames=${feedNames} /></td>
               <td class="break">${e.jobId ? html`<a href=${href("jobs", e.jobId)}>${e.jobId}</a>` : "—"}</td>
               <td><${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}${e.resolvedBy ? ` by ${e.resolvedBy}` : ""}</span>` : null}${e.resolution ? html`<span class="sub wrap">${e.resolution}</span>` : null}</td>
               <td>${

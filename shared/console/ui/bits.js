@@ -2,7 +2,7 @@
 // Small pieces every page uses: headings, status badges, shown-once secrets, tables with pages,
 // loading and error states.
 import { html, useState } from "../lib/html.js";
-import { count, dateTime } from "../lib/format.js";
+import { count, dateTime, zonedTime } from "../lib/format.js";
 
 /**
  * The page's heading (focused when the page opens) with its intro and main actions.
@@ -102,10 +102,13 @@ export const Details = ({ items }) =>
  */
 export function LastRun({ run, timeZone, href }) {
   if (run === null || run === undefined) return html`<span class="sub none">never</span>`;
+  // In the item's own time zone, named (as its next run is), so it cannot be read as another zone's.
+  /** @param {string | null | undefined} iso */
+  const at = (iso) => (timeZone && iso ? zonedTime(iso, timeZone) : dateTime(iso));
   const when =
     run.status === "retrying" && run.nextAttemptAt
-      ? `next attempt ${dateTime(run.nextAttemptAt, timeZone)}`
-      : dateTime(run.completedAt ?? run.startedAt, timeZone);
+      ? `next attempt ${at(run.nextAttemptAt)}`
+      : at(run.completedAt ?? run.startedAt);
   const badge = html`<${Status} value=${run.status} />`;
   return html`${href ? html`<a href=${href} class="status-link">${badge}</a>` : badge}
     ${run.fileName ? html`<span class="sub mono">${run.fileName}</span>` : null}
