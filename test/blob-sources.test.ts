@@ -147,6 +147,7 @@ describe("System settings › blob sources", () => {
       schedule: { every: "15m" },
       status: "enabled",
       nextRunAt: iso,
+      lastRun: null,
       createdAt: iso,
       updatedAt: iso,
     });

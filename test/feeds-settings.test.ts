@@ -86,6 +86,7 @@ describe("System settings › feeds", () => {
         publicKeys: [],
         password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       },
+      lastJob: null,
       createdAt: iso,
       updatedAt: iso,
     });

@@ -56,7 +56,7 @@ describe("event outbox", () => {
     }
   });
 
-  it("portfolio.valued: { portfolioId, valuationDate, totalValue, currency, complete, unvaluedCount } on each revaluation, none when nothing changed", async () => {
+  it("portfolio.valued: { portfolioId, valuationDate, totalValue, currency, complete, unvaluedCount, asAt } on each revaluation, none when nothing changed", async () => {
     const portfolio = await createPortfolio(token, { baseCurrency: "EUR" });
     const a = securityRecord();
     const b = securityRecord();
@@ -82,6 +82,7 @@ describe("event outbox", () => {
       currency: "EUR",
       complete: true,
       unvaluedCount: 0,
+      asAt: expect.stringMatching(iso),
     });
     expect(events[0]!.timestamp).toMatch(iso);
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
@@ -100,7 +101,13 @@ describe("event outbox", () => {
     expect(await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id)).toHaveLength(1);
 
     // A price change revalues: 8 × 13 = 104.00 + 33.33 = 137.33
-    const valued = { portfolioId: portfolio.id, currency: "EUR", complete: true, unvaluedCount: 0 };
+    const valued = {
+      portfolioId: portfolio.id,
+      currency: "EUR",
+      complete: true,
+      unvaluedCount: 0,
+      asAt: expect.stringMatching(iso),
+    };
     await imported(token, "prices", { prices: [price(a.isin, "2019-01-04", 13)] });
     await whenValued(token, portfolio.id);
     events = await eventsWhere("portfolio.valued", (d) => d.portfolioId === portfolio.id);
@@ -123,6 +130,7 @@ describe("event outbox", () => {
       currency: "EUR",
       complete: true,
       unvaluedCount: 0,
+      asAt: expect.stringMatching(iso),
     });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
       totalValue: 104,
@@ -142,6 +150,7 @@ describe("event outbox", () => {
       currency: "EUR",
       complete: true,
       unvaluedCount: 0,
+      asAt: expect.stringMatching(iso),
     });
     expect(await getPortfolio(token, portfolio.id)).toMatchObject({
       totalValue: 104,
@@ -196,6 +205,7 @@ describe("event outbox", () => {
       quantity: 25,
       netAmount: 100.5,
       currency: "EUR",
+      asAt: expect.stringMatching(iso),
     });
     expect(events[0]!.timestamp).toMatch(iso);
 

@@ -21,6 +21,9 @@ useOwnRuntime();
 // their own currencies (SEK NOK DKK CZK USD, CHF PLN, CAD AUD NZD) and dates (2025-2027).
 // Rounding: marketValue = round2(quantity × price × fx), half away from zero; the total is the
 // exact sum of the rounded values; weight = marketValue / total rounded to 8 dp.
+/** When the valuation was recorded: portfolio.valued carries it as `asAt` (time travel). */
+const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 describe("valuation", () => {
   let token: string;
   beforeAll(async () => {
@@ -184,6 +187,7 @@ describe("valuation", () => {
         currency: "SEK",
         complete: true,
         unvaluedCount: 0,
+        asAt: expect.stringMatching(iso),
       },
     ]);
     expect(view).toMatchObject({ complete: true, unvaluedCount: 0 });
@@ -310,6 +314,7 @@ describe("valuation", () => {
       currency: "CHF",
       complete: true,
       unvaluedCount: 0,
+      asAt: expect.stringMatching(iso),
     });
   });
 
@@ -624,6 +629,7 @@ describe("valuation", () => {
         currency: "EUR",
         complete: false,
         unvaluedCount: 2,
+        asAt: expect.stringMatching(iso),
       },
     ]);
 

@@ -192,6 +192,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       quantity: 5,
       netAmount: expect.any(Number),
       currency: "EUR",
+      asAt: iso,
     });
     const exception = await find(
       "exception.created",
@@ -212,6 +213,7 @@ describe("webhook deliveries (real receivers, signatures checked with standardwe
       currency: "EUR",
       complete: false,
       unvaluedCount: 1,
+      asAt: iso,
     });
     const missing = await find(
       "exception.created",

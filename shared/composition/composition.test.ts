@@ -27,6 +27,7 @@ describe("the composition root", () => {
       "feeds",
       "investments",
       "replica",
+      "settingsAudit",
       "webhooks",
     ]);
     let built = 0;
