@@ -173,10 +173,14 @@ describe("versions across a crash", () => {
 
     for (let round = 1; round <= 3; round++) {
       // Two writers restate the same prices at once (a race on every record), and the process dies mid-way.
-      const inFlight = [post(runtime.baseUrl, restatement(round)), post(runtime.baseUrl, restatement(round + 0.5))];
+      // Settled from the start: the kill fails the requests in flight, which must not surface as unhandled rejections.
+      const inFlight = Promise.allSettled([
+        post(runtime.baseUrl, restatement(round)),
+        post(runtime.baseUrl, restatement(round + 0.5)),
+      ]);
       await sleep(300 + Math.floor(Math.random() * 1500));
       await runtime.kill();
-      await Promise.allSettled(inFlight);
+      await inFlight;
       runtime = await startRuntime(env);
       runtimes.push(runtime);
       token = await adminToken(runtime.baseUrl);
