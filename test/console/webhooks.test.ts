@@ -261,7 +261,11 @@ describe("console › Webhooks: Add Webhook, the test event, the secret once, de
     await waitForText(page, "Test event failed: HTTP 410");
     const gone = receiver.received.at(-1)?.headers["webhook-id"];
     await click(page, "link", "All webhooks");
-    const banner = await page.waitForSelector("::-p-xpath(//main//section[contains(@class, 'banner')])");
+    // The detail page has its own "This webhook is disabled" banner: wait for the list first.
+    await find(page, "heading", "Webhooks");
+    const banner = await page.waitForSelector(
+      "::-p-xpath(//main//section[contains(@class, 'banner')][h2[not(starts-with(normalize-space(), 'This'))]])",
+    );
     expect(await banner!.evaluate((b) => b.querySelector("h2")?.textContent)).toMatch(
       /^\d+ webhooks? (is|are) disabled$/,
     );
