@@ -50,6 +50,9 @@ function journalEntries(
   }
   if (req.headers["x-ms-cosmos-is-batch-request"] !== undefined) {
     const ops = JSON.parse(requestBody.toString()) as { operationType?: string; id?: string; partitionKey?: string }[];
+    // A batch of reads (a bulk read of a valuation's chunks) writes nothing: its response, which can be
+    // megabytes of documents, is not parsed.
+    if (ops.every((op) => op.operationType === "Read")) return [];
     const results = JSON.parse(responseBody) as { statusCode?: number; resourceBody?: Record<string, unknown> }[];
     const entries: JournalEntry[] = [];
     results.forEach((result, i) => {
