@@ -1,9 +1,10 @@
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { crc32 } from "node:zlib";
 import { FileFormatError, type SourceRecord } from "../domain/source-record";
 import type { RecordReader } from "./record-reader";
+import { loadExcelJs } from "./exceljs";
 import { DEFAULT_ZIP_BOUNDS, spoolCheckedZip, type CheckedZip, type ZipBounds, type ZipRecord } from "./zip-bounds";
 
 /** What a feed says about its XLSX files (validated by the feed schema before it gets here). */
@@ -32,7 +33,8 @@ async function* xlsxRecords(input: Readable, options: XlsxOptions): AsyncGenerat
   const zip = await spoolCheckedZip(input, options.bounds ?? DEFAULT_ZIP_BOUNDS);
   let row = 0;
   try {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookReader(partsInReadingOrder(zip), {
+    const { stream } = await loadExcelJs();
+    const workbook = new stream.xlsx.WorkbookReader(partsInReadingOrder(zip), {
       worksheets: "emit",
       sharedStrings: "cache",
       styles: "cache",

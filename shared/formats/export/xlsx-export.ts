@@ -6,10 +6,11 @@
  * stream takes them, so memory stays bounded however slowly the file is consumed.
  */
 import { PassThrough, type Writable } from "node:stream";
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import type { DataSet, ExportFile, ExportHeader } from "../../ports/exports";
 import type { ColumnType } from "../../domain/export-data";
 import { cellReader, flatCell } from "./cells";
+import { loadExcelJs } from "../exceljs";
 
 /** Excel's last row is 1,048,576; one is the header. */
 export const MAX_XLSX_ROWS = 1_048_575;
@@ -77,7 +78,8 @@ export function writeXlsx(header: ExportHeader, dataSet: DataSet): ExportFile {
   const types = dataSet.columns.map((c) => dataSet.columnTypes?.[c]);
 
   async function produce(): Promise<void> {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+    const { stream } = await loadExcelJs();
+    const workbook = new stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
     const worksheet = workbook.addWorksheet(header.dataType, { views: [{ state: "frozen", ySplit: 1 }] });
     worksheet.columns = dataSet.columns.map((column) => ({
       header: column,
