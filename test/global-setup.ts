@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
-import { runtimeEnv, startRuntime, tempDir, type Runtime } from "./runtime";
+import { launchRuntime } from "../local/launch";
+import { runtimeEnv, tempDir, type Runtime } from "./runtime";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,7 +18,8 @@ let data: ReturnType<typeof tempDir> | undefined;
 /** One local runtime (the same one `npm start` runs) on free ports for the integration tests. */
 export async function setup(project: TestProject): Promise<void> {
   data = tempDir("ids-test-");
-  runtime = await startRuntime(await runtimeEnv(data.path));
+  // Not startRuntime: this one makes its replica cluster and SFTP host key itself, as a first `npm start` does.
+  runtime = await launchRuntime(await runtimeEnv(data.path));
   project.provide("baseUrl", runtime.baseUrl);
   project.provide("cosmosEndpoint", runtime.env.COSMOS_ENDPOINT ?? "");
   project.provide("storageConnectionString", runtime.env.STORAGE_CONNECTION_STRING ?? "");

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchRuntime, localComponentEnv, projectRoot, type LaunchedRuntime } from "../local/launch";
+import { seedDataFolder } from "./fresh-data-folder";
 
 export const root = projectRoot;
 /** The signing key of the test runtime, so tests can forge tokens signed with the right key. */
@@ -42,8 +43,14 @@ export async function runtimeEnv(dataDir: string, overrides: RuntimeEnv = {}): P
 
 export type Runtime = LaunchedRuntime;
 
-/** Starts `dist/local/main.js` (the `npm start` runtime) and waits for its ready message. */
-export const startRuntime = (env: RuntimeEnv): Promise<Runtime> => launchRuntime(env);
+/**
+ * Starts `dist/local/main.js` (the `npm start` runtime) and waits for its ready message. A new data
+ * folder gets the replica's cluster and the SFTP host key copied in rather than made (fresh-data-folder.ts).
+ */
+export async function startRuntime(env: RuntimeEnv): Promise<Runtime> {
+  await seedDataFolder(env);
+  return launchRuntime(env);
+}
 
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
