@@ -1,5 +1,6 @@
 import type { CosmosClient } from "@azure/cosmos";
-import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
+import type * as Identity from "@azure/identity";
+import type { TokenCredential } from "@azure/identity";
 import { BlobFileStore } from "../adapters/blob/blob-file-store";
 import { CosmosDatabase, createCosmosClient } from "../adapters/cosmos/cosmos-client";
 import { CosmosOutbox } from "../adapters/cosmos/cosmos-outbox";
@@ -31,7 +32,16 @@ export class CoreServices {
     return new Logger(this.config.LOG_LEVEL).with({ component });
   }
 
-  readonly credential = lazy<TokenCredential>(() => new DefaultAzureCredential());
+  /**
+   * The managed identity. @azure/identity is loaded on first use, not when the service starts: a run on
+   * connection strings (the local runtime) never uses it, and its modules cost about half a second of
+   * every start.
+   */
+  readonly credential = lazy<TokenCredential>(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a managed identity is used
+    const { DefaultAzureCredential } = require("@azure/identity") as typeof Identity;
+    return new DefaultAzureCredential();
+  });
   readonly cosmosClient = lazy<CosmosClient>(() => createCosmosClient(this.config, this.credential));
   readonly cosmos = lazy(() => new CosmosDatabase(this.cosmosClient(), this.config.COSMOS_DATABASE));
 

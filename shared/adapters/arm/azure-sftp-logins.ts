@@ -1,10 +1,7 @@
 import type { TokenCredential } from "@azure/core-auth";
 import { Client as SshClient, type SFTPWrapper, type Stats } from "ssh2";
-import {
-  StorageManagementClient,
-  type LocalUser,
-  type StorageManagementClientOptionalParams,
-} from "@azure/arm-storage";
+import type * as ArmStorage from "@azure/arm-storage";
+import type { LocalUser, StorageManagementClient, StorageManagementClientOptionalParams } from "@azure/arm-storage";
 import { AppError } from "../../domain/errors";
 import type { SftpEndpoint } from "../../domain/feed";
 import type { Logger } from "../../logging";
@@ -111,7 +108,10 @@ export class AzureSftpLogins implements SftpLogins {
     private readonly connect: SftpConnectOptions = {},
   ) {
     this.account = parseStorageAccountId(storageAccountId);
-    this.client = new StorageManagementClient(credential, this.account.subscriptionId, clientOptions);
+    // The ARM SDK is loaded when this adapter is made (Azure only), not with the composition that imports it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { StorageManagementClient: Client } = require("@azure/arm-storage") as typeof ArmStorage;
+    this.client = new Client(credential, this.account.subscriptionId, clientOptions);
   }
 
   async create(feedId: string): Promise<IssuedSftpLogin> {

@@ -1,10 +1,19 @@
-import { ServiceBusClient, type ServiceBusMessage, type ServiceBusSender } from "@azure/service-bus";
+import type * as ServiceBus from "@azure/service-bus";
+import type { ServiceBusClient, ServiceBusMessage, ServiceBusSender } from "@azure/service-bus";
 import type { TokenCredential } from "@azure/identity";
 import { currentTraceparent } from "../../observability/trace-context";
 import type { MessageBus, OutgoingMessage, QueueName } from "../../ports/message-bus";
 
 /** Scheduled messages per request: scheduleMessages sends them in one AMQP request, which has a size limit. */
 const SCHEDULE_CHUNK = 100;
+
+/**
+ * The SDK, loaded when a bus on Service Bus is made rather than with this module: the composition
+ * imports every adapter, and a run on storage queues (the local runtime) would otherwise pay for its
+ * ~200 modules at every start.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when this bus is used
+const serviceBusSdk = (): typeof ServiceBus => require("@azure/service-bus") as typeof ServiceBus;
 
 /** A namespace name (`ids-sb`) or its host name (`ids-sb.servicebus.windows.net`). */
 export const serviceBusHost = (namespace: string): string =>
@@ -24,11 +33,11 @@ export class ServiceBusMessageBus implements MessageBus {
   constructor(private readonly client: ServiceBusClient) {}
 
   static fromConnectionString(connectionString: string): ServiceBusMessageBus {
-    return new ServiceBusMessageBus(new ServiceBusClient(connectionString));
+    return new ServiceBusMessageBus(new (serviceBusSdk().ServiceBusClient)(connectionString));
   }
 
   static fromNamespace(namespace: string, credential: TokenCredential): ServiceBusMessageBus {
-    return new ServiceBusMessageBus(new ServiceBusClient(serviceBusHost(namespace), credential));
+    return new ServiceBusMessageBus(new (serviceBusSdk().ServiceBusClient)(serviceBusHost(namespace), credential));
   }
 
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
