@@ -82,10 +82,13 @@ export async function launchRuntime(
   const timeoutMs = options.timeoutMs ?? 30_000;
   let sftpPort = 0;
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: no one holds it to stop it, and on a loaded machine (a test run) a runtime
+      // left behind slows every start after it, until those miss their deadline too. Its children
+      // (Cosmos stand-in, Azurite, the replica's server) stop when its channel closes.
+      child.kill("SIGKILL");
+      reject(new Error(`runtime not ready within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     child.on("message", (m: { type?: string; baseUrl?: string; sftpPort?: number }) => {
       if (m.type === "ready" && m.baseUrl !== undefined) {
         clearTimeout(timer);
