@@ -143,6 +143,9 @@ async function main(): Promise<void> {
     void shutdown("SIGINT").then(() => process.exit(0));
   });
   process.once("SIGTERM", () => void shutdown("SIGTERM").then(() => process.exit(0)));
+  // Started by another process (launch.ts: the tests, the benchmarks) that went away without stopping
+  // us (killed, or timed out): stop as our own children do when we go, rather than run on unowned.
+  process.once("disconnect", () => void shutdown("parent gone").then(() => process.exit(0)));
 
   try {
     // A large store takes a while: a million documents restore in about 10 s, or about a minute once
