@@ -52,7 +52,7 @@ describe("CosmosPortfolioRepository: the pending flag, as at any instant", () =>
     expect(await status("2026-03-01T10:00:00.000Z")).toBe("pending");
     // Setting the flag is not a version: the history still has the creation only, as read right after it.
     const before = await repo.history("pf-flag", { page: 1, pageSize: 10 });
-    expect(before?.items.map((v) => [v.version, v.record.valuationStatus])).toEqual([[1, "current"]]);
+    expect(before?.items.map((v) => [v.version, v.record?.valuationStatus])).toEqual([[1, "current"]]);
 
     clock.at = "2026-03-01T11:00:00.000Z";
     await repo.clearValuationPending(["pf-flag"], () => Promise.resolve(new Set<string>()));
@@ -62,7 +62,7 @@ describe("CosmosPortfolioRepository: the pending flag, as at any instant", () =>
     expect(await status("2026-03-01T10:59:59.999Z")).toBe("pending");
     expect(await status("2026-03-01T11:00:00.000Z")).toBe("current");
     const after = await repo.history("pf-flag", { page: 1, pageSize: 10 });
-    expect(after?.items.map((v) => [v.version, v.recordedAt, v.record.valuationStatus])).toEqual([
+    expect(after?.items.map((v) => [v.version, v.recordedAt, v.record?.valuationStatus])).toEqual([
       [2, "2026-03-01T11:00:00.000Z", "current"],
       [1, "2026-03-01T09:00:00.000Z", "current"],
     ]);
