@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCosmos } from "../../../test/cosmos-stand-in";
-import type { Portfolio } from "../../domain/portfolio";
+import { newPortfolio, type Portfolio } from "../../domain/portfolio";
 import type { Clock } from "../../ports/clock";
 import { CosmosPortfolioRepository } from "./cosmos-portfolio-repository";
 
@@ -12,21 +12,19 @@ class SetClock implements Clock {
   }
 }
 
-const portfolio = (id: string): Portfolio => ({
-  id,
-  name: "Pending flag",
-  code: id.toUpperCase(),
-  clientId: "c1",
-  baseCurrency: "EUR",
-  type: "standard",
-  status: "active",
-  totalValue: null,
-  latestValuationDate: null,
-  valuationComplete: null,
-  unvaluedCount: null,
-  createdAt: "2026-03-01T09:00:00.000Z",
-  updatedAt: "2026-03-01T09:00:00.000Z",
-});
+const portfolio = (id: string): Portfolio =>
+  newPortfolio(
+    {
+      id,
+      name: "Pending flag",
+      code: id.toUpperCase(),
+      clientId: "c1",
+      baseCurrency: "EUR",
+      type: "standard",
+      status: "active",
+    },
+    "2026-03-01T09:00:00.000Z",
+  );
 
 describe("CosmosPortfolioRepository: the pending flag, as at any instant", () => {
   let cosmos: Awaited<ReturnType<typeof startCosmos>>;
