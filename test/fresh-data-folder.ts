@@ -75,7 +75,8 @@ function templateCluster(user: string, password: string): string {
   const binaries = findBinaries(projectRoot, join(tmpdir(), "ids-replica-template-lib"));
   const initdb = statSync(join(binaries.native, "bin", "initdb"));
   const key = createHash("sha256")
-    .update(JSON.stringify([binaries.native, initdb.size, initdb.mtimeMs, user, password]))
+    // initCluster's own text too: a change to the options it gives initdb makes a new template.
+    .update(JSON.stringify([binaries.native, initdb.size, initdb.mtimeMs, user, password, initCluster.toString()]))
     .digest("hex")
     .slice(0, 16);
   const template = join(tmpdir(), `ids-replica-template-${key}`);
