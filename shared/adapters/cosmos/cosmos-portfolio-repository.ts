@@ -12,8 +12,8 @@ import { readDocument, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 import { asAtPagedQuery } from "./versions/as-at-lists";
 import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
-import { historyPage } from "./versions/history";
-import { nextRecorded, recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { historyEntries } from "./versions/history";
+import { nextRecorded, recordedOf, type WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { inPlace, TOUCH, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
@@ -179,7 +179,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return recorded;
   }
 
-  async markValuationPending(ids: readonly string[]): Promise<void> {
+  /** `markersWritten`: the portfolios are read while the markers are written; the flags are written after. */
+  async markValuationPending(ids: readonly string[], markersWritten?: Promise<void>): Promise<void> {
     const unique = [...new Set(ids)];
     const since = this.target.clock.now().toISOString();
     // Written even where the flag is already set (a new ETag): a consumer that read the portfolio before
@@ -194,6 +195,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
         if (doc === undefined || !isPortfolio(doc)) return undefined;
         return doc.valuationPending === true ? TOUCH : inPlace({ ...doc, valuationPending: true, pendingSince: since });
       },
+      markersWritten === undefined ? {} : { beforeChange: () => markersWritten },
     );
   }
 
@@ -250,19 +252,13 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   async history(id: string, request: PageRequest): Promise<HistoryPage<Portfolio> | undefined> {
     const current = await this.read(id);
     if (current === undefined) return undefined;
-    const page = await historyPage(
+    return historyEntries(
       this.source,
       [{ current: current as unknown as Record<string, unknown>, recordId: id, partitionKey: id }],
       request,
+      // As the single read showed it right after that version (before any later pending flag).
+      (doc) => toPortfolio(doc as unknown as PortfolioDoc, recordedOf(doc).at),
     );
-    return {
-      ...page,
-      items: page.items.map((doc) => ({
-        ...toRecordVersion(recordedOf(doc)),
-        // As the single read showed it right after that version (before any later pending flag).
-        record: toPortfolio(doc as unknown as PortfolioDoc, recordedOf(doc).at),
-      })),
-    };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {
