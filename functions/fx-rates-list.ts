@@ -3,10 +3,9 @@ import { services } from "../shared/composition";
 import { currencyCode } from "../shared/domain/currency";
 import { isoDate } from "../shared/domain/dates";
 import { fxRateSchema } from "../shared/domain/fx-rate";
-import { cursorPaginationOf, cursorPaginationSchema, cursorQuery, pageRequestOf } from "../shared/domain/page-request";
+import { cursorPaginationSchema, cursorQuery } from "../shared/domain/page-request";
 import { asAtQuery } from "../shared/domain/versions";
-import { asAtHeaders, asAtOf, asAtResponseHeader } from "../shared/http/as-at";
-import { checkRange } from "../shared/http/date-range";
+import { asAtResponseHeader, datedListQuery, listAnswer } from "../shared/http/as-at";
 import { endpoint } from "../shared/http/endpoint";
 import { registerEndpoint } from "../shared/http/registry";
 
@@ -34,17 +33,9 @@ export const fxRatesList = endpoint({
     },
   ],
   async handle({ query }) {
-    const { page, pageSize, cursor, asAt: raw, ...filter } = query;
-    checkRange(filter.from, filter.to);
-    const asAt = asAtOf(raw);
-    const request = pageRequestOf({ page, pageSize, cursor });
-    const defined = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
-    const result = await services().investments.listFxRates().execute({ filter: defined, page: request, asAt });
-    return {
-      status: 200,
-      body: { data: result.items, pagination: cursorPaginationOf(request, result) },
-      headers: asAtHeaders(asAt),
-    };
+    const { request, asAt, filter } = datedListQuery(query);
+    const result = await services().investments.listFxRates().execute({ filter, page: request, asAt });
+    return listAnswer(request, result, asAt);
   },
 });
 

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { services } from "../shared/composition";
 import { isoDate } from "../shared/domain/dates";
-import { cursorPaginationOf, cursorPaginationSchema, cursorQuery, pageRequestOf } from "../shared/domain/page-request";
+import { cursorPaginationSchema, cursorQuery } from "../shared/domain/page-request";
 import { transactionSchema, transactionStatusSchema, transactionTypeSchema } from "../shared/domain/transaction";
-import { checkRange } from "../shared/http/date-range";
 import { asAtQuery } from "../shared/domain/versions";
 import { endpoint } from "../shared/http/endpoint";
-import { asAtHeaders, asAtOf, asAtResponseHeader } from "../shared/http/as-at";
+import { asAtResponseHeader, datedListQuery, listAnswer } from "../shared/http/as-at";
 import { registerEndpoint } from "../shared/http/registry";
 
 export const transactionsList = endpoint({
@@ -34,17 +33,9 @@ export const transactionsList = endpoint({
     },
   ],
   async handle({ query }) {
-    const { page, pageSize, cursor, asAt: raw, ...filter } = query;
-    checkRange(filter.from, filter.to);
-    const asAt = asAtOf(raw);
-    const request = pageRequestOf({ page, pageSize, cursor });
-    const defined = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
-    const result = await services().investments.listTransactions().execute({ filter: defined, page: request, asAt });
-    return {
-      status: 200,
-      body: { data: result.items, pagination: cursorPaginationOf(request, result) },
-      headers: asAtHeaders(asAt),
-    };
+    const { request, asAt, filter } = datedListQuery(query);
+    const result = await services().investments.listTransactions().execute({ filter, page: request, asAt });
+    return listAnswer(request, result, asAt);
   },
 });
 

@@ -275,19 +275,23 @@ describe("Time travel: as an auditor, every change says who made it, when and th
       record: { name: "Audited" },
     });
     expect(entries.at(-1)).toMatchObject({ version: 1, recordedBy: writer.clientId, change: "created" });
-    // The import marked it pending (the writer's request and job); valuation recorded the total (system, same job).
+    // The import flagged it pending in place (no version of its own: the snapshot's version records the
+    // writer's change); valuation recorded the total (system, same job) while still pending, then cleared it.
+    expect(entries.filter((e) => e.recordedBy === writer.clientId).map((e) => e.change)).toEqual([
+      "updated",
+      "created",
+    ]);
     expect(entries).toContainEqual(
       expect.objectContaining({
-        recordedBy: writer.clientId,
+        recordedBy: "system",
         jobId: positions.jobId,
-        record: expect.objectContaining({ valuationStatus: "pending" }),
+        record: expect.objectContaining({ totalValue: 50, valuationStatus: "pending" }),
       }),
     );
     expect(entries).toContainEqual(
       expect.objectContaining({
         recordedBy: "system",
-        jobId: positions.jobId,
-        record: expect.objectContaining({ totalValue: 50 }),
+        record: expect.objectContaining({ totalValue: 50, valuationStatus: "current" }),
       }),
     );
     // Newest first, and each record is what the single read answered as at that version's instant.

@@ -43,6 +43,23 @@ export type PortfolioView = z.infer<typeof portfolioSchema>;
 /** A stored portfolio; as read back, it says whether a valuation is pending. */
 export type Portfolio = Omit<PortfolioView, "valuationStatus"> & { valuationStatus?: PortfolioView["valuationStatus"] };
 
+/** What a portfolio is created with; the rest is its valuation, which it has none of yet. */
+export type NewPortfolio = Pick<Portfolio, "id" | "name" | "code" | "clientId" | "baseCurrency" | "type" | "status"> &
+  Partial<Pick<Portfolio, "memberIds">>;
+
+/** A portfolio as created at `at`: never valued. */
+export function newPortfolio(fields: NewPortfolio, at: string): Portfolio {
+  return {
+    ...fields,
+    totalValue: null,
+    latestValuationDate: null,
+    valuationComplete: null,
+    unvaluedCount: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 const code = z
   .string()
   .trim()

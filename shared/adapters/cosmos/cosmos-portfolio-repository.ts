@@ -12,10 +12,10 @@ import { readDocument, type Versioned } from "./conditional-update";
 import { isConflict, isPreconditionFailed, stripSystem } from "./cosmos-errors";
 import { asAtPagedQuery } from "./versions/as-at-lists";
 import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
-import { historyPage } from "./versions/history";
-import { nextRecorded, recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { historyEntries } from "./versions/history";
+import { nextRecorded, recordedOf, type WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
-import { TOUCH, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
+import { inPlace, TOUCH, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
 interface PortfolioDoc extends Portfolio, WithRecorded {
   docType: "portfolio";
@@ -23,6 +23,11 @@ interface PortfolioDoc extends Portfolio, WithRecorded {
   valuationVersion?: string;
   /** Set while stale markers wait for valuation (see markValuationPending); shown as valuationStatus. */
   valuationPending?: boolean;
+  /**
+   * When the flag was set (absent on flags set before this was recorded): setting it records no version,
+   * so a read as at an earlier instant of the same version shows the portfolio current, as it was then.
+   */
+  pendingSince?: string;
   _etag?: string;
 }
 
@@ -42,11 +47,13 @@ interface CodeDoc {
 
 const codeDocId = (code: string): string => `code|${code.toUpperCase()}`;
 
-const toPortfolio = (doc: PortfolioDoc): Portfolio => {
+/** The portfolio a stored document shows; `at`: the instant it is read as at (default: now). */
+const toPortfolio = (doc: PortfolioDoc, at?: string): Portfolio => {
   const {
     docType: _docType,
     valuationVersion: _version,
     valuationPending,
+    pendingSince,
     valuationStatus: _status,
     recorded: _recorded,
     _etag: _e,
@@ -57,7 +64,10 @@ const toPortfolio = (doc: PortfolioDoc): Portfolio => {
     // Portfolios stored before completeness was recorded show null until their next valuation.
     valuationComplete: rest.valuationComplete ?? null,
     unvaluedCount: rest.unvaluedCount ?? null,
-    valuationStatus: valuationPending === true ? "pending" : "current",
+    valuationStatus:
+      valuationPending === true && (at === undefined || pendingSince === undefined || pendingSince <= at)
+        ? "pending"
+        : "current",
   };
 };
 
@@ -74,7 +84,8 @@ const isPortfolio = (doc: object): boolean => (doc as { docType?: unknown }).doc
 
 /**
  * Portfolios in the `portfolios` container (partition /id), with code reservations beside them. Every
- * change (an edit, a valuation's total, the pending flag) records a version in `versions`.
+ * change (an edit, a valuation's total, the pending flag cleared) records a version in `versions`; the
+ * pending flag is set in place, with the instant it was set (see markValuationPending).
  */
 export class CosmosPortfolioRepository implements PortfolioRepository {
   private readonly target: VersionedTarget<PortfolioDoc>;
@@ -93,7 +104,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     if (id.startsWith("code|")) return undefined;
     if (asAt !== undefined) {
       const doc = await readAsAt(this.source, { id, partitionKey: id }, asAt, isPortfolio);
-      return doc === undefined ? undefined : toPortfolio(doc as unknown as PortfolioDoc);
+      return doc === undefined ? undefined : toPortfolio(doc as unknown as PortfolioDoc, asAt);
     }
     const doc = await this.read(id);
     return doc === undefined ? undefined : toPortfolio(doc);
@@ -116,6 +127,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
         // The valuation version and pending flag are bookkeeping of valuation; an edit keeps them.
         ...(doc.valuationVersion !== undefined ? { valuationVersion: doc.valuationVersion } : {}),
         ...(doc.valuationPending !== undefined ? { valuationPending: doc.valuationPending } : {}),
+        ...(doc.pendingSince !== undefined ? { pendingSince: doc.pendingSince } : {}),
       };
       // An edit that changes nothing records nothing (and leaves updatedAt as it was).
       return sameContent(doc, next) ? undefined : next;
@@ -169,14 +181,18 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
 
   async markValuationPending(ids: readonly string[]): Promise<void> {
     const unique = [...new Set(ids)];
-    // Written even where the flag is already set (a new ETag, no version): a consumer that read the
-    // portfolio before this (and may have looked for markers before ours) then fails its conditional clear.
+    const since = this.target.clock.now().toISOString();
+    // Written even where the flag is already set (a new ETag): a consumer that read the portfolio before
+    // this (and may have looked for markers before ours) then fails its conditional clear. Setting it
+    // records no version (an import can flag thousands of portfolios, and it answers only once they are
+    // flagged): the flag says since when, so a read as at an earlier instant still shows the portfolio
+    // current. Clearing it does record one (the version the flag belonged to ends there).
     await writeVersioned(
       this.target,
       unique.map((id) => ({ id, partitionKey: id })),
       (doc) => {
         if (doc === undefined || !isPortfolio(doc)) return undefined;
-        return doc.valuationPending === true ? TOUCH : { ...doc, valuationPending: true };
+        return doc.valuationPending === true ? TOUCH : inPlace({ ...doc, valuationPending: true, pendingSince: since });
       },
     );
   }
@@ -192,7 +208,9 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       (doc) => {
         if (doc === undefined || !isPortfolio(doc)) return undefined;
         const pending = stale.has(doc.id);
-        return (doc.valuationPending === true) === pending ? undefined : { ...doc, valuationPending: pending };
+        // A version of its own: a flag set since that version began is part of it from the start.
+        const { pendingSince: _since, ...rest } = doc;
+        return (doc.valuationPending === true) === pending ? undefined : { ...rest, valuationPending: pending };
       },
       {
         // Asked after the portfolios were read: a marker written after this answer comes with a new flag
@@ -226,24 +244,19 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       asAt === undefined
         ? await pagedQuery<PortfolioDoc>(this.container, query, request)
         : await asAtPagedQuery(this.source, query, request, asAt);
-    return { ...result, items: result.items.map((doc) => toPortfolio(doc as unknown as PortfolioDoc)) };
+    return { ...result, items: result.items.map((doc) => toPortfolio(doc as unknown as PortfolioDoc, asAt)) };
   }
 
   async history(id: string, request: PageRequest): Promise<HistoryPage<Portfolio> | undefined> {
     const current = await this.read(id);
     if (current === undefined) return undefined;
-    const page = await historyPage(
+    return historyEntries(
       this.source,
       [{ current: current as unknown as Record<string, unknown>, recordId: id, partitionKey: id }],
       request,
+      // As the single read showed it right after that version (before any later pending flag).
+      (doc) => toPortfolio(doc as unknown as PortfolioDoc, recordedOf(doc).at),
     );
-    return {
-      ...page,
-      items: page.items.map((doc) => ({
-        ...toRecordVersion(recordedOf(doc)),
-        record: toPortfolio(doc as unknown as PortfolioDoc),
-      })),
-    };
   }
 
   async getMany(ids: readonly string[]): Promise<Map<string, Portfolio>> {
@@ -278,7 +291,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
         parameters: [{ name: "@ids", value: [...new Set(memberIds)] }],
       })
       .fetchAll();
-    return resources.map(toPortfolio);
+    return resources.map((doc) => toPortfolio(doc));
   }
 
   private async read(id: string): Promise<Versioned<PortfolioDoc> | undefined> {

@@ -16,13 +16,14 @@ import type {
   StaleMarker,
   StoredValuation,
 } from "../../ports/investment-repositories";
-import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, sameContent, type DocRef } from "./bulk";
+import { bulkDelete, bulkRead, bulkUpsert, bulkWithRetry, refKey, sameContent, type DocRef } from "./bulk";
 import { isNotFound, stripSystem } from "./cosmos-errors";
 import { asAtFirst } from "./versions/as-at-lists";
 import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
 import type { WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
+import { ValuationChunkCache } from "./valuation-chunk-cache";
 import {
   clearStale,
   dropWriting,
@@ -109,6 +110,8 @@ export class CosmosPositionRepository implements PositionRepository {
     private readonly container: Container,
     versions: Container = versionsBeside(container),
     clock: Clock = systemClock,
+    /** One per process: chunks are immutable, so every reader may share it. */
+    private readonly chunkCache = new ValuationChunkCache(),
   ) {
     this.snapshots = { container, versions, kind: snapshotKind, clock };
     this.valuations = { container, versions, kind: valuationKind, clock };
@@ -381,22 +384,27 @@ export class CosmosPositionRepository implements PositionRepository {
     }
     if (header === undefined) return undefined;
     const found = header;
-    const chunks = await bulkRead<ChunkDoc>(
+    const refs = Array.from({ length: found.chunks }, (_, i) => ({
+      id: chunkId(found.date, found.runId, i),
+      partitionKey: portfolioId,
+    }));
+    const chunks = new Map<string, readonly Holding[]>();
+    for (const ref of refs) {
+      const cached = this.chunkCache.get(refKey(ref));
+      if (cached !== undefined) chunks.set(refKey(ref), cached);
+    }
+    const read = await bulkRead<ChunkDoc>(
       this.container,
-      Array.from({ length: found.chunks }, (_, i) => ({
-        id: chunkId(found.date, found.runId, i),
-        partitionKey: portfolioId,
-      })),
+      refs.filter((ref) => !chunks.has(refKey(ref))),
     );
+    for (const [key, doc] of read) chunks.set(key, this.chunkCache.set(key, doc.holdings.map(completeHolding)));
     // Chunks named by a header are never deleted; a header stored before that was true may name chunks
     // a newer computation dropped while we read: read the newer one, so holdings and totalValue always
     // come from one computation.
     if (chunks.size < found.chunks && attempt < 3)
       return this.valuation(portfolioId, found.date, false, asAt, attempt + 1);
     const holdings: Holding[] = [];
-    for (let i = 0; i < found.chunks; i++)
-      for (const h of chunks.get(`${portfolioId}|${chunkId(found.date, found.runId, i)}`)?.holdings ?? [])
-        holdings.push(completeHolding(h));
+    for (const ref of refs) for (const h of chunks.get(refKey(ref)) ?? []) holdings.push(h);
     const derived = completenessOf(holdings);
     return {
       portfolioId,

@@ -24,8 +24,8 @@ import { pagedQuery } from "./paged-query";
 import { AGAIN, CONFLICTS, retry, stillContended } from "./retry";
 import { asAtPagedQuery } from "./versions/as-at-lists";
 import { type AsAtSource } from "./versions/as-at-reads";
-import { historyPage } from "./versions/history";
-import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { historyEntries } from "./versions/history";
+import type { WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
@@ -248,7 +248,7 @@ export class CosmosPriceRepository implements PriceRepository {
         { partitionKey: securityId },
       )
       .fetchAll();
-    const page = await historyPage(
+    return historyEntries(
       this.source,
       resources.map((doc) => ({
         current: stripSystem(doc) as unknown as Record<string, unknown>,
@@ -256,14 +256,8 @@ export class CosmosPriceRepository implements PriceRepository {
         partitionKey: securityId,
       })),
       request,
+      (doc) => toPrice(doc as unknown as PriceDoc),
     );
-    return {
-      ...page,
-      items: page.items.map((doc) => ({
-        ...toRecordVersion(recordedOf(doc)),
-        record: toPrice(doc as unknown as PriceDoc),
-      })),
-    };
   }
 
   /**

@@ -16,8 +16,8 @@ import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 import { asAtPagedQuery } from "./versions/as-at-lists";
 import { readAsAt, readManyAsAt, type AsAtSource } from "./versions/as-at-reads";
-import { historyPage } from "./versions/history";
-import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { historyEntries } from "./versions/history";
+import type { WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type Current, type VersionedTarget } from "./versions/versioned-writes";
 
@@ -191,17 +191,11 @@ export class CosmosSecurityRepository implements SecurityRepository {
   async history(id: string, request: PageRequest): Promise<HistoryPage<Security> | undefined> {
     const current = await readDocument<SecurityDoc>(this.container, id, id, isSecurity);
     if (current === undefined) return undefined;
-    const page = await historyPage(
+    return historyEntries(
       this.source,
       [{ current: current as unknown as Record<string, unknown>, recordId: id, partitionKey: id }],
       request,
+      (doc) => toSecurity(doc as unknown as SecurityDoc),
     );
-    return {
-      ...page,
-      items: page.items.map((doc) => ({
-        ...toRecordVersion(recordedOf(doc)),
-        record: toSecurity(doc as unknown as SecurityDoc),
-      })),
-    };
   }
 }

@@ -9,8 +9,8 @@ import { stripSystem } from "./cosmos-errors";
 import { equalityFilters, pagedQuery } from "./paged-query";
 import { asAtPagedQuery } from "./versions/as-at-lists";
 import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
-import { historyPage } from "./versions/history";
-import { recordedOf, toRecordVersion, type WithRecorded } from "./versions/recorded";
+import { historyEntries } from "./versions/history";
+import { recordedOf, type WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
 import { writeVersioned, type Current, type VersionedTarget } from "./versions/versioned-writes";
 
@@ -158,7 +158,7 @@ export class CosmosTransactionRepository implements TransactionRepository {
       .fetchAll();
     const current = resources[0];
     if (current === undefined) return undefined;
-    const page = await historyPage(
+    return historyEntries(
       this.source,
       [
         {
@@ -168,14 +168,8 @@ export class CosmosTransactionRepository implements TransactionRepository {
         },
       ],
       request,
+      (doc) => toTransaction(doc as unknown as TransactionDoc),
     );
-    return {
-      ...page,
-      items: page.items.map((doc) => ({
-        ...toRecordVersion(recordedOf(doc)),
-        record: toTransaction(doc as unknown as TransactionDoc),
-      })),
-    };
   }
 
   async list(filter: TransactionFilter, request: PageRequest, asAt?: AsAt): Promise<CursorPage<Transaction>> {

@@ -1,18 +1,6 @@
-import type { Clock } from "../../ports/clock";
-import type { MessageBus } from "../../ports/message-bus";
-import type { Outbox } from "../../ports/outbox";
-import { eventMessages } from "./event-messages";
+import { resendEntries, type ResendDeps } from "./resend-entries";
 
-export interface RelayOutboxDeps {
-  outbox: Outbox;
-  bus: MessageBus;
-  clock: Clock;
-  /** Entries younger than this are left to the publisher that appended them (it may still be sending). */
-  graceSeconds: number;
-  batchSize: number;
-  /** Batches per run, so one run stays bounded however much piled up while the bus was away. */
-  maxBatches: number;
-}
+export type RelayOutboxDeps = ResendDeps;
 
 /**
  * Sends again, oldest first, the outbox entries still pending after the grace period: their fan-out
@@ -28,18 +16,6 @@ export class RelayOutbox {
 
   /** Returns the ids it published. */
   async execute(): Promise<string[]> {
-    const { outbox, bus, clock, graceSeconds, batchSize, maxBatches } = this.deps;
-    const published: string[] = [];
-    const before = new Date(clock.now().getTime() - graceSeconds * 1000).toISOString();
-    for (let batch = 0; batch < maxBatches; batch++) {
-      const pending = await outbox.unpublished(before, batchSize);
-      if (pending.length === 0) break;
-      await bus.send("events", eventMessages(pending));
-      const ids = pending.map((e) => e.id);
-      await outbox.markPublished(ids);
-      published.push(...ids);
-      if (pending.length < batchSize) break;
-    }
-    return published;
+    return resendEntries(this.deps, (before, limit) => this.deps.outbox.unpublished(before, limit));
   }
 }

@@ -1,18 +1,6 @@
-import type { Clock } from "../../ports/clock";
-import type { MessageBus } from "../../ports/message-bus";
-import type { Outbox } from "../../ports/outbox";
-import { eventMessages } from "./event-messages";
+import { resendEntries, type ResendDeps } from "./resend-entries";
 
-export interface SweepFanOutDeps {
-  outbox: Outbox;
-  bus: MessageBus;
-  clock: Clock;
-  /** Entries sent less than this long ago may still be on their way through the fan-out. */
-  graceSeconds: number;
-  batchSize: number;
-  /** Batches per run, so one run stays bounded. */
-  maxBatches: number;
-}
+export type SweepFanOutDeps = ResendDeps;
 
 /**
  * Sends again, oldest first, the events the relay sent (published) whose fan-out has still not
@@ -26,18 +14,6 @@ export class SweepFanOut {
 
   /** Returns the ids it sent again. */
   async execute(): Promise<string[]> {
-    const { outbox, bus, clock, graceSeconds, batchSize, maxBatches } = this.deps;
-    const sent: string[] = [];
-    const before = new Date(clock.now().getTime() - graceSeconds * 1000).toISOString();
-    for (let batch = 0; batch < maxBatches; batch++) {
-      const due = await outbox.notFannedOut(before, batchSize);
-      if (due.length === 0) break;
-      await bus.send("events", eventMessages(due));
-      const ids = due.map((e) => e.id);
-      await outbox.markPublished(ids);
-      sent.push(...ids);
-      if (due.length < batchSize) break;
-    }
-    return sent;
+    return resendEntries(this.deps, (before, limit) => this.deps.outbox.notFannedOut(before, limit));
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "../../domain/errors";
-import type { Portfolio, PortfolioCreate, PortfolioView } from "../../domain/portfolio";
+import { newPortfolio, type Portfolio, type PortfolioCreate, type PortfolioView } from "../../domain/portfolio";
 import type { InvestmentDeps } from "./investment-deps";
 import { portfolioView } from "./portfolio-view";
 
@@ -21,22 +21,19 @@ export class CreatePortfolio {
   async execute(input: PortfolioCreate): Promise<PortfolioView> {
     if (input.memberIds !== undefined) await this.checkMembers(input.memberIds);
     const now = this.deps.clock.now().toISOString();
-    const portfolio: Portfolio = {
-      id: randomUUID(),
-      name: input.name,
-      code: input.code,
-      clientId: input.clientId,
-      baseCurrency: input.baseCurrency,
-      type: input.type,
-      status: input.status,
-      ...(input.memberIds !== undefined ? { memberIds: input.memberIds } : {}),
-      totalValue: null,
-      latestValuationDate: null,
-      valuationComplete: null,
-      unvaluedCount: null,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const portfolio = newPortfolio(
+      {
+        id: randomUUID(),
+        name: input.name,
+        code: input.code,
+        clientId: input.clientId,
+        baseCurrency: input.baseCurrency,
+        type: input.type,
+        status: input.status,
+        ...(input.memberIds !== undefined ? { memberIds: input.memberIds } : {}),
+      },
+      now,
+    );
     await this.deps.portfolios.create(portfolio);
     if (portfolio.type !== "composite") return portfolioView(portfolio);
     await this.deps.valuations?.valueNewComposite(portfolio);

@@ -9,6 +9,7 @@ import type { JobRepository, SecurityRepository, WriteCounts } from "../../ports
 import { ImportRecords } from "./import/import-records";
 import { ReapAbandonedJobs } from "./reap-abandoned-jobs";
 import type { MessageBus } from "../../ports/message-bus";
+import { newPortfolio } from "../../domain/portfolio";
 
 const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 const MINUTE = 60_000;
@@ -211,21 +212,14 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     const positions = app.investments.positionRepository();
     const portfolioIds = Array.from({ length: 30 }, (_, i) => `pf_QUEUE_${i}`);
     for (const id of portfolioIds)
-      await app.investments.portfolioRepository().create({
-        id,
-        name: id,
-        code: id,
-        clientId: "c",
-        baseCurrency: "EUR",
-        type: "standard",
-        status: "active",
-        totalValue: null,
-        latestValuationDate: null,
-        valuationComplete: null,
-        unvaluedCount: null,
-        createdAt: now.toISOString(),
-        updatedAt: now.toISOString(),
-      });
+      await app.investments
+        .portfolioRepository()
+        .create(
+          newPortfolio(
+            { id, name: id, code: id, clientId: "c", baseCurrency: "EUR", type: "standard", status: "active" },
+            now.toISOString(),
+          ),
+        );
     await importService({ messageBus: bus }).execute({
       dataType: "securities",
       body: { securities: [{ id: "SEC-QUEUE-1", name: "Queue", assetClass: "equity", currency: "EUR" }] },

@@ -4,6 +4,7 @@ import { Composition } from "../../composition/index";
 import { parseConfig } from "../../config";
 import type { MessageBus } from "../../ports/message-bus";
 import { ImportRecords } from "./import/import-records";
+import { newPortfolio } from "../../domain/portfolio";
 
 const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
@@ -55,21 +56,22 @@ describe("price imports mark only the snapshots their prices can change (Cosmos 
 
   it("a backfill older than the stored newest price leaves a later snapshot current; a price in reach marks it", async () => {
     const positions = app.investments.positionRepository();
-    await app.investments.portfolioRepository().create({
-      id: "pf_REACH",
-      name: "Reach",
-      code: "REACH",
-      clientId: "c",
-      baseCurrency: "EUR",
-      type: "standard",
-      status: "active",
-      totalValue: null,
-      latestValuationDate: null,
-      valuationComplete: null,
-      unvaluedCount: null,
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-    });
+    await app.investments
+      .portfolioRepository()
+      .create(
+        newPortfolio(
+          {
+            id: "pf_REACH",
+            name: "Reach",
+            code: "REACH",
+            clientId: "c",
+            baseCurrency: "EUR",
+            type: "standard",
+            status: "active",
+          },
+          now.toISOString(),
+        ),
+      );
     await imports().execute({
       dataType: "securities",
       body: {

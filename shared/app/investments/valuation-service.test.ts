@@ -11,6 +11,7 @@ import type { Clock } from "../../ports/clock";
 import type { StoredValuation } from "../../ports/investment-repositories";
 import { DataQualityExceptions } from "./data-quality-exceptions";
 import { ValuationService } from "./valuation-service";
+import { newPortfolio } from "../../domain/portfolio";
 
 const T0 = "2026-03-02T08:00:00.000Z";
 const price = (value: number, updatedAt: string) => ({
@@ -39,21 +40,20 @@ describe("ValuationService: overlapping computations (on the Cosmos stand-in)", 
     const securities = new CosmosSecurityRepository(cosmos.db.container("securities"));
     const prices = new CosmosPriceRepository(cosmos.db.container("prices"));
     const outbox = new CosmosOutbox(cosmos.db.container("events"));
-    await portfolios.create({
-      id: "pf_V",
-      name: "V",
-      code: "V-RACE",
-      clientId: "c",
-      baseCurrency: "EUR",
-      type: "standard",
-      status: "active",
-      totalValue: null,
-      latestValuationDate: null,
-      valuationComplete: null,
-      unvaluedCount: null,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    await portfolios.create(
+      newPortfolio(
+        {
+          id: "pf_V",
+          name: "V",
+          code: "V-RACE",
+          clientId: "c",
+          baseCurrency: "EUR",
+          type: "standard",
+          status: "active",
+        },
+        T0,
+      ),
+    );
     await securities.save([
       {
         id: "sec_V",

@@ -10,7 +10,7 @@ import { CosmosPriceRepository } from "../../adapters/cosmos/cosmos-price-reposi
 import { CosmosSecurityRepository } from "../../adapters/cosmos/cosmos-security-repository";
 import { CosmosTransactionRepository } from "../../adapters/cosmos/cosmos-transaction-repository";
 import { isinCheckDigit } from "../../domain/isin";
-import type { Portfolio } from "../../domain/portfolio";
+import { newPortfolio, type Portfolio } from "../../domain/portfolio";
 import type { Clock } from "../../ports/clock";
 import type { PriceRepository } from "../../ports/investment-repositories";
 import type { MessageBus } from "../../ports/message-bus";
@@ -110,22 +110,21 @@ describe("valuation off the request path: stale markers, the valuations consumer
   ): Promise<{ id: string; isin: string; securityId: string }> {
     const n = ++seq;
     const id = `pf_U${n}`;
-    await repos.portfolios.create({
-      id,
-      name: id,
-      code: `U-${n}`,
-      clientId: "c",
-      baseCurrency: "EUR",
-      type,
-      status: "active",
-      ...(memberIds !== undefined ? { memberIds } : {}),
-      totalValue: null,
-      latestValuationDate: null,
-      valuationComplete: null,
-      unvaluedCount: null,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    await repos.portfolios.create(
+      newPortfolio(
+        {
+          id,
+          name: id,
+          code: `U-${n}`,
+          clientId: "c",
+          baseCurrency: "EUR",
+          type,
+          status: "active",
+          ...(memberIds !== undefined ? { memberIds } : {}),
+        },
+        T0,
+      ),
+    );
     const body = `XS${String(n).padStart(9, "0")}`;
     const isin = `${body}${isinCheckDigit(body)}`;
     await imports().execute({

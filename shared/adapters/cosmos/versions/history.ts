@@ -3,7 +3,8 @@ import type { CursorPage, PageRequest } from "../../../domain/page-request";
 import { assertPageDepth } from "../../../domain/pagination";
 import { decodeCursor, encodeCursor } from "../paged-query";
 import type { AsAtSource, StoredDoc } from "./as-at-reads";
-import { recordedOf } from "./recorded";
+import type { HistoryPage } from "../../../ports/investment-repositories";
+import { recordedOf, toRecordVersion } from "./recorded";
 import { seqOf, versionKeyOf, type VersionDoc } from "./version-docs";
 
 /** A record whose history is asked for: its current document and where it lives. */
@@ -76,5 +77,19 @@ export async function historyPage(
     items: page.map((e) => e.doc),
     totalItems,
     nextCursor: more && last !== undefined ? encodeCursor(last.seq) : null,
+  };
+}
+
+/** historyPage with each entry as the API lists it: its version's metadata and the record `toRecord` makes of it. */
+export async function historyEntries<R>(
+  src: AsAtSource,
+  records: readonly HistoryRecord[],
+  request: PageRequest,
+  toRecord: (doc: StoredDoc) => R,
+): Promise<HistoryPage<R>> {
+  const page = await historyPage(src, records, request);
+  return {
+    ...page,
+    items: page.items.map((doc) => ({ ...toRecordVersion(recordedOf(doc)), record: toRecord(doc) })),
   };
 }

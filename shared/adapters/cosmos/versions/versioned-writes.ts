@@ -16,10 +16,22 @@ export type Current<D> = D & WithRecorded & { _etag?: string };
 export const TOUCH = Symbol("touch");
 
 /**
- * What a change makes of the current document (undefined: none): its new form (without `recorded`; a
- * version is recorded), TOUCH, or undefined to leave it alone.
+ * Rewrite the document as `doc`, in place: a new ETag, the version it is (`recorded`) unchanged, no
+ * version recorded. Only for bookkeeping that states its own instant in the document (so a read as at
+ * an earlier instant can tell it did not apply yet), such as a portfolio's pending flag.
  */
-export type Change<D> = (current: Current<D> | undefined, index: number) => D | typeof TOUCH | undefined;
+export interface InPlace<D> {
+  inPlace: D;
+}
+export const inPlace = <D>(doc: D): InPlace<D> => ({ inPlace: doc });
+const isInPlace = <D>(next: unknown): next is InPlace<D> =>
+  typeof next === "object" && next !== null && "inPlace" in next && Object.keys(next).length === 1;
+
+/**
+ * What a change makes of the current document (undefined: none): its new form (without `recorded`; a
+ * version is recorded), TOUCH, inPlace(doc), or undefined to leave it alone.
+ */
+export type Change<D> = (current: Current<D> | undefined, index: number) => D | typeof TOUCH | InPlace<D> | undefined;
 
 export interface VersionedOutcome<D> {
   outcome: "created" | "updated" | "unchanged" | "touched" | "raced";
@@ -58,6 +70,8 @@ interface Plan<D> {
   current: Current<D> | undefined;
   body: (D & WithRecorded) | undefined;
   recorded: Recorded | undefined;
+  /** TOUCH or inPlace: what is written over the current document, at its version. */
+  rewritten?: D & WithRecorded;
 }
 
 const ok = (r: BulkResult | undefined): boolean => r !== undefined && r.statusCode >= 200 && r.statusCode <= 299;
@@ -101,12 +115,19 @@ export async function writeVersioned<D extends object>(
       for (const { ref, index } of pending) {
         const before = current.get(index);
         const next = change(before, index);
-        if (next === undefined || (next === TOUCH && before === undefined)) {
+        if (next === undefined || ((next === TOUCH || isInPlace(next)) && before === undefined)) {
           outcomes[index] = { outcome: "unchanged", stored: before === undefined ? undefined : clean(before) };
           continue;
         }
-        if (next === TOUCH) {
-          plans.push({ index, ref, current: before, body: undefined, recorded: undefined });
+        if (before !== undefined && (next === TOUCH || isInPlace<D>(next))) {
+          plans.push({
+            index,
+            ref,
+            current: before,
+            body: undefined,
+            recorded: undefined,
+            rewritten: rewrite(before, next),
+          });
           continue;
         }
         const context = { ...base, ...options.contextOf?.(index) };
@@ -124,7 +145,7 @@ export async function writeVersioned<D extends object>(
       const results = await bulkWithRetry(
         target.container,
         plans.map((p): OperationInput => {
-          const body = (p.body ?? clean(p.current as Current<D>)) as unknown as JSONObject;
+          const body = (p.body ?? p.rewritten) as unknown as JSONObject;
           return p.current === undefined
             ? { operationType: BulkOperationType.Create, partitionKey: p.ref.partitionKey, resourceBody: body }
             : {
@@ -159,7 +180,7 @@ export async function writeVersioned<D extends object>(
       for (const p of won) {
         outcomes[p.index] =
           p.body === undefined
-            ? { outcome: "touched", stored: clean(p.current as Current<D>) }
+            ? { outcome: "touched", stored: p.rewritten }
             : {
                 outcome: p.current === undefined ? "created" : "updated",
                 stored: p.body,
@@ -197,6 +218,13 @@ async function currentOf<D extends object>(
   );
   for (const { ref, index } of pending) out.set(index, found.get(refKey(ref)));
   return out;
+}
+
+/** What TOUCH or inPlace(doc) writes over `before`: at its version, never with a new one. */
+function rewrite<D extends object>(before: Current<D>, next: typeof TOUCH | InPlace<D>): D & WithRecorded {
+  if (next === TOUCH) return clean(before);
+  const { recorded: _r, ...data } = clean(next.inPlace as D & WithRecorded);
+  return { ...data, ...(before.recorded !== undefined ? { recorded: before.recorded } : {}) } as D & WithRecorded;
 }
 
 const clean = <T extends object>(doc: T): T => {
