@@ -3,18 +3,8 @@
 # does: waits for the host's blobs_extension key, runs the smoke test (smoke-test.js), then creates or
 # updates the Event Grid subscription of the file-drop trigger with the filter of
 # inbound-event-filter.json (the one definition of which events reach it).
-$ErrorActionPreference = 'Stop'
-Set-StrictMode -Version Latest
-
-function Fail([string] $Line) {
-    [Console]::Error.WriteLine($Line)
-    exit 1
-}
-function Get-Required([string] $Name, [string] $Hint = '') {
-    $value = [Environment]::GetEnvironmentVariable($Name)
-    if (-not $value) { Fail "postdeploy: $Name is not set$Hint" }
-    $value
-}
+$HookName = 'postdeploy'
+. (Join-Path $PSScriptRoot 'hook-common.ps1')
 
 $group = Get-Required 'AZURE_RESOURCE_GROUP'
 $app = Get-Required 'functionAppName' ' (run azd provision first)'

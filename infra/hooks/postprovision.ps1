@@ -2,18 +2,8 @@
 # azd postprovision hook for Windows operators: the PowerShell twin of postprovision.sh, which says what
 # it does. On the Enterprise plan the function app's managed identity becomes a user of the replica
 # database, through a temporary firewall rule for this machine, removed even when sqlcmd fails.
-$ErrorActionPreference = 'Stop'
-Set-StrictMode -Version Latest
-
-function Fail([string] $Line) {
-    [Console]::Error.WriteLine($Line)
-    exit 1
-}
-function Get-Required([string] $Name, [string] $Hint = '') {
-    $value = [Environment]::GetEnvironmentVariable($Name)
-    if (-not $value) { Fail "postprovision: $Name is not set$Hint" }
-    $value
-}
+$HookName = 'postprovision'
+. (Join-Path $PSScriptRoot 'hook-common.ps1')
 
 if ([Environment]::GetEnvironmentVariable('replicaEnabled') -ne 'true') {
     $plan = [Environment]::GetEnvironmentVariable('ORGANISATION_PLAN')

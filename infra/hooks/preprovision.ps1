@@ -4,13 +4,8 @@
 # the environment has them, read back from the environment's key vault when it exists, generated only
 # when there is no vault; a vault that exists but cannot be read stops the hook (never new secrets
 # over existing ones).
-$ErrorActionPreference = 'Stop'
-Set-StrictMode -Version Latest
-
-function Fail([string[]] $Lines) {
-    foreach ($line in $Lines) { [Console]::Error.WriteLine($line) }
-    exit 1
-}
+$HookName = 'preprovision'
+. (Join-Path $PSScriptRoot 'hook-common.ps1')
 
 function Get-Setting([string] $Name) { [Environment]::GetEnvironmentVariable($Name) }
 function Test-Setting([string] $Name) { [Environment]::GetEnvironmentVariables().Contains($Name) }

@@ -45,9 +45,11 @@ export interface PortfolioRepository {
   ): Promise<(string | undefined)[]>;
   /**
    * Marks portfolios' valuation pending (their `valuationStatus`), once their stale markers are written:
-   * a flag on the portfolio, so reads of one portfolio or a page cost no extra query.
+   * a flag on the portfolio, so reads of one portfolio or a page cost no extra query. `markersWritten`:
+   * the markers' write under way; the portfolios may be read meanwhile, their flags are written only
+   * once it has succeeded (and not at all when it fails).
    */
-  markValuationPending(ids: readonly string[]): Promise<void>;
+  markValuationPending(ids: readonly string[], markersWritten?: Promise<void>): Promise<void>;
   /**
    * Sets each portfolio's flag to whether `stillStale` (asked after the portfolios were read) names it,
    * conditionally on the version read: a portfolio marked again meanwhile (marker first, flag after) is

@@ -68,4 +68,22 @@ describe("CosmosPortfolioRepository: the pending flag, as at any instant", () =>
     const listed = await repo.list({ clientId: "c1" }, { page: 1, pageSize: 10 }, "2026-03-01T10:15:00.000Z");
     expect(listed.items.map((p) => [p.id, p.valuationStatus])).toEqual([["pf-flag", "pending"]]);
   });
+
+  it("writes the flag only once the markers are written, and not at all when their write fails", async () => {
+    await repo.create(portfolio("pf-order"));
+    let markersDone!: () => void;
+    const markers = new Promise<void>((resolve) => (markersDone = resolve));
+    const flagging = repo.markValuationPending(["pf-order"], markers);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await repo.get("pf-order"))?.valuationStatus).toBe("current");
+    markersDone();
+    await flagging;
+    expect((await repo.get("pf-order"))?.valuationStatus).toBe("pending");
+
+    await repo.create(portfolio("pf-failed"));
+    await expect(
+      repo.markValuationPending(["pf-failed"], Promise.reject(new Error("markers refused"))),
+    ).rejects.toThrow("markers refused");
+    expect((await repo.get("pf-failed"))?.valuationStatus).toBe("current");
+  });
 });

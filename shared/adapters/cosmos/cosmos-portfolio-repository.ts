@@ -179,7 +179,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
     return recorded;
   }
 
-  async markValuationPending(ids: readonly string[]): Promise<void> {
+  /** `markersWritten`: the portfolios are read while the markers are written; the flags are written after. */
+  async markValuationPending(ids: readonly string[], markersWritten?: Promise<void>): Promise<void> {
     const unique = [...new Set(ids)];
     const since = this.target.clock.now().toISOString();
     // Written even where the flag is already set (a new ETag): a consumer that read the portfolio before
@@ -194,6 +195,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
         if (doc === undefined || !isPortfolio(doc)) return undefined;
         return doc.valuationPending === true ? TOUCH : inPlace({ ...doc, valuationPending: true, pendingSince: since });
       },
+      markersWritten === undefined ? {} : { beforeChange: () => markersWritten },
     );
   }
 

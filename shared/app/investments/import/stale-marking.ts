@@ -43,9 +43,13 @@ export class StaleMarking implements StaleMarks {
   async mark(refs: readonly SnapshotRef[]): Promise<void> {
     if (refs.length === 0) return;
     for (const r of refs) this.refs.set(`${r.portfolioId}|${r.date}`, { portfolioId: r.portfolioId, date: r.date });
-    await this.positions.markStale(refs, this.marking(true));
-    // Markers first, then the portfolios' flag (valuationStatus pending): see clearValuationPending.
-    await this.portfolios.markValuationPending([...new Set(refs.map((r) => r.portfolioId))]);
+    // Markers first, then the portfolios' flag (valuationStatus pending): see clearValuationPending. The
+    // portfolios are read while the markers are written; their flags are written once the markers are.
+    const markers = this.positions.markStale(refs, this.marking(true));
+    await Promise.all([
+      markers,
+      this.portfolios.markValuationPending([...new Set(refs.map((r) => r.portfolioId))], markers),
+    ]);
   }
 
   /** After the data is stored: mark ready (changed) or only drop this import's writing markers (unchanged), then send. */
