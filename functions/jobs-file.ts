@@ -21,19 +21,23 @@ export const jobsFile = endpoint({
   responses: [
     {
       status: 200,
-      description: "The file's bytes, as delivered",
+      description: "The file's bytes, as delivered, streamed from storage as they are read",
       contentType: "application/octet-stream",
-      headers: { "Content-Disposition": "attachment, with the file's name" },
+      headers: {
+        "Content-Disposition": "attachment, with the file's name",
+        "Content-Length": "the file's size in bytes",
+      },
     },
   ],
   errors: [404],
   async handle({ params }) {
-    const { fileName, bytes } = await services().feeds.getJobFile().execute(params.jobId);
+    const { fileName, size, stream } = await services().feeds.getJobFile().execute(params.jobId);
     return {
       status: 200,
-      bytes,
+      stream,
       headers: {
         "Content-Type": "application/octet-stream",
+        "Content-Length": String(size),
         "Content-Disposition": disposition(fileName),
         "Cache-Control": "no-store",
       },

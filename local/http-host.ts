@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { errorFields, type Logger } from "../shared/logging";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Duplex } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { HttpRequest, type HttpResponseInit } from "@azure/functions";
 import { compileRoute, type RouteTemplate } from "../shared/http/route-template";
 import { currentTraceparent, parseTraceparent } from "../shared/observability/trace-context";
@@ -133,7 +134,7 @@ export class HttpHost {
       log: this.options.log,
       ...(parent !== undefined ? { parent } : {}),
     })) as HttpResponseInit | undefined;
-    writeResponse(res, result ?? { status: 204 }, method);
+    await writeResponse(res, result ?? { status: 204 }, method, this.options.log);
   }
 }
 
@@ -175,7 +176,13 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function writeResponse(res: ServerResponse, init: HttpResponseInit, method: string): void {
+/**
+ * Writes the function's answer. A stream body (a Node Readable, a web ReadableStream or an async
+ * iterable of bytes, as the Functions library accepts) is piped as it is read, with backpressure,
+ * never gathered first; a source that fails midway aborts the connection, so the client cannot take a
+ * cut-short body for the whole.
+ */
+async function writeResponse(res: ServerResponse, init: HttpResponseInit, method: string, log: Logger): Promise<void> {
   const headers: Record<string, string> = {};
   const source = init.headers;
   if (source instanceof Headers) source.forEach((value, key) => (headers[key] = value));
@@ -187,7 +194,36 @@ function writeResponse(res: ServerResponse, init: HttpResponseInit, method: stri
     headers["Content-Type"] ??= "application/json";
   } else if (typeof init.body === "string") payload = init.body;
   else if (init.body instanceof Uint8Array) payload = Buffer.from(init.body);
+  else if (isStreamBody(init.body)) {
+    const body = init.body;
+    const stream =
+      body instanceof Readable ? body : body instanceof ReadableStream ? Readable.fromWeb(body) : Readable.from(body);
+    res.writeHead(init.status ?? 200, headers);
+    if (method === "HEAD") {
+      stream.destroy();
+      res.end();
+      return;
+    }
+    try {
+      await pipeline(stream, res);
+    } catch (error) {
+      // The client hung up (nothing to tell), or the source failed after the status was sent (pipeline
+      // has destroyed the response then: the client sees the connection cut, not a whole file).
+      if ((error as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE")
+        log.error("a streamed response failed midway", errorFields(error));
+    }
+    return;
+  }
   if (payload !== undefined) headers["Content-Length"] = String(Buffer.byteLength(payload));
   res.writeHead(init.status ?? 200, headers);
   res.end(method === "HEAD" ? undefined : payload);
+}
+
+/** A body to pipe rather than to send at once. */
+function isStreamBody(body: HttpResponseInit["body"]): body is Readable | ReadableStream | AsyncIterable<Uint8Array> {
+  return (
+    body instanceof Readable ||
+    body instanceof ReadableStream ||
+    (typeof body === "object" && body !== null && Symbol.asyncIterator in body)
+  );
 }

@@ -288,7 +288,8 @@ export async function replicaAndApi(
     jobs: {
       key: ["id"],
       rows: jobs.map((j: Row) => {
-        const { received, accepted, rejected } = j.counts as { received: number; accepted: number; rejected: number };
+        const { received, accepted, rejected, removed } = j.counts as Record<string, number>;
+        const file = j.file as { container: string; name: string; sha256: string } | undefined;
         return {
           id: j.id,
           source: j.source,
@@ -301,6 +302,12 @@ export async function replicaAndApi(
           rejected,
           started_at: j.startedAt,
           completed_at: j.completedAt,
+          removed,
+          duplicate_of: j.duplicateOf ?? null,
+          reprocess_of: j.reprocessOf ?? null,
+          file_container: file?.container ?? null,
+          file_path: file?.name ?? null,
+          file_sha256: file?.sha256 ?? null,
         };
       }),
     },

@@ -350,15 +350,23 @@ describe("Read-only SQL replica, locally (PostgreSQL), as a BI user sees it", ()
         { timeout: 30_000, interval: 500 },
       );
     }
-    // Each version says who recorded it; the replaced ones say until when.
-    const history = (
-      await bi.query(
-        "SELECT version, name, recorded_by, recorded_to IS NULL AS current FROM analytics.portfolios_versions WHERE id = $1 ORDER BY version",
-        [portfolio.id],
-      )
-    ).rows as { version: number; name: string; recorded_by: string; current: boolean }[];
-    expect(history.map((h) => Number(h.version))).toEqual(history.map((_, i) => i + 1));
-    expect(history.filter((h) => h.current)).toHaveLength(1);
+    // Each version says who recorded it; the replaced ones say until when. The replaced versions' rows
+    // come from their own change feed (the versions container's), so they may arrive after the current one.
+    type Row = { version: number; name: string; recorded_by: string; current: boolean };
+    const history = await vi.waitFor(
+      async () => {
+        const rows = (
+          await bi.query(
+            "SELECT version, name, recorded_by, recorded_to IS NULL AS current FROM analytics.portfolios_versions WHERE id = $1 ORDER BY version",
+            [portfolio.id],
+          )
+        ).rows as Row[];
+        expect(rows.map((h) => Number(h.version))).toEqual(rows.map((_, i) => i + 1));
+        expect(rows.filter((h) => h.current)).toHaveLength(1);
+        return rows;
+      },
+      { timeout: 30_000, interval: 500 },
+    );
     expect(history.at(-1)?.name).toBe("Travelled");
     expect(new Set(history.map((h) => h.recorded_by))).toEqual(new Set(["test-admin", "system"]));
   });

@@ -1,10 +1,11 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
 import { BlobServiceClient } from "@azure/storage-blob";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { adminToken, call, cosmosEndpoint, newClient, type Reply } from "./http";
 import { custodianPositionsFeed } from "./feed-fixtures";
 import { COSMOS_KEY } from "./investment-fixtures";
+import { startSftpTarget } from "./sftp-target";
 import { newWebhookSecret, WebhookReceiver } from "./webhook-receiver";
 
 const AUDIT = "/api/v1/settings/audit";
@@ -218,6 +219,61 @@ describe("System settings › audit trail", () => {
     });
     expect(keyed.status, keyed.text).toBe(201);
     expect(changed(await entryOf(keyed.requestId), "destination.privateKey")).toEqual({ from: null, to: "(redacted)" });
+  });
+
+  it("records an export's Run now (action run: who, which request, the export, the run started); an unknown export's writes nothing", async () => {
+    const target = await startSftpTarget({ users: [{ username: "ids", password: "run-now-password" }] });
+    try {
+      const created = await change("POST", "/api/v1/settings/exports", {
+        name: "audited run",
+        dataType: "securities",
+        format: "csv",
+        schedule: { frequency: "daily", time: "05:00" },
+        destination: {
+          type: "sftp",
+          host: "127.0.0.1",
+          port: target.port,
+          username: "ids",
+          password: "run-now-password",
+          path: "/",
+        },
+        fileName: "securities_{exportId}.csv",
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.body.data.id as string;
+      const run = await change("POST", `/api/v1/settings/exports/${id}/run`);
+      expect(run.status, run.text).toBe(202);
+      const entry = await entryOf(run.requestId);
+      expect(entry).toEqual({
+        id: expect.any(String),
+        at: iso,
+        actor: admin.clientId,
+        requestId: run.requestId,
+        action: "run",
+        resource: { type: "export", id, name: "audited run" },
+        changes: [{ field: "run", from: null, to: run.body.data.id }],
+      });
+      // The export's own entries: the run is there, newest first; the definition is as it was.
+      const own = await trail(`resourceType=export&resourceId=${id}`);
+      expect(own.entries.map((e) => e.action)).toEqual(["run", "created"]);
+      const after = await call("GET", `/api/v1/settings/exports/${id}`, { token: admin.token });
+      expect(after.body.data.updatedAt).toBe(created.body.data.updatedAt);
+
+      // The run delivers before its server goes away (a failing run would retry on the shared runtime).
+      await vi.waitFor(
+        async () => {
+          const runs = await call("GET", `/api/v1/settings/exports/${id}/runs`, { token: admin.token });
+          expect(runs.body.data[0]?.status).toBe("succeeded");
+        },
+        { timeout: 30_000, interval: 200 },
+      );
+
+      const unknown = await change("POST", "/api/v1/settings/exports/ex_unknown/run");
+      expect(unknown.status).toBe(404);
+      expect((await trail("")).entries.filter((e) => e.requestId === unknown.requestId)).toEqual([]);
+    } finally {
+      await target.close();
+    }
   });
 
   it("records blob sources and replica logins, the login's password rotation redacted", async () => {

@@ -67,10 +67,13 @@ export interface AuditSubject<T> {
 
 /**
  * What the use case knows and the stored form cannot show: a rotation whose secret the store never holds
- * (a replica login's password lives in the database, an SFTP password in Azure's local user).
+ * (a replica login's password lives in the database, an SFTP password in Azure's local user), or an
+ * action that changes no field of the item (a Run now).
  */
 export interface AuditNote {
   action: AuditAction;
   /** Fields whose secret value changed, each recorded as redacted. */
   secrets?: string[];
+  /** What the action did beyond the item's own fields (a Run now: the run it started). */
+  changes?: AuditChange[];
 }

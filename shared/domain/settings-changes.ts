@@ -54,6 +54,7 @@ export function auditDraft<T>(
       to: after === undefined ? null : REDACTED,
     });
   }
+  changes.push(...(note?.changes ?? []));
   if (changes.length === 0 && note === undefined) return undefined;
   return {
     action: note?.action ?? actionOf(before, after, changes),

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { HttpRequest } from "@azure/functions";
 import type { z } from "zod";
 import type { Scope } from "../domain/api-client";
@@ -12,6 +13,13 @@ export interface EndpointResult {
   body?: unknown;
   /** A body sent as it is instead of as JSON, its Content-Type in `headers` (the console's static files). */
   bytes?: Buffer;
+  /**
+   * A body sent as it is read (a large file from blob storage), never held whole in memory; its
+   * Content-Type and Content-Length in `headers`. Once the first byte is sent the status cannot
+   * change: a source that fails midway ends the response early (the client sees fewer bytes than
+   * Content-Length), so check what can fail before answering.
+   */
+  stream?: Readable;
   headers?: Record<string, string>;
 }
 

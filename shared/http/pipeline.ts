@@ -103,6 +103,7 @@ export function httpHandler(endpoint: AnyEndpoint, shapeError: ErrorShaper = err
       });
     }
     if (result.bytes !== undefined) return { status: result.status, headers, body: result.bytes };
+    if (result.stream !== undefined) return { status: result.status, headers, body: result.stream };
     return {
       status: result.status,
       headers,

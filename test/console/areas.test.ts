@@ -218,7 +218,18 @@ describe("console › Blob Sources, Jobs and Exceptions, against the real compon
     const resolve = await page.waitForSelector(
       "::-p-xpath(//main//tr[contains(., 'securities-20261125.csv row 2')]//button[normalize-space()='Resolve'])",
     );
-    await resolve?.click();
+    assert(resolve !== null);
+    // At 1280 px the row's Resolve button is in view as the page opens: the table fits, nothing to scroll sideways.
+    const fits = await resolve.evaluate((button) => {
+      const wrap = button.closest(".table-wrap") as HTMLElement;
+      return {
+        buttonRight: Math.ceil(button.getBoundingClientRect().right) <= Math.floor(wrap.getBoundingClientRect().right),
+        tableScrolls: wrap.scrollWidth > wrap.clientWidth,
+        pageScrolls: document.documentElement.scrollWidth > window.innerWidth,
+      };
+    });
+    expect(fits).toEqual({ buttonRight: true, tableScrolls: false, pageScrolls: false });
+    await resolve.click();
     await waitForText(page, "Resolved:");
     await page.waitForFunction(
       () => !document.querySelector("main table")?.textContent?.includes("securities-20261125.csv row 2"),

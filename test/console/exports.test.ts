@@ -159,6 +159,37 @@ describe("console › Data Exports: New Export to an SFTP server, its preview, R
     fileName = row[5] ?? "";
     expect(fileName).toMatch(/^portfolios_\d{8}_\d{4}\.csv$/);
     expect(row[7]).toBe("—");
+    // The definition's Last run follows: this run and its time in the export's time zone, named
+    // as its next run is (it was read once, as the page opened, and said "never" until a reload).
+    const lastRun = async (): Promise<string> =>
+      page.$$eval(
+        "main dt",
+        (dts) => (dts.find((dt) => dt.textContent === "Last run")?.nextElementSibling as HTMLElement)?.innerText ?? "",
+      );
+    await page
+      .waitForFunction(
+        () =>
+          Array.from(document.querySelectorAll("main dt"))
+            .find((dt) => dt.textContent === "Last run")
+            ?.nextElementSibling?.textContent?.includes("succeeded") === true,
+        { timeout: 10_000 },
+      )
+      .catch(() => undefined); // the comparison below says what it shows instead
+    const id = await page.evaluate(() => decodeURIComponent(location.hash.split("/")[2] ?? ""));
+    const { completedAt } = (await call("GET", `/api/v1/settings/exports/${id}`, { token: await adminToken() })).body
+      .data.lastRun;
+    const at = new Intl.DateTimeFormat("en-GB", {
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      timeZone: "Europe/London",
+      timeZoneName: "short",
+    }).format(new Date(completedAt));
+    expect(at).toMatch(/^\w{3}, \d+ \w+ \d{4}, \d\d:\d\d (GMT|BST)$/);
+    expect((await lastRun()).split("\n")).toEqual(["succeeded", at]);
     await find(page, "button", "Run now");
     const written = await readFile(join(target.root, "exports", "weekly", fileName), "utf8");
     expect(written.split("\n")[0]).toContain("code");

@@ -20,6 +20,13 @@ export class RunExportNow {
       throw new AppError("CONFLICT", `A run of export '${id}' was asked for at this very moment; retry`, {
         retryable: true,
       });
+    // A run changes no field of the export: the audit trail learns of it from here, as a write of the
+    // export unchanged with the note (the entry travels in that write's batch, as every audited change's).
+    // The run is started first, so an entry never names a run that was refused.
+    await this.deps.repository.update(id, (current) => current, {
+      action: "run",
+      changes: [{ field: "run", from: null, to: run.id }],
+    });
     return toPublicRun(run);
   }
 }

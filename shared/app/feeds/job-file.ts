@@ -30,17 +30,19 @@ export async function findJobFile(deps: { jobs: JobRepository; files: FileStore 
   return { job: { ...job, file }, size: info.size, open: () => deps.files.read(file.container, file.name) };
 }
 
-/** Reads a job's file whole, for the download. */
+/**
+ * Opens a job's file for the download: its name, its size and a stream of its bytes, read from the
+ * store as the response is sent (a quarantined file may be hundreds of megabytes; it is never held
+ * whole in memory).
+ */
 export class GetJobFile {
   constructor(private readonly deps: { jobs: JobRepository; files: FileStore }) {}
 
-  async execute(jobId: string): Promise<{ fileName: string; bytes: Buffer }> {
+  async execute(jobId: string): Promise<{ fileName: string; size: number; stream: Readable }> {
     const found = await findJobFile(this.deps, jobId);
     const stream = await found.open();
     if (stream === undefined) throw notFound(`The file of job '${jobId}'`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
     const fileName = found.job.fileName ?? found.job.file.name.slice(found.job.file.name.lastIndexOf("/") + 1);
-    return { fileName, bytes: Buffer.concat(chunks) };
+    return { fileName, size: found.size, stream };
   }
 }

@@ -178,6 +178,32 @@ describe("import jobs: leases, reaping and counts of what was written (Cosmos st
     ]);
   });
 
+  it("a retried call for the same job (its first attempt failed) keeps the job's first start", async () => {
+    const failOnce: SecurityRepository = Object.assign(
+      Object.create(app.investments.securityRepository()) as SecurityRepository,
+      {
+        save: async (): Promise<WriteCounts> => {
+          throw new Error("connection reset by the store");
+        },
+      },
+    );
+    const securities = [{ id: "SEC-RESTART-1", name: "Restarted", assetClass: "equity", currency: "EUR" }];
+    const origin = { source: "sftp" as const, jobId: "job_restarted", feedId: "fd_restart", fileName: "s.csv" };
+    const firstStart = now.toISOString();
+    await importService({ securities: failOnce })
+      .execute({ dataType: "securities", body: { securities }, origin })
+      .catch(() => undefined);
+    expect((await app.investments.jobRepository().get("job_restarted"))?.status).toBe("failed");
+
+    now = new Date(now.getTime() + 10 * MINUTE);
+    await importService({}).execute({ dataType: "securities", body: { securities }, origin });
+    expect(await app.investments.jobRepository().get("job_restarted")).toMatchObject({
+      status: "completed",
+      startedAt: firstStart,
+      completedAt: now.toISOString(),
+    });
+  });
+
   it("completes once the data and its stale markers are stored, without waiting for valuation: one valuations message per 25 portfolios", async () => {
     const sent: unknown[] = [];
     const bus: MessageBus = {

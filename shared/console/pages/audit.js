@@ -21,9 +21,18 @@ const TYPES = /** @type {Record<string, [string, string]>} */ ({
   "replica-login": ["Replica login", "replica"],
 });
 
-/** @param {unknown} value */
+/**
+ * A value as read: a list's items separated by ", " (JSON without spaces is one long word that cannot wrap).
+ * @param {unknown} value
+ */
 const shown = (value) =>
-  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
+  value === null || value === undefined
+    ? "—"
+    : typeof value === "string"
+      ? value
+      : Array.isArray(value)
+        ? `[${value.map((item) => JSON.stringify(item)).join(", ")}]`
+        : JSON.stringify(value);
 
 /** @param {{ changes: { field: string, from: unknown, to: unknown }[] }} entry */
 function Changes({ changes }) {
@@ -48,8 +57,8 @@ function Entries({ entries, caption, empty, withItem }) {
         <td class="mono">${e.actor}</td>
         <td>${e.action}</td>
         ${withItem ? html`<td>${label} <a href=${item}>${e.resource.name}</a></td>` : null}
-        <td><${Changes} changes=${e.changes} /></td>
-        <td class="mono wrap">${e.requestId}</td>
+        <td class="wide"><${Changes} changes=${e.changes} /></td>
+        <td class="request-id"><span class="mono">${e.requestId}</span></td>
       </tr>`;
     })} />`;
 }

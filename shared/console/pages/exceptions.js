@@ -141,7 +141,7 @@ export function ExceptionsPage({ query }) {
     <${LoadState} loading=${list.loading} error=${list.error} onRetry=${list.reload} />
     ${
       list.body
-        ? html`<${Table} caption="Exceptions" head=${["Select", "Created", "Type", "Severity", "Message", "Entity", "Job", "Status", ""]}
+        ? html`<${Table} caption="Exceptions" head=${["Select", "Created", "Type", "Severity", "Message", "Entity", "Job", "Status"]}
           empty=${v.type || v.severity ? "No exceptions match these filters." : v.status === "open" ? "No open exceptions." : "No exceptions."}
           rows=${exceptions.map(
             (e) => html`<tr>
@@ -154,15 +154,18 @@ export function ExceptionsPage({ query }) {
               <td class="mono">${e.type}</td>
               <td><${Status} value=${e.severity} /></td>
               <td class="wrap wide">${e.message}</td>
-              <td class="mono break"><${Entity} entity=${e.entity} feedNames=${feedNames} /></td>
+              <td class="mono wrap"><${Entity} entity=${e.entity} feedNames=${feedNames} /></td>
               <td class="break">${e.jobId ? html`<a href=${href("jobs", e.jobId)}>${e.jobId}</a>` : "—"}</td>
-              <td><${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}${e.resolvedBy ? ` by ${e.resolvedBy}` : ""}</span>` : null}${e.resolution ? html`<span class="sub wrap">${e.resolution}</span>` : null}</td>
-              <td>${
-                e.status === "open"
-                  ? html`<button type="button" class="small" aria-label=${`Resolve: ${e.message}`} aria-disabled=${resolving === e.id ? "true" : undefined}
-                    onClick=${() => resolving === undefined && resolve(e)}>${resolving === e.id ? "Resolving…" : "Resolve"}</button>`
-                  : null
-              }</td>
+              <td>
+                <${Status} value=${e.status} />${e.resolvedAt ? html`<span class="sub">${dateTime(e.resolvedAt)}${e.resolvedBy ? ` by ${e.resolvedBy}` : ""}</span>` : null}${e.resolution ? html`<span class="sub wrap">${e.resolution}</span>` : null}
+                ${
+                  /* Resolve sits under the status it changes, not in a column of its own: the table then fits 1280 px. */
+                  e.status === "open"
+                    ? html`<div class="cell-action"><button type="button" class="small" aria-label=${`Resolve: ${e.message}`} aria-disabled=${resolving === e.id ? "true" : undefined}
+                      onClick=${() => resolving === undefined && resolve(e)}>${resolving === e.id ? "Resolving…" : "Resolve"}</button></div>`
+                    : null
+                }
+              </td>
             </tr>`,
           )} />
         <${Pager} pagination=${list.body.pagination} onPage=${setPage} label="Exceptions" />`

@@ -17,7 +17,8 @@ import { AuditSection } from "./audit.js";
 export function ExportDetail({ id = "" }) {
   const path = `api/v1/settings/exports/${encodeURIComponent(id)}`;
   const item = useApi(path);
-  const { setPage, runs, starting, runNow: startRun } = useRuns(path);
+  // A run that starts or ends changes the definition's Last run: read it again then.
+  const { setPage, runs, starting, runNow: startRun } = useRuns(path, () => item.reload());
   const [dialog, setDialog] = useState(/** @type {"edit" | "delete" | undefined} */ (undefined));
   const [notice, setNotice] = useState(/** @type {string | undefined} */ (undefined));
   /** @type {any} */

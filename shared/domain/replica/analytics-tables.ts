@@ -246,6 +246,21 @@ export const analyticsTables: readonly TableDefinition[] = [
       col("rejected", { kind: "integer" }, "Records rejected"),
       col("started_at", { kind: "timestamp" }, "When it started (UTC)"),
       optional("completed_at", { kind: "timestamp" }, "When it finished (UTC)"),
+      // Added after the table: nullable, as every column a later version adds (existing rows have none).
+      optional(
+        "removed",
+        { kind: "integer" },
+        "Positions the snapshots it replaced no longer have (positions imports; 0 for other data)",
+      ),
+      optional("duplicate_of", ID, "A file this feed had already ingested: the job that ingested it"),
+      optional("reprocess_of", ID, "A file processed again: the failed job whose quarantined file this job read"),
+      optional("file_container", text(20), "Where the service keeps the job's file: quarantine or archive"),
+      optional(
+        "file_path",
+        text(1024),
+        "The kept file's name in that container (GET /api/v1/jobs/{id}/file downloads it)",
+      ),
+      optional("file_sha256", text(64), "SHA-256 of the file's content, hex"),
     ],
   },
 ];

@@ -280,8 +280,38 @@ describe("replica projection: one stored document → the rows it owns", () => {
       received: 3,
       accepted: 2,
       rejected: 1,
+      removed: null,
       data_type: "prices",
       feed_id: null,
+      reprocess_of: null,
+      file_container: null,
+    });
+    // A feed's job processed again from a quarantined file: where its own file is kept, and which job it redid.
+    const redone = projected(
+      project("jobs", {
+        ...system,
+        id: "job_2",
+        docType: "job",
+        source: "blob",
+        dataType: "securities",
+        feedId: "fd_1",
+        fileName: "securities.csv",
+        status: "completed",
+        counts: { received: 3, accepted: 3, rejected: 0, removed: 0 },
+        errors: [],
+        startedAt: "2024-01-01T00:00:00.000Z",
+        completedAt: "2024-01-01T00:00:01.000Z",
+        reprocessOf: "job_1",
+        file: { container: "archive", name: "fd_1/securities.csv", sha256: "ab".repeat(32) },
+      }),
+    );
+    expect(rowsOf(redone, "jobs")[0]).toMatchObject({
+      removed: 0,
+      duplicate_of: null,
+      reprocess_of: "job_1",
+      file_container: "archive",
+      file_path: "fd_1/securities.csv",
+      file_sha256: "ab".repeat(32),
     });
     const exception = projected(
       project("exceptions", {

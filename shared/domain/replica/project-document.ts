@@ -58,7 +58,15 @@ const holding = z
   .loose();
 const chunkDoc = z.object({ portfolioId: z.string(), holdings: z.array(holding), version: z.string().nullish() });
 const jobDoc = z
-  .object({ counts: z.object({ received: z.number(), accepted: z.number(), rejected: z.number() }) })
+  .object({
+    counts: z.object({
+      received: z.number(),
+      accepted: z.number(),
+      rejected: z.number(),
+      removed: z.number().optional(),
+    }),
+    file: z.object({ container: z.string(), name: z.string(), sha256: z.string() }).optional(),
+  })
   .loose();
 const exceptionDoc = z.object({ entity: z.object({ type: z.string(), id: z.string() }) }).loose();
 
@@ -176,8 +184,14 @@ const projections: Record<ReplicaSource, Record<string, Groups>> = {
   transactions: { transaction: byId("transactions") },
   jobs: {
     job: (doc, warn) => {
-      const { counts } = jobDoc.parse(doc);
-      const row = fieldsRow(table("jobs"), doc, warn, counts);
+      const { counts, file } = jobDoc.parse(doc);
+      const row = fieldsRow(table("jobs"), doc, warn, {
+        ...counts,
+        removed: counts.removed ?? null,
+        file_container: file?.container ?? null,
+        file_path: file?.name ?? null,
+        file_sha256: file?.sha256 ?? null,
+      });
       return { groups: [{ table: table("jobs"), key: { id: row.id ?? null }, rows: [row] }] };
     },
   },

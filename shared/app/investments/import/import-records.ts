@@ -96,10 +96,10 @@ export class ImportRecords {
   ): Promise<ImportResult> {
     const prepared = await this.prepare(dataType, body);
     const started = this.deps.clock.now();
-    const continued =
-      origin.part !== undefined && !origin.part.first && origin.jobId !== undefined
-        ? await this.deps.jobs.get(origin.jobId)
-        : undefined;
+    // The job as stored when this call continues or repeats one (a feed's job: a later part of its file,
+    // or a retry after a failed or killed attempt): the job started when it first did.
+    const stored = origin.jobId !== undefined ? await this.deps.jobs.get(origin.jobId) : undefined;
+    const continued = origin.part !== undefined && !origin.part.first ? stored : undefined;
     // What earlier parts of the same file stored (and removed).
     const prior = continued?.counts.accepted ?? 0;
     const priorRemoved = continued?.counts.removed ?? 0;
@@ -118,7 +118,7 @@ export class ImportRecords {
         removed: 0,
       },
       errors: origin.file?.errors ?? [],
-      startedAt: continued?.startedAt ?? started.toISOString(),
+      startedAt: stored?.startedAt ?? started.toISOString(),
       completedAt: null,
       leaseUntil: leaseFrom(started),
     };
