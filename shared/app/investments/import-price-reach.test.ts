@@ -56,22 +56,20 @@ describe("price imports mark only the snapshots their prices can change (Cosmos 
 
   it("a backfill older than the stored newest price leaves a later snapshot current; a price in reach marks it", async () => {
     const positions = app.investments.positionRepository();
-    await app.investments
-      .portfolioRepository()
-      .create(
-        newPortfolio(
-          {
-            id: "pf_REACH",
-            name: "Reach",
-            code: "REACH",
-            clientId: "c",
-            baseCurrency: "EUR",
-            type: "standard",
-            status: "active",
-          },
-          now.toISOString(),
-        ),
-      );
+    await app.investments.portfolioRepository().create(
+      newPortfolio(
+        {
+          id: "pf_REACH",
+          name: "Reach",
+          code: "REACH",
+          clientId: "c",
+          baseCurrency: "EUR",
+          type: "standard",
+          status: "active",
+        },
+        now.toISOString(),
+      ),
+    );
     await imports().execute({
       dataType: "securities",
       body: {
