@@ -183,6 +183,8 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
   async markValuationPending(ids: readonly string[], markersWritten?: Promise<void>): Promise<void> {
     const unique = [...new Set(ids)];
     const since = this.target.clock.now().toISOString();
+    // Awaited only after the read: a failure before then is handled here, and thrown by that await.
+    markersWritten?.catch(() => undefined);
     // Written even where the flag is already set (a new ETag): a consumer that read the portfolio before
     // this (and may have looked for markers before ours) then fails its conditional clear. Setting it
     // records no version (an import can flag thousands of portfolios, and it answers only once they are
