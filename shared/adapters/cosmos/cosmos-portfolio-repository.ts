@@ -15,7 +15,7 @@ import { readAsAt, type AsAtSource } from "./versions/as-at-reads";
 import { historyEntries } from "./versions/history";
 import { nextRecorded, recordedOf, type WithRecorded } from "./versions/recorded";
 import { versionsBeside, type VersionedKind } from "./versions/version-docs";
-import { inPlace, TOUCH, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
+import { inPlace, writeVersioned, type VersionedTarget } from "./versions/versioned-writes";
 
 interface PortfolioDoc extends Portfolio, WithRecorded {
   docType: "portfolio";
@@ -195,7 +195,7 @@ export class CosmosPortfolioRepository implements PortfolioRepository {
       unique.map((id) => ({ id, partitionKey: id })),
       (doc) => {
         if (doc === undefined || !isPortfolio(doc)) return undefined;
-        return doc.valuationPending === true ? TOUCH : inPlace({ ...doc, valuationPending: true, pendingSince: since });
+        return inPlace(doc.valuationPending === true ? doc : { ...doc, valuationPending: true, pendingSince: since });
       },
       markersWritten === undefined ? {} : { beforeChange: () => markersWritten },
     );

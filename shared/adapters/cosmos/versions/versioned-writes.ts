@@ -12,26 +12,22 @@ import { versionCopy, type VersionedKind } from "./version-docs";
 /** A stored document as read, with the version it was read at. */
 export type Current<D> = D & WithRecorded & { _etag?: string };
 
-/** Rewrite the document as it is (a new ETag, for writers that compare it), recording no version. */
-export const TOUCH = Symbol("touch");
-
 /**
- * Rewrite the document as `doc`, in place: a new ETag, the version it is (`recorded`) unchanged, no
- * version recorded. Only for bookkeeping that states its own instant in the document (so a read as at
- * an earlier instant can tell it did not apply yet), such as a portfolio's pending flag.
+ * Rewrite the document as `doc`, in place: a new ETag (for writers that compare it), the version it is
+ * (`recorded`) unchanged, no version recorded. For the document as it is, or for bookkeeping that states
+ * its own instant in the document (so a read as at an earlier instant can tell it did not apply yet),
+ * such as a portfolio's pending flag.
  */
-export interface InPlace<D> {
-  inPlace: D;
+export class InPlace<D> {
+  constructor(readonly doc: D) {}
 }
-export const inPlace = <D>(doc: D): InPlace<D> => ({ inPlace: doc });
-const isInPlace = <D>(next: unknown): next is InPlace<D> =>
-  typeof next === "object" && next !== null && "inPlace" in next && Object.keys(next).length === 1;
+export const inPlace = <D>(doc: D): InPlace<D> => new InPlace(doc);
 
 /**
  * What a change makes of the current document (undefined: none): its new form (without `recorded`; a
- * version is recorded), TOUCH, inPlace(doc), or undefined to leave it alone.
+ * version is recorded), inPlace(doc), or undefined to leave it alone.
  */
-export type Change<D> = (current: Current<D> | undefined, index: number) => D | typeof TOUCH | InPlace<D> | undefined;
+export type Change<D> = (current: Current<D> | undefined, index: number) => D | InPlace<D> | undefined;
 
 export interface VersionedOutcome<D> {
   outcome: "created" | "updated" | "unchanged" | "touched" | "raced";
@@ -70,7 +66,7 @@ interface Plan<D> {
   current: Current<D> | undefined;
   body: (D & WithRecorded) | undefined;
   recorded: Recorded | undefined;
-  /** TOUCH or inPlace: what is written over the current document, at its version. */
+  /** inPlace: what is written over the current document, at its version. */
   rewritten?: D & WithRecorded;
 }
 
@@ -115,11 +111,11 @@ export async function writeVersioned<D extends object>(
       for (const { ref, index } of pending) {
         const before = current.get(index);
         const next = change(before, index);
-        if (next === undefined || ((next === TOUCH || isInPlace(next)) && before === undefined)) {
+        if (next === undefined || (next instanceof InPlace && before === undefined)) {
           outcomes[index] = { outcome: "unchanged", stored: before === undefined ? undefined : clean(before) };
           continue;
         }
-        if (before !== undefined && (next === TOUCH || isInPlace<D>(next))) {
+        if (before !== undefined && next instanceof InPlace) {
           plans.push({
             index,
             ref,
@@ -220,10 +216,9 @@ async function currentOf<D extends object>(
   return out;
 }
 
-/** What TOUCH or inPlace(doc) writes over `before`: at its version, never with a new one. */
-function rewrite<D extends object>(before: Current<D>, next: typeof TOUCH | InPlace<D>): D & WithRecorded {
-  if (next === TOUCH) return clean(before);
-  const { recorded: _r, ...data } = clean(next.inPlace as D & WithRecorded);
+/** What inPlace(doc) writes over `before`: at its version, never with a new one. */
+function rewrite<D extends object>(before: Current<D>, next: InPlace<D>): D & WithRecorded {
+  const { recorded: _r, ...data } = clean(next.doc as D & WithRecorded);
   return { ...data, ...(before.recorded !== undefined ? { recorded: before.recorded } : {}) } as D & WithRecorded;
 }
 
