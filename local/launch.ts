@@ -4,7 +4,8 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { randomInt } from "node:crypto";
 import { dirname, join } from "node:path";
 
 /** The folder of package.json: this file runs compiled (dist/local) and, in tests, from source (local). */
@@ -14,16 +15,50 @@ export const projectRoot = ((): string => {
   return dir;
 })();
 
-/** A TCP port nothing listens on right now (loopback). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/**
+ * The range the system hands out ports from for outgoing connections (Linux; the usual range
+ * elsewhere). A port picked from it can be taken by any connection the machine opens before the
+ * component listens on it, which on a busy machine (the test suite) happens: so free ports come from
+ * below it.
+ */
+function ephemeralRange(): { low: number; high: number } {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && Number.isInteger(low) && Number.isInteger(high))
+      return { low, high };
+  } catch {
+    // not Linux
+  }
+  return { low: 32768, high: 65535 };
+}
+
+function listensOn(port: number): Promise<number | undefined> {
+  return new Promise((resolvePort) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", () => resolvePort(undefined));
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => {
       const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0));
+      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : undefined));
     });
   });
+}
+
+/**
+ * A TCP port nothing listens on right now (loopback), chosen at random below the range outgoing
+ * connections take their ports from, so only another listener can take it before it is used.
+ */
+export async function freePort(): Promise<number> {
+  const { low } = ephemeralRange();
+  const bottom = Math.max(10_000, low - 12_000);
+  if (low - bottom >= 1_000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = await listensOn(bottom + randomInt(low - bottom));
+      if (port !== undefined) return port;
+    }
+  }
+  const port = await listensOn(0);
+  if (port === undefined) throw new Error("no free TCP port on 127.0.0.1");
+  return port;
 }
 
 /** The settings that place a runtime and its components on free ports, with its own data folder. */
