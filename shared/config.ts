@@ -142,6 +142,13 @@ export const configSchema = z
      * 100 MB (a workbook's shared strings); one more is answered 503 with Retry-After.
      */
     FEED_DRY_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    /**
+     * Rows of a delivered file (SFTP or blob) imported per call, each call one stored batch with its
+     * fixed costs (the job's lease renewed, the newest-price documents merged, what the rows make stale
+     * looked up): larger calls ingest faster; the service holds two calls' rows at once. At most the
+     * import's stored batch (COMMIT_BATCH, 25,000).
+     */
+    FEED_IMPORT_BATCH_ROWS: z.coerce.number().int().min(1000).max(25_000).default(25_000),
     /** The SFTP host providers connect to, shown with each feed's login. */
     SFTP_HOST: z.string().min(1).default("127.0.0.1"),
     /** The SFTP port providers connect to, shown with each feed's login. */

@@ -36,6 +36,8 @@ export async function runtimeEnv(dataDir: string, overrides: RuntimeEnv = {}): P
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: "1000000",
     RATE_LIMIT_ANONYMOUS_PER_DAY: "10000000",
     AUTH_CLIENT_CACHE_SECONDS: "5",
+    // Files import in calls of 10,000 rows, so a test file a little over that spans two calls.
+    FEED_IMPORT_BATCH_ROWS: "10000",
     LOG_LEVEL: "warn",
     ...overrides,
   };

@@ -91,6 +91,7 @@ export class FeedServices {
         clock: this.core.clock,
         log: this.core.logger("ingest-file"),
         unlabelledSource: this.core.config.SFTP_LOGINS === "azure" ? "sftp" : "blob",
+        batchSize: this.core.config.FEED_IMPORT_BATCH_ROWS,
       }),
   );
   /** A feed job's file, and processing a failed job's file again. */

@@ -40,7 +40,7 @@ export async function importValidRows(
     const part = { first, last };
     first = false;
     writing = deps.importer
-      .execute({ dataType: feed.dataType, body: { [key]: records }, origin: { ...origin, file, part } })
+      .execute({ dataType: feed.dataType, checked: records, origin: { ...origin, file, part } })
       .catch((error: unknown) => {
         throw error instanceof AppError ? withFileRows(error, key, rows) : error;
       });

@@ -103,8 +103,9 @@ function world(failures: Set<"move" | "import">, overrides: Partial<IngestFileDe
   const outbox = { append: async (e: readonly EventEnvelope[]) => void events.push(...e) } as unknown as Outbox;
   const imports: { jobId: string | undefined; records: number }[] = [];
   const importer: Pick<ImportRecords, "execute"> = {
-    execute: async ({ dataType, body, origin }) => {
-      const records = (body as Record<string, unknown[]>)["securities"] ?? [];
+    execute: async (request) => {
+      const { dataType, origin } = request;
+      const records = "checked" in request ? request.checked : [];
       const id = origin?.jobId ?? "job_random";
       imports.push({ jobId: origin?.jobId, records: records.length });
       const running: Job = {
@@ -366,7 +367,7 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
     let calls = 0;
     // The second call is refused, as the import service refuses a record naming an unknown security.
     w.deps.importer = {
-      execute: async ({ dataType, body, origin }) => {
+      execute: async (request) => {
         calls += 1;
         if (calls === 2)
           throw new AppError("VALIDATION_ERROR", "The import has invalid records", {
@@ -374,7 +375,7 @@ describe("IngestFile: an import call refusing its rows after earlier calls store
               { field: "securities[1].isin", message: "security 'GB0009252882' does not exist; import it first" },
             ],
           });
-        return stores.execute({ dataType, body, origin });
+        return stores.execute(request);
       },
     };
     const rows = [
@@ -442,9 +443,9 @@ describe("IngestFile with the import service (Cosmos stand-in): a file in severa
     });
     const calls: boolean[] = [];
     const counting: Pick<ImportRecords, "execute"> = {
-      execute: ({ dataType, body, origin }) => {
-        calls.push(origin?.part?.last ?? true);
-        return importer.execute({ dataType, body, origin });
+      execute: (request) => {
+        calls.push(request.origin?.part?.last ?? true);
+        return importer.execute(request);
       },
     };
     const w = world(new Set(), { jobs: app.investments.jobRepository(), importer: counting, batchSize: 2, outbox });

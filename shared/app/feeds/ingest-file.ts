@@ -2,7 +2,6 @@ import type { DataQualityCandidate } from "../../domain/data-quality-exception";
 import { AppError } from "../../domain/errors";
 import { compileFilePattern, type FeedDefinition } from "../../domain/feed";
 import type { ValidationOutcome } from "../../domain/feed-validation";
-import { MAX_IMPORT_RECORDS } from "../../domain/import-payload";
 import type { Job } from "../../domain/job";
 import { FileFormatError } from "../../domain/source-record";
 import { printable } from "../../domain/storable";
@@ -19,6 +18,7 @@ import type { FileReaders } from "../../ports/file-readers";
 import { firstPass } from "./feed-records";
 import { HashingReader, sha256Of } from "./file-hashing";
 import type { ImportRecords } from "../investments/import/import-records";
+import { COMMIT_BATCH } from "../investments/import/import-types";
 import { jobEvent } from "../investments/job-event";
 import { inboundNameProblem } from "../../domain/inbound-name";
 import { refusedFileName } from "./refused-file-name";
@@ -61,7 +61,7 @@ export interface IngestFileDeps {
   attempts: IngestAttempts;
   clock: Clock;
   log: Logger;
-  /** Records per import call (default and most MAX_IMPORT_RECORDS). */
+  /** Records per import call (default and most COMMIT_BATCH: one stored batch per call). */
   batchSize?: number;
   /**
    * The channel of a file that carries no `source` metadata: `blob` (an upload into inbound, the
@@ -81,7 +81,7 @@ export class IngestFile {
   private readonly batchSize: number;
 
   constructor(private readonly deps: IngestFileDeps) {
-    this.batchSize = Math.min(deps.batchSize ?? MAX_IMPORT_RECORDS, MAX_IMPORT_RECORDS);
+    this.batchSize = Math.min(deps.batchSize ?? COMMIT_BATCH, COMMIT_BATCH);
   }
 
   async execute(name: string): Promise<IngestOutcome> {

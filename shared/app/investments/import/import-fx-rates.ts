@@ -2,7 +2,7 @@ import { fxPair, fxRateId, type FxRate } from "../../../domain/fx-rate";
 import type { Clock } from "../../../ports/clock";
 import type { FxRateRepository, PositionRepository } from "../../../ports/investment-repositories";
 import { commitInBatches, type PreparedImport } from "./import-types";
-import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
+import { flagDuplicates, type Problems, type RecordOf } from "./validate-payload";
 
 export interface FxImportDeps {
   fxRates: FxRateRepository;
@@ -10,8 +10,11 @@ export interface FxImportDeps {
   clock: Clock;
 }
 
-export async function prepareFxRates(body: unknown, problems: Problems, deps: FxImportDeps): Promise<PreparedImport> {
-  const records = parseRecords("fx-rates", body, problems);
+export async function prepareFxRates(
+  records: readonly (RecordOf<"fx-rates"> | undefined)[],
+  problems: Problems,
+  deps: FxImportDeps,
+): Promise<PreparedImport> {
   flagDuplicates(
     records,
     (r) => `${fxPair(r.baseCurrency, r.quoteCurrency)}|${fxRateId(r)}`,

@@ -4,7 +4,7 @@ import type { PositionRepository } from "../../../ports/investment-repositories"
 import { commitInBatches, type ImportCounts, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./reference-resolver";
 import { nextSnapshot, type SnapshotRows } from "./snapshot-rows";
-import { parseRecords, type Problems } from "./validate-payload";
+import { type Problems, type RecordOf } from "./validate-payload";
 
 export interface PositionImportDeps {
   positions: PositionRepository;
@@ -18,11 +18,10 @@ export interface PositionImportDeps {
  * snapshot together: a later call adds to what the file's earlier calls stored.
  */
 export async function preparePositions(
-  body: unknown,
+  records: readonly (RecordOf<"positions"> | undefined)[],
   problems: Problems,
   deps: PositionImportDeps,
 ): Promise<PreparedImport> {
-  const records = parseRecords("positions", body, problems);
   await deps.references.loadPortfolios(records);
   await deps.references.loadSecurities(records);
   const snapshots = new Map<string, SnapshotRows>();

@@ -5,7 +5,7 @@ import type { Clock } from "../../../ports/clock";
 import type { PositionRepository, PriceRepository } from "../../../ports/investment-repositories";
 import { commitInBatches, type PreparedImport } from "./import-types";
 import type { ReferenceResolver } from "./reference-resolver";
-import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
+import { flagDuplicates, type Problems, type RecordOf } from "./validate-payload";
 
 export interface PriceImportDeps {
   prices: PriceRepository;
@@ -15,8 +15,11 @@ export interface PriceImportDeps {
   jumpThreshold: number;
 }
 
-export async function preparePrices(body: unknown, problems: Problems, deps: PriceImportDeps): Promise<PreparedImport> {
-  const records = parseRecords("prices", body, problems);
+export async function preparePrices(
+  records: readonly (RecordOf<"prices"> | undefined)[],
+  problems: Problems,
+  deps: PriceImportDeps,
+): Promise<PreparedImport> {
   await deps.references.loadIsins(records.map((r) => r?.isin));
   const now = deps.clock.now().toISOString();
   const securityIds = records.map((record, i) =>

@@ -25,7 +25,7 @@ import { prepareTransactions } from "./import-transactions";
 import { COMMIT_BATCH, sumCounts, type CommitProgress, type ImportCounts, type PreparedImport } from "./import-types";
 import { ReferenceResolver } from "./reference-resolver";
 import { StaleMarking } from "./stale-marking";
-import { Problems } from "./validate-payload";
+import { parseRecords, Problems, type RecordOf } from "./validate-payload";
 
 export interface ImportRecordsDeps {
   portfolios: PortfolioRepository;
@@ -68,13 +68,23 @@ export interface ImportSource {
   part?: { first: boolean; last: boolean };
 }
 
-export interface ImportRequest {
+export type ImportRequest = {
   dataType: DataType;
-  /** The payload as received: validated here, record by record. */
-  body: unknown;
   /** Default: a REST import. */
   origin?: ImportSource;
-}
+} & (
+  | {
+      /** The payload as received: validated here, record by record. */
+      body: unknown;
+    }
+  | {
+      /**
+       * Records the import's own record schema (`recordSchemas[dataType]`) has already parsed, as a
+       * feed's mapping does for every row: not parsed a second time, nor held to a REST body's record limit.
+       */
+      checked: readonly Record<string, unknown>[];
+    }
+);
 
 /**
  * One import, whatever brought it (REST, SFTP or blob): validate everything, then write by natural
@@ -90,11 +100,9 @@ export class ImportRecords {
     return withWriteContext({ jobId }, () => this.importAs(jobId, request));
   }
 
-  private async importAs(
-    jobId: string,
-    { dataType, body, origin = { source: "api" } }: ImportRequest,
-  ): Promise<ImportResult> {
-    const prepared = await this.prepare(dataType, body);
+  private async importAs(jobId: string, request: ImportRequest): Promise<ImportResult> {
+    const { dataType, origin = { source: "api" } } = request;
+    const prepared = await this.prepare(request);
     const started = this.deps.clock.now();
     // The job as stored when this call continues or repeats one (a feed's job: a later part of its file,
     // or a retry after a failed or killed attempt): the job started when it first did.
@@ -221,13 +229,18 @@ export class ImportRecords {
     }
   }
 
-  private prepare(dataType: DataType, body: unknown): Promise<PreparedImport> {
+  private prepare(request: ImportRequest): Promise<PreparedImport> {
     const problems = new Problems();
     const { deps } = this;
     const references = new ReferenceResolver(deps.portfolios, deps.securities);
-    switch (dataType) {
+    // Checked records were parsed by the schema of the request's data type (the cast says no more).
+    const records = <T extends DataType>(dataType: T): readonly (RecordOf<T> | undefined)[] =>
+      "checked" in request
+        ? (request.checked as readonly RecordOf<T>[])
+        : parseRecords(dataType, request.body, problems);
+    switch (request.dataType) {
       case "prices":
-        return preparePrices(body, problems, {
+        return preparePrices(records("prices"), problems, {
           prices: deps.prices,
           positions: deps.positions,
           references,
@@ -235,17 +248,29 @@ export class ImportRecords {
           jumpThreshold: deps.priceJumpThreshold,
         });
       case "fx-rates":
-        return prepareFxRates(body, problems, { fxRates: deps.fxRates, positions: deps.positions, clock: deps.clock });
+        return prepareFxRates(records("fx-rates"), problems, {
+          fxRates: deps.fxRates,
+          positions: deps.positions,
+          clock: deps.clock,
+        });
       case "securities":
-        return prepareSecurities(body, problems, {
+        return prepareSecurities(records("securities"), problems, {
           securities: deps.securities,
           portfolios: deps.portfolios,
           clock: deps.clock,
         });
       case "positions":
-        return preparePositions(body, problems, { positions: deps.positions, references, clock: deps.clock });
+        return preparePositions(records("positions"), problems, {
+          positions: deps.positions,
+          references,
+          clock: deps.clock,
+        });
       case "transactions":
-        return prepareTransactions(body, problems, { transactions: deps.transactions, references, clock: deps.clock });
+        return prepareTransactions(records("transactions"), problems, {
+          transactions: deps.transactions,
+          references,
+          clock: deps.clock,
+        });
     }
   }
 }

@@ -5,7 +5,7 @@ import type { Clock } from "../../../ports/clock";
 import type { SecurityRepository } from "../../../ports/investment-repositories";
 import type { PortfolioRepository } from "../../../ports/portfolio-repository";
 import { commitInBatches, type PreparedImport } from "./import-types";
-import { parseRecords, type Problems } from "./validate-payload";
+import { type Problems, type RecordOf } from "./validate-payload";
 
 export interface SecurityImportDeps {
   securities: SecurityRepository;
@@ -19,11 +19,10 @@ export interface SecurityImportDeps {
  * of the same security is a retryable 409, never a silently lost field.
  */
 export async function prepareSecurities(
-  body: unknown,
+  records: readonly (RecordOf<"securities"> | undefined)[],
   problems: Problems,
   deps: SecurityImportDeps,
 ): Promise<PreparedImport> {
-  const records = parseRecords("securities", body, problems);
   const idByIsin = await deps.securities.idsForIsins(records.flatMap((r) => (r?.isin != null ? [r.isin] : [])));
   const funds = await deps.portfolios.getMany(
     records.flatMap((r) => (r?.lookThroughPortfolioId != null ? [r.lookThroughPortfolioId] : [])),

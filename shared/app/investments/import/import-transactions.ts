@@ -7,7 +7,7 @@ import type { TransactionRepository, WriteCounts } from "../../../ports/investme
 import { sameTransaction } from "./same-transaction";
 import { commitInBatches, type PreparedImport } from "./import-types";
 import type { ReferenceResolver, SecurityRef } from "./reference-resolver";
-import { flagDuplicates, parseRecords, type Problems } from "./validate-payload";
+import { flagDuplicates, type Problems, type RecordOf } from "./validate-payload";
 
 export interface TransactionImportDeps {
   transactions: TransactionRepository;
@@ -43,11 +43,10 @@ export function settledEvent(t: Transaction, asAt: string | undefined): EventEnv
  * fields it carries, null clearing), moving it along pending → settled | failed | cancelled only.
  */
 export async function prepareTransactions(
-  body: unknown,
+  records: readonly (RecordOf<"transactions"> | undefined)[],
   problems: Problems,
   deps: TransactionImportDeps,
 ): Promise<PreparedImport> {
-  const records = parseRecords("transactions", body, problems);
   await deps.references.loadPortfolios(records);
   // A record naming a security (null names none: a cash-only transaction).
   const securityRef = (r: (typeof records)[number]): SecurityRef | undefined =>
