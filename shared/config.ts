@@ -146,9 +146,9 @@ export const configSchema = z
      * Rows of a delivered file (SFTP or blob) imported per call, each call one stored batch with its
      * fixed costs (the job's lease renewed, the newest-price documents merged, what the rows make stale
      * looked up): larger calls ingest faster; the service holds two calls' rows at once. At most the
-     * import's stored batch (COMMIT_BATCH, 25,000).
+     * import's stored batch (COMMIT_BATCH, 20,000).
      */
-    FEED_IMPORT_BATCH_ROWS: z.coerce.number().int().min(1000).max(25_000).default(25_000),
+    FEED_IMPORT_BATCH_ROWS: z.coerce.number().int().min(1000).max(20_000).default(20_000),
     /** The SFTP host providers connect to, shown with each feed's login. */
     SFTP_HOST: z.string().min(1).default("127.0.0.1"),
     /** The SFTP port providers connect to, shown with each feed's login. */

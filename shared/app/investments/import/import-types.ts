@@ -55,7 +55,7 @@ export interface PreparedImport {
  * slower, and a million-row file spent a fifth of its writes on the newest-price documents at 10,000.
  * A job's counts and lease move along after every batch.
  */
-export const COMMIT_BATCH = 25_000;
+export const COMMIT_BATCH = 20_000;
 
 export const sumCounts = (all: readonly (WriteCounts & { removed?: number })[]): ImportCounts =>
   all.reduce<ImportCounts>(
