@@ -31,6 +31,9 @@ describe("freePort", () => {
       });
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
+    // Never the same port twice, however many are asked for at once.
+    const many = await Promise.all(Array.from({ length: 200 }, () => freePort()));
+    expect(new Set(many).size).toBe(many.length);
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

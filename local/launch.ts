@@ -4,7 +4,8 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { randomInt } from "node:crypto";
 import { dirname, join } from "node:path";
 
@@ -43,16 +44,47 @@ function listensOn(port: number): Promise<number | undefined> {
   });
 }
 
+/** Where ports handed out are reserved, one file each, for every process on the machine. */
+const RESERVATIONS = join(tmpdir(), "ids-port-reservations");
+/** Long enough for a component to start listening on its port; an older reservation is free again. */
+const RESERVED_FOR_MS = 10 * 60_000;
+
+/**
+ * Reserves a port for this process, so that no other caller of freePort (in this process or another:
+ * the test files start runtimes side by side) is handed the same one between its pick and its
+ * listen. False when it is reserved already.
+ */
+function reserve(port: number): boolean {
+  const path = join(RESERVATIONS, String(port));
+  try {
+    mkdirSync(RESERVATIONS, { recursive: true });
+    writeFileSync(path, String(process.pid), { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") return true; // no reservations here: the listen check alone
+    try {
+      if (Date.now() - statSync(path).mtimeMs < RESERVED_FOR_MS) return false;
+      writeFileSync(path, String(process.pid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
 /**
  * A TCP port nothing listens on right now (loopback), chosen at random below the range outgoing
- * connections take their ports from, so only another listener can take it before it is used.
+ * connections take their ports from, and reserved (see reserve), so only a program that does not ask
+ * here can take it before it is used.
  */
 export async function freePort(): Promise<number> {
   const { low } = ephemeralRange();
-  const bottom = Math.max(10_000, low - 12_000);
+  const bottom = Math.max(10_000, low - 16_000);
   if (low - bottom >= 1_000) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await listensOn(bottom + randomInt(low - bottom));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const candidate = bottom + randomInt(low - bottom);
+      if (!reserve(candidate)) continue;
+      const port = await listensOn(candidate);
       if (port !== undefined) return port;
     }
   }
