@@ -111,10 +111,15 @@ export async function fill(scope: Page | ElementHandle, label: string, value: st
 /** Chooses the option with this text in the drop-down labelled `label`. */
 export async function choose(scope: Page | ElementHandle, label: string, optionText: string): Promise<void> {
   const select = await find(scope, "combobox", label);
-  const value = await select.evaluate(
-    (el, text) => Array.from((el as HTMLSelectElement).options).find((o) => o.text === text)?.value,
-    optionText,
-  );
+  // Options a form loads from the service (a feed, a webhook) may still be on their way: wait for it.
+  let value: string | undefined;
+  for (const deadline = Date.now() + 10_000; value === undefined && Date.now() < deadline;) {
+    value = await select.evaluate(
+      (el, text) => Array.from((el as HTMLSelectElement).options).find((o) => o.text === text)?.value,
+      optionText,
+    );
+    if (value === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   if (value === undefined) throw new Error(`${label} has no option ${optionText}`);
   await select.select(value);
 }
